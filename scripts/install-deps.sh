@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian package flashfit's build, tests and benchmarks need.
+# This is the only place that lists them. Idempotent: packages already present
+# are skipped, so a second run costs only the dpkg query.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git
+  # C++ libraries (see ../shared/facts/dependencies.md)
+  libfmt-dev libexpected-dev libcli11-dev nlohmann-json3-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # the Python side: interpreters and oracles the tests run against
+  python3 python3-pip python3-venv python3-setuptools python3-wheel python3-packaging
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

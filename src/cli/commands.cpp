@@ -1,0 +1,15 @@
+// The command table: one row per command, each implemented in cli/<name>.cpp.
+
+#include "cli/command.hpp"
+#include "cli/commands.hpp"
+
+namespace flashfit::cli {
+
+const std::vector<Command>& command_table() {
+  static const std::vector<Command> table = {
+      {"tags", "List the wheel tags an interpreter accepts, most preferred first", define_tags},
+  };
+  return table;
+}
+
+}  // namespace flashfit::cli

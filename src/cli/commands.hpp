@@ -1,0 +1,10 @@
+#pragma once
+// The define functions of every command, for the table in commands.cpp.
+
+#include "cli/command.hpp"
+
+namespace flashfit::cli {
+
+Runner define_tags(CLI::App& app);
+
+}  // namespace flashfit::cli

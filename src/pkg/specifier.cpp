@@ -1,0 +1,2 @@
+// Placeholder: implemented by the PEP 440 work.
+#include "pkg/specifier.hpp"

@@ -1,0 +1,61 @@
+#pragma once
+// PEP 440 version specifiers (`== != <= >= < > ~= ===`, wildcards, local
+// versions, pre-release exclusion), matching packaging 23.0's Specifier and
+// SpecifierSet exactly.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/version.hpp"
+#include "util/error.hpp"
+
+namespace flashfit::pkg {
+
+class Specifier {
+ public:
+  static util::Result<Specifier> parse(std::string_view text);
+
+  const std::string& op() const { return op_; }
+  const std::string& version_text() const { return version_; }
+  std::string str() const { return op_ + version_; }
+
+  // Whether pre-releases are admitted when the caller does not say
+  // (packaging's Specifier.prereleases).
+  bool allows_prereleases() const;
+
+  // packaging's Specifier.contains(item, prereleases).
+  bool contains(const Version& candidate, std::optional<bool> prereleases = std::nullopt) const;
+
+ private:
+  std::string op_;
+  std::string version_;
+};
+
+class SpecifierSet {
+ public:
+  // Comma-separated; empty text is the set that admits every final release.
+  static util::Result<SpecifierSet> parse(std::string_view text);
+
+  const std::vector<Specifier>& specifiers() const { return specifiers_; }
+  bool empty() const { return specifiers_.empty(); }
+  // Sorted by str(), joined with ',': as str(SpecifierSet).
+  std::string str() const;
+
+  // packaging's SpecifierSet.prereleases: nullopt when the set is empty.
+  std::optional<bool> allows_prereleases() const;
+
+  // packaging's SpecifierSet.contains(item, prereleases).
+  bool contains(const Version& candidate, std::optional<bool> prereleases = std::nullopt) const;
+
+  // packaging's SpecifierSet.filter: keeps order; if nothing but pre-releases
+  // match and pre-releases were not decided, returns those.
+  std::vector<Version> filter(const std::vector<Version>& candidates,
+                              std::optional<bool> prereleases = std::nullopt) const;
+
+ private:
+  std::vector<Specifier> specifiers_;
+};
+
+}  // namespace flashfit::pkg

@@ -1,0 +1,27 @@
+#pragma once
+// PEP 425 tag triples and the compressed tag sets of wheel file names
+// (`py2.py3-none-any` is two tags).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace flashfit::pkg {
+
+struct Tag {
+  std::string interpreter;  // cp311, py3, pp39
+  std::string abi;          // cp311, abi3, none, cp313t
+  std::string platform;     // manylinux_2_28_x86_64, linux_x86_64, any
+
+  std::string str() const { return interpreter + "-" + abi + "-" + platform; }
+  friend bool operator==(const Tag&, const Tag&) = default;
+  friend auto operator<=>(const Tag&, const Tag&) = default;
+};
+
+// Expands "py2.py3-none-any" into its tags, lower-cased as packaging does,
+// sorted and without duplicates. Exactly three '-'-separated fields are required.
+util::Result<std::vector<Tag>> parse_tag_set(std::string_view text);
+
+}  // namespace flashfit::pkg

@@ -1,0 +1,68 @@
+#pragma once
+// PEP 440 versions, parsed, normalised and ordered exactly as the `packaging`
+// library (>= 22) does; an invalid version is an error, never a "legacy" one.
+
+#include <compare>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace flashfit::pkg {
+
+class Version {
+ public:
+  // Accepts what packaging.version.Version accepts (surrounding whitespace,
+  // a leading 'v', alternative spellings such as "1.0-alpha_1" or "1.0-r3").
+  static util::Result<Version> parse(std::string_view text);
+
+  // The normalised form: str(packaging.version.Version(text)).
+  std::string str() const;
+  // Without the local label: Version.public.
+  std::string public_str() const;
+  // Epoch and release only: Version.base_version.
+  std::string base_str() const;
+
+  bool is_prerelease() const;   // has a pre or dev segment
+  bool is_postrelease() const;
+  bool is_devrelease() const;
+  bool has_local() const;
+  // The normalised local label ("cu12torch2.8cxx11abitrue"), empty if none.
+  std::string local() const;
+
+  // Release segments as decimal strings without leading zeros (they may be
+  // longer than any machine integer: "1.99999999999999999999" is valid).
+  const std::vector<std::string>& release() const { return release_; }
+  const std::string& epoch() const { return epoch_; }
+
+  // The same version with the local label dropped.
+  Version without_local() const;
+
+  friend std::strong_ordering operator<=>(const Version& a, const Version& b);
+  friend bool operator==(const Version& a, const Version& b) {
+    return (a <=> b) == std::strong_ordering::equal;
+  }
+
+ private:
+  struct Segment {  // a letter segment ("a", "b", "rc", "post", "dev") with its number
+    std::string number;
+  };
+  // Local label parts: numeric parts as digit strings without leading zeros.
+  struct LocalPart {
+    bool numeric = false;
+    std::string text;
+  };
+
+  std::string epoch_ = "0";
+  std::vector<std::string> release_;
+  std::optional<std::pair<std::string, std::string>> pre_;  // ("a"|"b"|"rc", number)
+  std::optional<std::string> post_;
+  std::optional<std::string> dev_;
+  std::vector<LocalPart> local_;
+
+  friend class VersionParser;
+};
+
+}  // namespace flashfit::pkg
