@@ -1,6 +1,7 @@
 // The command-line frame: global flags, the command table, "did you mean",
 // and the one place where errors become messages and exit codes.
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -116,6 +117,8 @@ std::optional<std::string> suggest_command(std::string_view typed) {
 
 int run(int argc, const char* const* argv) {
   util::install_interrupt_handlers();
+  // A reader that goes away (flashfit tags | head) must not kill us mid-write.
+  std::signal(SIGPIPE, SIG_IGN);
   // No exception may escape main, and none may reach the user without context.
   try {
     return run_parsed(argc, argv);

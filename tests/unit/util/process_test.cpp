@@ -1,0 +1,161 @@
+#include "util/process.hpp"
+
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "util/interrupt.hpp"
+
+using namespace std::chrono_literals;
+using flashfit::util::ErrorKind;
+using flashfit::util::ProcessSpec;
+using flashfit::util::run_process;
+
+namespace {
+
+ProcessSpec command(std::vector<std::string> argv) {
+  ProcessSpec spec;
+  spec.argv = std::move(argv);
+  return spec;
+}
+
+ProcessSpec shell(std::string script) { return command({"/bin/sh", "-c", std::move(script)}); }
+
+// Running, as opposed to gone or a zombie waiting for its (re)parent to reap it.
+bool process_running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const auto close_paren = line.rfind(')');
+  return close_paren != std::string::npos && close_paren + 2 < line.size() &&
+         line[close_paren + 2] != 'Z';
+}
+
+// The group is signalled as the call returns; death is asynchronous, so look
+// for a bounded while before concluding that a process survived.
+bool stays_running(pid_t pid) {
+  for (int i = 0; i < 50; ++i) {
+    if (!process_running(pid)) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST(Process, CapturesBothStreamsAndExitStatus) {
+  auto r = run_process(shell("echo out; echo err >&2; exit 3"));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->out, "out\n");
+  EXPECT_EQ(r->err, "err\n");
+  EXPECT_EQ(r->exit_code, 3);
+  EXPECT_FALSE(r->succeeded());
+  EXPECT_EQ(r->describe(), "exited with status 3");
+}
+
+TEST(Process, StdinIsDevNullUnlessDataIsGiven) {
+  auto empty = run_process(shell("cat; echo done"));
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->out, "done\n");
+
+  auto spec = shell("tr a-z A-Z");
+  spec.stdin_data = std::string(200000, 'x');  // bigger than a pipe buffer
+  auto fed = run_process(spec);
+  ASSERT_TRUE(fed);
+  EXPECT_EQ(fed->out, std::string(200000, 'X'));
+}
+
+TEST(Process, ChildThatStopsReadingStdinDoesNotHangOrKillUs) {
+  auto spec = shell("head -c 10 >/dev/null; echo ok");
+  spec.stdin_data = std::string(1 << 20, 'y');
+  auto r = run_process(spec);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->out, "ok\n");
+}
+
+TEST(Process, ReportsTheSignalThatEndedTheChild) {
+  auto r = run_process(shell("kill -9 $$"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->term_signal, 9);
+  EXPECT_NE(r->describe().find("killed by signal 9"), std::string::npos);
+}
+
+TEST(Process, MissingProgramIsAnInputErrorWithAHint) {
+  auto r = run_process(command({"flashfit-no-such-program-xyz"}));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::input);
+  EXPECT_NE(r.error().message.find("flashfit-no-such-program-xyz"), std::string::npos);
+  EXPECT_FALSE(r.error().hint.empty());
+}
+
+TEST(Process, TimeoutEndsTheWholeProcessGroup) {
+  // The shell starts a grandchild and reports its pid; both must be gone after the timeout.
+  auto spec = shell("sleep 30 & echo $!; wait");
+  spec.timeout = 300ms;
+  spec.grace = 200ms;
+  auto r = run_process(spec);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_FALSE(r->succeeded());
+  const pid_t grandchild = std::stoi(r->out);
+  EXPECT_FALSE(stays_running(grandchild)) << "grandchild " << grandchild << " survived";
+}
+
+TEST(Process, ChildIgnoringSigtermIsKilledAfterTheGrace) {
+  auto spec = shell("trap '' TERM; sleep 30");
+  spec.timeout = 200ms;
+  spec.grace = 200ms;
+  const auto start = std::chrono::steady_clock::now();
+  auto r = run_process(spec);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);  // bounded, not a timing assertion
+}
+
+TEST(Process, OutputBeyondTheCapIsDroppedAndFlagged) {
+  auto spec = shell("head -c 300000 /dev/zero");
+  spec.max_output = 1000;
+  auto r = run_process(spec);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->out.size(), 1000u);
+  EXPECT_TRUE(r->output_truncated);
+  EXPECT_EQ(r->exit_code, 0);
+}
+
+TEST(Process, EnvironmentAndWorkingDirectory) {
+  ::setenv("FLASHFIT_TEST_UNSET_ME", "present", 1);
+  auto spec = shell("echo \"$FLASHFIT_TEST_SET|${FLASHFIT_TEST_UNSET_ME:-gone}|$(pwd)\"");
+  spec.set_env = {{"FLASHFIT_TEST_SET", "value with spaces"}};
+  spec.unset_env = {"FLASHFIT_TEST_UNSET_ME"};
+  spec.cwd = "/tmp";
+  auto r = run_process(spec);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->out, "value with spaces|gone|/tmp\n");
+}
+
+TEST(Process, DaemonHoldingThePipesDoesNotBlockForever) {
+  auto spec = shell("(sleep 30 &) ; echo started");
+  spec.grace = 200ms;
+  auto r = run_process(spec);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->out, "started\n");
+  EXPECT_EQ(r->exit_code, 0);
+}
+
+TEST(Process, InterruptStopsTheChildAndIsReportedAsInterrupted) {
+  auto spec = shell("sleep 30");
+  spec.grace = 200ms;
+  std::thread ctrl_c([] {
+    std::this_thread::sleep_for(200ms);
+    flashfit::util::set_interrupted(true);
+  });
+  auto r = run_process(spec);
+  ctrl_c.join();
+  flashfit::util::set_interrupted(false);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::interrupted);
+}
