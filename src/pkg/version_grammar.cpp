@@ -244,16 +244,16 @@ bool Scanner::explain_leftover(std::size_t end, std::size_t i) {
     return fail(i, "nothing may follow the '.*' wildcard, found " + found(i) + where(i));
   }
   if (c == '.' && at(i + 1, '*')) {
-    return fail(i, opt_.operator_name
-                       ? "a '.*' wildcard is not allowed with " + op_text() +
-                             " (only with '==' and '!=')" + where(i)
-                       : "a '.*' wildcard is not part of a version (only '==' and '!=' "
-                         "specifiers take one)" + where(i));
+    return fail(i, "a '.*' wildcard" + where(i) +
+                       (opt_.operator_name
+                            ? " is not allowed with " + op_text() + " (only with '==' and '!=')"
+                            : std::string(" is not part of a version (only '==' and '!=' "
+                                          "specifiers take one)")));
   }
   if (c == '+') {
     if (!opt_.allow_local) {
-      return fail(i, "a local version label ('+...') is not allowed with " + op_text() +
-                         " (only with '==' and '!=')" + where(i));
+      return fail(i, "a local version label ('+...')" + where(i) + " is not allowed with " +
+                         op_text() + " (only with '==' and '!=')");
     }
     return fail(i, "a second '+'" + where(i) + "; a version has at most one local label");
   }
