@@ -21,11 +21,21 @@ namespace flashfit::pkg::detail {
 constexpr bool is_py_space(char c) {
   return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
 }
-constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
-constexpr bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-constexpr bool is_alnum(char c) { return is_digit(c) || is_alpha(c); }
-constexpr bool is_separator(char c) { return c == '-' || c == '_' || c == '.'; }
-constexpr char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+constexpr bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+constexpr bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+constexpr bool is_alnum(char c) {
+  return is_digit(c) || is_alpha(c);
+}
+constexpr bool is_separator(char c) {
+  return c == '-' || c == '_' || c == '.';
+}
+constexpr char to_lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
 
 std::string_view strip_py_space(std::string_view text);
 
@@ -37,9 +47,9 @@ int compare_numbers(std::string_view a, std::string_view b);
 enum class PreKind { alpha, beta, rc };  // ordered as packaging orders "a" < "b" < "rc"
 
 struct GrammarOptions {
-  bool allow_local = true;     // a "+label" suffix
-  bool allow_wildcard = false;  // a ".*" right after the release (== and != only)
-  std::size_t min_release = 1;  // ~= needs two release segments
+  bool allow_local = true;              // a "+label" suffix
+  bool allow_wildcard = false;          // a ".*" right after the release (== and != only)
+  std::size_t min_release = 1;          // ~= needs two release segments
   const char* operator_name = nullptr;  // for messages when called for a specifier
 };
 
@@ -70,6 +80,10 @@ struct ScanError {
 // Returns false and fills `error` when the text does not match.
 bool scan_version(std::string_view text, std::size_t start, const GrammarOptions& options,
                   Scanned& out, ScanError& error);
+
+// 'text', made safe by util::printable, for error messages. (Built by
+// appending: GCC 12's -Wrestrict misfires on "'" + std::string(...).)
+std::string quote(std::string_view text);
 
 // Shared by every parser for input a user typed: NUL and non-ASCII bytes get
 // their own message (the grammar is ASCII). Returns false and fills `error`.

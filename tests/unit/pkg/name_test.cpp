@@ -18,10 +18,12 @@ TEST(Name, CanonicalizesAsPep503) {
 }
 
 TEST(Name, ValidatesAsPep508) {
-  for (const char* good : {"a", "A1", "flash_attn", "flash-attn", "zope.interface", "9pkg", "a-_.b"}) {
+  for (const char* good :
+       {"a", "A1", "flash_attn", "flash-attn", "zope.interface", "9pkg", "a-_.b"}) {
     EXPECT_TRUE(is_valid_project_name(good)) << good;
   }
-  for (const char* bad : {"", "-a", "a-", "_a", "a.", ".", "a b", "a+b", "a/b", "caf\u00e9", "a@b"}) {
+  for (const char* bad :
+       {"", "-a", "a-", "_a", "a.", ".", "a b", "a+b", "a/b", "caf\u00e9", "a@b"}) {
     EXPECT_FALSE(is_valid_project_name(bad)) << bad;
   }
   EXPECT_FALSE(is_valid_project_name(std::string_view("a\0b", 3)));

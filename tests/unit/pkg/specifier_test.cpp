@@ -47,10 +47,11 @@ TEST(Specifier, ParsesOperatorsAndKeepsTheVersionAsWritten) {
   EXPECT_EQ(spec("~=V1.00").version_text(), "V1.00");
   EXPECT_EQ(spec(">=2.6").op(), ">=");
   EXPECT_EQ(spec("=== foo ").str(), "===foo");
-  EXPECT_EQ(spec("===").str(), "===");  // an empty arbitrary version is valid
+  EXPECT_EQ(spec("===").str(), "===");                      // an empty arbitrary version is valid
   EXPECT_EQ(spec("===1.0,>=2").version_text(), "1.0,>=2");  // a lone Specifier keeps the comma
   EXPECT_EQ(spec("==1.0.*").str(), "==1.0.*");
-  EXPECT_EQ(spec("!=2.8.3+cu12torch2.8cxx11abiTRUE").version_text(), "2.8.3+cu12torch2.8cxx11abiTRUE");
+  EXPECT_EQ(spec("!=2.8.3+cu12torch2.8cxx11abiTRUE").version_text(),
+            "2.8.3+cu12torch2.8cxx11abiTRUE");
 }
 
 TEST(SpecifierSet, StrSortsAndDropsEqualSpecifiers) {
@@ -61,7 +62,7 @@ TEST(SpecifierSet, StrSortsAndDropsEqualSpecifiers) {
   EXPECT_EQ(set("==1.0,==1.0.0").str(), "==1.0");
   EXPECT_EQ(set("==1.0.0,==1.0").str(), "==1.0.0");
   EXPECT_EQ(set("===1.0,===1.0.0").str(), "===1.0");
-  EXPECT_EQ(set("~=1.0,~=1.0.0").str(), "~=1.0,~=1.0.0");  // ~= keeps trailing zeros
+  EXPECT_EQ(set("~=1.0,~=1.0.0").str(), "~=1.0,~=1.0.0");          // ~= keeps trailing zeros
   EXPECT_EQ(set("==1.0.*,==1.0.0.*").str(), "==1.0.*,==1.0.0.*");  // not versions: compared as text
   EXPECT_EQ(set("==1.0+abc,==1.0.0+ABC").specifiers().size(), 1u);
 }
@@ -160,7 +161,8 @@ TEST(SpecifierSet, RejectsWithPreciseMessages) {
       {"==", "specifier '==': '==' must be followed by a version"},
       {"1.0", "expected an operator (~= == != <= >= < > ===) at position 0, found '1'"},
       {"=>1.0", "expected an operator (~= == != <= >= < > ===) at position 0, found '='"},
-      {">=1.0.*", "a '.*' wildcard at position 5 is not allowed with '>=' (only with '==' and '!=')"},
+      {">=1.0.*",
+       "a '.*' wildcard at position 5 is not allowed with '>=' (only with '==' and '!=')"},
       {"~=1", "'~=' needs at least 2 release segments (as in '~=2.8'), found 1"},
       {"~=1.0.*", "a '.*' wildcard at position 5 is not allowed with '~='"},
       {"~=1.0+abc", "a local version label ('+...') at position 5 is not allowed with '~='"},
@@ -188,8 +190,10 @@ TEST(SpecifierSet, RejectsWithPreciseMessages) {
 // [^\s;)]*), so "===caf\u00e9" or "===a\0b" are valid there; flashfit rejects
 // NUL and non-ASCII in every specifier.
 TEST(Specifier, IntendedDifferenceRejectsNonAsciiAndNul) {
-  EXPECT_NE(set_error("===caf\u00e9").find("non-ASCII byte \\xc3 at position 6"), std::string::npos);
-  EXPECT_NE(set_error(std::string("===a\0b", 6)).find("embedded NUL byte at position 4"), std::string::npos);
+  EXPECT_NE(set_error("===caf\u00e9").find("non-ASCII byte \\xc3 at position 6"),
+            std::string::npos);
+  EXPECT_NE(set_error(std::string("===a\0b", 6)).find("embedded NUL byte at position 4"),
+            std::string::npos);
   EXPECT_NE(set_error("\u00a0>=1.0").find("non-ASCII byte \\xc2 at position 0"), std::string::npos);
 }
 
@@ -212,7 +216,8 @@ TEST(SpecifierSet, OverLongInput) {
   EXPECT_TRUE(big.contains(v("1.0.9999")));
   EXPECT_FALSE(big.contains(v("1.0.9998")));
   EXPECT_EQ(set("===" + std::string(100000, 'x')).specifiers()[0].version_text().size(), 100000u);
-  EXPECT_NE(set_error(">=" + std::string(100000, '1') + "x").find("unknown segment 'x' at position 100002"),
+  EXPECT_NE(set_error(">=" + std::string(100000, '1') + "x")
+                .find("unknown segment 'x' at position 100002"),
             std::string::npos);
   EXPECT_EQ(set("===" + std::string(99997, '=')).str().size(), 100000u);  // '=' is arbitrary text
   EXPECT_LT(SpecifierSet::parse(std::string(100000, '<')).error().context.size(), 700u);

@@ -29,7 +29,9 @@ TEST(Version, NormalisesEverySpelling) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"1.0", "1.0"},
       {"  1.0\t", "1.0"},
-      {"\x1c" "1.0\x1f", "1.0"},  // Python's \s includes the information separators
+      {"\x1c"
+       "1.0\x1f",
+       "1.0"},  // Python's \s includes the information separators
       {"v1.0", "1.0"},
       {"V1.0", "1.0"},
       {"01.002.0003", "1.2.3"},
@@ -51,13 +53,14 @@ TEST(Version, NormalisesEverySpelling) {
       {"1.0.post", "1.0.post0"},
       {"1.0dev", "1.0.dev0"},
       {"1.0-DEV-3", "1.0.dev3"},
-      {"1.0a.", "1.0a0"},              // a separator may trail a letter
-      {"1.0a-1", "1.0a1"},             // "-1" is the pre-release number, not a post-release
-      {"1.0a.-1", "1.0a0.post1"},      // ... unless a separator already went
+      {"1.0a.", "1.0a0"},          // a separator may trail a letter
+      {"1.0a-1", "1.0a1"},         // "-1" is the pre-release number, not a post-release
+      {"1.0a.-1", "1.0a0.post1"},  // ... unless a separator already went
       {"1.0.dev.+abc", "1.0.dev0+abc"},
       {"1.0-1dev", "1.0.post1.dev0"},
       {"1.0+ABC.01-x_y", "1.0+abc.1.x.y"},
-      {"1!2.0.0rc1.post2.dev3+cu12torch2.8cxx11abiTRUE", "1!2.0.0rc1.post2.dev3+cu12torch2.8cxx11abitrue"},
+      {"1!2.0.0rc1.post2.dev3+cu12torch2.8cxx11abiTRUE",
+       "1!2.0.0rc1.post2.dev3+cu12torch2.8cxx11abitrue"},
       {"1.99999999999999999999999999", "1.99999999999999999999999999"},
       {"1.000000000000000000000000042", "1.42"},
   };
@@ -93,13 +96,35 @@ TEST(Version, Parts) {
 
 TEST(Version, OrdersAsPackaging) {
   // Strictly increasing; every pair is checked both ways.
-  const std::vector<std::string> ordered = {
-      "1.0.dev456", "1.0a1", "1.0a2.dev456", "1.0a12.dev456", "1.0a12", "1.0b1.dev456", "1.0b2",
-      "1.0b2.post345.dev456", "1.0b2.post345", "1.0rc1.dev456", "1.0rc1", "1.0", "1.0+abc.5",
-      "1.0+abc.7", "1.0+5", "1.0.post456.dev34", "1.0.post456", "1.0.15", "1.1.dev1", "1.1",
-      "2.8.3", "2.8.3+cu12torch2.10cxx11abiTRUE", "2.8.3+cu12torch2.8cxx11abiFALSE",
-      "2.8.3+cu12torch2.8cxx11abiTRUE", "2.8.3+cu13torch2.9cxx11abiTRUE", "2.8.3.post1",
-      "99999999999999999999", "100000000000000000000", "1!0.1"};
+  const std::vector<std::string> ordered = {"1.0.dev456",
+                                            "1.0a1",
+                                            "1.0a2.dev456",
+                                            "1.0a12.dev456",
+                                            "1.0a12",
+                                            "1.0b1.dev456",
+                                            "1.0b2",
+                                            "1.0b2.post345.dev456",
+                                            "1.0b2.post345",
+                                            "1.0rc1.dev456",
+                                            "1.0rc1",
+                                            "1.0",
+                                            "1.0+abc.5",
+                                            "1.0+abc.7",
+                                            "1.0+5",
+                                            "1.0.post456.dev34",
+                                            "1.0.post456",
+                                            "1.0.15",
+                                            "1.1.dev1",
+                                            "1.1",
+                                            "2.8.3",
+                                            "2.8.3+cu12torch2.10cxx11abiTRUE",
+                                            "2.8.3+cu12torch2.8cxx11abiFALSE",
+                                            "2.8.3+cu12torch2.8cxx11abiTRUE",
+                                            "2.8.3+cu13torch2.9cxx11abiTRUE",
+                                            "2.8.3.post1",
+                                            "99999999999999999999",
+                                            "100000000000000000000",
+                                            "1!0.1"};
   for (std::size_t i = 0; i < ordered.size(); ++i) {
     for (std::size_t j = 0; j < ordered.size(); ++j) {
       const auto order = v(ordered[i]) <=> v(ordered[j]);
@@ -127,26 +152,36 @@ TEST(Version, RejectsWithPreciseMessages) {
       {"   ", "the version is only whitespace"},
       {"1.0.", "trailing separator '.' at position 3"},
       {"1.0-", "trailing separator '-' at position 3"},
-      {"1.0+", "expected a local version label (letters and digits) after '+' at position 3, found the end"},
+      {"1.0+",
+       "expected a local version label (letters and digits) after '+' at position 3, found the "
+       "end"},
       {"abc", "expected a release number (a digit) at position 0, found 'a'"},
       {"v", "expected a release number (a digit) at position 1, found the end of the text"},
       {"1!", "expected a release number after the epoch '!' at position 2"},
-      {"1.0..1", "separator '.' at position 3 must be followed by a release number or a pre-, post- or dev-release segment, found '.'"},
+      {"1.0..1",
+       "separator '.' at position 3 must be followed by a release number or a pre-, post- or "
+       "dev-release segment, found '.'"},
       {"1.0a1b2", "a second pre-release segment 'b' at position 5"},
       {"1.0.post1.post2", "a second post-release segment 'post' at position 10"},
       {"1.0-1-1", "a second post-release segment at position 5"},
       {"1.0.dev1.dev2", "a second dev-release segment 'dev' at position 9"},
-      {"1.0.dev1a1", "pre-release segment 'a' at position 8 must come before the post- and dev-release segments"},
-      {"1.0.dev1.post1", "post-release segment 'post' at position 9 must come before the dev-release segment"},
+      {"1.0.dev1a1",
+       "pre-release segment 'a' at position 8 must come before the post- and dev-release segments"},
+      {"1.0.dev1.post1",
+       "post-release segment 'post' at position 9 must come before the dev-release segment"},
       {"1.0x", "unknown segment 'x' at position 3"},
-      {"1.0+a..b", "separator '.' at position 5 in the local version label must be followed by a letter or digit, found '.'"},
+      {"1.0+a..b",
+       "separator '.' at position 5 in the local version label must be followed by a letter or "
+       "digit, found '.'"},
       {"1.0+a@", "character '@' at position 5 is not allowed in a local version label"},
       {"1.0+a+b", "a second '+' at position 5"},
       {"1.0 1", "whitespace inside the version at position 3"},
       {"1.0.*", "a '.*' wildcard at position 3 is not part of a version"},
       {"1.0,", "unexpected character ',' at position 3"},
       {std::string("1.0\0", 4), "embedded NUL byte at position 3"},
-      {"\x01" "1.0", "expected a release number (a digit) at position 0, found '\\x01'"},
+      {"\x01"
+       "1.0",
+       "expected a release number (a digit) at position 0, found '\\x01'"},
   };
   for (const auto& [input, message] : cases) {
     EXPECT_NE(error_of(input).find(message), std::string::npos)
@@ -162,7 +197,9 @@ TEST(Version, RejectsWithPreciseMessages) {
 // flashfit deliberately rejects every non-ASCII byte: PEP 440 is ASCII.
 TEST(Version, IntendedDifferenceRejectsAllNonAscii) {
   EXPECT_EQ(error_of("1.0+\u212a"), "non-ASCII byte \\xe2 at position 4; a version must be ASCII");
-  EXPECT_EQ(error_of("\u00a0" "1.0"), "non-ASCII byte \\xc2 at position 0; a version must be ASCII");
+  EXPECT_EQ(error_of("\u00a0"
+                     "1.0"),
+            "non-ASCII byte \\xc2 at position 0; a version must be ASCII");
   EXPECT_EQ(error_of("1.0\u3000"), "non-ASCII byte \\xe3 at position 3; a version must be ASCII");
   EXPECT_EQ(error_of("1.0\u00e9"), "non-ASCII byte \\xc3 at position 3; a version must be ASCII");
 }
@@ -178,7 +215,8 @@ TEST(Version, OverLongInputIsLinearAndSafe) {
   EXPECT_EQ(v(many_segments + "0").release().size(), 50001u);
   EXPECT_EQ(v("1.0+" + std::string(100000, 'a')).local().size(), 100000u);
   EXPECT_NE(error_of(std::string(100000, 'a')).find("position 0"), std::string::npos);
-  EXPECT_NE(error_of("1.0" + std::string(100000, ' ') + "x").find("whitespace inside"), std::string::npos);
+  EXPECT_NE(error_of("1.0" + std::string(100000, ' ') + "x").find("whitespace inside"),
+            std::string::npos);
   auto error = Version::parse(std::string(100000, '.')).error();
   EXPECT_LT(error.context.size(), 300u);
   // Longer than any machine integer, and than CPython's 4300-digit guard.

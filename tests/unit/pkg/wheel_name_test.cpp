@@ -99,12 +99,14 @@ TEST(WheelName, RejectsWithPreciseMessages) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"", "the extension must be '.whl'"},
       {"foo-1.0-py3-none-any.WHL", "the extension must be '.whl'"},
-      {"foo-1.0-py3-none.whl", "expected 5 or 6 '-'-separated parts (name-version[-build]-python-abi-platform), found 4"},
+      {"foo-1.0-py3-none.whl",
+       "expected 5 or 6 '-'-separated parts (name-version[-build]-python-abi-platform), found 4"},
       {"foo-1.0-1-2-py3-none-any.whl", "found 7"},
       {"foo-1.0-x-py3-none-any.whl", "the build tag 'x' must start with a digit"},
       {"foo-1.0--py3-none-any.whl", "the build tag '' must start with a digit"},
       {"foo__bar-1.0-py3-none-any.whl", "'__' at position 3 in the project name part"},
-      {"foo+bar-1.0-py3-none-any.whl", "character '+' at position 3 is not allowed in the project name part"},
+      {"foo+bar-1.0-py3-none-any.whl",
+       "character '+' at position 3 is not allowed in the project name part"},
       {"foo-1.0.-py3-none-any.whl", "version '1.0.': trailing separator '.' at position 3"},
       {"foo--py3-none-any.whl", "version '': empty version"},
       {"foo-1.0-py3-none-any.whl\x01", "control character '\\x01' at position 24"},
@@ -119,8 +121,9 @@ TEST(WheelName, RejectsWithPreciseMessages) {
 // packaging 23.0 is laxer than PEP 427 here; flashfit rejects each of these.
 TEST(WheelName, IntendedDifferencesFromPackaging) {
   // An empty name part (packaging's name regex is `[\w\d._]*`).
-  EXPECT_NE(error_of("-1.0-py3-none-any.whl").find("the project name part before the first '-' is empty"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("-1.0-py3-none-any.whl").find("the project name part before the first '-' is empty"),
+      std::string::npos);
   // A name part that does not start and end with a letter or digit (PEP 508).
   EXPECT_NE(error_of("_foo-1.0-py3-none-any.whl").find("must start and end with a letter or digit"),
             std::string::npos);
@@ -135,7 +138,8 @@ TEST(WheelName, IntendedDifferencesFromPackaging) {
             std::string::npos);
   EXPECT_NE(error_of("foo-1.0-py3-none-\u00e9.whl").find("non-ASCII byte"), std::string::npos);
   // Empty tags, which packaging turns into Tag objects with empty fields.
-  EXPECT_NE(error_of("foo-1.0-py3..py2-none-any.whl").find("empty python tag in the tag set 'py3..py2-none-any'"),
+  EXPECT_NE(error_of("foo-1.0-py3..py2-none-any.whl")
+                .find("empty python tag in the tag set 'py3..py2-none-any'"),
             std::string::npos);
   EXPECT_NE(error_of("foo-1.0-py3--any.whl").find("empty ABI tag"), std::string::npos);
   EXPECT_NE(error_of("foo-1.0-py3-none-.whl").find("empty platform tag"), std::string::npos);
@@ -144,7 +148,8 @@ TEST(WheelName, IntendedDifferencesFromPackaging) {
 TEST(WheelName, OverLongInput) {
   const std::string long_name(100000, 'f');
   EXPECT_EQ(wheel(long_name + "-1.0-py3-none-any.whl").name.size(), 100000u);
-  EXPECT_EQ(wheel("foo-1.0-" + std::string(100000, '9') + "-py3-none-any.whl").build->first.size(), 100000u);
+  EXPECT_EQ(wheel("foo-1.0-" + std::string(100000, '9') + "-py3-none-any.whl").build->first.size(),
+            100000u);
   std::string platforms;
   for (int i = 0; i < 10000; ++i) platforms += "p" + std::to_string(i) + ".";
   platforms += "any";
