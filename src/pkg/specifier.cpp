@@ -222,6 +222,8 @@ bool Specifier::contains(const Version& candidate, std::optional<bool> prereleas
   const bool admit_pre = prereleases.has_value() ? *prereleases : allows_prereleases();
   if (candidate.is_prerelease() && !admit_pre) return false;
   const Version* spec = parsed_ ? &*parsed_ : nullptr;
+  // Only "===" may lack a version; a default-constructed Specifier admits nothing.
+  if (spec == nullptr && kind_ != Kind::arbitrary) return false;
   switch (kind_) {
     case Kind::compatible:
       return std::is_gteq(candidate.compare_public(*spec)) && prefix_match(candidate);

@@ -208,6 +208,11 @@ TEST(Specifier, IntendedDifferenceArbitraryNonVersionAdmitsNoPreReleases) {
   EXPECT_FALSE(set("===1.0-custom").contains(v("1.0.post0"), true));
 }
 
+TEST(Specifier, DefaultConstructedAdmitsNothing) {
+  EXPECT_FALSE(Specifier{}.contains(v("1.0"), true));
+  EXPECT_TRUE(SpecifierSet{}.contains(v("1.0")));  // the empty set admits every final release
+}
+
 TEST(SpecifierSet, OverLongInput) {
   std::string many;
   for (int i = 0; i < 10000; ++i) many += ">=1.0." + std::to_string(i) + ",";
