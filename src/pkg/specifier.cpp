@@ -76,7 +76,8 @@ std::string canonicalize(std::string_view text, bool strip_trailing_zero) {
 
 util::Result<Specifier> Specifier::parse(std::string_view text) {
   const auto context = [&] { return "specifier '" + util::printable(text) + "'"; };
-  const std::string hint =
+  // A pointer, not a std::string: built only when an error is returned.
+  const char* const hint =
       "a specifier is an operator (~= == != <= >= < > ===) and a version, as in '>=2.6' or "
       "'==2.8.*'";
   detail::ScanError error;

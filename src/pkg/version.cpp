@@ -54,8 +54,13 @@ util::Result<Version> Version::parse(std::string_view text) {
   }
   Version v;
   if (!scanned.epoch.empty()) v.epoch_ = normalize_number(scanned.epoch);
-  v.release_.reserve(scanned.release.size());
-  for (auto part : scanned.release) v.release_.push_back(normalize_number(part));
+  v.release_.reserve(scanned.release_count);
+  for (std::size_t start = 0; start <= scanned.release.size();) {
+    auto end = scanned.release.find('.', start);
+    if (end == std::string_view::npos) end = scanned.release.size();
+    v.release_.push_back(normalize_number(scanned.release.substr(start, end - start)));
+    start = end + 1;
+  }
   if (scanned.has_pre) {
     static constexpr const char* kLetters[] = {"a", "b", "rc"};
     v.pre_.emplace(kLetters[static_cast<int>(scanned.pre_kind)],

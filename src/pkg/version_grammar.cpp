@@ -158,15 +158,18 @@ bool Scanner::run(std::size_t start) {
     }
     first = digits();
   }
-  out_.release.push_back(first);
+  const std::size_t release_begin = static_cast<std::size_t>(first.data() - s_.data());
+  out_.release_count = 1;
   while (at(p_, '.') && digit_at(p_ + 1)) {
     ++p_;
-    out_.release.push_back(digits());
+    digits();
+    ++out_.release_count;
   }
-  if (out_.release.size() < opt_.min_release) {
+  out_.release = s_.substr(release_begin, p_ - release_begin);
+  if (out_.release_count < opt_.min_release) {
     return fail(p_, op_text() + " needs at least " + std::to_string(opt_.min_release) +
                         " release segments (as in '~=2.8'), found " +
-                        std::to_string(out_.release.size()));
+                        std::to_string(out_.release_count));
   }
   if (opt_.allow_wildcard && at(p_, '.') && at(p_ + 1, '*')) {
     out_.wildcard = true;

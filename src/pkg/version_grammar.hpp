@@ -12,7 +12,6 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace flashfit::pkg::detail {
 
@@ -57,8 +56,9 @@ struct GrammarOptions {
 struct Scanned {
   std::size_t begin = 0;  // the version text, surrounding whitespace excluded
   std::size_t end = 0;
-  std::string_view epoch;  // digits, empty when absent
-  std::vector<std::string_view> release;
+  std::string_view epoch;    // digits, empty when absent
+  std::string_view release;  // "1.2.3": digit runs joined by '.' (no vector: parsing is hot)
+  std::size_t release_count = 0;
   bool has_pre = false;
   PreKind pre_kind = PreKind::alpha;
   std::string_view pre_number;  // may be empty: an implicit 0

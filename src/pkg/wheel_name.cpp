@@ -61,7 +61,7 @@ std::optional<std::string> tag_set_problem(std::string_view tags) {
 
 util::Result<WheelName> parse_wheel_filename(std::string_view filename) {
   const auto context = [&] { return "wheel file name '" + util::printable(filename) + "'"; };
-  const std::string hint =
+  const char* const hint =  // built into a string only on error
       "wheel file names look like name-version[-build]-python-abi-platform.whl";
   const auto bad = [&](std::string message) {
     return util::input_error(std::move(message), context(), hint);
