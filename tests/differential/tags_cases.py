@@ -254,7 +254,38 @@ def _wheel(rng, facts, supported):
     return f"{tag.interpreter}x-{tag.abi}-{tag.platform}"
 
 
+def _check_simulation():
+    """The simulated running interpreter must get pip's real lists, or the
+    patches above no longer reach what this pip's packaging reads."""
+    import importlib.machinery
+    import platform
+    import sysconfig
+    glibc = _manylinux._get_glibc_version()
+    musl = _musllinux._get_musl_version(sys.executable)
+    config = sysconfig.get_config_var
+    facts = {
+        "impl": sys.implementation.name, "major": sys.version_info[0],
+        "minor": sys.version_info[1], "nodot": config("py_version_nodot"),
+        "debug": config("Py_DEBUG"), "refcount": hasattr(sys, "gettotalrefcount"),
+        "d_pyd": "_d.pyd" in importlib.machinery.EXTENSION_SUFFIXES,
+        "pymalloc": config("WITH_PYMALLOC"), "unicode_size": config("Py_UNICODE_SIZE"),
+        "ucs4": sys.maxunicode == 0x10FFFF, "gil": config("Py_GIL_DISABLED"),
+        "soabi": config("SOABI"), "system": platform.system(),
+        "platform": sysconfig.get_platform(), "is_32bit": sys.maxsize <= 2**32,
+        "glibc": list(glibc) if glibc != (-1, -1) else None,
+        "musl": list(musl) if musl else None, "armhf": _manylinux._is_linux_armhf(),
+        "i686": _manylinux._is_linux_i686(), "manylinux_module": None, "vetoed": [],
+    }
+    facts_json = json.dumps(facts, sort_keys=True, separators=(",", ":"))
+    real = {"pip": compatibility_tags.get_supported(), "sys_tags": list(tags.sys_tags())}
+    for rules, expected in real.items():
+        if _supported(facts_json, rules)[0] != expected:
+            sys.exit(f"tags oracle: the simulated running interpreter ({rules}) differs from "
+                     f"this pip's real list; update the patches in {__file__}")
+
+
 def generate(rng, count):
+    _check_simulation()
     lines = []
     while len(lines) < count:
         facts = _random_facts(rng)
