@@ -40,6 +40,7 @@ InterpreterTagFacts pypy39() {
 
 std::vector<std::string> strs(const std::vector<Tag>& tags) {
   std::vector<std::string> out;
+  out.reserve(tags.size());
   for (const auto& tag : tags) out.push_back(tag.str());
   return out;
 }
@@ -130,7 +131,7 @@ TEST(SupportedTags, Python37UsesPymallocAbi) {
   EXPECT_EQ(tags[0], "cp37-cp37m-manylinux_2_36_x86_64");
   EXPECT_EQ(tags[36], "cp37-abi3-manylinux_2_36_x86_64");
   // 36 x (cp37m, abi3, none, cp36..cp32 abi3) + 36 x 9 py + cp37 + 9 any.
-  EXPECT_EQ(tags.size(), 36U * 8 + 36U * 9 + 1 + 9);
+  EXPECT_EQ(tags.size(), std::size_t{36} * 8 + std::size_t{36} * 9 + 1 + 9);
   facts.py_debug = true;  // before 3.8 a debug build has one ABI only
   EXPECT_EQ(supported_tags(facts)[0].abi, "cp37dm");
   EXPECT_EQ(supported_tags(facts)[36].abi, "abi3");
@@ -267,8 +268,8 @@ TEST(SupportedTags, FreeThreadedIsIntendedDifferenceFromPackaging213) {
   EXPECT_TRUE(std::none_of(tags.begin(), tags.end(),
                            [](const std::string& t) { return t.find("-cp313-") != std::string::npos; }));
   // 36 x (cp313t, none) + 36 x 15 py + cp313 + 15 any
-  EXPECT_EQ(tags.size(), 36U * 2 + 36U * 15 + 1 + 15);
-  EXPECT_EQ(tags.size(), gil.size() - 36U * 12);
+  EXPECT_EQ(tags.size(), std::size_t{36} * 2 + std::size_t{36} * 15 + 1 + 15);
+  EXPECT_EQ(tags.size(), gil.size() - std::size_t{36} * 12);
   facts.py_debug = true;
   const auto debug = supported_tags(facts);
   EXPECT_EQ(debug[0].abi, "cp313td");
@@ -279,7 +280,7 @@ TEST(SupportedTags, FreeThreadedIsIntendedDifferenceFromPackaging213) {
   EXPECT_EQ(strs(supported_tags(older)), strs(supported_tags(cpython(3, 12))));
 }
 
-TEST(BestRank, FlashAttnWheelNames) {
+TEST(SupportedTagsBestRank, FlashAttnWheelNames) {
   const SupportedTags supported(supported_tags(cpython(3, 11)));
   ASSERT_EQ(supported.size(), 914U);
   EXPECT_THAT(rank_of(supported, "cp311-cp311-linux_x86_64"), Optional(35U));
@@ -299,7 +300,7 @@ TEST(BestRank, FlashAttnWheelNames) {
   EXPECT_THAT(rank_of(supported, "CP311-CP311-LINUX_X86_64"), Optional(35U));
 }
 
-TEST(BestRank, UnsupportedWheelsHaveNoRank) {
+TEST(SupportedTagsBestRank, UnsupportedWheelsHaveNoRank) {
   const SupportedTags supported(supported_tags(cpython(3, 11)));
   for (const char* tag_set :
        {"cp313-cp313t-manylinux_2_24_x86_64.manylinux_2_28_x86_64", "cp310-cp310-linux_x86_64",
@@ -310,7 +311,7 @@ TEST(BestRank, UnsupportedWheelsHaveNoRank) {
   EXPECT_EQ(supported.best_rank({}), std::nullopt);
 }
 
-TEST(BestRank, FreeThreadedWheelsOnFreeThreadedPython) {
+TEST(SupportedTagsBestRank, FreeThreadedWheelsOnFreeThreadedPython) {
   auto facts = cpython(3, 13);
   facts.gil_disabled = true;
   const SupportedTags supported(supported_tags(facts));
@@ -320,7 +321,7 @@ TEST(BestRank, FreeThreadedWheelsOnFreeThreadedPython) {
   EXPECT_EQ(rank_of(supported, "cp39-abi3-linux_x86_64"), std::nullopt);
 }
 
-TEST(BestRank, DuplicatesKeepTheirFirstIndex) {
+TEST(SupportedTagsBestRank, DuplicatesKeepTheirFirstIndex) {
   // "python" is the generic short name "py", so generic_tags and
   // compatible_tags both yield py311-none-<platform>.
   auto facts = cpython(3, 11);
