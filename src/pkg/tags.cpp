@@ -274,7 +274,9 @@ std::vector<Tag> supported_tags(const InterpreterTagFacts& facts, TagRules rules
   return std::move(out).take();
 }
 
-std::size_t SupportedTags::TagHash::operator()(const Tag& tag) const noexcept {
+namespace {
+
+std::size_t tag_hash(const Tag& tag) {
   const std::hash<std::string_view> hash;
   std::size_t seed = hash(tag.interpreter);
   for (std::string_view part : {std::string_view(tag.abi), std::string_view(tag.platform)}) {
@@ -283,16 +285,33 @@ std::size_t SupportedTags::TagHash::operator()(const Tag& tag) const noexcept {
   return seed;
 }
 
+}  // namespace
+
 SupportedTags::SupportedTags(std::vector<Tag> ordered) : tags_(std::move(ordered)) {
-  rank_.reserve(tags_.size());
-  // emplace keeps the first index of a duplicated tag, as list.index() does.
-  for (std::size_t i = 0; i < tags_.size(); ++i) rank_.emplace(tags_[i], i);
+  // At most half full, so probe runs stay short.
+  std::size_t capacity = 8;
+  while (capacity < 2 * tags_.size()) capacity *= 2;
+  slots_.assign(capacity, 0);
+  const std::size_t mask = capacity - 1;
+  for (std::size_t i = 0; i < tags_.size(); ++i) {
+    for (std::size_t slot = tag_hash(tags_[i]) & mask;; slot = (slot + 1) & mask) {
+      if (slots_[slot] == 0) {
+        slots_[slot] = static_cast<std::uint32_t>(i + 1);
+        break;
+      }
+      // A duplicate keeps its first index, as list.index() does.
+      if (tags_[slots_[slot] - 1] == tags_[i]) break;
+    }
+  }
 }
 
 std::optional<std::size_t> SupportedTags::rank(const Tag& tag) const {
-  const auto found = rank_.find(tag);
-  if (found == rank_.end()) return std::nullopt;
-  return found->second;
+  if (slots_.empty()) return std::nullopt;  // only after a move
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t slot = tag_hash(tag) & mask; slots_[slot] != 0; slot = (slot + 1) & mask) {
+    if (tags_[slots_[slot] - 1] == tag) return slots_[slot] - 1;
+  }
+  return std::nullopt;
 }
 
 std::optional<std::size_t> SupportedTags::best_rank(const std::vector<Tag>& wheel_tags) const {

@@ -10,9 +10,9 @@
 // yields only the normalised sysconfig platform (e.g. macosx_11_0_arm64).
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "pkg/tag.hpp"
@@ -111,11 +111,10 @@ class SupportedTags {
   std::optional<std::size_t> best_rank(const std::vector<Tag>& wheel_tags) const;
 
  private:
-  struct TagHash {
-    std::size_t operator()(const Tag& tag) const noexcept;
-  };
+  // Open addressing over indices into tags_ (0 = empty, else index + 1): one
+  // allocation, no copies of the tag strings, and safe to copy or move.
   std::vector<Tag> tags_;
-  std::unordered_map<Tag, std::size_t, TagHash> rank_;
+  std::vector<std::uint32_t> slots_;
 };
 
 }  // namespace flashfit::pkg

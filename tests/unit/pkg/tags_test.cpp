@@ -309,6 +309,19 @@ TEST(SupportedTagsBestRank, UnsupportedWheelsHaveNoRank) {
     EXPECT_EQ(rank_of(supported, tag_set), std::nullopt) << tag_set;
   }
   EXPECT_EQ(supported.best_rank({}), std::nullopt);
+  const SupportedTags empty({});
+  EXPECT_EQ(rank_of(empty, "py3-none-any"), std::nullopt);
+}
+
+TEST(SupportedTagsBestRank, CopiesAndMovesKeepWorking) {
+  SupportedTags original(supported_tags(cpython(3, 11)));
+  const SupportedTags copy = original;
+  const SupportedTags moved = std::move(original);
+  EXPECT_THAT(rank_of(copy, "cp311-cp311-linux_x86_64"), Optional(35U));
+  EXPECT_THAT(rank_of(moved, "cp311-cp311-linux_x86_64"), Optional(35U));
+  for (std::size_t i = 0; i < copy.size(); ++i) {
+    ASSERT_THAT(copy.rank(copy.tags()[i]), Optional(i));
+  }
 }
 
 TEST(SupportedTagsBestRank, FreeThreadedWheelsOnFreeThreadedPython) {
