@@ -1,0 +1,126 @@
+// Marker evaluation, following packaging 23.0's _evaluate_markers and
+// _eval_op, quirks included (see Marker::evaluate).
+#include <fmt/format.h>
+
+#include "pkg/marker.hpp"
+#include "pkg/marker_parser.hpp"
+#include "pkg/specifier.hpp"
+#include "pkg/version.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::pkg {
+
+util::Result<bool> Marker::evaluate(const MarkerEnvironment& environment) const {
+  auto result = evaluate_node(0, environment);
+  if (!result) {
+    return tl::unexpected(
+        std::move(result.error()).with_context("marker '" + util::printable(str()) + "'"));
+  }
+  return result;
+}
+
+util::Result<bool> Marker::evaluate_node(std::size_t index,
+                                         const MarkerEnvironment& environment) const {
+  const Node& node = nodes_[index];
+  if (!node.is_group) return evaluate_comparison(node, environment);
+  // `and` binds tighter than `or`: the items split at each `or` into runs
+  // that must each hold entirely. Every item is evaluated, as packaging does,
+  // so an error in any item fails the marker even when the result is known.
+  bool any_run = false;
+  bool this_run = true;
+  for (std::size_t i = 0; i < node.items.size(); ++i) {
+    auto value = evaluate_node(node.items[i], environment);
+    if (!value) return value;
+    this_run = this_run && *value;
+    if (i + 1 == node.items.size() || node.or_after[i]) {
+      any_run = any_run || this_run;
+      this_run = true;
+    }
+  }
+  return any_run;
+}
+
+namespace {
+
+util::Result<std::string> lookup(const MarkerEnvironment& environment, const std::string& name,
+                                 const std::string& comparison) {
+  const auto* value = environment.find(name);
+  if (value == nullptr) {
+    // Only reachable with a string on the left: packaging then reads the
+    // right side as the variable name, whatever it is.
+    return util::input_error(
+        fmt::format("cannot evaluate `{}`: \"{}\" is not a marker variable", comparison,
+                    util::printable(name, 60)),
+        {}, "a comparison needs a marker variable on one side");
+  }
+  if (!*value) {
+    if (name == "extra") return std::string();
+    return util::input_error(fmt::format("cannot evaluate `{}`: the environment does not set {}",
+                                         comparison, name));
+  }
+  return **value;
+}
+
+}  // namespace
+
+util::Result<bool> Marker::evaluate_comparison(const Node& node,
+                                               const MarkerEnvironment& environment) const {
+  const std::string comparison = format(static_cast<std::size_t>(&node - nodes_.data()), true);
+  // packaging reads the environment through the left side when it is a
+  // variable, and otherwise through the right side's text, even when that
+  // side is a quoted string ("3.8" < "python_version" reads python_version).
+  std::string key;
+  std::string lhs;
+  std::string rhs;
+  if (node.left.is_variable) {
+    key = node.left.text;
+    auto value = lookup(environment, key, comparison);
+    if (!value) return tl::unexpected(std::move(value.error()));
+    lhs = std::move(*value);
+    rhs = node.right.text;
+  } else {
+    key = node.right.text;
+    auto value = lookup(environment, key, comparison);
+    if (!value) return tl::unexpected(std::move(value.error()));
+    lhs = node.left.text;
+    rhs = std::move(*value);
+  }
+  if (key == "extra") {
+    if (!util::is_ascii(lhs) || !util::is_ascii(rhs)) {
+      return util::input_error(fmt::format("cannot evaluate `{}`: extra name \"{}\" is not ASCII",
+                                           comparison,
+                                           util::printable(util::is_ascii(lhs) ? rhs : lhs, 60)));
+    }
+    lhs = detail::canonicalize_extra_name(lhs);
+    rhs = detail::canonicalize_extra_name(rhs);
+  }
+
+  const std::string& op = node.op;
+  if (op != "in" && op != "not in") {
+    if (auto specifier = Specifier::parse(op + rhs)) {
+      auto version = Version::parse(lhs);
+      if (!version) {
+        return util::input_error(
+            fmt::format("cannot evaluate `{}`: \"{}\" is not a valid version, and \"{}{}\" makes "
+                        "this a version comparison",
+                        comparison, util::printable(lhs, 60), op, util::printable(rhs, 60)));
+      }
+      return specifier->contains(*version, true);
+    }
+  }
+  if (op == "in") return rhs.find(lhs) != std::string::npos;
+  if (op == "not in") return rhs.find(lhs) == std::string::npos;
+  // std::string compares bytes as unsigned char, which on UTF-8 is Python's
+  // code point order.
+  if (op == "==") return lhs == rhs;
+  if (op == "!=") return lhs != rhs;
+  if (op == "<") return lhs < rhs;
+  if (op == "<=") return lhs <= rhs;
+  if (op == ">") return lhs > rhs;
+  if (op == ">=") return lhs >= rhs;
+  return util::input_error(
+      fmt::format("cannot evaluate `{}`: '{}' needs a version on the right, and \"{}\" is not one",
+                  comparison, op, util::printable(rhs, 60)));
+}
+
+}  // namespace flashfit::pkg
