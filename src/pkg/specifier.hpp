@@ -29,8 +29,26 @@ class Specifier {
   bool contains(const Version& candidate, std::optional<bool> prereleases = std::nullopt) const;
 
  private:
+  enum class Kind { compatible, equal, not_equal, less_equal, greater_equal, less, greater, arbitrary };
+
+  bool equal(const Version& candidate) const;
+  bool prefix_match(const Version& candidate) const;
+  // packaging's _canonical_spec: what makes two specifiers the same one.
+  std::string identity() const;
+
+  Kind kind_ = Kind::equal;
   std::string op_;
   std::string version_;
+  // The version after the operator; for a wildcard, the part before ".*";
+  // empty only for a "===" whose text is not a PEP 440 version.
+  std::optional<Version> parsed_;
+  bool wildcard_ = false;
+  // Wildcard and ~=: the prefix a candidate's split version must start with,
+  // and how many of its leading items are release numbers.
+  std::vector<std::string> prefix_;
+  std::size_t prefix_release_ = 0;
+
+  friend class SpecifierSet;
 };
 
 class SpecifierSet {

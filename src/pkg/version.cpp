@@ -1,2 +1,200 @@
-// Placeholder: implemented by the PEP 440 work.
 #include "pkg/version.hpp"
+
+#include "pkg/version_grammar.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::pkg {
+
+namespace {
+
+using detail::compare_numbers;
+using detail::normalize_number;
+
+std::strong_ordering to_ordering(int c) {
+  return c < 0 ? std::strong_ordering::less
+               : (c > 0 ? std::strong_ordering::greater : std::strong_ordering::equal);
+}
+
+// packaging compares releases with trailing zeros removed (1.0 == 1.0.0).
+std::size_t significant_length(const std::vector<std::string>& release) {
+  std::size_t n = release.size();
+  while (n > 0 && release[n - 1] == "0") --n;
+  return n;
+}
+
+int compare_release(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  const std::size_t la = significant_length(a);
+  const std::size_t lb = significant_length(b);
+  for (std::size_t i = 0; i < la && i < lb; ++i) {
+    if (const int c = compare_numbers(a[i], b[i])) return c;
+  }
+  return la == lb ? 0 : (la < lb ? -1 : 1);
+}
+
+// The pre-release slot of packaging's _cmpkey: a dev-only release sorts
+// below every pre-release (rank 0), a real pre-release compares by letter
+// then number (rank 1), and no pre-release sorts above both (rank 2).
+int pre_rank(const std::optional<std::pair<std::string, std::string>>& pre,
+             const std::optional<std::string>& post, const std::optional<std::string>& dev) {
+  if (!pre && !post && dev) return 0;
+  return pre ? 1 : 2;
+}
+
+}  // namespace
+
+util::Result<Version> Version::parse(std::string_view text) {
+  detail::ScanError error;
+  detail::Scanned scanned;
+  const auto context = [&] { return "version '" + util::printable(text) + "'"; };
+  if (!detail::check_ascii(text, "a version", error) ||
+      !detail::scan_version(text, 0, detail::GrammarOptions{}, scanned, error)) {
+    return util::input_error(std::move(error.message), context(),
+                             "PEP 440 versions look like 1.2.3, 2.0rc1, 1.0.post1, 1!2.0 or "
+                             "2.8.3+cu12torch2.8");
+  }
+  Version v;
+  if (!scanned.epoch.empty()) v.epoch_ = normalize_number(scanned.epoch);
+  v.release_.reserve(scanned.release.size());
+  for (auto part : scanned.release) v.release_.push_back(normalize_number(part));
+  if (scanned.has_pre) {
+    static constexpr const char* kLetters[] = {"a", "b", "rc"};
+    v.pre_.emplace(kLetters[static_cast<int>(scanned.pre_kind)],
+                   normalize_number(scanned.pre_number));
+  }
+  if (scanned.has_post) v.post_ = normalize_number(scanned.post_number);
+  if (scanned.has_dev) v.dev_ = normalize_number(scanned.dev_number);
+  if (!scanned.local.empty()) {
+    std::size_t start = 0;
+    const std::string_view local = scanned.local;
+    while (start <= local.size()) {
+      std::size_t end = start;
+      while (end < local.size() && !detail::is_separator(local[end])) ++end;
+      const auto part = local.substr(start, end - start);
+      bool numeric = true;
+      for (char c : part) numeric = numeric && detail::is_digit(c);
+      v.local_.push_back(
+          LocalPart{numeric, numeric ? normalize_number(part) : util::ascii_lower(part)});
+      start = end + 1;
+    }
+  }
+  return v;
+}
+
+std::string Version::format(bool with_local, bool strip_trailing_zero) const {
+  std::string out;
+  if (epoch_ != "0") {
+    out += epoch_;
+    out += '!';
+  }
+  std::size_t n = release_.size();
+  if (strip_trailing_zero) {
+    while (n > 1 && release_[n - 1] == "0") --n;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i != 0) out += '.';
+    out += release_[i];
+  }
+  if (pre_) {
+    out += pre_->first;
+    out += pre_->second;
+  }
+  if (post_) {
+    out += ".post";
+    out += *post_;
+  }
+  if (dev_) {
+    out += ".dev";
+    out += *dev_;
+  }
+  if (with_local && !local_.empty()) {
+    out += '+';
+    out += local();
+  }
+  return out;
+}
+
+std::string Version::str() const { return format(true, false); }
+std::string Version::public_str() const { return format(false, false); }
+std::string Version::canonical_str(bool strip_trailing_zero) const {
+  return format(true, strip_trailing_zero);
+}
+
+std::string Version::base_str() const {
+  std::string out = epoch_ == "0" ? std::string() : epoch_ + "!";
+  for (std::size_t i = 0; i < release_.size(); ++i) {
+    if (i != 0) out += '.';
+    out += release_[i];
+  }
+  return out;
+}
+
+bool Version::is_prerelease() const { return pre_.has_value() || dev_.has_value(); }
+bool Version::is_postrelease() const { return post_.has_value(); }
+bool Version::is_devrelease() const { return dev_.has_value(); }
+bool Version::has_local() const { return !local_.empty(); }
+
+std::string Version::local() const {
+  std::string out;
+  for (std::size_t i = 0; i < local_.size(); ++i) {
+    if (i != 0) out += '.';
+    out += local_[i].text;
+  }
+  return out;
+}
+
+Version Version::without_local() const {
+  Version v = *this;
+  v.local_.clear();
+  return v;
+}
+
+bool Version::same_base(const Version& other) const {
+  return epoch_ == other.epoch_ && compare_release(release_, other.release_) == 0;
+}
+
+std::strong_ordering operator<=>(const Version& a, const Version& b) {
+  if (const auto c = a.compare_public(b); c != 0) return c;
+
+  // No local label sorts below any label; within labels, part by part, an
+  // alphanumeric part sorts below a numeric one, and a shorter label that is
+  // a prefix of a longer one sorts first.
+  const auto& la = a.local_;
+  const auto& lb = b.local_;
+  for (std::size_t i = 0; i < la.size() && i < lb.size(); ++i) {
+    if (la[i].numeric != lb[i].numeric) return la[i].numeric <=> lb[i].numeric;
+    const int c = la[i].numeric ? compare_numbers(la[i].text, lb[i].text)
+                                : la[i].text.compare(lb[i].text);
+    if (c != 0) return to_ordering(c);
+  }
+  return la.size() <=> lb.size();
+}
+
+std::strong_ordering Version::compare_public(const Version& b) const {
+  const Version& a = *this;
+  if (const int c = compare_numbers(a.epoch_, b.epoch_)) return to_ordering(c);
+  if (const int c = compare_release(a.release_, b.release_)) return to_ordering(c);
+
+  const int ra = pre_rank(a.pre_, a.post_, a.dev_);
+  const int rb = pre_rank(b.pre_, b.post_, b.dev_);
+  if (ra != rb) return ra <=> rb;
+  if (ra == 1) {
+    // "a" < "b" < "rc" as strings, which is also their alphabetical order.
+    if (a.pre_->first != b.pre_->first) return a.pre_->first <=> b.pre_->first;
+    if (const int c = compare_numbers(a.pre_->second, b.pre_->second)) return to_ordering(c);
+  }
+
+  // No post-release sorts below any post-release.
+  if (a.post_.has_value() != b.post_.has_value()) return a.post_.has_value() <=> b.post_.has_value();
+  if (a.post_) {
+    if (const int c = compare_numbers(*a.post_, *b.post_)) return to_ordering(c);
+  }
+
+  // No dev-release sorts above any dev-release.
+  if (a.dev_.has_value() != b.dev_.has_value()) return b.dev_.has_value() <=> a.dev_.has_value();
+  if (a.dev_) {
+    if (const int c = compare_numbers(*a.dev_, *b.dev_)) return to_ordering(c);
+  }
+  return std::strong_ordering::equal;
+}
+
+}  // namespace flashfit::pkg

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "util/error.hpp"
@@ -36,6 +37,23 @@ class Version {
   // longer than any machine integer: "1.99999999999999999999" is valid).
   const std::vector<std::string>& release() const { return release_; }
   const std::string& epoch() const { return epoch_; }
+  // ("a" | "b" | "rc", number), as Version.pre.
+  const std::optional<std::pair<std::string, std::string>>& pre() const { return pre_; }
+  const std::optional<std::string>& post() const { return post_; }
+  const std::optional<std::string>& dev() const { return dev_; }
+
+  // packaging.utils.canonicalize_version: str() with trailing ".0" release
+  // segments dropped when asked (what specifier identity and wildcard
+  // matching compare).
+  std::string canonical_str(bool strip_trailing_zero = true) const;
+
+  // Whether Version(a.base_version) == Version(b.base_version): same epoch
+  // and the same release once trailing zeros are ignored.
+  bool same_base(const Version& other) const;
+
+  // Orders as if neither version had a local label, without copying
+  // (what Version(a.public) <=> Version(b.public) gives).
+  std::strong_ordering compare_public(const Version& other) const;
 
   // The same version with the local label dropped.
   Version without_local() const;
@@ -46,9 +64,6 @@ class Version {
   }
 
  private:
-  struct Segment {  // a letter segment ("a", "b", "rc", "post", "dev") with its number
-    std::string number;
-  };
   // Local label parts: numeric parts as digit strings without leading zeros.
   struct LocalPart {
     bool numeric = false;
@@ -62,7 +77,8 @@ class Version {
   std::optional<std::string> dev_;
   std::vector<LocalPart> local_;
 
-  friend class VersionParser;
+  std::string format(bool with_local, bool strip_trailing_zero) const;
+  friend class Specifier;  // wildcard matching formats the public part without copying
 };
 
 }  // namespace flashfit::pkg

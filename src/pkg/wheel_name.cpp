@@ -1,0 +1,126 @@
+#include "pkg/wheel_name.hpp"
+
+#include "pkg/name.hpp"
+#include "pkg/version_grammar.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::pkg {
+
+namespace {
+
+std::string at(std::size_t position) { return " at position " + std::to_string(position); }
+
+std::string quoted_char(char c) { return "'" + util::printable(std::string_view(&c, 1)) + "'"; }
+
+// packaging's name check is `"__" not in name and re.match(r"^[\w\d._]*$")`;
+// on ASCII, \w is letters, digits and '_'. PEP 427 (via PEP 508) also wants a
+// non-empty name that starts and ends with a letter or digit; packaging does
+// not check that, we do.
+std::optional<std::string> name_problem(std::string_view name) {
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (!detail::is_alnum(c) && c != '_' && c != '.') {
+      return "character " + quoted_char(c) + at(i) +
+             " is not allowed in the project name part (letters, digits, '_' and '.')";
+    }
+  }
+  if (const auto dunder = name.find("__"); dunder != std::string_view::npos) {
+    return "'__'" + at(dunder) +
+           " in the project name part (PEP 427 writes each run of '-_.' as one '_')";
+  }
+  if (name.empty()) return "the project name part before the first '-' is empty";
+  if (!detail::is_alnum(name.front()) || !detail::is_alnum(name.back())) {
+    return "the project name part '" + std::string(name) +
+           "' must start and end with a letter or digit (PEP 508)";
+  }
+  return std::nullopt;
+}
+
+// parse_tag_set accepts empty items ("py3..py2", "py3--any"), which no wheel
+// has and packaging would turn into empty tags; we refuse them.
+std::optional<std::string> tag_set_problem(std::string_view tags) {
+  static constexpr const char* kFields[] = {"python", "ABI", "platform"};
+  std::size_t field = 0;
+  for (auto part : util::split(tags, '-')) {
+    for (auto item : util::split(part, '.')) {
+      if (item.empty()) {
+        return std::string("empty ") + kFields[field < 3 ? field : 2] + " tag in the tag set '" +
+               std::string(tags) + "'";
+      }
+    }
+    ++field;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+util::Result<WheelName> parse_wheel_filename(std::string_view filename) {
+  const auto context = [&] { return "wheel file name '" + util::printable(filename) + "'"; };
+  const std::string hint = "wheel file names look like name-version[-build]-python-abi-platform.whl";
+  const auto bad = [&](std::string message) {
+    return util::input_error(std::move(message), context(), hint);
+  };
+  detail::ScanError error;
+  if (!detail::check_ascii(filename, "a wheel file name", error)) return bad(error.message);
+  for (std::size_t i = 0; i < filename.size(); ++i) {
+    const auto c = static_cast<unsigned char>(filename[i]);
+    if (c <= 0x20 || c == 0x7f) {
+      return bad((c == ' ' ? std::string("a space") : "control character " + quoted_char(filename[i])) +
+                 at(i) + "; wheel file names contain no whitespace or control characters");
+    }
+  }
+  if (!util::ends_with(filename, ".whl")) return bad("the extension must be '.whl'");
+  const std::string_view stem = filename.substr(0, filename.size() - 4);
+
+  const auto parts = util::split(stem, '-');
+  const std::size_t dashes = parts.size() - 1;
+  if (dashes != 4 && dashes != 5) {
+    return bad("expected 5 or 6 '-'-separated parts (name-version[-build]-python-abi-platform), found " +
+               std::to_string(parts.size()));
+  }
+
+  WheelName wheel;
+  if (auto problem = name_problem(parts[0])) return bad(std::move(*problem));
+  wheel.name = std::string(parts[0]);
+  wheel.canonical_name = canonicalize_name(parts[0]);
+
+  auto version = Version::parse(parts[1]);
+  if (!version) {
+    return tl::unexpected(std::move(version.error()).with_context(context()));
+  }
+  wheel.version = std::move(*version);
+
+  if (dashes == 5) {
+    // packaging's `(\d+)(.*)`: digits first, anything after.
+    const std::string_view build = parts[2];
+    std::size_t digits = 0;
+    while (digits < build.size() && detail::is_digit(build[digits])) ++digits;
+    if (digits == 0) {
+      return bad("the build tag '" + std::string(build) + "' must start with a digit");
+    }
+    wheel.build.emplace(detail::normalize_number(build.substr(0, digits)),
+                        std::string(build.substr(digits)));
+  }
+
+  // The last three parts, with their dashes, are the tag set.
+  const std::size_t tags_begin = static_cast<std::size_t>(parts[dashes - 2].data() - stem.data());
+  const std::string_view tag_text = stem.substr(tags_begin);
+  if (auto problem = tag_set_problem(tag_text)) return bad(std::move(*problem));
+  auto tags = parse_tag_set(tag_text);
+  if (!tags) return tl::unexpected(std::move(tags.error()).with_context(context()));
+  wheel.tags = std::move(*tags);
+  return wheel;
+}
+
+std::strong_ordering compare_build_tags(const std::optional<std::pair<std::string, std::string>>& a,
+                                        const std::optional<std::pair<std::string, std::string>>& b) {
+  if (a.has_value() != b.has_value()) return a.has_value() <=> b.has_value();
+  if (!a) return std::strong_ordering::equal;
+  if (const int c = detail::compare_numbers(a->first, b->first)) {
+    return c < 0 ? std::strong_ordering::less : std::strong_ordering::greater;
+  }
+  return a->second <=> b->second;
+}
+
+}  // namespace flashfit::pkg
