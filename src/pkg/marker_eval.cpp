@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "pkg/marker.hpp"
-#include "pkg/marker_parser.hpp"
+#include "pkg/name.hpp"
 #include "pkg/specifier.hpp"
 #include "pkg/version.hpp"
 #include "util/strings.hpp"
@@ -91,8 +91,8 @@ util::Result<bool> Marker::evaluate_comparison(const Node& node,
                                            comparison,
                                            util::printable(util::is_ascii(lhs) ? rhs : lhs, 60)));
     }
-    lhs = detail::canonicalize_extra_name(lhs);
-    rhs = detail::canonicalize_extra_name(rhs);
+    lhs = canonicalize_name(lhs);
+    rhs = canonicalize_name(rhs);
   }
 
   const std::string& op = node.op;

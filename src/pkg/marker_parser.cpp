@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "pkg/name.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::pkg::detail {
@@ -26,22 +27,6 @@ std::string known_variables() {
 }
 
 }  // namespace
-
-std::string canonicalize_extra_name(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  bool in_run = false;
-  for (const char c : name) {
-    if (c == '-' || c == '_' || c == '.') {
-      if (!in_run) out += '-';
-      in_run = true;
-      continue;
-    }
-    in_run = false;
-    out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  }
-  return out;
-}
 
 util::Result<Marker> MarkerParser::parse() {
   marker_ = Marker{};
@@ -193,9 +178,9 @@ void MarkerParser::normalize_extras() {
   auto& first = marker_.nodes_[root.items.front()];
   if (first.is_group) return;
   if (first.left.is_variable && first.left.text == "extra") {
-    first.right = Marker::Operand{false, canonicalize_extra_name(first.right.text)};
+    first.right = Marker::Operand{false, canonicalize_name(first.right.text)};
   } else if (first.right.is_variable && first.right.text == "extra") {
-    first.left = Marker::Operand{false, canonicalize_extra_name(first.left.text)};
+    first.left = Marker::Operand{false, canonicalize_name(first.left.text)};
   }
 }
 

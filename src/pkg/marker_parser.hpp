@@ -34,8 +34,4 @@ class MarkerParser {
   Marker marker_;
 };
 
-// packaging.utils.canonicalize_name on ASCII text: runs of '-', '_' and '.'
-// become one '-', letters are lower-cased ("Foo__Bar" -> "foo-bar").
-std::string canonicalize_extra_name(std::string_view name);
-
 }  // namespace flashfit::pkg::detail
