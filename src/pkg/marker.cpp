@@ -16,14 +16,14 @@ util::Result<Marker> Marker::parse(std::string_view text) {
   // packaging 23.0's Marker() stops at the first thing that is not `and` or
   // `or` and ignores the rest; a typo there would silently change meaning.
   if (!lexer.at_end()) {
-    return tl::unexpected(lexer.error_at(
-        lexer.position(), fmt::format("expected 'and', 'or' or the end of the marker, found {}",
-                                      lexer.found_at(lexer.position()))));
+    return tl::unexpected(lexer.expected(lexer.position(), "'and', 'or' or the end of the marker"));
   }
   return marker;
 }
 
-std::string Marker::str() const { return format(0, true); }
+std::string Marker::str() const {
+  return format(0, true);
+}
 
 std::string Marker::format(std::size_t index, bool outermost) const {
   const Node& node = nodes_[index];
@@ -44,12 +44,18 @@ std::string Marker::format(std::size_t index, bool outermost) const {
 }
 
 const std::vector<std::string_view>& MarkerEnvironment::variable_names() {
-  static const std::vector<std::string_view> names = {
-      "implementation_name", "implementation_version", "os_name",
-      "platform_machine",    "platform_python_implementation",
-      "platform_release",    "platform_system",        "platform_version",
-      "python_full_version", "python_version",         "sys_platform",
-      "extra"};
+  static const std::vector<std::string_view> names = {"implementation_name",
+                                                      "implementation_version",
+                                                      "os_name",
+                                                      "platform_machine",
+                                                      "platform_python_implementation",
+                                                      "platform_release",
+                                                      "platform_system",
+                                                      "platform_version",
+                                                      "python_full_version",
+                                                      "python_version",
+                                                      "sys_platform",
+                                                      "extra"};
   return names;
 }
 
@@ -58,12 +64,18 @@ namespace {
 // One lookup for both constnesses of MarkerEnvironment::find.
 template <class Environment>
 auto find_variable(Environment& env, std::string_view name) -> decltype(&env.extra) {
-  decltype(&env.extra) const fields[] = {
-      &env.implementation_name, &env.implementation_version, &env.os_name,
-      &env.platform_machine,    &env.platform_python_implementation,
-      &env.platform_release,    &env.platform_system,        &env.platform_version,
-      &env.python_full_version, &env.python_version,         &env.sys_platform,
-      &env.extra};
+  decltype(&env.extra) const fields[] = {&env.implementation_name,
+                                         &env.implementation_version,
+                                         &env.os_name,
+                                         &env.platform_machine,
+                                         &env.platform_python_implementation,
+                                         &env.platform_release,
+                                         &env.platform_system,
+                                         &env.platform_version,
+                                         &env.python_full_version,
+                                         &env.python_version,
+                                         &env.sys_platform,
+                                         &env.extra};
   const auto& names = MarkerEnvironment::variable_names();
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i] == name) return fields[i];

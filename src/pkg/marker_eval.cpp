@@ -48,15 +48,14 @@ util::Result<std::string> lookup(const MarkerEnvironment& environment, const std
   if (value == nullptr) {
     // Only reachable with a string on the left: packaging then reads the
     // right side as the variable name, whatever it is.
-    return util::input_error(
-        fmt::format("cannot evaluate `{}`: \"{}\" is not a marker variable", comparison,
-                    util::printable(name, 60)),
-        {}, "a comparison needs a marker variable on one side");
+    return util::input_error(fmt::format("cannot evaluate `{}`: \"{}\" is not a marker variable",
+                                         comparison, util::printable(name, 60)),
+                             {}, "a comparison needs a marker variable on one side");
   }
   if (!*value) {
     if (name == "extra") return std::string();
-    return util::input_error(fmt::format("cannot evaluate `{}`: the environment does not set {}",
-                                         comparison, name));
+    return util::input_error(
+        fmt::format("cannot evaluate `{}`: the environment does not set {}", comparison, name));
   }
   return **value;
 }

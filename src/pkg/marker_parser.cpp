@@ -12,10 +12,10 @@ constexpr std::string_view kOperators = "<=, <, !=, ==, >=, >, ~=, ===, in, not 
 
 // The spellings packaging's VARIABLE token accepts, for "did you mean".
 constexpr std::string_view kVariableSpellings[] = {
-    "python_version",   "python_full_version", "os_name",          "sys_platform",
-    "platform_release", "platform_system",     "platform_version", "platform_machine",
-    "platform_python_implementation",          "implementation_name",
-    "implementation_version",                  "extra"};
+    "python_version",      "python_full_version",    "os_name",
+    "sys_platform",        "platform_release",       "platform_system",
+    "platform_version",    "platform_machine",       "platform_python_implementation",
+    "implementation_name", "implementation_version", "extra"};
 
 std::string known_variables() {
   std::string out;
@@ -62,9 +62,9 @@ util::Result<std::size_t> MarkerParser::parse_atom(std::size_t depth) {
     // Bounded so hostile input cannot exhaust the stack; real markers nest
     // two or three levels.
     if (depth >= kMaxMarkerDepth) {
-      return tl::unexpected(lexer_.error_at(
-          open, fmt::format("markers nested deeper than {} parentheses are not supported",
-                            kMaxMarkerDepth)));
+      return tl::unexpected(lexer_.error(fmt::format(
+          "'(' at column {} nests deeper than the {} levels of parentheses flashfit allows",
+          lexer_.column(open), kMaxMarkerDepth)));
     }
     lexer_.accept('(');
     lexer_.skip_whitespace();
@@ -72,10 +72,9 @@ util::Result<std::size_t> MarkerParser::parse_atom(std::size_t depth) {
     if (!node) return node;
     lexer_.skip_whitespace();
     if (!lexer_.accept(')')) {
-      return tl::unexpected(lexer_.error_at(
+      return tl::unexpected(lexer_.expected(
           lexer_.position(),
-          fmt::format("expected 'and', 'or' or ')' to close the '(' at column {}, found {}",
-                      lexer_.column(open), lexer_.found_at(lexer_.position()))));
+          fmt::format("'and', 'or' or ')' to close the '(' of column {}", lexer_.column(open))));
     }
   } else {
     node = parse_comparison();
@@ -104,9 +103,10 @@ util::Result<std::size_t> MarkerParser::parse_comparison() {
   const bool right_extra = right->is_variable && right->text == "extra";
   const Marker::Operand& other = left_extra ? *right : *left;
   if ((left_extra || right_extra) && !other.is_variable && !util::is_ascii(other.text)) {
-    return tl::unexpected(lexer_.error_at(
-        start, fmt::format("extra name \"{}\" is not ASCII", util::printable(other.text, 60)),
-        "extra names are ASCII letters, digits, '-', '_' and '.' (PEP 685)"));
+    return tl::unexpected(
+        lexer_.error(fmt::format("extra name \"{}\" compared at column {} is not ASCII",
+                                 util::printable(other.text, 60), lexer_.column(start)),
+                     "extra names are ASCII letters, digits, '-', '_' and '.' (PEP 685)"));
   }
 
   Marker::Node node;
@@ -136,38 +136,30 @@ util::Result<Marker::Operand> MarkerParser::parse_operand() {
         best_distance = distance;
       }
     }
-    hint = best.empty()
-               ? fmt::format("string values need quotes (\"{}\"); the variables are {}",
-                             util::printable(word, 40), known_variables())
-               : fmt::format("did you mean '{}'?", best);
+    hint = best.empty() ? fmt::format("string values need quotes (\"{}\"); the variables are {}",
+                                      util::printable(word, 40), known_variables())
+                        : fmt::format("did you mean '{}'?", best);
   } else {
     hint = "the variables are " + known_variables();
   }
-  return tl::unexpected(lexer_.error_at(
-      at,
-      fmt::format("expected a marker variable or a quoted string, found {}", lexer_.found_at(at)),
-      std::move(hint)));
+  return tl::unexpected(
+      lexer_.expected(at, "a marker variable or a quoted string", std::move(hint)));
 }
 
 util::Result<std::string> MarkerParser::parse_operator() {
   if (lexer_.keyword("in")) return std::string("in");
   if (lexer_.keyword("not")) {
     if (!lexer_.skip_whitespace()) {
-      return tl::unexpected(
-          lexer_.error_at(lexer_.position(), fmt::format("expected whitespace after 'not', found {}",
-                                                         lexer_.found_at(lexer_.position()))));
+      return tl::unexpected(lexer_.expected(lexer_.position(), "whitespace after 'not'"));
     }
     if (!lexer_.keyword("in")) {
-      return tl::unexpected(
-          lexer_.error_at(lexer_.position(), fmt::format("expected 'in' after 'not', found {}",
-                                                         lexer_.found_at(lexer_.position()))));
+      return tl::unexpected(lexer_.expected(lexer_.position(), "'in' after 'not'"));
     }
     return std::string("not in");
   }
   if (auto op = lexer_.comparison_operator()) return std::string(*op);
-  return tl::unexpected(lexer_.error_at(
-      lexer_.position(), fmt::format("expected a marker operator (one of {}), found {}", kOperators,
-                                     lexer_.found_at(lexer_.position()))));
+  return tl::unexpected(
+      lexer_.expected(lexer_.position(), fmt::format("a marker operator (one of {})", kOperators)));
 }
 
 void MarkerParser::normalize_extras() {

@@ -1,8 +1,8 @@
 #include "pkg/pep508_lexer.hpp"
 
-#include <array>
-
 #include <fmt/format.h>
+
+#include <array>
 
 #include "pkg/python_string.hpp"
 #include "util/strings.hpp"
@@ -13,14 +13,18 @@ namespace {
 bool is_ascii_alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Python's `\s` on ASCII: str.isspace() also holds for \x1c..\x1f.
 bool is_python_space(char c) {
   return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
 }
 
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+char lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
 
 // Case-insensitive literal at `i` (the specifier regex is IGNORECASE).
 bool match_word_ci(std::string_view s, std::size_t i, std::string_view word) {
@@ -71,10 +75,8 @@ std::size_t match_release(std::string_view s, std::size_t i, int min_dots) {
   const std::size_t epoch_end = skip_digits(s, i);
   // The epoch is taken only if a release follows it; otherwise the regex
   // backtracks and reads the digits as the release.
-  for (const std::size_t start : {epoch_end > i && epoch_end < s.size() && s[epoch_end] == '!'
-                                      ? epoch_end + 1
-                                      : kNone,
-                                  i}) {
+  for (const std::size_t start :
+       {epoch_end > i && epoch_end < s.size() && s[epoch_end] == '!' ? epoch_end + 1 : kNone, i}) {
     if (start == kNone) continue;
     std::size_t j = skip_digits(s, start);
     if (j == start) continue;
@@ -191,8 +193,8 @@ std::size_t invalid_utf8_offset(std::string_view text) {
 util::Result<void> Pep508Lexer::check_utf8() const {
   const std::size_t bad = invalid_utf8_offset(text_);
   if (bad == std::string_view::npos) return {};
-  return tl::unexpected(error_at(
-      bad, fmt::format("invalid UTF-8 (byte 0x{:02x})", static_cast<unsigned char>(text_[bad]))));
+  return tl::unexpected(error(fmt::format("invalid UTF-8 byte 0x{:02x} at column {}",
+                                          static_cast<unsigned char>(text_[bad]), column(bad))));
 }
 
 bool Pep508Lexer::at_end() const {
@@ -228,7 +230,9 @@ static std::size_t identifier_length(std::string_view s, std::size_t pos) {
   return 0;
 }
 
-bool Pep508Lexer::peek_identifier() const { return identifier_length(text_, pos_) != 0; }
+bool Pep508Lexer::peek_identifier() const {
+  return identifier_length(text_, pos_) != 0;
+}
 
 std::optional<std::string_view> Pep508Lexer::identifier() {
   const std::size_t length = identifier_length(text_, pos_);
@@ -267,16 +271,24 @@ bool Pep508Lexer::keyword(std::string_view word) {
 std::optional<std::string> Pep508Lexer::variable() {
   // In the order of packaging's VARIABLE alternation; none is a prefix of
   // another, so the first literal match is the only candidate.
-  static constexpr std::array<std::string_view, 18> kSpellings = {
-      "python_version",   "python_full_version",
-      "os_name",          "os.name",
-      "sys_platform",     "sys.platform",
-      "platform_release", "platform_system",
-      "platform_version", "platform.version",
-      "platform_machine", "platform.machine",
-      "platform_python_implementation", "platform.python_implementation",
-      "python_implementation",          "implementation_name",
-      "implementation_version",         "extra"};
+  static constexpr std::array<std::string_view, 18> kSpellings = {"python_version",
+                                                                  "python_full_version",
+                                                                  "os_name",
+                                                                  "os.name",
+                                                                  "sys_platform",
+                                                                  "sys.platform",
+                                                                  "platform_release",
+                                                                  "platform_system",
+                                                                  "platform_version",
+                                                                  "platform.version",
+                                                                  "platform_machine",
+                                                                  "platform.machine",
+                                                                  "platform_python_implementation",
+                                                                  "platform.python_implementation",
+                                                                  "python_implementation",
+                                                                  "implementation_name",
+                                                                  "implementation_version",
+                                                                  "extra"};
   for (const auto spelling : kSpellings) {
     if (!keyword(spelling)) continue;
     if (spelling == "python_implementation") return std::string("platform_python_implementation");
@@ -304,13 +316,15 @@ util::Result<std::optional<std::string>> Pep508Lexer::quoted_string() {
   const char quote = text_[pos_];
   const std::size_t close = text_.find(quote, pos_ + 1);
   if (close == std::string_view::npos) {
-    return tl::unexpected(
-        error_at(pos_, fmt::format("unterminated quoted string (no closing {})", quote)));
+    return tl::unexpected(error(fmt::format(
+        "unterminated quoted string at column {}: no closing {}", column(pos_), quote)));
   }
   const std::size_t body_start = pos_ + 1;
   auto decoded = decode_python_string(text_.substr(body_start, close - body_start));
   if (!decoded) {
-    return tl::unexpected(error_at(body_start + decoded.error().offset, decoded.error().message));
+    return tl::unexpected(
+        error(fmt::format("invalid quoted string at column {}: {}",
+                          column(body_start + decoded.error().offset), decoded.error().message)));
   }
   pos_ = close + 1;
   return std::optional<std::string>(std::move(*decoded));
@@ -340,10 +354,15 @@ std::string_view Pep508Lexer::word_at(std::size_t offset) const {
   return text_.substr(offset, end - offset);
 }
 
-util::Error Pep508Lexer::error_at(std::size_t offset, std::string message,
+util::Error Pep508Lexer::expected(std::size_t offset, std::string_view what,
                                   std::string hint) const {
-  return util::Error{util::ErrorKind::input,
-                     fmt::format("{} at column {}", message, column(offset)),
+  return error(
+      fmt::format("expected {} at column {}, found {}", what, column(offset), found_at(offset)),
+      std::move(hint));
+}
+
+util::Error Pep508Lexer::error(std::string message, std::string hint) const {
+  return util::Error{util::ErrorKind::input, std::move(message),
                      fmt::format("{} '{}'", what_, util::printable(text_)), std::move(hint)};
 }
 

@@ -65,8 +65,10 @@ class Pep508Lexer {
   std::string found_at(std::size_t offset) const;
   // The word-like text at `offset` (letters, digits, '.', '_', '-').
   std::string_view word_at(std::size_t offset) const;
-  // An input error: "<message> at column N" with the whole input as context.
-  util::Error error_at(std::size_t offset, std::string message, std::string hint = {}) const;
+  // "expected <what> at column N, found <what is there>".
+  util::Error expected(std::size_t offset, std::string_view what, std::string hint = {}) const;
+  // An input error with the whole input as context; the message names its column.
+  util::Error error(std::string message, std::string hint = {}) const;
 
  private:
   std::string_view text_;

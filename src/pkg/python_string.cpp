@@ -44,8 +44,8 @@ tl::expected<std::string, LiteralError> decode_python_string(std::string_view bo
     const char c = body[i];
     // compile() refuses NUL anywhere in source; a raw line break ends a
     // single-quoted Python string before its closing quote.
-    if (c == '\0') return fail(i, "a quoted string cannot contain a NUL character");
-    if (c == '\n' || c == '\r') return fail(i, "a quoted string cannot contain a line break");
+    if (c == '\0') return fail(i, "a NUL character is not allowed");
+    if (c == '\n' || c == '\r') return fail(i, "a line break is not allowed");
     if (c != '\\') {
       out += c;
       ++i;
@@ -54,26 +54,48 @@ tl::expected<std::string, LiteralError> decode_python_string(std::string_view bo
     const std::size_t start = i;
     if (i + 1 >= body.size()) {
       // In Python source this backslash escapes the closing quote.
-      return fail(start, "a quoted string cannot end with a backslash (it escapes the closing quote)");
+      return fail(start, "it ends with a backslash, which escapes the closing quote");
     }
     const char e = body[i + 1];
     i += 2;
     switch (e) {
-      case '\\': out += '\\'; continue;
-      case '\'': out += '\''; continue;
-      case '"': out += '"'; continue;
-      case 'a': out += '\a'; continue;
-      case 'b': out += '\b'; continue;
-      case 'f': out += '\f'; continue;
-      case 'n': out += '\n'; continue;
-      case 'r': out += '\r'; continue;
-      case 't': out += '\t'; continue;
-      case 'v': out += '\v'; continue;
-      case '\n': continue;  // line continuation
+      case '\\':
+        out += '\\';
+        continue;
+      case '\'':
+        out += '\'';
+        continue;
+      case '"':
+        out += '"';
+        continue;
+      case 'a':
+        out += '\a';
+        continue;
+      case 'b':
+        out += '\b';
+        continue;
+      case 'f':
+        out += '\f';
+        continue;
+      case 'n':
+        out += '\n';
+        continue;
+      case 'r':
+        out += '\r';
+        continue;
+      case 't':
+        out += '\t';
+        continue;
+      case 'v':
+        out += '\v';
+        continue;
+      case '\n':
+        continue;  // line continuation
       case '\r':
         if (i < body.size() && body[i] == '\n') ++i;
         continue;
-      default: break;
+      default:
+        break;
     }
     if (e >= '0' && e <= '7') {
       // Up to three octal digits; Python 3.11 allows values up to 0o777.

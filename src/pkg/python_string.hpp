@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
-
 #include <tl/expected.hpp>
 
 namespace flashfit::pkg::detail {

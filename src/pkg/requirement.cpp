@@ -1,8 +1,8 @@
 #include "pkg/requirement.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "pkg/marker_parser.hpp"
 #include "pkg/pep508_lexer.hpp"
@@ -28,9 +28,8 @@ class RequirementParser {
   util::Result<void> parse_specifier();
   util::Result<void> parse_marker(std::string_view after);
   util::Error unexpected_after_specifier(std::size_t at, bool have_specifier) const;
-  tl::unexpected<util::Error> fail(std::size_t at, std::string message,
-                                   std::string hint = {}) const {
-    return tl::unexpected(lexer_.error_at(at, std::move(message), std::move(hint)));
+  tl::unexpected<util::Error> fail_expected(std::string_view what, std::string hint = {}) const {
+    return tl::unexpected(lexer_.expected(lexer_.position(), what, std::move(hint)));
   }
 
   Pep508Lexer lexer_;
@@ -38,6 +37,8 @@ class RequirementParser {
   std::string specifier_text_;
   std::size_t specifier_start_ = 0;
   std::size_t url_start_ = 0;
+  std::size_t last_token_start_ = 0;  // of the last version specifier token
+  std::size_t last_token_end_ = 0;
 };
 
 util::Result<Requirement> RequirementParser::parse() {
@@ -45,10 +46,8 @@ util::Result<Requirement> RequirementParser::parse() {
   lexer_.skip_whitespace();
   const auto name = lexer_.identifier();
   if (!name) {
-    return fail(lexer_.position(),
-                fmt::format("expected a package name at the start of the requirement, found {}",
-                            lexer_.found_at(lexer_.position())),
-                "a name starts with an ASCII letter or digit");
+    return fail_expected("a package name at the start of the requirement",
+                         "a name starts with an ASCII letter or digit");
   }
   result_.name = std::string(*name);
   lexer_.skip_whitespace();
@@ -57,26 +56,22 @@ util::Result<Requirement> RequirementParser::parse() {
   if (auto details = parse_details(); !details) {
     return tl::unexpected(std::move(details.error()));
   }
-  if (!lexer_.at_end()) {
-    return fail(lexer_.position(),
-                fmt::format("expected 'and', 'or' or the end of the requirement, found {}",
-                            lexer_.found_at(lexer_.position())));
-  }
+  if (!lexer_.at_end()) return fail_expected("'and', 'or' or the end of the requirement");
 
   // What packaging checks once the syntax is known: the URL, then the
   // specifiers (it builds the SpecifierSet after the URL check).
   if (result_.url) {
     if (auto problem = detail::requirement_url_problem(*result_.url)) {
-      return fail(url_start_, fmt::format("invalid URL '{}': {}",
-                                          util::printable(*result_.url, 120), *problem));
+      return tl::unexpected(lexer_.error(fmt::format("invalid URL '{}' at column {}: {}",
+                                                     util::printable(*result_.url, 120),
+                                                     lexer_.column(url_start_), *problem)));
     }
   }
   auto specifier = SpecifierSet::parse(specifier_text_);
   if (!specifier) {
-    return tl::unexpected(lexer_.error_at(
-        specifier_start_, fmt::format("invalid version specifier '{}': {}",
-                                      util::printable(specifier_text_, 120),
-                                      specifier.error().message)));
+    return tl::unexpected(lexer_.error(fmt::format(
+        "invalid version specifier '{}' at column {}: {}", util::printable(specifier_text_, 120),
+        lexer_.column(specifier_start_), specifier.error().message)));
   }
   result_.specifier = std::move(*specifier);
   std::sort(result_.extras.begin(), result_.extras.end());
@@ -96,26 +91,22 @@ util::Result<void> RequirementParser::parse_extras() {
     while (true) {
       lexer_.skip_whitespace();
       if (lexer_.peek_identifier()) {
-        return fail(lexer_.position(), fmt::format("expected ',' between extra names, found {}",
-                                                   lexer_.found_at(lexer_.position())));
+        return fail_expected("',' between extra names");
       }
       if (!lexer_.accept(',')) break;
       lexer_.skip_whitespace();
       const auto extra = lexer_.identifier();
       if (!extra) {
-        return fail(lexer_.position(), fmt::format("expected an extra name after ',', found {}",
-                                                   lexer_.found_at(lexer_.position())));
+        return fail_expected("an extra name after ','");
       }
       result_.extras.emplace_back(*extra);
     }
   }
   lexer_.skip_whitespace();
   if (!lexer_.accept(']')) {
-    return fail(lexer_.position(),
-                fmt::format("expected an extra name, ',' or ']' to close the '[' at column {}, "
-                            "found {}",
-                            lexer_.column(open), lexer_.found_at(lexer_.position())),
-                "extra names are ASCII letters, digits, '-', '_' and '.'");
+    return fail_expected(
+        fmt::format("an extra name, ',' or ']' to close the '[' of column {}", lexer_.column(open)),
+        "extra names are ASCII letters, digits, '-', '_' and '.'");
   }
   return {};
 }
@@ -128,8 +119,7 @@ util::Result<void> RequirementParser::parse_details() {
     url_start_ = lexer_.position();
     const auto url = lexer_.url();
     if (!url) {
-      return fail(lexer_.position(),
-                  fmt::format("expected a URL after '@', found {}", lexer_.found_at(lexer_.position())));
+      return fail_expected("a URL after '@'");
     }
     result_.url = std::string(*url);
     if (lexer_.at_end()) return {};
@@ -155,7 +145,11 @@ util::Result<void> RequirementParser::parse_specifier() {
   const std::size_t open = lexer_.position();
   const bool parenthesised = lexer_.accept('(');
   lexer_.skip_whitespace();
-  while (const auto token = lexer_.version_specifier()) {
+  while (true) {
+    last_token_start_ = lexer_.position();
+    const auto token = lexer_.version_specifier();
+    if (!token) break;
+    last_token_end_ = lexer_.position();
     specifier_text_ += *token;
     lexer_.skip_whitespace();
     if (!lexer_.accept(',')) break;
@@ -166,11 +160,10 @@ util::Result<void> RequirementParser::parse_specifier() {
   if (parenthesised && !lexer_.accept(')')) {
     const auto at = lexer_.position();
     if (lexer_.peek(';') || lexer_.at_end()) {
-      return fail(at, fmt::format("expected ')' to close the '(' at column {}, found {}",
-                                  lexer_.column(open), lexer_.found_at(at)));
+      return fail_expected(fmt::format("')' to close the '(' of column {}", lexer_.column(open)));
     }
     auto error = unexpected_after_specifier(at, !specifier_text_.empty());
-    error.message += fmt::format(" (inside the '(' at column {})", lexer_.column(open));
+    error.message += fmt::format(" (inside the '(' of column {})", lexer_.column(open));
     return tl::unexpected(std::move(error));
   }
   return {};
@@ -178,10 +171,8 @@ util::Result<void> RequirementParser::parse_specifier() {
 
 util::Result<void> RequirementParser::parse_marker(std::string_view after) {
   if (!lexer_.accept(';')) {
-    return fail(lexer_.position(),
-                fmt::format("expected ';' and a marker, or the end of the requirement, after {}, "
-                            "found {}",
-                            after, lexer_.found_at(lexer_.position())));
+    return fail_expected(
+        fmt::format("';' and a marker, or the end of the requirement, after {}", after));
   }
   detail::MarkerParser parser(lexer_);
   auto marker = parser.parse();
@@ -198,29 +189,27 @@ util::Error RequirementParser::unexpected_after_specifier(std::size_t at,
   const auto text = lexer_.text();
   const auto rest = text.substr(at);
   if (detail::match_specifier_token(text, at) != 0) {
-    return lexer_.error_at(at, fmt::format("expected ',' between version specifiers, found {}",
-                                           lexer_.found_at(at)));
+    return lexer_.expected(at, "',' between version specifiers");
   }
-  static constexpr std::string_view kOps[] = {"===", "~=", "==", "!=", "<=", ">=", "<", ">"};
-  for (const auto op : kOps) {
-    if (!util::starts_with(rest, op)) continue;
-    std::size_t version_at = at + op.size();
-    while (version_at < text.size() && (text[version_at] == ' ' || text[version_at] == '\t')) {
-      ++version_at;
+  // A specifier the token did not take whole ("==", ">=2.8.3+cu12", "~=2"):
+  // the PEP 440 parser says precisely what is wrong with it.
+  std::size_t piece_start = std::string_view::npos;
+  if (have_specifier && at == last_token_end_) piece_start = last_token_start_;
+  if (!rest.empty() && std::string_view("<>=!~").find(rest[0]) != std::string_view::npos) {
+    piece_start = at;
+  }
+  if (piece_start != std::string_view::npos) {
+    const auto piece_end = std::min(text.find_first_of(" \t;,)", at), text.size());
+    const auto piece = text.substr(piece_start, piece_end - piece_start);
+    if (auto parsed = Specifier::parse(piece); !parsed) {
+      return lexer_.error(
+          fmt::format("invalid version specifier '{}' at column {}: {}", util::printable(piece, 60),
+                      lexer_.column(piece_start), parsed.error().message),
+          parsed.error().hint);
     }
-    std::string hint = "a version such as 2.8.3 (local labels and '.*' only go with == and !=)";
-    if (op == "~=") hint = "'~=' needs a version with at least two parts, such as ~=2.6";
-    if (op == "==" || op == "!=") hint = "a version such as 2.8.3, 2.8.*, 2.8.3+cu12 or 1!2.0.post1";
-    return lexer_.error_at(
-        version_at,
-        fmt::format("expected a version after '{}', found {}", op, lexer_.found_at(version_at)),
-        std::move(hint));
   }
   if (!rest.empty() && std::string_view("<>=!~").find(rest[0]) != std::string_view::npos) {
-    return lexer_.error_at(
-        at, fmt::format("expected a version operator (one of ~=, ==, !=, <=, >=, <, >, ===), "
-                        "found {}",
-                        lexer_.found_at(at)));
+    return lexer_.expected(at, "a version operator (one of ~=, ==, !=, <=, >=, <, >, ===)");
   }
   std::string hint;
   if (!rest.empty() && rest[0] >= '0' && rest[0] <= '9') {
@@ -230,12 +219,11 @@ util::Error RequirementParser::unexpected_after_specifier(std::size_t at,
   } else if (have_specifier && util::starts_with(rest, ".*")) {
     hint = "wildcards (.*) only go with == and !=";
   }
-  return lexer_.error_at(
-      at,
-      fmt::format("expected {}';' and a marker, or the end of the requirement, after {}, found {}",
-                  have_specifier ? "',', " : "a version specifier, ",
-                  have_specifier ? "the version specifier" : "the name", lexer_.found_at(at)),
-      std::move(hint));
+  return lexer_.expected(at,
+                         fmt::format("{}';' and a marker, or the end of the requirement, after {}",
+                                     have_specifier ? "',', " : "a version specifier, ",
+                                     have_specifier ? "the version specifier" : "the name"),
+                         std::move(hint));
 }
 
 }  // namespace

@@ -1,18 +1,24 @@
 #include "pkg/requirement_url.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "util/strings.hpp"
 
 namespace flashfit::pkg::detail {
 namespace {
 
-bool is_ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_ascii_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_hex(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 bool is_scheme_char(char c) {
   return is_ascii_alpha(c) || is_digit(c) || c == '+' || c == '-' || c == '.';
@@ -137,7 +143,8 @@ std::optional<std::string> requirement_url_problem(std::string_view url) {
   if (const auto colon = url.find(':');
       colon != std::string_view::npos && colon > 0 && is_ascii_alpha(url[0])) {
     bool all_scheme_chars = true;
-    for (std::size_t i = 0; i < colon; ++i) all_scheme_chars = all_scheme_chars && is_scheme_char(url[i]);
+    for (std::size_t i = 0; i < colon; ++i)
+      all_scheme_chars = all_scheme_chars && is_scheme_char(url[i]);
     if (all_scheme_chars) {
       scheme = util::ascii_lower(url.substr(0, colon));
       rest = url.substr(colon + 1);

@@ -1,9 +1,8 @@
 // Answers requirement_cases.py lines with pkg::parse_requirement and
 // Marker::evaluate (format in that file).
 #include <iostream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "pkg/marker.hpp"
 #include "pkg/requirement.hpp"
