@@ -67,7 +67,8 @@ std::optional<std::string> bracketed_netloc_problem(std::string_view netloc) {
   }
   if (is_python_ipv4(host)) return "an IPv4 address cannot be in brackets";
   if (is_python_ipv6(host)) return std::nullopt;
-  return fmt::format("'{}' in brackets is not an IPv6 address", util::printable(host, 60));
+  return fmt::format("'{}' is not an IPv6 address (required when the host has brackets)",
+                     util::printable(host, 60));
 }
 
 }  // namespace
