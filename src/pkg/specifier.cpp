@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <compare>
 #include <unordered_set>
 
 #include "pkg/version_grammar.hpp"
@@ -75,7 +76,8 @@ std::string canonicalize(std::string_view text, bool strip_trailing_zero) {
 
 util::Result<Specifier> Specifier::parse(std::string_view text) {
   const auto context = [&] { return "specifier '" + util::printable(text) + "'"; };
-  const std::string hint =
+  // A pointer, not a std::string: built only when an error is returned.
+  const char* const hint =
       "a specifier is an operator (~= == != <= >= < > ===) and a version, as in '>=2.6' or "
       "'==2.8.*'";
   detail::ScanError error;
@@ -108,11 +110,11 @@ util::Result<Specifier> Specifier::parse(std::string_view text) {
     }
   }
   if (op == nullptr) {
-    std::string message = p == text.size() ? std::string(text.empty() ? "empty specifier"
-                                                                      : "the specifier is only whitespace")
-                                           : "expected an operator (~= == != <= >= < > ===) at position " +
-                                                 std::to_string(p) + ", found '" +
-                                                 util::printable(text.substr(p, 1)) + "'";
+    std::string message =
+        p == text.size()
+            ? std::string(text.empty() ? "empty specifier" : "the specifier is only whitespace")
+            : "expected an operator (~= == != <= >= < > ===) at position " + std::to_string(p) +
+                  ", found '" + util::printable(text.substr(p, 1)) + "'";
     return util::input_error(std::move(message), context(), hint);
   }
 
@@ -132,7 +134,7 @@ util::Result<Specifier> Specifier::parse(std::string_view text) {
     if (p != text.size()) {
       const std::string message =
           end != p ? "whitespace inside the '===' version at position " + std::to_string(end)
-                   : "'" + std::string(1, text[p]) + "' at position " + std::to_string(p) +
+                   : detail::quote(text.substr(p, 1)) + " at position " + std::to_string(p) +
                          " is not allowed in a '===' version";
       return util::input_error(message, context(), hint);
     }
@@ -213,7 +215,7 @@ bool Specifier::prefix_match(const Version& candidate) const {
 bool Specifier::equal(const Version& candidate) const {
   if (wildcard_) return prefix_match(candidate);
   // A specifier without a local label ignores the candidate's label.
-  if (!parsed_->has_local()) return candidate.compare_public(*parsed_) == 0;
+  if (!parsed_->has_local()) return std::is_eq(candidate.compare_public(*parsed_));
   return candidate == *parsed_;
 }
 
@@ -221,17 +223,19 @@ bool Specifier::contains(const Version& candidate, std::optional<bool> prereleas
   const bool admit_pre = prereleases.has_value() ? *prereleases : allows_prereleases();
   if (candidate.is_prerelease() && !admit_pre) return false;
   const Version* spec = parsed_ ? &*parsed_ : nullptr;
+  // Only "===" may lack a version; a default-constructed Specifier admits nothing.
+  if (spec == nullptr && kind_ != Kind::arbitrary) return false;
   switch (kind_) {
     case Kind::compatible:
-      return candidate.compare_public(*spec) >= 0 && prefix_match(candidate);
+      return std::is_gteq(candidate.compare_public(*spec)) && prefix_match(candidate);
     case Kind::equal:
       return equal(candidate);
     case Kind::not_equal:
       return !equal(candidate);
     case Kind::less_equal:
-      return candidate.compare_public(*spec) <= 0;
+      return std::is_lteq(candidate.compare_public(*spec));
     case Kind::greater_equal:
-      return candidate.compare_public(*spec) >= 0;
+      return std::is_gteq(candidate.compare_public(*spec));
     case Kind::less:
       // <3.1 must not admit 3.1.dev0 unless the specifier is a pre-release.
       if (!(candidate < *spec)) return false;
@@ -275,8 +279,8 @@ util::Result<SpecifierSet> SpecifierSet::parse(std::string_view text) {
     if (item.empty()) continue;
     auto spec = Specifier::parse(item);
     if (!spec) {
-      return tl::unexpected(std::move(spec.error())
-                                .with_context(context() + ", item " + std::to_string(index)));
+      return tl::unexpected(
+          std::move(spec.error()).with_context(context() + ", item " + std::to_string(index)));
     }
     // A set, as in packaging: of two equal specifiers the first one stays.
     if (seen.insert(spec->identity()).second) set.specifiers_.push_back(std::move(*spec));

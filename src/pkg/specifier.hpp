@@ -29,7 +29,16 @@ class Specifier {
   bool contains(const Version& candidate, std::optional<bool> prereleases = std::nullopt) const;
 
  private:
-  enum class Kind { compatible, equal, not_equal, less_equal, greater_equal, less, greater, arbitrary };
+  enum class Kind {
+    compatible,
+    equal,
+    not_equal,
+    less_equal,
+    greater_equal,
+    less,
+    greater,
+    arbitrary
+  };
 
   bool equal(const Version& candidate) const;
   bool prefix_match(const Version& candidate) const;

@@ -54,8 +54,13 @@ util::Result<Version> Version::parse(std::string_view text) {
   }
   Version v;
   if (!scanned.epoch.empty()) v.epoch_ = normalize_number(scanned.epoch);
-  v.release_.reserve(scanned.release.size());
-  for (auto part : scanned.release) v.release_.push_back(normalize_number(part));
+  v.release_.reserve(scanned.release_count);
+  for (std::size_t start = 0; start <= scanned.release.size();) {
+    auto end = scanned.release.find('.', start);
+    if (end == std::string_view::npos) end = scanned.release.size();
+    v.release_.push_back(normalize_number(scanned.release.substr(start, end - start)));
+    start = end + 1;
+  }
   if (scanned.has_pre) {
     static constexpr const char* kLetters[] = {"a", "b", "rc"};
     v.pre_.emplace(kLetters[static_cast<int>(scanned.pre_kind)],
@@ -113,8 +118,12 @@ std::string Version::format(bool with_local, bool strip_trailing_zero) const {
   return out;
 }
 
-std::string Version::str() const { return format(true, false); }
-std::string Version::public_str() const { return format(false, false); }
+std::string Version::str() const {
+  return format(true, false);
+}
+std::string Version::public_str() const {
+  return format(false, false);
+}
 std::string Version::canonical_str(bool strip_trailing_zero) const {
   return format(true, strip_trailing_zero);
 }
@@ -128,10 +137,18 @@ std::string Version::base_str() const {
   return out;
 }
 
-bool Version::is_prerelease() const { return pre_.has_value() || dev_.has_value(); }
-bool Version::is_postrelease() const { return post_.has_value(); }
-bool Version::is_devrelease() const { return dev_.has_value(); }
-bool Version::has_local() const { return !local_.empty(); }
+bool Version::is_prerelease() const {
+  return pre_.has_value() || dev_.has_value();
+}
+bool Version::is_postrelease() const {
+  return post_.has_value();
+}
+bool Version::is_devrelease() const {
+  return dev_.has_value();
+}
+bool Version::has_local() const {
+  return !local_.empty();
+}
 
 std::string Version::local() const {
   std::string out;
@@ -153,7 +170,7 @@ bool Version::same_base(const Version& other) const {
 }
 
 std::strong_ordering operator<=>(const Version& a, const Version& b) {
-  if (const auto c = a.compare_public(b); c != 0) return c;
+  if (const auto c = a.compare_public(b); std::is_neq(c)) return c;
 
   // No local label sorts below any label; within labels, part by part, an
   // alphanumeric part sorts below a numeric one, and a shorter label that is
@@ -162,8 +179,8 @@ std::strong_ordering operator<=>(const Version& a, const Version& b) {
   const auto& lb = b.local_;
   for (std::size_t i = 0; i < la.size() && i < lb.size(); ++i) {
     if (la[i].numeric != lb[i].numeric) return la[i].numeric <=> lb[i].numeric;
-    const int c = la[i].numeric ? compare_numbers(la[i].text, lb[i].text)
-                                : la[i].text.compare(lb[i].text);
+    const int c =
+        la[i].numeric ? compare_numbers(la[i].text, lb[i].text) : la[i].text.compare(lb[i].text);
     if (c != 0) return to_ordering(c);
   }
   return la.size() <=> lb.size();
@@ -184,7 +201,8 @@ std::strong_ordering Version::compare_public(const Version& b) const {
   }
 
   // No post-release sorts below any post-release.
-  if (a.post_.has_value() != b.post_.has_value()) return a.post_.has_value() <=> b.post_.has_value();
+  if (a.post_.has_value() != b.post_.has_value())
+    return a.post_.has_value() <=> b.post_.has_value();
   if (a.post_) {
     if (const int c = compare_numbers(*a.post_, *b.post_)) return to_ordering(c);
   }

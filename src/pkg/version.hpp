@@ -26,7 +26,7 @@ class Version {
   // Epoch and release only: Version.base_version.
   std::string base_str() const;
 
-  bool is_prerelease() const;   // has a pre or dev segment
+  bool is_prerelease() const;  // has a pre or dev segment
   bool is_postrelease() const;
   bool is_devrelease() const;
   bool has_local() const;

@@ -25,6 +25,13 @@ int compare_numbers(std::string_view a, std::string_view b) {
   return c < 0 ? -1 : (c > 0 ? 1 : 0);
 }
 
+std::string quote(std::string_view text) {
+  std::string out(1, '\'');
+  out += util::printable(text);
+  out += '\'';
+  return out;
+}
+
 bool check_ascii(std::string_view text, std::string_view what, ScanError& error) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto byte = static_cast<unsigned char>(text[i]);
@@ -60,13 +67,13 @@ struct Spelling {
 // followed by "lpha" can never complete a match, so longest-first is the
 // same choice.
 constexpr std::array<Spelling, 8> kPreSpellings{{{"preview", PreKind::rc},
-                                                  {"alpha", PreKind::alpha},
-                                                  {"beta", PreKind::beta},
-                                                  {"pre", PreKind::rc},
-                                                  {"rc", PreKind::rc},
-                                                  {"a", PreKind::alpha},
-                                                  {"b", PreKind::beta},
-                                                  {"c", PreKind::rc}}};
+                                                 {"alpha", PreKind::alpha},
+                                                 {"beta", PreKind::beta},
+                                                 {"pre", PreKind::rc},
+                                                 {"rc", PreKind::rc},
+                                                 {"a", PreKind::alpha},
+                                                 {"b", PreKind::beta},
+                                                 {"c", PreKind::rc}}};
 constexpr std::array<std::string_view, 3> kPostSpellings{{"post", "rev", "r"}};
 
 std::size_t pre_at(std::string_view text, std::size_t pos, PreKind& kind) {
@@ -107,7 +114,7 @@ class Scanner {
   }
   std::string found(std::size_t i) const {
     if (i >= s_.size()) return "the end of the text";
-    return "'" + util::printable(s_.substr(i, 1)) + "'";
+    return quote(s_.substr(i, 1));
   }
   std::string where(std::size_t i) const { return " at position " + std::to_string(i); }
   std::string op_text() const {
@@ -146,20 +153,23 @@ bool Scanner::run(std::size_t start) {
     out_.epoch = first;
     ++p_;
     if (!digit_at(p_)) {
-      return fail(p_, "expected a release number after the epoch '!'" + where(p_) + ", found " +
-                          found(p_));
+      return fail(
+          p_, "expected a release number after the epoch '!'" + where(p_) + ", found " + found(p_));
     }
     first = digits();
   }
-  out_.release.push_back(first);
+  const std::size_t release_begin = static_cast<std::size_t>(first.data() - s_.data());
+  out_.release_count = 1;
   while (at(p_, '.') && digit_at(p_ + 1)) {
     ++p_;
-    out_.release.push_back(digits());
+    digits();
+    ++out_.release_count;
   }
-  if (out_.release.size() < opt_.min_release) {
+  out_.release = s_.substr(release_begin, p_ - release_begin);
+  if (out_.release_count < opt_.min_release) {
     return fail(p_, op_text() + " needs at least " + std::to_string(opt_.min_release) +
                         " release segments (as in '~=2.8'), found " +
-                        std::to_string(out_.release.size()));
+                        std::to_string(out_.release_count));
   }
   if (opt_.allow_wildcard && at(p_, '.') && at(p_ + 1, '*')) {
     out_.wildcard = true;
@@ -244,24 +254,25 @@ bool Scanner::explain_leftover(std::size_t end, std::size_t i) {
     return fail(i, "nothing may follow the '.*' wildcard, found " + found(i) + where(i));
   }
   if (c == '.' && at(i + 1, '*')) {
-    return fail(i, opt_.operator_name
-                       ? "a '.*' wildcard is not allowed with " + op_text() +
-                             " (only with '==' and '!=')" + where(i)
-                       : "a '.*' wildcard is not part of a version (only '==' and '!=' "
-                         "specifiers take one)" + where(i));
+    return fail(i, "a '.*' wildcard" + where(i) +
+                       (opt_.operator_name
+                            ? " is not allowed with " + op_text() + " (only with '==' and '!=')"
+                            : std::string(" is not part of a version (only '==' and '!=' "
+                                          "specifiers take one)")));
   }
   if (c == '+') {
     if (!opt_.allow_local) {
-      return fail(i, "a local version label ('+...') is not allowed with " + op_text() +
-                         " (only with '==' and '!=')" + where(i));
+      return fail(i, "a local version label ('+...')" + where(i) + " is not allowed with " +
+                         op_text() + " (only with '==' and '!=')");
     }
     return fail(i, "a second '+'" + where(i) + "; a version has at most one local label");
   }
   if (last_ == Last::local) {
     if (is_separator(c)) {
-      return fail(i, "separator '" + std::string(1, c) + "'" + where(i) +
+      return fail(i, "separator " + quote(s_.substr(i, 1)) + where(i) +
                          " in the local version label must be followed by a letter or digit, "
-                         "found " + found(i + 1));
+                         "found " +
+                         found(i + 1));
     }
     return fail(i, "character " + found(i) + where(i) +
                        " is not allowed in a local version label (letters, digits and '-_.')");
@@ -274,12 +285,13 @@ bool Scanner::explain_leftover(std::size_t end, std::size_t i) {
   std::size_t w = i;
   if (is_separator(c)) {
     if (i + 1 == s_.size()) {
-      return fail(i, "trailing separator '" + std::string(1, c) + "'" + where(i));
+      return fail(i, "trailing separator " + quote(s_.substr(i, 1)) + where(i));
     }
     if (!is_alpha(s_[i + 1])) {
-      return fail(i, "separator '" + std::string(1, c) + "'" + where(i) +
+      return fail(i, "separator " + quote(s_.substr(i, 1)) + where(i) +
                          " must be followed by a release number or a pre-, post- or dev-release "
-                         "segment, found " + found(i + 1));
+                         "segment, found " +
+                         found(i + 1));
     }
     w = i + 1;
   }
@@ -287,7 +299,7 @@ bool Scanner::explain_leftover(std::size_t end, std::size_t i) {
     std::size_t e = w;
     while (e < s_.size() && is_alpha(s_[e])) ++e;
     const std::string word = util::ascii_lower(s_.substr(w, e - w));
-    const std::string quoted = "'" + util::printable(s_.substr(w, e - w)) + "'" + where(w);
+    const std::string quoted = quote(s_.substr(w, e - w)) + where(w);
     PreKind kind{};
     const bool is_pre = pre_at(word, 0, kind) == word.size();
     const bool is_post = post_at(word, 0) == word.size();

@@ -12,7 +12,6 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace flashfit::pkg::detail {
 
@@ -21,11 +20,21 @@ namespace flashfit::pkg::detail {
 constexpr bool is_py_space(char c) {
   return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
 }
-constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
-constexpr bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-constexpr bool is_alnum(char c) { return is_digit(c) || is_alpha(c); }
-constexpr bool is_separator(char c) { return c == '-' || c == '_' || c == '.'; }
-constexpr char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+constexpr bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+constexpr bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+constexpr bool is_alnum(char c) {
+  return is_digit(c) || is_alpha(c);
+}
+constexpr bool is_separator(char c) {
+  return c == '-' || c == '_' || c == '.';
+}
+constexpr char to_lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
 
 std::string_view strip_py_space(std::string_view text);
 
@@ -37,9 +46,9 @@ int compare_numbers(std::string_view a, std::string_view b);
 enum class PreKind { alpha, beta, rc };  // ordered as packaging orders "a" < "b" < "rc"
 
 struct GrammarOptions {
-  bool allow_local = true;     // a "+label" suffix
-  bool allow_wildcard = false;  // a ".*" right after the release (== and != only)
-  std::size_t min_release = 1;  // ~= needs two release segments
+  bool allow_local = true;              // a "+label" suffix
+  bool allow_wildcard = false;          // a ".*" right after the release (== and != only)
+  std::size_t min_release = 1;          // ~= needs two release segments
   const char* operator_name = nullptr;  // for messages when called for a specifier
 };
 
@@ -47,8 +56,9 @@ struct GrammarOptions {
 struct Scanned {
   std::size_t begin = 0;  // the version text, surrounding whitespace excluded
   std::size_t end = 0;
-  std::string_view epoch;  // digits, empty when absent
-  std::vector<std::string_view> release;
+  std::string_view epoch;    // digits, empty when absent
+  std::string_view release;  // "1.2.3": digit runs joined by '.' (no vector: parsing is hot)
+  std::size_t release_count = 0;
   bool has_pre = false;
   PreKind pre_kind = PreKind::alpha;
   std::string_view pre_number;  // may be empty: an implicit 0
@@ -70,6 +80,10 @@ struct ScanError {
 // Returns false and fills `error` when the text does not match.
 bool scan_version(std::string_view text, std::size_t start, const GrammarOptions& options,
                   Scanned& out, ScanError& error);
+
+// 'text', made safe by util::printable, for error messages. (Built by
+// appending: GCC 12's -Wrestrict misfires on "'" + std::string(...).)
+std::string quote(std::string_view text);
 
 // Shared by every parser for input a user typed: NUL and non-ASCII bytes get
 // their own message (the grammar is ASCII). Returns false and fills `error`.

@@ -8,9 +8,13 @@ namespace flashfit::pkg {
 
 namespace {
 
-std::string at(std::size_t position) { return " at position " + std::to_string(position); }
+std::string at(std::size_t position) {
+  return " at position " + std::to_string(position);
+}
 
-std::string quoted_char(char c) { return "'" + util::printable(std::string_view(&c, 1)) + "'"; }
+std::string quoted_char(char c) {
+  return detail::quote(std::string_view(&c, 1));
+}
 
 // packaging's name check is `"__" not in name and re.match(r"^[\w\d._]*$")`;
 // on ASCII, \w is letters, digits and '_'. PEP 427 (via PEP 508) also wants a
@@ -57,7 +61,8 @@ std::optional<std::string> tag_set_problem(std::string_view tags) {
 
 util::Result<WheelName> parse_wheel_filename(std::string_view filename) {
   const auto context = [&] { return "wheel file name '" + util::printable(filename) + "'"; };
-  const std::string hint = "wheel file names look like name-version[-build]-python-abi-platform.whl";
+  const char* const hint =  // built into a string only on error
+      "wheel file names look like name-version[-build]-python-abi-platform.whl";
   const auto bad = [&](std::string message) {
     return util::input_error(std::move(message), context(), hint);
   };
@@ -66,8 +71,9 @@ util::Result<WheelName> parse_wheel_filename(std::string_view filename) {
   for (std::size_t i = 0; i < filename.size(); ++i) {
     const auto c = static_cast<unsigned char>(filename[i]);
     if (c <= 0x20 || c == 0x7f) {
-      return bad((c == ' ' ? std::string("a space") : "control character " + quoted_char(filename[i])) +
-                 at(i) + "; wheel file names contain no whitespace or control characters");
+      return bad(
+          (c == ' ' ? std::string("a space") : "control character " + quoted_char(filename[i])) +
+          at(i) + "; wheel file names contain no whitespace or control characters");
     }
   }
   if (!util::ends_with(filename, ".whl")) return bad("the extension must be '.whl'");
@@ -76,8 +82,9 @@ util::Result<WheelName> parse_wheel_filename(std::string_view filename) {
   const auto parts = util::split(stem, '-');
   const std::size_t dashes = parts.size() - 1;
   if (dashes != 4 && dashes != 5) {
-    return bad("expected 5 or 6 '-'-separated parts (name-version[-build]-python-abi-platform), found " +
-               std::to_string(parts.size()));
+    return bad(
+        "expected 5 or 6 '-'-separated parts (name-version[-build]-python-abi-platform), found " +
+        std::to_string(parts.size()));
   }
 
   WheelName wheel;
@@ -113,8 +120,9 @@ util::Result<WheelName> parse_wheel_filename(std::string_view filename) {
   return wheel;
 }
 
-std::strong_ordering compare_build_tags(const std::optional<std::pair<std::string, std::string>>& a,
-                                        const std::optional<std::pair<std::string, std::string>>& b) {
+std::strong_ordering compare_build_tags(
+    const std::optional<std::pair<std::string, std::string>>& a,
+    const std::optional<std::pair<std::string, std::string>>& b) {
   if (a.has_value() != b.has_value()) return a.has_value() <=> b.has_value();
   if (!a) return std::strong_ordering::equal;
   if (const int c = detail::compare_numbers(a->first, b->first)) {

@@ -31,7 +31,8 @@ struct WheelName {
 util::Result<WheelName> parse_wheel_filename(std::string_view filename);
 
 // Orders build tags as pip does: no tag first, then by number, then by rest.
-std::strong_ordering compare_build_tags(const std::optional<std::pair<std::string, std::string>>& a,
-                                        const std::optional<std::pair<std::string, std::string>>& b);
+std::strong_ordering compare_build_tags(
+    const std::optional<std::pair<std::string, std::string>>& a,
+    const std::optional<std::pair<std::string, std::string>>& b);
 
 }  // namespace flashfit::pkg

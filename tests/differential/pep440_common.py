@@ -191,5 +191,16 @@ def mutate(rng, text, extra_chars=()):
     return text.replace("\n", "").replace("\r", "")
 
 
+# Grammar tokens: strings glued from them hit the corners of the PEP 440 regex
+# (separator placement, spelling prefixes, implicit numbers) far more often
+# than character-level noise does.
+TOKENS = ["1", "0", "12", "007", ".", "-", "_", "+", "!", "a", "b", "c", "rc", "alpha", "pre", "preview",
+          "r", "rev", "post", "dev", "v", "V", "RC", "Post", " ", "x", "*", "\x0b"]
+
+
+def token_soup(rng, low=1, high=8):
+    return "".join(rng.choice(TOKENS) for _ in range(rng.randint(low, high)))
+
+
 def has_non_ascii_or_nul(text):
     return any(ord(c) >= 0x80 or c == "\x00" for c in text)

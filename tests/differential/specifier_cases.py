@@ -126,7 +126,9 @@ def generate(rng, count):
     while len(lines) < count:
         r = rng.random()
         text = rand_set(rng)
-        if r < 0.25:
+        if r < 0.1:
+            text = rng.choice(OPS + ["<=", ">"]) + common.token_soup(rng)
+        elif r < 0.3:
             text = common.mutate(rng, text, extra_chars="=<>~!,")
         text = text.replace("\t", " ")
         pre = rng.choice("NNNTF")

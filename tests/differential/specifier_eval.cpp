@@ -20,7 +20,9 @@ bool arbitrary_non_version(const Specifier& s) {
   return s.op() == "===" && !Version::parse(s.version_text());
 }
 
-const char* tri(std::optional<bool> value) { return !value ? "N" : (*value ? "T" : "F"); }
+const char* tri(std::optional<bool> value) {
+  return !value ? "N" : (*value ? "T" : "F");
+}
 
 std::string answer(const std::string& line) {
   const auto fields = flashfit::util::split(line, '\t');
@@ -50,8 +52,10 @@ std::string answer(const std::string& line) {
     return out;
   };
 
-  std::string out = "OK " + set->str() + "|" + (poisoned ? "X" : tri(set->allows_prereleases())) + "|";
-  for (const auto* s : specs) out += arbitrary_non_version(*s) ? "X" : (s->allows_prereleases() ? "1" : "0");
+  std::string out =
+      "OK " + set->str() + "|" + (poisoned ? "X" : tri(set->allows_prereleases())) + "|";
+  for (const auto* s : specs)
+    out += arbitrary_non_version(*s) ? "X" : (s->allows_prereleases() ? "1" : "0");
   out += "|" + verdicts([&](const Version& v) { return set->contains(v, pre); }, !pre && poisoned);
   out += "|";
   for (std::size_t i = 0; i < specs.size(); ++i) {

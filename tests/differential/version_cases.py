@@ -61,7 +61,9 @@ def generate(rng, count):
     data_versions = common.data_version_strings()
     while len(lines) < count:
         r = rng.random()
-        if r < 0.35:
+        if r < 0.12:
+            line = "S\t" + common.token_soup(rng)
+        elif r < 0.35:
             line = "S\t" + common.rand_version(rng)
         elif r < 0.65:
             line = "S\t" + common.mutate(rng, common.rand_version(rng))

@@ -8,9 +8,13 @@ namespace {
 
 using flashfit::pkg::Version;
 
-const char* yn(bool flag) { return flag ? "1" : "0"; }
+const char* yn(bool flag) {
+  return flag ? "1" : "0";
+}
 
-std::string or_dash(const std::optional<std::string>& value) { return value ? *value : "-"; }
+std::string or_dash(const std::optional<std::string>& value) {
+  return value ? *value : "-";
+}
 
 std::string describe(const Version& v) {
   std::string release;
@@ -19,8 +23,8 @@ std::string describe(const Version& v) {
     release += v.release()[i];
   }
   const std::string pre = v.pre() ? v.pre()->first + v.pre()->second : "-";
-  return v.str() + "|" + v.public_str() + "|" + v.base_str() + "|" + v.epoch() + "|" + release + "|" +
-         pre + "|" + or_dash(v.post()) + "|" + or_dash(v.dev()) + "|" +
+  return v.str() + "|" + v.public_str() + "|" + v.base_str() + "|" + v.epoch() + "|" + release +
+         "|" + pre + "|" + or_dash(v.post()) + "|" + or_dash(v.dev()) + "|" +
          (v.has_local() ? v.local() : "-") + "|" + yn(v.is_prerelease()) + "|" +
          yn(v.is_postrelease()) + "|" + yn(v.is_devrelease()) + "|" + yn(v.has_local());
 }

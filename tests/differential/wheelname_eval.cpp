@@ -9,7 +9,8 @@ namespace {
 std::string answer(const std::string& line) {
   auto wheel = flashfit::pkg::parse_wheel_filename(line);
   if (!wheel) return "ERR";
-  std::string out = "OK " + wheel->name + "|" + wheel->canonical_name + "|" + wheel->version.str() + "|";
+  std::string out =
+      "OK " + wheel->name + "|" + wheel->canonical_name + "|" + wheel->version.str() + "|";
   out += wheel->build ? wheel->build->first + "," + wheel->build->second : "-";
   out += "|";
   for (std::size_t i = 0; i < wheel->tags.size(); ++i) {

@@ -1,0 +1,162 @@
+#include "pkg/wheel_name.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "util/strings.hpp"
+
+namespace flashfit::pkg {
+namespace {
+
+WheelName wheel(std::string_view filename) {
+  auto parsed = parse_wheel_filename(filename);
+  EXPECT_TRUE(parsed) << filename << ": " << (parsed ? "" : util::render(parsed.error()));
+  return parsed ? *parsed : WheelName{};
+}
+
+std::string error_of(std::string_view filename) {
+  auto parsed = parse_wheel_filename(filename);
+  if (parsed) return "";
+  EXPECT_EQ(parsed.error().kind, util::ErrorKind::input);
+  return parsed.error().context + ": " + parsed.error().message;
+}
+
+std::vector<std::string> tag_strs(const WheelName& w) {
+  std::vector<std::string> out;
+  for (const auto& t : w.tags) out.push_back(t.str());
+  return out;
+}
+
+std::vector<std::string> data_lines(const std::string& file) {
+  std::ifstream in(std::string(FLASHFIT_DATA_DIR) + "/" + file);
+  EXPECT_TRUE(in) << file;
+  std::vector<std::string> lines;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
+TEST(WheelName, ParsesAFlashAttnName) {
+  const auto w = wheel("flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  EXPECT_EQ(w.name, "flash_attn");
+  EXPECT_EQ(w.canonical_name, "flash-attn");
+  EXPECT_EQ(w.version.str(), "2.8.3+cu12torch2.8cxx11abitrue");
+  EXPECT_FALSE(w.build);
+  EXPECT_EQ(tag_strs(w), std::vector<std::string>{"cp312-cp312-linux_x86_64"});
+}
+
+TEST(WheelName, BuildTagsAndTagSets) {
+  const auto w = wheel("Foo.Bar_baz-2!1.0rc1.dev2-007_x-py3.py2-none.abi3-ANY.whl");
+  EXPECT_EQ(w.name, "Foo.Bar_baz");
+  EXPECT_EQ(w.canonical_name, "foo-bar-baz");
+  EXPECT_EQ(w.version.str(), "2!1.0rc1.dev2");
+  ASSERT_TRUE(w.build);
+  EXPECT_EQ(*w.build, (std::pair<std::string, std::string>{"7", "_x"}));
+  EXPECT_EQ(tag_strs(w), (std::vector<std::string>{"py2-abi3-any", "py2-none-any", "py3-abi3-any",
+                                                   "py3-none-any"}));
+  EXPECT_EQ(wheel("foo-1.0-000-py3-none-any.whl").build->first, "0");
+  EXPECT_EQ(wheel("foo-v1.0_post1-py3-none-any.whl").version.str(), "1.0.post1");
+
+  using Build = std::optional<std::pair<std::string, std::string>>;
+  EXPECT_TRUE(compare_build_tags(Build{}, Build{{"0", ""}}) < 0);
+  EXPECT_TRUE(compare_build_tags(Build{{"9", "z"}}, Build{{"10", ""}}) < 0);
+  EXPECT_TRUE(compare_build_tags(Build{{"1", "a"}}, Build{{"1", "b"}}) < 0);
+  EXPECT_TRUE(compare_build_tags(Build{{"1", "a"}}, Build{{"1", "a"}}) == 0);
+}
+
+TEST(WheelName, EveryOfficialFlashAttnFileParses) {
+  const auto lines = data_lines("flash-attn-official-wheels.tsv");
+  EXPECT_GT(lines.size(), 2800u);
+  for (const auto& line : lines) {
+    const auto fields = util::split(line, '\t');
+    ASSERT_GE(fields.size(), 2u) << line;
+    const auto w = wheel(fields[1]);
+    EXPECT_EQ(w.canonical_name, "flash-attn") << line;
+    EXPECT_TRUE(w.version.has_local()) << line;
+    EXPECT_EQ(w.tags.size(), 1u) << line;
+    EXPECT_TRUE(Version::parse(fields[0])) << fields[0];  // the release tag, "v2.5.1.post1"
+  }
+}
+
+TEST(WheelName, EveryCommunityFlashAttnFileParses) {
+  const auto lines = data_lines("flash-attn-community-wheels.tsv");
+  EXPECT_GT(lines.size(), 3500u);
+  for (const auto& url : lines) {
+    const auto basename = url.substr(url.rfind('/') + 1);
+    const auto w = wheel(basename);
+    EXPECT_TRUE(w.canonical_name == "flash-attn" || w.canonical_name == "flash-attn-3") << url;
+    EXPECT_FALSE(w.tags.empty()) << url;
+  }
+}
+
+TEST(WheelName, RejectsWithPreciseMessages) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "the extension must be '.whl'"},
+      {"foo-1.0-py3-none-any.WHL", "the extension must be '.whl'"},
+      {"foo-1.0-py3-none.whl",
+       "expected 5 or 6 '-'-separated parts (name-version[-build]-python-abi-platform), found 4"},
+      {"foo-1.0-1-2-py3-none-any.whl", "found 7"},
+      {"foo-1.0-x-py3-none-any.whl", "the build tag 'x' must start with a digit"},
+      {"foo-1.0--py3-none-any.whl", "the build tag '' must start with a digit"},
+      {"foo__bar-1.0-py3-none-any.whl", "'__' at position 3 in the project name part"},
+      {"foo+bar-1.0-py3-none-any.whl",
+       "character '+' at position 3 is not allowed in the project name part"},
+      {"foo-1.0.-py3-none-any.whl", "version '1.0.': trailing separator '.' at position 3"},
+      {"foo--py3-none-any.whl", "version '': empty version"},
+      {"foo-1.0-py3-none-any.whl\x01", "control character '\\x01' at position 24"},
+      {std::string("foo-1.0-py3-none-any\0.whl", 25), "embedded NUL byte at position 20"},
+  };
+  for (const auto& [input, message] : cases) {
+    EXPECT_NE(error_of(input).find(message), std::string::npos)
+        << util::printable(input) << " gave: " << error_of(input);
+  }
+}
+
+// packaging 23.0 is laxer than PEP 427 here; flashfit rejects each of these.
+TEST(WheelName, IntendedDifferencesFromPackaging) {
+  // An empty name part (packaging's name regex is `[\w\d._]*`).
+  EXPECT_NE(
+      error_of("-1.0-py3-none-any.whl").find("the project name part before the first '-' is empty"),
+      std::string::npos);
+  // A name part that does not start and end with a letter or digit (PEP 508).
+  EXPECT_NE(error_of("_foo-1.0-py3-none-any.whl").find("must start and end with a letter or digit"),
+            std::string::npos);
+  EXPECT_NE(error_of("foo.-1.0-py3-none-any.whl").find("must start and end with a letter or digit"),
+            std::string::npos);
+  // Whitespace, which packaging's Version strips from the version part.
+  EXPECT_NE(error_of("foo- 1.0-py3-none-any.whl").find("a space at position 4"), std::string::npos);
+  EXPECT_NE(error_of("foo-1.0\t-py3-none-any.whl").find("control character '\\x09' at position 7"),
+            std::string::npos);
+  // Non-ASCII: packaging's \w takes Unicode letters in the name, and tags are free text.
+  EXPECT_NE(error_of("f\u00f6o-1.0-py3-none-any.whl").find("non-ASCII byte \\xc3 at position 1"),
+            std::string::npos);
+  EXPECT_NE(error_of("foo-1.0-py3-none-\u00e9.whl").find("non-ASCII byte"), std::string::npos);
+  // Empty tags, which packaging turns into Tag objects with empty fields.
+  EXPECT_NE(error_of("foo-1.0-py3..py2-none-any.whl")
+                .find("empty python tag in the tag set 'py3..py2-none-any'"),
+            std::string::npos);
+  EXPECT_NE(error_of("foo-1.0-py3--any.whl").find("empty ABI tag"), std::string::npos);
+  EXPECT_NE(error_of("foo-1.0-py3-none-.whl").find("empty platform tag"), std::string::npos);
+}
+
+TEST(WheelName, OverLongInput) {
+  const std::string long_name(100000, 'f');
+  EXPECT_EQ(wheel(long_name + "-1.0-py3-none-any.whl").name.size(), 100000u);
+  EXPECT_EQ(wheel("foo-1.0-" + std::string(100000, '9') + "-py3-none-any.whl").build->first.size(),
+            100000u);
+  std::string platforms;
+  for (int i = 0; i < 10000; ++i) platforms += "p" + std::to_string(i) + ".";
+  platforms += "any";
+  EXPECT_EQ(wheel("foo-1.0-py3-none-" + platforms + ".whl").tags.size(), 10001u);
+  EXPECT_NE(error_of(std::string(100000, '-') + ".whl").find("found 100001"), std::string::npos);
+  EXPECT_LT(error_of(std::string(100000, 'x') + ".whl").size(), 600u);
+}
+
+}  // namespace
+}  // namespace flashfit::pkg
