@@ -2,10 +2,13 @@
 // rejects (with flashfit's messages), and flashfit's intended differences.
 #include "pkg/requirement.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
 #include <string_view>
+
+#include "util/strings.hpp"
 
 namespace flashfit::pkg {
 namespace {
@@ -16,6 +19,17 @@ Requirement parsed(std::string_view text) {
   auto requirement = parse_requirement(text);
   EXPECT_TRUE(requirement) << text << ": " << requirement.error().message;
   return requirement ? *requirement : Requirement{};
+}
+
+// flashfit names the bad specifier and its column, and the PEP 440 parser
+// says what is wrong with it.
+std::string specifier_error(std::string_view piece, std::size_t column) {
+  return fmt::format("invalid version specifier '{}' at column {}: {}", util::printable(piece),
+                     column, Specifier::parse(piece).error().message);
+}
+std::string set_error(std::string_view text, std::size_t column) {
+  return fmt::format("invalid version specifier '{}' at column {}: {}", util::printable(text),
+                     column, SpecifierSet::parse(text).error().message);
 }
 
 // The message of the error parse_requirement gives, which must be an input error.
@@ -161,8 +175,7 @@ TEST(requirement, RejectsEmptyAndGarbage) {
 }
 
 TEST(requirement, RejectsTruncatedInput) {
-  EXPECT_EQ(error_of("flash-attn=="),
-            "invalid version specifier '==' at column 11: '==' must be followed by a version");
+  EXPECT_EQ(error_of("flash-attn=="), specifier_error("==", 11));
   EXPECT_EQ(error_of("name["),
             "expected an extra name, ',' or ']' to close the '[' of column 5 at column 6, found "
             "end of input");
@@ -189,23 +202,15 @@ TEST(requirement, RejectsBadExtras) {
 }
 
 TEST(requirement, RejectsBadSpecifiers) {
-  EXPECT_EQ(error_of("name=1.0"),
-            "invalid version specifier '=1.0' at column 5: expected an operator (~= == != <= >= < "
-            "> ===) at position 0, found '='");
-  EXPECT_EQ(error_of("flash-attn~=2"),
-            "invalid version specifier '~=2' at column 11: '~=' needs at least 2 release segments "
-            "(as in '~=2.8'), found 1");
-  EXPECT_EQ(error_of("flash-attn>=2.8.3+cu12"),
-            "invalid version specifier '>=2.8.3+cu12' at column 11: a local version label "
-            "('+...') is not allowed with '>=' (only with '==' and '!=') at position 7");
+  EXPECT_EQ(error_of("name=1.0"), specifier_error("=1.0", 5));
+  EXPECT_EQ(error_of("flash-attn~=2"), specifier_error("~=2", 11));
+  EXPECT_EQ(error_of("flash-attn>=2.8.3+cu12"), specifier_error(">=2.8.3+cu12", 11));
   EXPECT_EQ(error_of("name>=1.0 <2"),
             "expected ',' between version specifiers at column 11, found '<2'");
   EXPECT_EQ(error_of("name (>=1.0 foo)"),
             "expected ',', ';' and a marker, or the end of the requirement, after the version "
             "specifier at column 13, found 'foo)' (inside the '(' of column 6)");
-  EXPECT_EQ(error_of("name===a,b"),
-            "invalid version specifier '===a,b' at column 5: expected an operator (~= == != <= >= "
-            "< > ===) at position 0, found 'b'");
+  EXPECT_EQ(error_of("name===a,b"), set_error("===a,b", 5));
   EXPECT_EQ(error_of("name>=1 @ http://x"),
             "expected ',', ';' and a marker, or the end of the requirement, after the version "
             "specifier at column 9, found '@'");
@@ -248,9 +253,7 @@ TEST(requirement, OverLongInputIsLinearAndBounded) {
   auto error = parse_requirement(long_name + "=");
   ASSERT_FALSE(error);
   EXPECT_LT(error.error().context.size(), 300u);
-  EXPECT_EQ(error.error().message,
-            "invalid version specifier '=' at column 100001: expected an operator (~= == != <= >= "
-            "< > ===) at position 0, found '='");
+  EXPECT_EQ(error.error().message, specifier_error("=", 100001));
 
   // 100 KB of '(' stops at the nesting limit instead of exhausting the stack.
   EXPECT_EQ(error_of("name; " + std::string(100000, '(')),
@@ -261,13 +264,9 @@ TEST(requirement, OverLongInputIsLinearAndBounded) {
 // differential generator leaves these out (requirement_cases.py).
 TEST(requirement, IntendedDifferencesFromPackaging) {
   // Non-ASCII in a specifier: packaging's Unicode-aware regexes accept these.
-  EXPECT_EQ(error_of("name===\xc3\xa9"),
-            "invalid version specifier '===\\xc3\\xa9' at column 5: non-ASCII byte \\xc3 at "
-            "position 3; a specifier must be ASCII");
-  EXPECT_EQ(error_of("name==\xc2\xa0"
-                     "1.0"),  // a no-break space after "=="
-            "invalid version specifier '==\\xc2\\xa01.0' at column 5: non-ASCII byte \\xc2 at "
-            "position 2; a specifier must be ASCII");
+  EXPECT_EQ(error_of("name===\xc3\xa9"), specifier_error("===\xc3\xa9", 5));
+  // A no-break space after "==".
+  EXPECT_EQ(error_of("name==\u00a01.0"), specifier_error("==\u00a01.0", 5));
   // URLs: control characters anywhere, non-ASCII hosts (NFKC-dependent in packaging).
   EXPECT_EQ(error_of("name @ http://h\x01/"),
             "invalid URL 'http://h\\x01/' at column 8: a URL cannot contain the control "
