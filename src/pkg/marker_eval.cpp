@@ -40,55 +40,31 @@ util::Result<bool> Marker::evaluate_node(std::size_t index,
   return any_run;
 }
 
-namespace {
-
-util::Result<std::string> lookup(const MarkerEnvironment& environment, const std::string& name,
-                                 const std::string& comparison) {
-  const auto* value = environment.find(name);
-  if (value == nullptr) {
-    // Only reachable with a string on the left: packaging then reads the
-    // right side as the variable name, whatever it is.
-    return util::input_error(fmt::format("cannot evaluate `{}`: \"{}\" is not a marker variable",
-                                         comparison, util::printable(name, 60)),
-                             {}, "a comparison needs a marker variable on one side");
-  }
-  if (!*value) {
-    if (name == "extra") return std::string();
-    return util::input_error(
-        fmt::format("cannot evaluate `{}`: the environment does not set {}", comparison, name));
-  }
-  return **value;
-}
-
-}  // namespace
-
 util::Result<bool> Marker::evaluate_comparison(const Node& node,
                                                const MarkerEnvironment& environment) const {
-  const std::string comparison = format(static_cast<std::size_t>(&node - nodes_.data()), true);
+  // Printed only for a message, so the common path does not format.
+  const auto fail = [&](const std::string& why, std::string hint = {}) -> util::Result<bool> {
+    const std::string comparison = format(static_cast<std::size_t>(&node - nodes_.data()), true);
+    return util::input_error(fmt::format("cannot evaluate `{}`: {}", comparison, why), {},
+                             std::move(hint));
+  };
   // packaging reads the environment through the left side when it is a
   // variable, and otherwise through the right side's text, even when that
   // side is a quoted string ("3.8" < "python_version" reads python_version).
-  std::string key;
-  std::string lhs;
-  std::string rhs;
-  if (node.left.is_variable) {
-    key = node.left.text;
-    auto value = lookup(environment, key, comparison);
-    if (!value) return tl::unexpected(std::move(value.error()));
-    lhs = std::move(*value);
-    rhs = node.right.text;
-  } else {
-    key = node.right.text;
-    auto value = lookup(environment, key, comparison);
-    if (!value) return tl::unexpected(std::move(value.error()));
-    lhs = node.left.text;
-    rhs = std::move(*value);
+  const std::string& key = node.left.is_variable ? node.left.text : node.right.text;
+  const auto* value = environment.find(key);
+  if (value == nullptr) {
+    return fail(fmt::format("\"{}\" is not a marker variable", util::printable(key, 60)),
+                "a comparison needs a marker variable on one side");
   }
+  if (!*value && key != "extra") return fail("the environment does not set " + key);
+  const std::string& variable = value->has_value() ? **value : std::string();  // extra: ""
+  std::string lhs = node.left.is_variable ? variable : node.left.text;
+  std::string rhs = node.left.is_variable ? node.right.text : variable;
   if (key == "extra") {
     if (!util::is_ascii(lhs) || !util::is_ascii(rhs)) {
-      return util::input_error(fmt::format("cannot evaluate `{}`: extra name \"{}\" is not ASCII",
-                                           comparison,
-                                           util::printable(util::is_ascii(lhs) ? rhs : lhs, 60)));
+      return fail(fmt::format("extra name \"{}\" is not ASCII",
+                              util::printable(util::is_ascii(lhs) ? rhs : lhs, 60)));
     }
     lhs = canonicalize_name(lhs);
     rhs = canonicalize_name(rhs);
@@ -99,10 +75,9 @@ util::Result<bool> Marker::evaluate_comparison(const Node& node,
     if (auto specifier = Specifier::parse(op + rhs)) {
       auto version = Version::parse(lhs);
       if (!version) {
-        return util::input_error(
-            fmt::format("cannot evaluate `{}`: \"{}\" is not a valid version, and \"{}{}\" makes "
-                        "this a version comparison",
-                        comparison, util::printable(lhs, 60), op, util::printable(rhs, 60)));
+        return fail(fmt::format(
+            "\"{}\" is not a valid version, and \"{}{}\" makes this a version comparison",
+            util::printable(lhs, 60), op, util::printable(rhs, 60)));
       }
       return specifier->contains(*version, true);
     }
@@ -117,9 +92,8 @@ util::Result<bool> Marker::evaluate_comparison(const Node& node,
   if (op == "<=") return lhs <= rhs;
   if (op == ">") return lhs > rhs;
   if (op == ">=") return lhs >= rhs;
-  return util::input_error(
-      fmt::format("cannot evaluate `{}`: '{}' needs a version on the right, and \"{}\" is not one",
-                  comparison, op, util::printable(rhs, 60)));
+  return fail(fmt::format("'{}' needs a version on the right, and \"{}\" is not one", op,
+                          util::printable(rhs, 60)));
 }
 
 }  // namespace flashfit::pkg

@@ -5,32 +5,17 @@
 #include <array>
 
 #include "pkg/python_string.hpp"
+#include "pkg/version_grammar.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::pkg::detail {
 namespace {
 
-bool is_ascii_alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-// Python's `\s` on ASCII: str.isspace() also holds for \x1c..\x1f.
-bool is_python_space(char c) {
-  return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
-}
-
-char lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
 // Case-insensitive literal at `i` (the specifier regex is IGNORECASE).
 bool match_word_ci(std::string_view s, std::size_t i, std::string_view word) {
   if (s.size() - i < word.size()) return false;
   for (std::size_t k = 0; k < word.size(); ++k) {
-    if (lower(s[i + k]) != word[k]) return false;
+    if (to_lower(s[i + k]) != word[k]) return false;
   }
   return true;
 }
@@ -40,8 +25,8 @@ std::size_t skip_digits(std::string_view s, std::size_t i) {
   return i;
 }
 
-bool is_separator(std::string_view s, std::size_t i) {
-  return i < s.size() && (s[i] == '-' || s[i] == '_' || s[i] == '.');
+bool separator_at(std::string_view s, std::size_t i) {
+  return i < s.size() && is_separator(s[i]);
 }
 
 constexpr std::size_t kNone = std::string_view::npos;
@@ -51,12 +36,12 @@ constexpr std::size_t kNone = std::string_view::npos;
 template <std::size_t N>
 std::size_t match_letter_segment(std::string_view s, std::size_t i,
                                  const std::array<std::string_view, N>& words) {
-  for (const std::size_t start : {is_separator(s, i) ? i + 1 : kNone, i}) {
+  for (const std::size_t start : {separator_at(s, i) ? i + 1 : kNone, i}) {
     if (start == kNone) continue;
     for (const auto word : words) {
       if (!match_word_ci(s, start, word)) continue;
       std::size_t j = start + word.size();
-      if (is_separator(s, j)) ++j;
+      if (separator_at(s, j)) ++j;
       return skip_digits(s, j);
     }
   }
@@ -70,8 +55,8 @@ constexpr std::array<std::string_view, 1> kDevWords = {"dev"};
 
 // `\s* v? (?:[0-9]+!)? [0-9]+ (?:\.[0-9]+)*` with at least `min_dots` dotted parts.
 std::size_t match_release(std::string_view s, std::size_t i, int min_dots) {
-  while (i < s.size() && is_python_space(s[i])) ++i;
-  if (i < s.size() && lower(s[i]) == 'v') ++i;
+  while (i < s.size() && is_py_space(s[i])) ++i;
+  if (i < s.size() && to_lower(s[i]) == 'v') ++i;
   const std::size_t epoch_end = skip_digits(s, i);
   // The epoch is taken only if a release follows it; otherwise the regex
   // backtracks and reads the digits as the release.
@@ -103,12 +88,12 @@ std::size_t match_suffixes(std::string_view s, std::size_t i) {
 }
 
 std::size_t match_local(std::string_view s, std::size_t i) {
-  if (i >= s.size() || s[i] != '+' || i + 1 >= s.size() || !is_ascii_alnum(s[i + 1])) return i;
+  if (i >= s.size() || s[i] != '+' || i + 1 >= s.size() || !is_alnum(s[i + 1])) return i;
   std::size_t j = i + 1;
-  while (j < s.size() && is_ascii_alnum(s[j])) ++j;
-  while (is_separator(s, j) && j + 1 < s.size() && is_ascii_alnum(s[j + 1])) {
+  while (j < s.size() && is_alnum(s[j])) ++j;
+  while (separator_at(s, j) && j + 1 < s.size() && is_alnum(s[j + 1])) {
     ++j;
-    while (j < s.size() && is_ascii_alnum(s[j])) ++j;
+    while (j < s.size() && is_alnum(s[j])) ++j;
   }
   return j;
 }
@@ -123,8 +108,8 @@ std::size_t match_equality_version(std::string_view s, std::size_t i) {
 
 // After ===: `\s*[^\s;)]*`, kept to ASCII (see the header).
 std::size_t match_arbitrary_version(std::string_view s, std::size_t i) {
-  while (i < s.size() && is_python_space(s[i])) ++i;
-  while (i < s.size() && !is_python_space(s[i]) && s[i] != ';' && s[i] != ')' &&
+  while (i < s.size() && is_py_space(s[i])) ++i;
+  while (i < s.size() && !is_py_space(s[i]) && s[i] != ';' && s[i] != ')' &&
          static_cast<unsigned char>(s[i]) < 0x80) {
     ++i;
   }
@@ -134,7 +119,7 @@ std::size_t match_arbitrary_version(std::string_view s, std::size_t i) {
 }  // namespace
 
 bool is_word_byte(char c) {
-  return is_ascii_alnum(c) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
+  return is_alnum(c) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
 }
 
 std::size_t match_specifier_token(std::string_view s, std::size_t pos) {
@@ -214,11 +199,11 @@ bool Pep508Lexer::accept(char c) {
 }
 
 static std::size_t identifier_length(std::string_view s, std::size_t pos) {
-  if (pos >= s.size() || !is_ascii_alnum(s[pos])) return 0;
+  if (pos >= s.size() || !is_alnum(s[pos])) return 0;
   if (pos > 0 && is_word_byte(s[pos - 1])) return 0;  // leading \b
   std::size_t greedy = pos + 1;
   while (greedy < s.size() &&
-         (is_ascii_alnum(s[greedy]) || s[greedy] == '.' || s[greedy] == '_' || s[greedy] == '-')) {
+         (is_alnum(s[greedy]) || s[greedy] == '.' || s[greedy] == '_' || s[greedy] == '-')) {
     ++greedy;
   }
   // The regex backtracks from the greedy end to the longest prefix that ends
@@ -347,8 +332,8 @@ std::string Pep508Lexer::found_at(std::size_t offset) const {
 
 std::string_view Pep508Lexer::word_at(std::size_t offset) const {
   std::size_t end = offset;
-  while (end < text_.size() && (is_ascii_alnum(text_[end]) || text_[end] == '.' ||
-                                text_[end] == '_' || text_[end] == '-')) {
+  while (end < text_.size() &&
+         (is_alnum(text_[end]) || text_[end] == '.' || text_[end] == '_' || text_[end] == '-')) {
     ++end;
   }
   return text_.substr(offset, end - offset);

@@ -5,23 +5,18 @@
 #include <array>
 #include <vector>
 
+#include "pkg/version_grammar.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::pkg::detail {
 namespace {
 
-bool is_ascii_alpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
 bool is_hex(char c) {
   return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 bool is_scheme_char(char c) {
-  return is_ascii_alpha(c) || is_digit(c) || c == '+' || c == '-' || c == '.';
+  return is_alpha(c) || is_digit(c) || c == '+' || c == '-' || c == '.';
 }
 
 bool is_ipv4_octet(std::string_view octet) {
@@ -142,7 +137,7 @@ std::optional<std::string> requirement_url_problem(std::string_view url) {
   std::string scheme;
   std::string_view rest = url;
   if (const auto colon = url.find(':');
-      colon != std::string_view::npos && colon > 0 && is_ascii_alpha(url[0])) {
+      colon != std::string_view::npos && colon > 0 && is_alpha(url[0])) {
     bool all_scheme_chars = true;
     for (std::size_t i = 0; i < colon; ++i)
       all_scheme_chars = all_scheme_chars && is_scheme_char(url[i]);
