@@ -162,7 +162,7 @@ def generate(rng, count):
         lines.append(text + "\t" + json.dumps(gen.rand_env(rng), separators=(",", ":")))
     lines = [line for line in lines if not intended_difference(line)]
     while len(lines) < count:
-        text = gen.rand_requirement(rng)
+        text = gen.rand_requirement(rng) if rng.random() < 0.9 else gen.rand_token_soup(rng)
         if rng.random() < 0.3:
             text = common.mutate(rng, text, extra_chars=gen.MUTATION_CHARS)
         line = text + "\t" + json.dumps(gen.rand_env(rng), separators=(",", ":"))

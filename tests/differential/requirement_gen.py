@@ -249,6 +249,23 @@ def rand_requirement(rng):
     return out + ws(rng, 0.1)
 
 
+SOUP_MARKER = VARIABLES + ["and", "or", "not", "in", "(", ")", "'3.9'", '"posix"', "'linux'", "==",
+                         "<", ">=", "~=", "===", "!=", "'3.11.*'", "'a\\x41'", "'Foo_Bar'", " ",
+                         " ", "\t", "", "'3.*'", "'\\u00e9'", "'"]
+SOUP_SPECIFIER = list("0123456789" * 3 + ".*+!vV-_abcdeilnoprstvwxyzABCDEPRV" + "==<>~! ,;()\t\x0b\x1c")
+
+
+def rand_token_soup(rng):
+    """Tokens in random order: where the tokenizer's regex quirks show."""
+    if rng.random() < 0.5:
+        sep = rng.choice([" ", "", " "])
+        return "name;" + sep.join(rng.choice(SOUP_MARKER) for _ in range(rng.randint(1, 14)))
+    soup = "".join(rng.choice(SOUP_SPECIFIER) for _ in range(rng.randint(1, 25)))
+    if rng.random() < 0.7:
+        soup = rng.choice(["==", ">=", "~=", "!=", "<", "===", "<=", ">"]) + soup
+    return "name" + rng.choice(["", " ", "(", " ("]) + soup
+
+
 def rand_env(rng):
     env = dict(rng.choice(PROFILES))
     for key in list(env):
