@@ -8,8 +8,12 @@
 //   silently ignores it (`python_version > "3" garbage` parses there).
 // - Parentheses nest at most kMaxMarkerDepth deep; packaging allows ~480 and
 //   then fails with RecursionError.
-// - A comparison of `extra` with a non-ASCII string is refused: packaging
+// - A comparison of `extra` with a non-ASCII string is refused at parse time,
+//   and a non-ASCII extra in the environment at evaluation: packaging
 //   lower-cases extra names with Unicode rules flashfit does not carry.
+// - Version comparisons use pkg::Version and pkg::Specifier, which are ASCII:
+//   a value packaging's Unicode `\s` would strip ("3.11" + U+00A0) is not a
+//   version here, so the comparison fails to evaluate.
 // - Token-level narrowings shared with requirements: see pep508_lexer.hpp and
 //   python_string.hpp.
 
