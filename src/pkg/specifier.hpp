@@ -15,6 +15,10 @@ namespace flashfit::pkg {
 
 class Specifier {
  public:
+  // packaging's per-operator grammar: ".*" and "+local" only after == and
+  // !=, two release segments after ~=, anything but whitespace, ';' and ')'
+  // after ===. NUL and non-ASCII bytes are rejected (packaging lets them
+  // into "===" text).
   static util::Result<Specifier> parse(std::string_view text);
 
   const std::string& op() const { return op_; }
@@ -22,7 +26,8 @@ class Specifier {
   std::string str() const { return op_ + version_; }
 
   // Whether pre-releases are admitted when the caller does not say
-  // (packaging's Specifier.prereleases).
+  // (packaging's Specifier.prereleases). For "===" text that is not a
+  // version packaging raises; this says false.
   bool allows_prereleases() const;
 
   // packaging's Specifier.contains(item, prereleases).

@@ -16,7 +16,10 @@ namespace flashfit::pkg {
 class Version {
  public:
   // Accepts what packaging.version.Version accepts (surrounding whitespace,
-  // a leading 'v', alternative spellings such as "1.0-alpha_1" or "1.0-r3").
+  // a leading 'v', alternative spellings such as "1.0-alpha_1" or "1.0-r3"),
+  // with numbers of any length. One deliberate difference: any non-ASCII byte
+  // is an error, where Python's regex lets Unicode whitespace and a few
+  // case-folded letters (U+212A KELVIN SIGN for 'k') through.
   static util::Result<Version> parse(std::string_view text);
 
   // The normalised form: str(packaging.version.Version(text)).
