@@ -1,10 +1,10 @@
 #include "pkg/variant.hpp"
 
+#include <fmt/format.h>
+
 #include <optional>
 #include <string>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "util/strings.hpp"
 
@@ -12,8 +12,12 @@ namespace flashfit::pkg {
 
 namespace {
 
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+char lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 bool is_hex(char c) {
   const char l = lower(c);
   return is_digit(l) || (l >= 'a' && l <= 'f');
@@ -23,32 +27,32 @@ bool is_hex(char c) {
 // no lower-cased copy of its input (it runs once per candidate wheel).
 class Cursor {
  public:
-  explicit Cursor(std::string_view text) : text_(text) {}
+  explicit Cursor(std::string_view text) : input(text) {}
 
-  bool done() const { return pos_ == text_.size(); }
+  bool done() const { return pos == input.size(); }
 
   // Consumes `word` (given in lower case) if the text continues with it.
   bool take(std::string_view word) {
-    if (text_.size() - pos_ < word.size()) return false;
+    if (input.size() - pos < word.size()) return false;
     for (std::size_t i = 0; i < word.size(); ++i) {
-      if (lower(text_[pos_ + i]) != word[i]) return false;
+      if (lower(input[pos + i]) != word[i]) return false;
     }
-    pos_ += word.size();
+    pos += word.size();
     return true;
   }
 
   // Consumes the longest run of characters that satisfy `accept` (may be empty).
   template <class Predicate>
   std::string_view take_run(Predicate accept) {
-    const std::size_t start = pos_;
-    while (pos_ < text_.size() && accept(text_[pos_])) ++pos_;
-    return text_.substr(start, pos_ - start);
+    const std::size_t start = pos;
+    while (pos < input.size() && accept(input[pos])) ++pos;
+    return input.substr(start, pos - start);
   }
   std::string_view take_digits() { return take_run(is_digit); }
 
  private:
-  std::string_view text_;
-  std::size_t pos_ = 0;
+  std::string_view input;
+  std::size_t pos = 0;
 };
 
 // A version component: 1..max_digits digits and no leading zero ("0" itself is
@@ -179,12 +183,18 @@ std::optional<VariantLabel> decode_pyg(Cursor cursor) {
 
 std::string_view to_string(VariantScheme scheme) {
   switch (scheme) {
-    case VariantScheme::none: return "none";
-    case VariantScheme::upstream: return "upstream";
-    case VariantScheme::community: return "community";
-    case VariantScheme::pyg: return "pyg";
-    case VariantScheme::rocm: return "rocm";
-    case VariantScheme::unknown: return "unknown";
+    case VariantScheme::none:
+      return "none";
+    case VariantScheme::upstream:
+      return "upstream";
+    case VariantScheme::community:
+      return "community";
+    case VariantScheme::pyg:
+      return "pyg";
+    case VariantScheme::rocm:
+      return "rocm";
+    case VariantScheme::unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -193,9 +203,13 @@ std::string CudaVersion::str() const {
   return minor ? fmt::format("{}.{}", major, *minor) : fmt::format("{}.x", major);
 }
 
-std::string TorchVersion::str() const { return fmt::format("{}.{}", major, minor); }
+std::string TorchVersion::str() const {
+  return fmt::format("{}.{}", major, minor);
+}
 
-std::string RocmVersion::str() const { return fmt::format("{}.{}", major, minor); }
+std::string RocmVersion::str() const {
+  return fmt::format("{}.{}", major, minor);
+}
 
 std::string VariantLabel::describe() const {
   if (scheme == VariantScheme::none) return "no variant label";

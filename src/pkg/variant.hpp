@@ -70,9 +70,7 @@ struct VariantLabel {
   bool cpu_only = false;                // PyG "cpu" builds: no accelerator at all
   std::string raw;                      // the label exactly as given
 
-  bool known() const {
-    return scheme != VariantScheme::none && scheme != VariantScheme::unknown;
-  }
+  bool known() const { return scheme != VariantScheme::none && scheme != VariantScheme::unknown; }
   // One line for people: "CUDA 12.x, torch 2.8, C++11 ABI".
   std::string describe() const;
 

@@ -5,11 +5,11 @@
 
 #include "pkg/variant.hpp"
 
+#include <gtest/gtest.h>
+
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace flashfit::pkg {
 namespace {
@@ -151,7 +151,8 @@ TEST(variant_decode, CommunityGitSuffixAfterTwoDigitTorchMinor) {
   // A hash of digits only still ends the torch minor at "git".
   EXPECT_EQ(decode_variant("cu128torch2.8git1234567").torch, (TorchVersion{2, 8}));
   EXPECT_EQ(decode_variant("cu128torch2.8GITE2743AB").git_hash, "e2743ab");
-  EXPECT_EQ(decode_variant("cu128torch2.8git" + std::string(40, 'f')).git_hash, std::string(40, 'f'));
+  EXPECT_EQ(decode_variant("cu128torch2.8git" + std::string(40, 'f')).git_hash,
+            std::string(40, 'f'));
 }
 
 TEST(variant_decode, CommunityMajorOnlyCudaIsStillDecoded) {
@@ -234,12 +235,12 @@ TEST(variant_decode, CudaDigitSplit) {
     std::optional<CudaVersion> cuda;
   };
   const std::vector<Case> cases = {
-      {"92", CudaVersion{9, 2}},    {"100", CudaVersion{10, 0}},   {"102", CudaVersion{10, 2}},
-      {"11", CudaVersion{11, {}}},  {"118", CudaVersion{11, 8}},   {"12", CudaVersion{12, {}}},
-      {"128", CudaVersion{12, 8}},  {"130", CudaVersion{13, 0}},   {"13", CudaVersion{13, {}}},
+      {"92", CudaVersion{9, 2}},     {"100", CudaVersion{10, 0}}, {"102", CudaVersion{10, 2}},
+      {"11", CudaVersion{11, {}}},   {"118", CudaVersion{11, 8}}, {"12", CudaVersion{12, {}}},
+      {"128", CudaVersion{12, 8}},   {"130", CudaVersion{13, 0}}, {"13", CudaVersion{13, {}}},
       {"1210", CudaVersion{12, 10}},  // no such CUDA yet; read as 12.10, not 121.0
-      {"1", std::nullopt},          {"0", std::nullopt},           {"012", std::nullopt},
-      {"1205", std::nullopt},       {"12345", std::nullopt},       {"", std::nullopt},
+      {"1", std::nullopt},           {"0", std::nullopt},         {"012", std::nullopt},
+      {"1205", std::nullopt},        {"12345", std::nullopt},     {"", std::nullopt},
   };
   for (const Case& c : cases) {
     const std::string label = std::string("cu") + c.digits + "torch2.8";
@@ -265,22 +266,46 @@ TEST(variant_decode, TorchDigitsMustBeCanonical) {
 }
 
 TEST(variant_garbage, NamedCasesAreUnknown) {
-  for (const char* label :
-       {"cu", "cutorch", "cu12torch", "cu12torch2.", "torch2.8cu12", "cu12torch2.8cxx11abi",
-        "cu12torch2.8cxx11abiyes", "cu12torch2.8cxx11abiTRUEx", "cu12torch2.8cxx11abiTRUEgitabcd",
-        "cu12torch2.8cxx11abiTRUE.post1", "cu128torch2.8git", "cu128torch2.8gitxyz",
-        "cu128torch2.8git123", "cu128torch2.8gite2743ab.1", "pt", "pt21", "pt21cu", "pt21cpux",
-        "pt21rocm62", "rocm", "rocmtorch2.5", "cpu", "abc", "12", "cu12torch2.8 ", " cu12torch2.8",
-        "cu12-torch2.8", "cu12.torch2.8", "cu12torch2-8", "cu12_torch2.8", "+cu12torch2.8",
-        "20251229.cu128torch291cxx11abitrue.58fe37"}) {
+  for (const char* label : {"cu",
+                            "cutorch",
+                            "cu12torch",
+                            "cu12torch2.",
+                            "torch2.8cu12",
+                            "cu12torch2.8cxx11abi",
+                            "cu12torch2.8cxx11abiyes",
+                            "cu12torch2.8cxx11abiTRUEx",
+                            "cu12torch2.8cxx11abiTRUEgitabcd",
+                            "cu12torch2.8cxx11abiTRUE.post1",
+                            "cu128torch2.8git",
+                            "cu128torch2.8gitxyz",
+                            "cu128torch2.8git123",
+                            "cu128torch2.8gite2743ab.1",
+                            "pt",
+                            "pt21",
+                            "pt21cu",
+                            "pt21cpux",
+                            "pt21rocm62",
+                            "rocm",
+                            "rocmtorch2.5",
+                            "cpu",
+                            "abc",
+                            "12",
+                            "cu12torch2.8 ",
+                            " cu12torch2.8",
+                            "cu12-torch2.8",
+                            "cu12.torch2.8",
+                            "cu12torch2-8",
+                            "cu12_torch2.8",
+                            "+cu12torch2.8",
+                            "20251229.cu128torch291cxx11abitrue.58fe37"}) {
     expect_unknown(label);
   }
   expect_unknown("cu128torch2.8git" + std::string(41, 'a'));  // longer than a SHA-1
 }
 
 TEST(variant_garbage, NonAsciiAndNul) {
-  expect_unknown("cu12torch2.8cxx11abiTRU\xc3\x89");                // É
-  expect_unknown("cu\xef\xbc\x91\xef\xbc\x92torch2.8");             // full-width digits
+  expect_unknown("cu12torch2.8cxx11abiTRU\xc3\x89");     // É
+  expect_unknown("cu\xef\xbc\x91\xef\xbc\x92torch2.8");  // full-width digits
   expect_unknown("\xff\xfe\xfd");
   expect_unknown(std::string("cu12torch2.8\0", 13));
   expect_unknown(std::string("cu12\0torch2.8", 13));
@@ -289,15 +314,16 @@ TEST(variant_garbage, NonAsciiAndNul) {
 }
 
 TEST(variant_garbage, TenKilobytesOfJunk) {
+  constexpr std::size_t kTenKilobytes = 10240;
   std::mt19937 random(20260822);
-  std::string junk(10 * 1024, '\0');
+  std::string junk(kTenKilobytes, '\0');
   for (auto& c : junk) c = static_cast<char>(random() & 0xff);
   expect_unknown(junk);
   // A valid label followed by a long tail, and a long run of digits where a
   // version belongs (must not overflow an int).
-  expect_unknown("cu12torch2.8cxx11abiTRUE" + std::string(10 * 1024, 'x'));
-  expect_unknown("cu12torch2." + std::string(10 * 1024, '9'));
-  expect_unknown("pt" + std::string(10 * 1024, '1') + "cu121");
+  expect_unknown("cu12torch2.8cxx11abiTRUE" + std::string(kTenKilobytes, 'x'));
+  expect_unknown("cu12torch2." + std::string(kTenKilobytes, '9'));
+  expect_unknown("pt" + std::string(kTenKilobytes, '1') + "cu121");
 }
 
 TEST(variant_garbage, EveryPrefixOfARealLabelIsSafe) {
