@@ -107,22 +107,22 @@ void decode_all(benchmark::State& state, const std::vector<std::string>& labels)
       benchmark::Counter(total, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-void BM_DecodeOfficial(benchmark::State& state) {
+void bm_decode_official(benchmark::State& state) {
   decode_all(state, official());
 }
-void BM_DecodeCommunity(benchmark::State& state) {
+void bm_decode_community(benchmark::State& state) {
   decode_all(state, community());
 }
-void BM_DecodeAllLowered(benchmark::State& state) {
+void bm_decode_all_lowered(benchmark::State& state) {
   decode_all(state, all_lowered());
 }
-void BM_DecodeUnknown(benchmark::State& state) {
+void bm_decode_unknown(benchmark::State& state) {
   decode_all(state, unknown());
 }
 
-BENCHMARK(BM_DecodeOfficial);
-BENCHMARK(BM_DecodeCommunity);
-BENCHMARK(BM_DecodeAllLowered);
-BENCHMARK(BM_DecodeUnknown);
+BENCHMARK(bm_decode_official);
+BENCHMARK(bm_decode_community);
+BENCHMARK(bm_decode_all_lowered);
+BENCHMARK(bm_decode_unknown);
 
 }  // namespace
