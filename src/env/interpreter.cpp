@@ -1,0 +1,253 @@
+#include "env/interpreter.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "env/interpreter_script.hpp"
+#include "util/files.hpp"
+#include "util/process.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::env {
+namespace {
+
+using nlohmann::json;
+using util::ErrorKind;
+
+constexpr auto kQueryTimeout = std::chrono::seconds(30);
+
+util::Result<InterpreterChoice> named_program(const std::string& program, std::string found_by,
+                                              const std::optional<std::string>& path_env) {
+  if (program.find('/') != std::string::npos) {
+    if (!util::is_executable_file(program)) {
+      return util::input_error("no executable interpreter at '" + util::printable(program) + "'",
+                               found_by, "pass --python with the path of a Python 3 interpreter");
+    }
+    return InterpreterChoice{program, std::move(found_by)};
+  }
+  if (auto found = util::find_on_path(program, path_env.value_or(""))) {
+    return InterpreterChoice{found->string(), std::move(found_by)};
+  }
+  return util::input_error("'" + util::printable(program) + "' is not on PATH", found_by,
+                           "pass --python with the path of a Python 3 interpreter");
+}
+
+// Typed reads from the script's answer; a wrong type reads as absent, and
+// required facts are checked by the caller, so hostile JSON cannot throw.
+std::optional<std::string> str_at(const json& obj, const char* key) {
+  if (!obj.is_object()) return std::nullopt;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+std::optional<bool> bool_at(const json& obj, const char* key) {
+  if (!obj.is_object()) return std::nullopt;
+  auto it = obj.find(key);
+  if (it == obj.end()) return std::nullopt;
+  if (it->is_boolean()) return it->get<bool>();
+  if (it->is_number_integer()) return it->get<long long>() != 0;
+  return std::nullopt;
+}
+
+std::optional<long long> int_at(const json& obj, const char* key) {
+  if (!obj.is_object()) return std::nullopt;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<long long>();
+}
+
+const json& object_at(const json& obj, const char* key) {
+  static const json kEmpty = json::object();
+  if (!obj.is_object()) return kEmpty;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_object() ? *it : kEmpty;
+}
+
+// config vars are None, ints or strings; Python truthiness of a string is "non-empty".
+std::optional<bool> truthy_config_var(const json& vars, const char* key) {
+  if (!vars.is_object()) return std::nullopt;
+  auto it = vars.find(key);
+  if (it == vars.end() || it->is_null()) return std::nullopt;
+  if (it->is_number_integer()) return it->get<long long>() != 0;
+  if (it->is_string()) return !it->get<std::string>().empty();
+  if (it->is_boolean()) return it->get<bool>();
+  return std::nullopt;
+}
+
+std::optional<std::string> config_var_text(const json& vars, const char* key) {
+  if (!vars.is_object()) return std::nullopt;
+  auto it = vars.find(key);
+  if (it == vars.end() || it->is_null()) return std::nullopt;
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_number_integer()) return std::to_string(it->get<long long>());
+  return std::nullopt;
+}
+
+// "2.36" -> {2, 36}; packaging reads the leading "major.minor" digits.
+std::optional<pkg::LibcVersion> libc_version(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  const auto parts = util::split(*text, '.');
+  if (parts.size() < 2) return std::nullopt;
+  auto leading_int = [](std::string_view s) -> std::optional<int> {
+    int value = 0;
+    std::size_t digits = 0;
+    while (digits < s.size() && digits < 6 && s[digits] >= '0' && s[digits] <= '9') {
+      value = value * 10 + (s[digits] - '0');
+      ++digits;
+    }
+    return digits == 0 ? std::nullopt : std::optional<int>(value);
+  };
+  auto major = leading_int(parts[0]);
+  auto minor = leading_int(parts[1]);
+  if (!major || !minor || parts[0].size() != std::to_string(*major).size()) return std::nullopt;
+  return pkg::LibcVersion{*major, *minor};
+}
+
+void read_markers(const json& obj, pkg::MarkerEnvironment& markers) {
+  for (auto name : pkg::MarkerEnvironment::variable_names()) {
+    if (name == "extra") continue;
+    if (auto* slot = markers.find(name)) *slot = str_at(obj, std::string(name).c_str());
+  }
+}
+
+}  // namespace
+
+std::string Interpreter::version_str() const {
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(micro);
+}
+
+util::Result<InterpreterChoice> choose_interpreter(const std::optional<std::string>& python_option,
+                                                   const std::optional<std::string>& virtual_env,
+                                                   const std::optional<std::string>& path_env) {
+  if (python_option) {
+    if (python_option->empty()) {
+      return util::fail(ErrorKind::usage, "--python needs a path or a program name");
+    }
+    return named_program(*python_option, "--python", path_env);
+  }
+  if (virtual_env && !virtual_env->empty()) {
+    const std::string candidate = *virtual_env + "/bin/python";
+    if (!util::is_executable_file(candidate)) {
+      return util::input_error(
+          "$VIRTUAL_ENV is '" + util::printable(*virtual_env) + "' but it has no bin/python",
+          "$VIRTUAL_ENV", "deactivate the stale environment, or pass --python");
+    }
+    return InterpreterChoice{candidate, "$VIRTUAL_ENV"};
+  }
+  return named_program("python3", "PATH", path_env);
+}
+
+util::Result<Interpreter> parse_interpreter_facts(std::string_view text,
+                                                  const InterpreterChoice& choice) {
+  const std::string where = "interpreter " + util::printable(choice.program);
+  json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return util::fail(ErrorKind::failed, "its answer is not a JSON object: '" +
+                                             util::printable(text, 80) + "'",
+                      where, "check that it is a working Python 3 interpreter");
+  }
+  Interpreter py;
+  py.choice = choice;
+  const auto& info = doc.find("version_info");
+  if (info == doc.end() || !info->is_array() || info->size() < 4 || !(*info)[0].is_number_integer() ||
+      !(*info)[1].is_number_integer() || !(*info)[2].is_number_integer()) {
+    return util::fail(ErrorKind::failed, "its answer has no usable version_info", where);
+  }
+  py.major = static_cast<int>((*info)[0].get<long long>());
+  py.minor = static_cast<int>((*info)[1].get<long long>());
+  py.micro = static_cast<int>((*info)[2].get<long long>());
+  if ((*info)[3].is_string()) py.release_level = (*info)[3].get<std::string>();
+  auto implementation = str_at(doc, "implementation");
+  auto platform = str_at(doc, "sysconfig_platform");
+  if (!implementation || !platform) {
+    return util::fail(ErrorKind::failed, "its answer lacks the implementation or platform", where);
+  }
+  if (py.major != 3 || py.minor < 0 || py.minor > 1000 || py.micro < 0) {
+    return util::fail(ErrorKind::failed,
+                      "Python " + std::to_string(py.major) + "." + std::to_string(py.minor) +
+                          " is not supported",
+                      where, "flashfit works with Python 3 interpreters");
+  }
+  py.implementation = *implementation;
+  py.executable = str_at(doc, "executable").value_or(choice.program);
+  py.realpath = str_at(doc, "realpath").value_or(py.executable);
+  py.abiflags = str_at(doc, "abiflags").value_or("");
+  py.prefix = str_at(doc, "prefix").value_or("");
+  py.base_prefix = str_at(doc, "base_prefix").value_or(py.prefix);
+  py.in_venv = py.prefix != py.base_prefix;
+  const json& paths = object_at(doc, "paths");
+  py.purelib = str_at(paths, "purelib").value_or("");
+  py.platlib = str_at(paths, "platlib").value_or("");
+  py.include_dir = str_at(paths, "include").value_or("");
+  py.scripts_dir = str_at(paths, "scripts").value_or("");
+  py.has_pip = bool_at(doc, "has_pip").value_or(false);
+
+  const json& vars = object_at(doc, "config_vars");
+  py.soabi = config_var_text(vars, "SOABI");
+  py.ext_suffix = config_var_text(vars, "EXT_SUFFIX");
+
+  auto& facts = py.tag_facts;
+  facts.implementation = py.implementation;
+  facts.python_major = py.major;
+  facts.python_minor = py.minor;
+  facts.py_version_nodot = config_var_text(vars, "py_version_nodot");
+  facts.py_debug = truthy_config_var(vars, "Py_DEBUG");
+  facts.has_gettotalrefcount = bool_at(doc, "has_gettotalrefcount").value_or(false);
+  if (auto it = doc.find("extension_suffixes"); it != doc.end() && it->is_array()) {
+    for (const auto& suffix : *it) {
+      if (suffix.is_string() && suffix.get<std::string>() == "_d.pyd") facts.has_d_pyd_suffix = true;
+    }
+  }
+  facts.with_pymalloc = truthy_config_var(vars, "WITH_PYMALLOC");
+  if (auto it = vars.find("Py_UNICODE_SIZE"); it != vars.end() && it->is_number_integer()) {
+    facts.py_unicode_size = static_cast<int>(it->get<long long>());
+  }
+  facts.max_unicode_is_ucs4 = int_at(doc, "maxunicode").value_or(0x10FFFF) == 0x10FFFF;
+  facts.gil_disabled = truthy_config_var(vars, "Py_GIL_DISABLED").value_or(false);
+  facts.soabi = py.soabi;
+  read_markers(object_at(doc, "markers"), py.markers);
+  facts.system = py.markers.platform_system.value_or("");
+  facts.platform = *platform;
+  facts.is_32bit = bool_at(doc, "is_32bit").value_or(false);
+  facts.glibc = libc_version(str_at(doc, "glibc"));
+  facts.musl = libc_version(str_at(doc, "musl"));
+  const json& elf = object_at(doc, "elf");
+  facts.executable_is_armhf = bool_at(elf, "armhf").value_or(false);
+  facts.executable_is_i686 = bool_at(elf, "i686").value_or(false);
+  if (auto it = doc.find("manylinux_vetoed"); it != doc.end() && it->is_array()) {
+    for (const auto& pair : *it) {
+      if (pair.is_array() && pair.size() == 2 && pair[0].is_number_integer() &&
+          pair[1].is_number_integer()) {
+        facts.manylinux_vetoed.push_back(pkg::LibcVersion{static_cast<int>(pair[0].get<long long>()),
+                                                          static_cast<int>(pair[1].get<long long>())});
+      }
+    }
+  }
+  return py;
+}
+
+util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice) {
+  util::ProcessSpec spec;
+  spec.argv = {choice.program, "-c", kInterpreterScript};
+  // "/" as the working directory: a project's own json.py or platform.py must
+  // not shadow the standard library the script relies on.
+  spec.cwd = "/";
+  spec.timeout = kQueryTimeout;
+  spec.max_output = 4 << 20;
+  auto run = util::run_process(spec);
+  const std::string where = "interpreter " + util::printable(choice.program);
+  if (!run) return tl::unexpected(std::move(run).error().with_context(where));
+  if (!run->succeeded()) {
+    std::string detail = std::string(util::trim(run->err));
+    if (detail.size() > 600) detail = "..." + detail.substr(detail.size() - 600);
+    const bool python2 = run->err.find("SyntaxError") != std::string::npos;
+    return util::fail(ErrorKind::failed, "asking it for its facts failed: " + run->describe() +
+                                             (detail.empty() ? "" : "\n" + detail),
+                      where,
+                      python2 ? "flashfit needs a Python 3.6+ interpreter"
+                              : "check that the interpreter starts: " + choice.program + " -c pass");
+  }
+  return parse_interpreter_facts(run->out, choice);
+}
+
+}  // namespace flashfit::env

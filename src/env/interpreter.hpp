@@ -1,0 +1,56 @@
+#pragma once
+// Which Python interpreter flashfit works for, and what it is: asked once
+// through an embedded script (never importing torch), answered as values.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "pkg/marker.hpp"
+#include "pkg/tags.hpp"
+#include "util/error.hpp"
+
+namespace flashfit::env {
+
+// How the interpreter was chosen, so reports can say why this one.
+struct InterpreterChoice {
+  std::string program;   // an absolute path, or what the user typed
+  std::string found_by;  // "--python", "$VIRTUAL_ENV", "PATH"
+};
+
+// --python if given (a path, or a name looked up on PATH), else the active
+// virtual environment's python, else python3 on PATH. `virtual_env` and
+// `path_env` are the values of $VIRTUAL_ENV and $PATH (passed in for tests).
+util::Result<InterpreterChoice> choose_interpreter(const std::optional<std::string>& python_option,
+                                                   const std::optional<std::string>& virtual_env,
+                                                   const std::optional<std::string>& path_env);
+
+struct Interpreter {
+  InterpreterChoice choice;
+  std::string executable;      // sys.executable
+  std::string realpath;        // with symlinks resolved
+  std::string implementation;  // sys.implementation.name
+  int major = 0, minor = 0, micro = 0;
+  std::string release_level;   // "final", "beta", ...
+  std::string abiflags;        // sys.abiflags ("", "d", "t")
+  std::optional<std::string> soabi;       // config var SOABI
+  std::optional<std::string> ext_suffix;  // config var EXT_SUFFIX
+  std::string prefix, base_prefix;
+  bool in_venv = false;  // prefix != base_prefix
+  std::string purelib, platlib, include_dir, scripts_dir;
+  bool has_pip = false;
+  pkg::InterpreterTagFacts tag_facts;
+  pkg::MarkerEnvironment markers;
+
+  std::string version_str() const;  // "3.11.2"
+};
+
+// Runs the interpreter with the embedded script (30 s limit) and reads its answer.
+util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice);
+
+// Reads the script's JSON answer; separate from running it so that garbled,
+// truncated or hostile answers are tested directly.
+util::Result<Interpreter> parse_interpreter_facts(std::string_view json,
+                                                  const InterpreterChoice& choice);
+
+}  // namespace flashfit::env
