@@ -14,6 +14,8 @@
 #include "pkg/tag.hpp"
 #include "pkg/tags.hpp"
 
+#include "line_evaluator.hpp"
+
 namespace {
 
 using flashfit::pkg::InterpreterTagFacts;
@@ -162,15 +164,4 @@ std::string answer(const std::string& line) {
 
 }  // namespace
 
-int main() {
-  std::ios::sync_with_stdio(false);
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    try {
-      std::cout << answer(line) << '\n';
-    } catch (const std::exception& error) {
-      std::cout << "error: " << error.what() << '\n';
-    }
-  }
-  return 0;
-}
+int main() { return run_line_evaluator(answer); }

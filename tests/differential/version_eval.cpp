@@ -4,6 +4,8 @@
 
 #include "pkg/version.hpp"
 
+#include "line_evaluator.hpp"
+
 namespace {
 
 using flashfit::pkg::Version;
@@ -57,9 +59,4 @@ std::string answer(const std::string& line) {
 
 }  // namespace
 
-int main() {
-  std::ios::sync_with_stdio(false);
-  std::string line;
-  while (std::getline(std::cin, line)) std::cout << answer(line) << '\n';
-  return 0;
-}
+int main() { return run_line_evaluator(answer); }
