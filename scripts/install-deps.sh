@@ -8,11 +8,13 @@ packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config git
   # C++ libraries (see ../shared/facts/dependencies.md)
-  libfmt-dev libexpected-dev libcli11-dev nlohmann-json3-dev
+  libfmt-dev libexpected-dev libcli11-dev nlohmann-json3-dev libelf-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # the Python side: interpreters and oracles the tests run against
   python3 python3-pip python3-venv python3-setuptools python3-wheel python3-packaging
+  # a real torch and libtorch to probe and build against (CPU, C++11 ABI = 1)
+  python3-torch libtorch-dev
 )
 
 missing=()
