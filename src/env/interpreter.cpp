@@ -1,5 +1,7 @@
 #include "env/interpreter.hpp"
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "env/interpreter_script.hpp"
@@ -15,6 +17,20 @@ using util::ErrorKind;
 
 constexpr auto kQueryTimeout = std::chrono::seconds(30);
 
+// The query runs with "/" as its working directory, so a relative path
+// ("./python", a relative $VIRTUAL_ENV or PATH entry) must be made absolute
+// first. Only "." parts are dropped: unlike "..", they never change the meaning.
+std::string absolute_program(const std::string& program) {
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(program, ec);
+  if (ec) return program;
+  std::filesystem::path out;
+  for (const auto& part : absolute) {
+    if (part != ".") out /= part;
+  }
+  return out.string();
+}
+
 util::Result<InterpreterChoice> named_program(const std::string& program, std::string found_by,
                                               const std::optional<std::string>& path_env) {
   if (program.find('/') != std::string::npos) {
@@ -22,10 +38,11 @@ util::Result<InterpreterChoice> named_program(const std::string& program, std::s
       return util::input_error("no executable interpreter at '" + util::printable(program) + "'",
                                found_by, "pass --python with the path of a Python 3 interpreter");
     }
-    return InterpreterChoice{program, std::move(found_by)};
+    return InterpreterChoice{absolute_program(program), std::move(found_by)};
   }
-  if (auto found = util::find_on_path(program, path_env.value_or(""))) {
-    return InterpreterChoice{found->string(), std::move(found_by)};
+  // No PATH at all means execvp's default, not the current directory.
+  if (auto found = util::find_on_path(program, path_env.value_or("/bin:/usr/bin"))) {
+    return InterpreterChoice{absolute_program(found->string()), std::move(found_by)};
   }
   return util::input_error("'" + util::printable(program) + "' is not on PATH", found_by,
                            "pass --python with the path of a Python 3 interpreter");
@@ -83,7 +100,9 @@ std::optional<std::string> config_var_text(const json& vars, const char* key) {
   return std::nullopt;
 }
 
-// "2.36" -> {2, 36}; packaging reads the leading "major.minor" digits.
+// "2.36" -> {2, 36}; packaging reads the leading "major.minor" digits. The
+// tag list holds every libc version below this one (51 per older major), so
+// an implausible answer ("9999.0": 127 million tags) reads as absent.
 std::optional<pkg::LibcVersion> libc_version(const std::optional<std::string>& text) {
   if (!text) return std::nullopt;
   const auto parts = util::split(*text, '.');
@@ -100,6 +119,7 @@ std::optional<pkg::LibcVersion> libc_version(const std::optional<std::string>& t
   auto major = leading_int(parts[0]);
   auto minor = leading_int(parts[1]);
   if (!major || !minor || parts[0].size() != std::to_string(*major).size()) return std::nullopt;
+  if (*major > 99 || *minor > 999) return std::nullopt;
   return pkg::LibcVersion{*major, *minor};
 }
 
@@ -132,7 +152,7 @@ util::Result<InterpreterChoice> choose_interpreter(const std::optional<std::stri
           "$VIRTUAL_ENV is '" + util::printable(*virtual_env) + "' but it has no bin/python",
           "$VIRTUAL_ENV", "deactivate the stale environment, or pass --python");
     }
-    return InterpreterChoice{candidate, "$VIRTUAL_ENV"};
+    return InterpreterChoice{absolute_program(candidate), "$VIRTUAL_ENV"};
   }
   return named_program("python3", "PATH", path_env);
 }
@@ -153,20 +173,24 @@ util::Result<Interpreter> parse_interpreter_facts(std::string_view text,
       !(*info)[1].is_number_integer() || !(*info)[2].is_number_integer()) {
     return util::fail(ErrorKind::failed, "its answer has no usable version_info", where);
   }
-  py.major = static_cast<int>((*info)[0].get<long long>());
-  py.minor = static_cast<int>((*info)[1].get<long long>());
-  py.micro = static_cast<int>((*info)[2].get<long long>());
+  // Range-checked before narrowing to int: 4294967299 must not read as 3.
+  const long long major = (*info)[0].get<long long>();
+  const long long minor = (*info)[1].get<long long>();
+  const long long micro = (*info)[2].get<long long>();
+  if (major != 3 || minor < 0 || minor > 1000 || micro < 0 || micro > 1000000) {
+    return util::fail(ErrorKind::failed,
+                      "Python " + (*info)[0].dump() + "." + (*info)[1].dump() + "." +
+                          (*info)[2].dump() + " is not supported",
+                      where, "flashfit works with Python 3 interpreters");
+  }
+  py.major = static_cast<int>(major);
+  py.minor = static_cast<int>(minor);
+  py.micro = static_cast<int>(micro);
   if ((*info)[3].is_string()) py.release_level = (*info)[3].get<std::string>();
   auto implementation = str_at(doc, "implementation");
   auto platform = str_at(doc, "sysconfig_platform");
   if (!implementation || !platform) {
     return util::fail(ErrorKind::failed, "its answer lacks the implementation or platform", where);
-  }
-  if (py.major != 3 || py.minor < 0 || py.minor > 1000 || py.micro < 0) {
-    return util::fail(ErrorKind::failed,
-                      "Python " + std::to_string(py.major) + "." + std::to_string(py.minor) +
-                          " is not supported",
-                      where, "flashfit works with Python 3 interpreters");
   }
   py.implementation = *implementation;
   py.executable = str_at(doc, "executable").value_or(choice.program);
@@ -215,9 +239,12 @@ util::Result<Interpreter> parse_interpreter_facts(std::string_view text,
   facts.executable_is_armhf = bool_at(elf, "armhf").value_or(false);
   facts.executable_is_i686 = bool_at(elf, "i686").value_or(false);
   if (auto it = doc.find("manylinux_vetoed"); it != doc.end() && it->is_array()) {
+    // Range-checked so that [2, 4294967312] cannot narrow to [2, 16].
+    const auto small = [](const json& v) {
+      return v.is_number_integer() && v.get<long long>() >= 0 && v.get<long long>() <= 100000;
+    };
     for (const auto& pair : *it) {
-      if (pair.is_array() && pair.size() == 2 && pair[0].is_number_integer() &&
-          pair[1].is_number_integer()) {
+      if (pair.is_array() && pair.size() == 2 && small(pair[0]) && small(pair[1])) {
         facts.manylinux_vetoed.push_back(pkg::LibcVersion{static_cast<int>(pair[0].get<long long>()),
                                                           static_cast<int>(pair[1].get<long long>())});
       }
@@ -237,15 +264,30 @@ util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice) {
   auto run = util::run_process(spec);
   const std::string where = "interpreter " + util::printable(choice.program);
   if (!run) return tl::unexpected(std::move(run).error().with_context(where));
+  if (run->succeeded() && run->out.size() >= spec.max_output) {
+    return util::fail(ErrorKind::failed,
+                      "its answer is larger than " + std::to_string(spec.max_output >> 20) +
+                          " MiB, far more than the facts flashfit asks for",
+                      where, "check that it is a working Python 3 interpreter");
+  }
   if (!run->succeeded()) {
     std::string detail = std::string(util::trim(run->err));
     if (detail.size() > 600) detail = "..." + detail.substr(detail.size() - 600);
+    // Its stderr is quoted to the terminal: escape control bytes (a hostile or
+    // broken interpreter must not garble it), keeping the traceback's lines.
+    std::string shown;
+    for (auto line : util::split(detail, '\n')) {
+      if (!shown.empty()) shown += '\n';
+      shown += util::printable(line, 600);
+    }
+    detail = std::move(shown);
     const bool python2 = run->err.find("SyntaxError") != std::string::npos;
     return util::fail(ErrorKind::failed, "asking it for its facts failed: " + run->describe() +
                                              (detail.empty() ? "" : "\n" + detail),
                       where,
                       python2 ? "flashfit needs a Python 3.6+ interpreter"
-                              : "check that the interpreter starts: " + choice.program + " -c pass");
+                              : "check that the interpreter starts: " +
+                                    util::printable(choice.program) + " -c pass");
   }
   return parse_interpreter_facts(run->out, choice);
 }

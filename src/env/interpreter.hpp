@@ -14,13 +14,14 @@ namespace flashfit::env {
 
 // How the interpreter was chosen, so reports can say why this one.
 struct InterpreterChoice {
-  std::string program;   // an absolute path, or what the user typed
+  std::string program;   // an absolute path (symlinks kept: a venv's python is one)
   std::string found_by;  // "--python", "$VIRTUAL_ENV", "PATH"
 };
 
 // --python if given (a path, or a name looked up on PATH), else the active
 // virtual environment's python, else python3 on PATH. `virtual_env` and
-// `path_env` are the values of $VIRTUAL_ENV and $PATH (passed in for tests).
+// `path_env` are the values of $VIRTUAL_ENV and $PATH (passed in for tests);
+// an unset PATH searches execvp's default "/bin:/usr/bin".
 util::Result<InterpreterChoice> choose_interpreter(const std::optional<std::string>& python_option,
                                                    const std::optional<std::string>& virtual_env,
                                                    const std::optional<std::string>& path_env);

@@ -1,0 +1,147 @@
+# shellcheck shell=bash disable=SC2034  # (variables are for the scripts that source this)
+# Shared by tests/integration/test_*.sh (sourced, not run). Each test gets
+#   $1 the flashfit binary, $2 the source dir, $3 the test python (/usr/bin/python3)
+# and sources this file first thing.
+set -euo pipefail
+
+FLASHFIT=${1:?usage: $0 FLASHFIT SOURCE_DIR TEST_PYTHON}
+SOURCE_DIR=${2:?usage: $0 FLASHFIT SOURCE_DIR TEST_PYTHON}
+TEST_PYTHON=${3:?usage: $0 FLASHFIT SOURCE_DIR TEST_PYTHON}
+TEST_NAME=$(basename "$0" .sh)
+# Absolute, since some tests run it from another directory.
+FLASHFIT=$(realpath "$FLASHFIT")
+# Every flashfit call is bounded, so no test can hang the suite.
+FF_TIMEOUT=${FF_TIMEOUT:-60}
+
+# The caller's shell may have a virtual environment active; the tests that
+# want one set it themselves.
+unset VIRTUAL_ENV
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/flashfit-${TEST_NAME}.XXXXXX")
+# Processes a test started in the background (-PGID: a whole group), killed
+# on the way out, so that even a failing test leaves nothing running.
+BACKGROUND_PIDS=()
+cleanup() {
+  local pid
+  for pid in "${BACKGROUND_PIDS[@]}"; do
+    kill -KILL -- "$pid" 2>/dev/null || true
+  done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# forget_background PID: it is gone; do not signal whatever reuses the number.
+forget_background() {
+  local pid kept=()
+  for pid in "${BACKGROUND_PIDS[@]}"; do
+    [[ $pid == "$1" ]] || kept+=("$pid")
+  done
+  BACKGROUND_PIDS=("${kept[@]}")
+}
+
+fail() {
+  printf 'FAIL [%s]: %s\n' "$TEST_NAME" "$*" >&2
+  if [[ -n ${LAST_CMD:-} ]]; then
+    printf '  last command: %s\n  exit code: %s\n' "$LAST_CMD" "${RC:-?}" >&2
+    printf '  stdout (first 20 lines):\n' >&2
+    head -n 20 "$TMP/out" 2>/dev/null | sed 's/^/    | /' >&2 || true
+    printf '  stderr (first 20 lines):\n' >&2
+    head -n 20 "$TMP/err" 2>/dev/null | sed 's/^/    | /' >&2 || true
+  fi
+  exit 1
+}
+
+skip_note() { printf 'SKIP [%s]: %s\n' "$TEST_NAME" "$*" >&2; }
+pass_note() { printf 'ok   [%s]: %s\n' "$TEST_NAME" "$*"; }
+
+# capture CMD ARGS...: runs the command under a timeout; stdout and stderr go
+# to $TMP/out and $TMP/err (exact bytes, for cmp), RC holds the exit code.
+capture() {
+  LAST_CMD="$*"
+  RC=0
+  timeout "$FF_TIMEOUT" "$@" >"$TMP/out" 2>"$TMP/err" || RC=$?
+  if ((RC == 124)); then fail "timed out after ${FF_TIMEOUT}s: $*"; fi
+}
+
+# ff ARGS...: capture the flashfit binary.
+ff() { capture "$FLASHFIT" "$@"; }
+
+expect_rc() {
+  local want=$1 what=$2
+  [[ $RC == "$want" ]] || fail "$what: expected exit code $want, got $RC"
+}
+
+expect_err_contains() {
+  local text=$1
+  grep -qF -- "$text" "$TMP/err" || fail "expected stderr to contain '$text'"
+}
+
+expect_err_lacks() {
+  local text=$1
+  ! grep -qF -- "$text" "$TMP/err" || fail "expected stderr NOT to contain '$text'"
+}
+
+expect_out_contains() {
+  local text=$1
+  grep -qF -- "$text" "$TMP/out" || fail "expected stdout to contain '$text'"
+}
+
+expect_out_empty() {
+  [[ ! -s $TMP/out ]] || fail "expected nothing on stdout (data only), got $(wc -c <"$TMP/out") bytes"
+}
+
+expect_err_empty() {
+  [[ ! -s $TMP/err ]] || fail "expected nothing on stderr, got $(wc -c <"$TMP/err") bytes"
+}
+
+# An error as the design promises it: the given exit code, nothing on
+# stdout, one "flashfit: ..." message on stderr, no crash, no bare what(),
+# no raw control bytes from hostile input, and a bounded size.
+expect_clean_error() {
+  local want=$1 what=$2
+  expect_rc "$want" "$what"
+  expect_out_empty
+  [[ -s $TMP/err ]] || fail "$what: expected an error message on stderr, got none"
+  head -c 10 "$TMP/err" | grep -qF 'flashfit: ' || fail "$what: stderr does not start with 'flashfit: '"
+  local bad
+  # (flashfit's own crash shows in the exit code; these are what escaped
+  # exceptions and assertion failures print.)
+  for bad in 'what()' 'terminate called' 'internal error' 'Assertion'; do
+    ! grep -qF -- "$bad" "$TMP/err" || fail "$what: stderr contains '$bad'"
+  done
+  ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$TMP/err" ||
+    fail "$what: stderr carries raw control bytes"
+  local size
+  size=$(wc -c <"$TMP/err")
+  ((size < 4096)) || fail "$what: the message is $size bytes; it should be short"
+}
+
+# json_field FILE EXPR: prints a value from a JSON document, e.g.
+#   json_field "$TMP/out" 'd["interpreter"]["found_by"]'
+json_field() {
+  "$TEST_PYTHON" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# Not running: gone, or a zombie no one has reaped yet (outside our control
+# once flashfit has exited and the process was re-parented).
+process_running() {
+  local pid=$1 stat state
+  { read -r stat <"/proc/$pid/stat"; } 2>/dev/null || return 1
+  state=${stat##*) }
+  state=${state%% *}
+  [[ $state != Z && $state != X ]]
+}
+
+# Processes (not zombies) whose process group is $1.
+group_members() {
+  local pgid=$1 file stat rest state _ppid pgrp
+  for file in /proc/[0-9]*/stat; do
+    { read -r stat <"$file"; } 2>/dev/null || continue
+    rest=${stat##*) }
+    read -r state _ppid pgrp _ <<<"$rest"
+    [[ $pgrp == "$pgid" && $state != Z && $state != X ]] && printf '%s ' "${file//[^0-9]/}"
+  done
+  return 0
+}
