@@ -1,0 +1,89 @@
+#include "env/interpreter_cache.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "env/interpreter_script.hpp"
+#include "util/atomic_file.hpp"
+#include "util/paths.hpp"
+
+namespace flashfit::env {
+namespace {
+
+using nlohmann::json;
+
+// FNV-1a: only spreads entries over file names; the full stamp inside the
+// entry is what decides a hit.
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t hash = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+json stamp_json(const InterpreterStamp& s) {
+  return json{{"program", s.program},   {"resolved", s.resolved},       {"size", s.size},
+              {"mtime_ns", s.mtime_ns}, {"inode", s.inode},             {"environment", s.environment},
+              {"script_version", s.script_version}};
+}
+
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+}  // namespace
+
+std::optional<InterpreterStamp> stamp_interpreter(const std::string& program) {
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(program, ec);
+  if (ec) return std::nullopt;
+  const auto resolved = std::filesystem::canonical(absolute, ec);
+  if (ec) return std::nullopt;
+  struct stat st {};
+  if (::stat(resolved.c_str(), &st) != 0) return std::nullopt;
+  InterpreterStamp stamp;
+  stamp.program = absolute.string();
+  stamp.resolved = resolved.string();
+  stamp.size = static_cast<std::uintmax_t>(st.st_size);
+  stamp.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  stamp.inode = static_cast<std::uint64_t>(st.st_ino);
+  stamp.environment = "PYTHONHOME=" + env_or_empty("PYTHONHOME") + "\nPYTHONPATH=" +
+                      env_or_empty("PYTHONPATH");
+  stamp.script_version = kInterpreterScriptVersion;
+  return stamp;
+}
+
+std::filesystem::path InterpreterCache::entry_path(const InterpreterStamp& stamp) const {
+  char name[32];
+  std::snprintf(name, sizeof name, "%016llx.json",
+                static_cast<unsigned long long>(fnv1a(stamp.program)));
+  return root_ / "interpreters" / name;
+}
+
+std::optional<std::string> InterpreterCache::load(const InterpreterStamp& stamp) const {
+  auto text = util::read_small_file(entry_path(stamp), std::size_t{4} << 20);
+  if (!text) return std::nullopt;
+  json entry = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (entry.is_discarded() || !entry.is_object()) return std::nullopt;
+  auto key = entry.find("stamp");
+  auto answer = entry.find("answer");
+  if (key == entry.end() || answer == entry.end() || !answer->is_string()) return std::nullopt;
+  if (*key != stamp_json(stamp)) return std::nullopt;
+  return answer->get<std::string>();
+}
+
+void InterpreterCache::store(const InterpreterStamp& stamp, std::string_view answer) const {
+  const auto path = entry_path(stamp);
+  if (!util::ensure_cache_dir(root_, path.parent_path())) return;
+  const json entry{{"stamp", stamp_json(stamp)}, {"answer", std::string(answer)}};
+  (void)util::write_file_atomic(path, entry.dump());
+}
+
+}  // namespace flashfit::env

@@ -1,0 +1,21 @@
+#pragma once
+// Writes that other processes may read at any moment: a temp file in the same
+// directory, fsync, rename. A reader sees the old content or the new, never
+// a torn file, and a crash leaves at most a stray temp file.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "util/error.hpp"
+
+namespace flashfit::util {
+
+Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+// The whole file, or nullopt when it cannot be read or is larger than max_size.
+std::optional<std::string> read_small_file(const std::filesystem::path& path,
+                                           std::size_t max_size = std::size_t{16} << 20);
+
+}  // namespace flashfit::util

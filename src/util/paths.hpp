@@ -1,0 +1,18 @@
+#pragma once
+// Where flashfit keeps things on a user's machine (../shared/DESIGN.md).
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace flashfit::util {
+
+// $FLASHFIT_CACHE_DIR, else $XDG_CACHE_HOME/flashfit, else ~/.cache/flashfit.
+// nullopt when none can be formed (no HOME): callers then work uncached.
+std::optional<std::filesystem::path> cache_root();
+
+// Creates `dir` (and parents) and, at the cache root, a CACHEDIR.TAG so backup
+// tools skip it. Returns false when it cannot be created.
+bool ensure_cache_dir(const std::filesystem::path& root, const std::filesystem::path& dir);
+
+}  // namespace flashfit::util
