@@ -159,6 +159,16 @@ TEST_F(MachineTest, CgroupV1UnlimitedSentinelIsNoLimit) {
   EXPECT_TRUE(f.warnings.empty());
 }
 
+TEST_F(MachineTest, CgroupV1SentinelIsNotAMemorySizeWhenMeminfoIsUnreadable) {
+  tree.write("proc/meminfo", "garbled\n");
+  tree.write("proc/self/cgroup", "4:memory:/job\n");
+  tree.write("sys/fs/cgroup/memory/job/memory.limit_in_bytes", "9223372036854771712\n");
+  tree.write("sys/fs/cgroup/memory/job/memory.usage_in_bytes", "0\n");
+  const auto f = probe();
+  EXPECT_FALSE(f.memory_total_bytes.known());
+  EXPECT_FALSE(f.memory_available_bytes.known());
+}
+
 // Docker without a cgroup namespace: /proc/self/cgroup names the host path,
 // but the container's own cgroup is mounted at the hierarchy's root.
 TEST_F(MachineTest, CgroupV1PathMissingFallsBackToMountRoot) {
