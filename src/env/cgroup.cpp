@@ -1,11 +1,11 @@
 #include "env/cgroup.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <fstream>
 #include <iterator>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "util/strings.hpp"
 
@@ -90,7 +90,8 @@ ProcCgroup parse_proc_cgroup(const std::string& text, std::vector<std::string>& 
       continue;
     }
     for (auto controller : util::split(controllers, ','))
-      if (!controller.empty()) result.v1[std::string(controller)] = {std::string(controllers), path};
+      if (!controller.empty())
+        result.v1[std::string(controller)] = {std::string(controllers), path};
   }
   return result;
 }
@@ -110,7 +111,8 @@ std::vector<std::string> levels(const std::string& path) {
 }
 
 std::string join_logical(const std::string& base, const std::string& level, const char* file) {
-  return level == "/" ? fmt::format("{}/{}", base, file) : fmt::format("{}{}/{}", base, level, file);
+  return level == "/" ? fmt::format("{}/{}", base, file)
+                      : fmt::format("{}{}/{}", base, level, file);
 }
 
 // Where a controller's hierarchy is mounted: "" when none was found.
@@ -141,7 +143,9 @@ std::optional<Hierarchy> locate(const std::filesystem::path& root, const ProcCgr
   return std::nullopt;
 }
 
-const char* label(const Hierarchy& h) { return h.v2 ? "cgroup v2" : "cgroup v1"; }
+const char* label(const Hierarchy& h) {
+  return h.v2 ? "cgroup v2" : "cgroup v1";
+}
 
 // Page cache charged to the cgroup is reclaimed before the OOM killer runs,
 // so it does not count against what a build can still use.
@@ -168,8 +172,8 @@ void read_memory(const std::filesystem::path& root, const Hierarchy& h, CgroupLi
     if (h.v2 && trimmed == "max") continue;
     const auto limit = parse_u64(trimmed);
     if (!limit) {
-      out.warnings.push_back(fmt::format("ignored garbled {} ({})", limit_file,
-                                         util::printable(trimmed, 40)));
+      out.warnings.push_back(
+          fmt::format("ignored garbled {} ({})", limit_file, util::printable(trimmed, 40)));
       continue;
     }
     if (!h.v2 && *limit >= kV1Unlimited) continue;
@@ -182,8 +186,8 @@ void read_memory(const std::filesystem::path& root, const Hierarchy& h, CgroupLi
     const auto usage_text = read_small_file(under_root(root, usage_file));
     const auto usage = usage_text ? parse_u64(*usage_text) : std::nullopt;
     if (!usage) {
-      out.warnings.push_back(fmt::format("could not read {}; headroom under {} unknown",
-                                         usage_file, limit_file));
+      out.warnings.push_back(
+          fmt::format("could not read {}; headroom under {} unknown", usage_file, limit_file));
       continue;
     }
     const std::uint64_t cache =

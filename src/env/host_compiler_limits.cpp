@@ -59,34 +59,39 @@ HostCompilerCheck check_host_compiler(const HostCompilerLimits& limits, Compiler
   const bool gcc = kind == CompilerKind::gcc;
   const auto& max = gcc ? limits.max_gcc_major : limits.max_clang_major;
   const char* name = gcc ? "GCC" : "clang";
-  if (!max)
-    return {V::unknown, fmt::format("no {} limit is recorded for this nvcc", name)};
+  if (!max) return {V::unknown, fmt::format("no {} limit is recorded for this nvcc", name)};
   if (compiler_major > *max)
     return {V::too_new, fmt::format("this nvcc accepts {} up to {}; {} is newer (nvcc flag "
                                     "-allow-unsupported-compiler overrides at your own risk)",
                                     name, *max, compiler_major)};
   if (gcc && compiler_major == *max && limits.gcc_minor_below &&
       compiler_minor >= *limits.gcc_minor_below)
-    return {V::too_new, fmt::format("this nvcc accepts GCC {} only below {}.{}; {}.{} is newer",
-                                    *max, *max, *limits.gcc_minor_below, compiler_major,
-                                    compiler_minor)};
+    return {V::too_new,
+            fmt::format("this nvcc accepts GCC {} only below {}.{}; {}.{} is newer", *max, *max,
+                        *limits.gcc_minor_below, compiler_major, compiler_minor)};
   return {V::ok, fmt::format("this nvcc accepts {} up to {}", name, *max)};
 }
 
 const char* to_string(CompilerKind kind) {
   switch (kind) {
-    case CompilerKind::gcc: return "gcc";
-    case CompilerKind::clang: return "clang";
-    case CompilerKind::other: break;
+    case CompilerKind::gcc:
+      return "gcc";
+    case CompilerKind::clang:
+      return "clang";
+    case CompilerKind::other:
+      break;
   }
   return "other";
 }
 
 const char* to_string(HostCompilerVerdict verdict) {
   switch (verdict) {
-    case HostCompilerVerdict::ok: return "ok";
-    case HostCompilerVerdict::too_new: return "too new";
-    case HostCompilerVerdict::unknown: break;
+    case HostCompilerVerdict::ok:
+      return "ok";
+    case HostCompilerVerdict::too_new:
+      return "too new";
+    case HostCompilerVerdict::unknown:
+      break;
   }
   return "unknown";
 }

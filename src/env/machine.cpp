@@ -1,5 +1,6 @@
 #include "env/machine.hpp"
 
+#include <fmt/format.h>
 #include <sched.h>
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
@@ -7,8 +8,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "env/cgroup.hpp"
 #include "util/strings.hpp"
@@ -53,16 +52,18 @@ Fact<std::string> probe_os(const std::filesystem::path& root) {
       const auto key = util::trim(line.substr(0, eq));
       if (key == "PRETTY_NAME") {
         auto pretty = unquote(line.substr(eq + 1));
-        if (!pretty.empty()) return Fact<std::string>::of(pretty, std::string(logical) + " PRETTY_NAME");
+        if (!pretty.empty())
+          return Fact<std::string>::of(pretty, std::string(logical) + " PRETTY_NAME");
       } else if (key == "NAME") {
         name = unquote(line.substr(eq + 1));
       } else if (key == "VERSION_ID") {
         version = unquote(line.substr(eq + 1));
       }
     }
-    if (!name.empty())
-      return Fact<std::string>::of(version.empty() ? name : name + " " + version,
-                                   std::string(logical) + " NAME, VERSION_ID");
+    if (!name.empty()) {
+      if (!version.empty()) name += ' ' + version;
+      return Fact<std::string>::of(name, std::string(logical) + " NAME, VERSION_ID");
+    }
     return Fact<std::string>::unknown("no PRETTY_NAME or NAME in it", logical);
   }
   return Fact<std::string>::unknown("no /etc/os-release or /usr/lib/os-release");
@@ -121,7 +122,8 @@ struct Candidate {
   std::string source;
 };
 
-void probe_cpus(const MachineProbeOptions& options, const CgroupLimits& cgroup, MachineFacts& facts) {
+void probe_cpus(const MachineProbeOptions& options, const CgroupLimits& cgroup,
+                MachineFacts& facts) {
   std::vector<Candidate> candidates;
   const char* online_file = "/sys/devices/system/cpu/online";
   std::optional<unsigned> online;
@@ -193,8 +195,8 @@ void probe_memory(const MachineProbeOptions& options, const CgroupLimits& cgroup
   const std::string why = text ? "no readable {} in /proc/meminfo and no cgroup limit"
                                : "cannot read /proc/meminfo and no cgroup limit";
   facts.memory_total_bytes =
-      capped(total, "/proc/meminfo MemTotal", cgroup.memory_limit_bytes,
-             cgroup.memory_limit_source, fmt::format(fmt::runtime(why), "MemTotal"));
+      capped(total, "/proc/meminfo MemTotal", cgroup.memory_limit_bytes, cgroup.memory_limit_source,
+             fmt::format(fmt::runtime(why), "MemTotal"));
   facts.memory_available_bytes =
       capped(available, "/proc/meminfo MemAvailable", cgroup.memory_headroom_bytes,
              cgroup.memory_headroom_source, fmt::format(fmt::runtime(why), "MemAvailable"));

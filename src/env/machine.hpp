@@ -38,11 +38,11 @@ struct DiskFact {
 };
 
 struct MachineProbeOptions {
-  std::filesystem::path root = "/";           // prefix for /proc, /sys and /etc (tests: a fixture tree)
-  std::optional<unsigned> affinity_cpus;      // nullopt: sched_getaffinity of this process
+  std::filesystem::path root = "/";       // prefix for /proc, /sys and /etc (tests: a fixture tree)
+  std::optional<unsigned> affinity_cpus;  // nullopt: sched_getaffinity of this process
   std::vector<std::filesystem::path> disk_dirs;  // e.g. the cache dir and the temp dir
-  std::optional<UnameFacts> uname;            // nullopt: uname(2)
-  std::optional<LibcInfo> libc;               // nullopt: the libc this process runs on
+  std::optional<UnameFacts> uname;               // nullopt: uname(2)
+  std::optional<LibcInfo> libc;                  // nullopt: the libc this process runs on
 };
 
 struct MachineFacts {
@@ -50,8 +50,8 @@ struct MachineFacts {
   Fact<std::string> kernel;  // uname release
   Fact<std::string> arch;    // uname machine
   Fact<LibcInfo> libc;
-  Fact<unsigned> cpu_count;  // min(online CPUs, affinity, cgroup quota rounded up)
-  Fact<std::uint64_t> memory_total_bytes;      // MemTotal capped by the cgroup limit
+  Fact<unsigned> cpu_count;                // min(online CPUs, affinity, cgroup quota rounded up)
+  Fact<std::uint64_t> memory_total_bytes;  // MemTotal capped by the cgroup limit
   Fact<std::uint64_t> memory_available_bytes;  // MemAvailable capped by cgroup headroom
   std::vector<DiskFact> disks;                 // one per MachineProbeOptions::disk_dirs entry
   std::vector<std::string> warnings;           // garbled inputs that were ignored

@@ -1,10 +1,10 @@
 #include "env/toolkit.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <charconv>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "util/files.hpp"
 #include "util/process.hpp"
@@ -33,7 +33,8 @@ struct DottedVersion {
 };
 std::optional<DottedVersion> parse_dotted(std::string_view token) {
   std::size_t end = 0;
-  while (end < token.size() && (std::isdigit(static_cast<unsigned char>(token[end])) || token[end] == '.'))
+  while (end < token.size() &&
+         (std::isdigit(static_cast<unsigned char>(token[end])) || token[end] == '.'))
     ++end;
   token = token.substr(0, end);
   while (!token.empty() && token.back() == '.') token.remove_suffix(1);
@@ -50,7 +51,9 @@ std::string_view first_line(std::string_view text) {
   return text.substr(0, text.find('\n'));
 }
 
-bool set(const std::optional<std::string>& value) { return value && !value->empty(); }
+bool set(const std::optional<std::string>& value) {
+  return value && !value->empty();
+}
 
 // What a `--version` run printed, or why nothing usable came out of it.
 util::Result<std::string> version_output(const fs::path& tool, std::vector<std::string> args,
@@ -59,8 +62,9 @@ util::Result<std::string> version_output(const fs::path& tool, std::vector<std::
   spec.argv.push_back(tool.string());
   for (auto& arg : args) spec.argv.push_back(std::move(arg));
   spec.timeout = timeout;
-  spec.grace = std::chrono::milliseconds(500);  // a --version that ignores SIGTERM is not worth waiting for
-  spec.max_output = 64 * 1024;
+  spec.grace =
+      std::chrono::milliseconds(500);  // a --version that ignores SIGTERM is not worth waiting for
+  spec.max_output = std::size_t{64} << 10;
   auto result = util::run_process(spec);
   if (!result) return tl::unexpected(std::move(result.error()));
   if (!result->succeeded())
@@ -75,7 +79,8 @@ std::string run_failure(const util::Error& error) {
 }
 
 // An explicitly named program: a path, or a name looked up on PATH.
-std::optional<fs::path> resolve_program(std::string_view name, const std::optional<std::string>& path) {
+std::optional<fs::path> resolve_program(std::string_view name,
+                                        const std::optional<std::string>& path) {
   if (name.find('/') != std::string_view::npos) {
     fs::path p{std::string(name)};
     return util::is_executable_file(p) ? std::optional<fs::path>(p) : std::nullopt;
@@ -85,7 +90,8 @@ std::optional<fs::path> resolve_program(std::string_view name, const std::option
 
 PathFact find_nvcc(const ToolkitProbeOptions& options) {
   std::vector<std::string> looked;
-  auto try_root = [&](const std::optional<std::string>& root, const char* label) -> std::optional<PathFact> {
+  auto try_root = [&](const std::optional<std::string>& root,
+                      const char* label) -> std::optional<PathFact> {
     if (!set(root)) {
       looked.push_back(fmt::format("{} unset", label));
       return std::nullopt;
@@ -97,10 +103,12 @@ PathFact find_nvcc(const ToolkitProbeOptions& options) {
   };
   if (auto f = try_root(options.cuda_home, "CUDA_HOME")) return *f;
   if (auto f = try_root(options.cuda_path, "CUDA_PATH")) return *f;
-  if (auto p = util::find_on_path("nvcc", options.path.value_or(""))) return PathFact::of(*p, "PATH");
+  if (auto p = util::find_on_path("nvcc", options.path.value_or("")))
+    return PathFact::of(*p, "PATH");
   looked.push_back("PATH");
   const fs::path fallback = options.default_cuda_root / "bin" / "nvcc";
-  if (util::is_executable_file(fallback)) return PathFact::of(fallback, options.default_cuda_root.string());
+  if (util::is_executable_file(fallback))
+    return PathFact::of(fallback, options.default_cuda_root.string());
   looked.push_back(fallback.string());
   return PathFact::unknown(fmt::format("not found (looked in {})", util::join(looked, ", ")));
 }
@@ -119,17 +127,18 @@ std::string compiler_word(std::string_view value) {
 
 PathFact find_host_compiler(const ToolkitProbeOptions& options) {
   // An explicit choice is final: nvcc (or CMake) would use it and fail rather than fall back.
-  for (const auto& [value, label] : {std::pair{&options.cudahostcxx, "CUDAHOSTCXX"},
-                                     std::pair{&options.cxx, "CXX"}}) {
+  for (const auto& [value, label] :
+       {std::pair{&options.cudahostcxx, "CUDAHOSTCXX"}, std::pair{&options.cxx, "CXX"}}) {
     if (!set(*value)) continue;
     const std::string word = compiler_word(**value);
     if (auto p = resolve_program(word, options.path)) return PathFact::of(*p, label);
-    return PathFact::unknown(fmt::format("not found (looked for {}={} {})", label,
-                                         util::printable(**value, 100),
-                                         word.find('/') == std::string::npos ? "on PATH" : "as a path"),
-                             label);
+    return PathFact::unknown(
+        fmt::format("not found (looked for {}={} {})", label, util::printable(**value, 100),
+                    word.find('/') == std::string::npos ? "on PATH" : "as a path"),
+        label);
   }
-  if (auto p = util::find_on_path("g++", options.path.value_or(""))) return PathFact::of(*p, "PATH (g++)");
+  if (auto p = util::find_on_path("g++", options.path.value_or("")))
+    return PathFact::of(*p, "PATH (g++)");
   return PathFact::unknown("not found (looked in CUDAHOSTCXX, CXX: unset; g++ on PATH)");
 }
 
@@ -258,11 +267,11 @@ std::optional<CompilerId> parse_compiler_version(std::string_view output) {
     if (auto v = parse_dotted(word); v && v->text.size() == word.size()) last = v;
   if (!last) return std::nullopt;
   const bool gcc = output.find("Free Software Foundation") != std::string_view::npos ||
-                   line.find("(GCC)") != std::string_view::npos ||
-                   util::starts_with(line, "g++") || util::starts_with(line, "gcc") ||
-                   line.find("-g++") != std::string_view::npos ||
+                   line.find("(GCC)") != std::string_view::npos || util::starts_with(line, "g++") ||
+                   util::starts_with(line, "gcc") || line.find("-g++") != std::string_view::npos ||
                    line.find("-gcc") != std::string_view::npos;
-  return CompilerId{gcc ? CompilerKind::gcc : CompilerKind::other, last->major, last->minor, last->text};
+  return CompilerId{gcc ? CompilerKind::gcc : CompilerKind::other, last->major, last->minor,
+                    last->text};
 }
 
 ToolkitFacts probe_toolkit(const ToolkitProbeOptions& options) {

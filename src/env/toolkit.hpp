@@ -17,11 +17,11 @@ namespace flashfit::env {
 
 struct ToolkitProbeOptions {
   // The environment, passed in so tests control it; nullopt = unset.
-  std::optional<std::string> cuda_home;    // CUDA_HOME
-  std::optional<std::string> cuda_path;    // CUDA_PATH
-  std::optional<std::string> path;         // PATH
-  std::optional<std::string> cudahostcxx;  // CUDAHOSTCXX
-  std::optional<std::string> cxx;          // CXX
+  std::optional<std::string> cuda_home;                         // CUDA_HOME
+  std::optional<std::string> cuda_path;                         // CUDA_PATH
+  std::optional<std::string> path;                              // PATH
+  std::optional<std::string> cudahostcxx;                       // CUDAHOSTCXX
+  std::optional<std::string> cxx;                               // CXX
   std::filesystem::path default_cuda_root = "/usr/local/cuda";  // the last resort, as in torch
   std::chrono::milliseconds timeout{15000};  // per `--version` run; a cold nvcc can be slow
 };
@@ -41,14 +41,14 @@ struct CompilerId {
 };
 
 struct ToolkitFacts {
-  Fact<std::filesystem::path> nvcc;            // source: "CUDA_HOME", "CUDA_PATH", "PATH", "/usr/local/cuda"
-  Fact<CudaVersion> cuda_version;              // source: "<nvcc> --version"
-  Fact<std::filesystem::path> host_compiler;   // source: "CUDAHOSTCXX", "CXX", "PATH (g++)"
-  Fact<CompilerId> host_compiler_id;           // source: "<compiler> --version"
-  Fact<int> host_compiler_max_major;           // for the compiler's kind, from the nvcc table
-  HostCompilerCheck host_compiler_check;       // ok / too new / unknown, with the reason
-  Fact<std::filesystem::path> ninja;           // source: "PATH (ninja)" or "PATH (ninja-build)"
-  Fact<std::string> ninja_version;             // "1.11.1"
+  Fact<std::filesystem::path> nvcc;  // source: "CUDA_HOME", "CUDA_PATH", "PATH", "/usr/local/cuda"
+  Fact<CudaVersion> cuda_version;    // source: "<nvcc> --version"
+  Fact<std::filesystem::path> host_compiler;  // source: "CUDAHOSTCXX", "CXX", "PATH (g++)"
+  Fact<CompilerId> host_compiler_id;          // source: "<compiler> --version"
+  Fact<int> host_compiler_max_major;          // for the compiler's kind, from the nvcc table
+  HostCompilerCheck host_compiler_check;      // ok / too new / unknown, with the reason
+  Fact<std::filesystem::path> ninja;          // source: "PATH (ninja)" or "PATH (ninja-build)"
+  Fact<std::string> ninja_version;            // "1.11.1"
 };
 
 ToolkitFacts probe_toolkit(const ToolkitProbeOptions& options);

@@ -17,13 +17,27 @@ struct Row {
 };
 
 // facts/binary-compat.md §4, row by row, including the edges of each range.
-TEST(NvccHostCompilerLimits, TableRows) {
+TEST(ToolkitHostCompilerLimits, TableRows) {
   const Row rows[] = {
-      {11, 0, 9, 14},   {11, 1, 10, 14},  {11, 3, 10, 14},  {11, 5, 11, 14},
-      {11, 6, 11, 14},  {11, 8, 11, 14},  {12, 0, 12, 14},  {12, 1, 12, 15},
-      {12, 2, 12, 16},  {12, 3, 12, 16},  {12, 4, 13, 17},  {12, 5, 13, 17},
-      {12, 6, 13, 18},  {12, 8, 14, 19},  {12, 9, 14, 19},  {13, 0, 15, 20},
-      {13, 1, 15, std::nullopt}, {13, 2, 15, std::nullopt}, {13, 4, 16, std::nullopt},
+      {11, 0, 9, 14},
+      {11, 1, 10, 14},
+      {11, 3, 10, 14},
+      {11, 5, 11, 14},
+      {11, 6, 11, 14},
+      {11, 8, 11, 14},
+      {12, 0, 12, 14},
+      {12, 1, 12, 15},
+      {12, 2, 12, 16},
+      {12, 3, 12, 16},
+      {12, 4, 13, 17},
+      {12, 5, 13, 17},
+      {12, 6, 13, 18},
+      {12, 8, 14, 19},
+      {12, 9, 14, 19},
+      {13, 0, 15, 20},
+      {13, 1, 15, std::nullopt},
+      {13, 2, 15, std::nullopt},
+      {13, 4, 16, std::nullopt},
   };
   for (const auto& row : rows) {
     const auto limits = nvcc_host_compiler_limits(row.cuda_major, row.cuda_minor);
@@ -32,7 +46,7 @@ TEST(NvccHostCompilerLimits, TableRows) {
   }
 }
 
-TEST(NvccHostCompilerLimits, UnrecordedToolkitsAreUnknown) {
+TEST(ToolkitHostCompilerLimits, UnrecordedToolkitsAreUnknown) {
   for (auto [major, minor] : {std::pair{10, 2}, {12, 7}, {13, 3}, {13, 5}, {14, 0}, {9, 0}}) {
     const auto limits = nvcc_host_compiler_limits(major, minor);
     EXPECT_FALSE(limits.max_gcc_major) << major << "." << minor;
@@ -40,7 +54,7 @@ TEST(NvccHostCompilerLimits, UnrecordedToolkitsAreUnknown) {
   }
 }
 
-TEST(NvccHostCompilerLimits, Cuda114DependsOnTheUpdate) {
+TEST(ToolkitHostCompilerLimits, Cuda114DependsOnTheUpdate) {
   EXPECT_EQ(nvcc_host_compiler_limits(11, 4).max_gcc_major, 10);  // unknown update: stricter 11.4.0
   EXPECT_EQ(nvcc_host_compiler_limits(11, 4, 48).max_gcc_major, 10);
   const auto later = nvcc_host_compiler_limits(11, 4, 120);
@@ -50,7 +64,7 @@ TEST(NvccHostCompilerLimits, Cuda114DependsOnTheUpdate) {
   EXPECT_EQ(nvcc_host_compiler_limits(11, 6).gcc_minor_below, std::nullopt);
 }
 
-TEST(CheckHostCompiler, Verdicts) {
+TEST(ToolkitHostCompilerCheck, Verdicts) {
   using V = HostCompilerVerdict;
   const auto cuda130 = nvcc_host_compiler_limits(13, 0);
   EXPECT_EQ(check_host_compiler(cuda130, CompilerKind::gcc, 12, 2).verdict, V::ok);

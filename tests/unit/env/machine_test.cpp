@@ -1,8 +1,7 @@
 #include "env/machine.hpp"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "temp_tree.hpp"
 
@@ -27,8 +26,9 @@ class MachineTest : public ::testing::Test {
                "MemTotal:       16777216 kB\nMemFree:         1000000 kB\n"
                "MemAvailable:   12582912 kB\nBuffers:           1000 kB\n");
     tree.write("sys/devices/system/cpu/online", "0-7\n");
-    tree.write("etc/os-release", "NAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\n"
-                                 "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n");
+    tree.write("etc/os-release",
+               "NAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\n"
+               "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n");
     options.root = tree.root();
     options.affinity_cpus = 8;
     options.uname = UnameFacts{"Linux", "6.1.0-18-amd64", "x86_64"};
@@ -128,8 +128,9 @@ TEST_F(MachineTest, NestedCgroupV2TakesTighterChild) {
 }
 
 TEST_F(MachineTest, CgroupV1MemoryAndCpuQuota) {
-  tree.write("proc/self/cgroup", "12:pids:/docker/abc\n4:memory:/docker/abc\n"
-                                 "3:cpu,cpuacct:/docker/abc\n1:name=systemd:/docker/abc\n");
+  tree.write("proc/self/cgroup",
+             "12:pids:/docker/abc\n4:memory:/docker/abc\n"
+             "3:cpu,cpuacct:/docker/abc\n1:name=systemd:/docker/abc\n");
   tree.write("sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "2147483648\n");
   tree.write("sys/fs/cgroup/memory/docker/abc/memory.usage_in_bytes", "1073741824\n");
   tree.write("sys/fs/cgroup/memory/docker/abc/memory.stat",
@@ -327,7 +328,7 @@ TEST(MachineReal, RealMachineFactsAreKnown) {
   EXPECT_TRUE(f.disks[0].space.known());
 }
 
-TEST(ParseCpuList, KernelFormats) {
+TEST(MachineParseCpuList, KernelFormats) {
   EXPECT_EQ(parse_cpu_list("0"), 1u);
   EXPECT_EQ(parse_cpu_list("0-3\n"), 4u);
   EXPECT_EQ(parse_cpu_list("0-3,8,10-11"), 7u);

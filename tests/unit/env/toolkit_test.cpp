@@ -20,11 +20,14 @@ namespace {
 std::string nvcc_banner(const std::string& release, const std::string& build) {
   return "nvcc: NVIDIA (R) Cuda compiler driver\n"
          "Copyright (c) 2005-2025 NVIDIA Corporation\n"
-         "Cuda compilation tools, release " + release + ", V" + build + "\n"
-         "Build cuda_" + release + ".r" + release + "/compiler.0_0\n";
+         "Cuda compilation tools, release " +
+         release + ", V" + build +
+         "\n"
+         "Build cuda_" +
+         release + ".r" + release + "/compiler.0_0\n";
 }
 
-const char* kGcc12 =
+constexpr const char* kGcc12 =
     "g++ (Debian 12.2.0-14+deb12u1) 12.2.0\n"
     "Copyright (C) 2022 Free Software Foundation, Inc.\n";
 
@@ -235,7 +238,7 @@ TEST(ToolkitReal, RealNvcc13AndGcc12AreCompatible) {
   EXPECT_TRUE(f.ninja_version.known()) << f.ninja_version.unknown_reason;
 }
 
-TEST(ParseNvccVersion, Outputs) {
+TEST(ToolkitParseNvccVersion, Outputs) {
   auto v = parse_nvcc_version(nvcc_banner("13.0", "13.0.88"));
   ASSERT_TRUE(v);
   EXPECT_EQ(v->major, 13);
@@ -251,7 +254,7 @@ TEST(ParseNvccVersion, Outputs) {
   EXPECT_FALSE(parse_nvcc_version("release 13"));
 }
 
-TEST(ParseCompilerVersion, GccClangAndOthers) {
+TEST(ToolkitParseCompilerVersion, GccClangAndOthers) {
   auto id = parse_compiler_version(kGcc12);
   ASSERT_TRUE(id);
   EXPECT_EQ(id->kind, CompilerKind::gcc);
