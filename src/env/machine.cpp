@@ -200,6 +200,11 @@ void probe_memory(const MachineProbeOptions& options, const CgroupLimits& cgroup
   facts.memory_available_bytes =
       capped(available, "/proc/meminfo MemAvailable", cgroup.memory_headroom_bytes,
              cgroup.memory_headroom_source, fmt::format(fmt::runtime(why), "MemAvailable"));
+  // A cgroup whose usage could not be read still bounds what is available.
+  const auto& total_fact = facts.memory_total_bytes;
+  auto& available_fact = facts.memory_available_bytes;
+  if (total_fact.known() && available_fact.known() && *available_fact > *total_fact)
+    available_fact = Fact<std::uint64_t>::of(*total_fact, total_fact.source);
 }
 
 Fact<DiskSpace> probe_disk(const std::filesystem::path& dir) {

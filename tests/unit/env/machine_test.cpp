@@ -224,6 +224,17 @@ TEST_F(MachineTest, GarbledCgroupLimitFilesAreIgnoredWithWarning) {
   EXPECT_TRUE(mentions(f.warnings, "/sys/fs/cgroup/job/memory.max"));
 }
 
+TEST_F(MachineTest, UnreadableUsageStillBoundsAvailableByTheLimit) {
+  cgroup_v2("/job");
+  tree.write("sys/fs/cgroup/job/memory.max", "2147483648\n");
+  tree.write("sys/fs/cgroup/job/memory.current", "lots\n");
+  const auto f = probe();
+  EXPECT_EQ(*f.memory_total_bytes, 2 * kGiB);
+  EXPECT_EQ(*f.memory_available_bytes, 2 * kGiB);
+  EXPECT_EQ(f.memory_available_bytes.source, "cgroup v2 /sys/fs/cgroup/job/memory.max");
+  EXPECT_TRUE(mentions(f.warnings, "memory.current"));
+}
+
 TEST_F(MachineTest, CpuMaxWithZeroPeriodIsGarbled) {
   cgroup_v2("/job");
   tree.write("sys/fs/cgroup/job/cpu.max", "100000 0\n");
