@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "env/interpreter_cache.hpp"
 #include "env/interpreter_script.hpp"
 #include "util/files.hpp"
 #include "util/process.hpp"
@@ -204,7 +205,17 @@ util::Result<Interpreter> parse_interpreter_facts(std::string_view text,
   py.platlib = str_at(paths, "platlib").value_or("");
   py.include_dir = str_at(paths, "include").value_or("");
   py.scripts_dir = str_at(paths, "scripts").value_or("");
-  py.has_pip = bool_at(doc, "has_pip").value_or(false);
+  if (auto it = doc.find("site_dirs"); it != doc.end() && it->is_array()) {
+    for (const auto& dir : *it) {
+      if (dir.is_string()) py.site_dirs.push_back(dir.get<std::string>());
+    }
+  }
+  for (const auto& dir : py.site_dirs) {
+    std::error_code ec;
+    if (std::filesystem::exists(std::filesystem::path(dir) / "pip" / "__init__.py", ec)) {
+      py.has_pip = true;
+    }
+  }
 
   const json& vars = object_at(doc, "config_vars");
   py.soabi = config_var_text(vars, "SOABI");
@@ -253,7 +264,18 @@ util::Result<Interpreter> parse_interpreter_facts(std::string_view text,
   return py;
 }
 
-util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice) {
+util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
+                                            const InterpreterCache* cache) {
+  const auto stamp = cache ? stamp_interpreter(choice.program) : std::nullopt;
+  if (stamp) {
+    if (auto answer = cache->load(*stamp)) {
+      auto cached = parse_interpreter_facts(*answer, choice);
+      if (cached) {
+        cached->from_cache = true;
+        return cached;
+      }
+    }
+  }
   util::ProcessSpec spec;
   spec.argv = {choice.program, "-c", kInterpreterScript};
   // "/" as the working directory: a project's own json.py or platform.py must
@@ -289,7 +311,9 @@ util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice) {
                               : "check that the interpreter starts: " +
                                     util::printable(choice.program) + " -c pass");
   }
-  return parse_interpreter_facts(run->out, choice);
+  auto parsed = parse_interpreter_facts(run->out, choice);
+  if (parsed && stamp) cache->store(*stamp, run->out);
+  return parsed;
 }
 
 }  // namespace flashfit::env

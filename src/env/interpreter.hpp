@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pkg/marker.hpp"
 #include "pkg/tags.hpp"
@@ -39,15 +40,23 @@ struct Interpreter {
   std::string prefix, base_prefix;
   bool in_venv = false;  // prefix != base_prefix
   std::string purelib, platlib, include_dir, scripts_dir;
+  std::vector<std::string> site_dirs;  // site-/dist-packages on sys.path, in import order
+  // Checked on the file system at every query (cheap), not cached: pip may
+  // be installed or removed between runs.
   bool has_pip = false;
+  bool from_cache = false;  // the facts came from the on-disk cache
   pkg::InterpreterTagFacts tag_facts;
   pkg::MarkerEnvironment markers;
 
   std::string version_str() const;  // "3.11.2"
 };
 
-// Runs the interpreter with the embedded script (30 s limit) and reads its answer.
-util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice);
+class InterpreterCache;
+
+// Runs the interpreter with the embedded script (30 s limit) and reads its
+// answer; with a cache, an answer for the unchanged interpreter is reused.
+util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
+                                            const InterpreterCache* cache = nullptr);
 
 // Reads the script's JSON answer; separate from running it so that garbled,
 // truncated or hostile answers are tested directly.

@@ -5,9 +5,9 @@ namespace flashfit::env {
 // Each fact mirrors what pip (packaging 21.3) or PEP 508 reads, so the tag
 // list and marker values computed from them match pip's own.
 const char* const kInterpreterScript = R"PY(
-import importlib.machinery, importlib.util, json, os, platform, struct, subprocess, sys, sysconfig
+import importlib.machinery, json, os, platform, struct, subprocess, sys, sysconfig
 
-facts = {"script_version": 1}
+facts = {"script_version": 2}
 
 def fact(name, compute):
     try:
@@ -37,7 +37,9 @@ fact("prefix", lambda: sys.prefix)
 fact("base_prefix", lambda: getattr(sys, "base_prefix", sys.prefix))
 fact("paths", lambda: {k: v for k, v in sysconfig.get_paths().items()
                        if k in ("purelib", "platlib", "include", "scripts")})
-fact("has_pip", lambda: importlib.util.find_spec("pip") is not None)
+# Where installed distributions live, in import order (torch, pip, flash_attn).
+fact("site_dirs", lambda: [p for p in sys.path if p and os.path.basename(p) in
+                           ("site-packages", "dist-packages") and os.path.isdir(p)])
 
 def glibc():
     try:

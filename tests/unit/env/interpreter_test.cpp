@@ -419,7 +419,7 @@ TEST(InterpreterFacts, WrongTypesReadAsAbsent) {
   auto doc = minimal();
   doc["executable"] = 5;
   doc["realpath"] = json::array();
-  doc["has_pip"] = "yes";
+  doc["site_dirs"] = "yes";
   doc["paths"] = "not an object";
   doc["config_vars"] = json::array({1, 2});
   doc["markers"] = json{{"os_name", 5}, {"sys_platform", "linux"}, {"extra", "x"}};
@@ -449,7 +449,8 @@ TEST(InterpreterFacts, ConfigVarsReadAsPythonWouldSeeThem) {
   doc["config_vars"] = {{"py_version_nodot", 311}, {"Py_DEBUG", ""},  {"WITH_PYMALLOC", "1"},
                         {"SOABI", nullptr},        {"EXT_SUFFIX", 7}, {"Py_GIL_DISABLED", 1},
                         {"Py_UNICODE_SIZE", 4}};
-  doc["has_pip"] = 1;
+  // has_pip is read from the file system: a site dir holding pip/__init__.py.
+  doc["site_dirs"] = {"/usr/lib/python3/dist-packages", 5, nullptr};
   doc["extension_suffixes"] = {1, nullptr, ".so", "_d.pyd"};
   doc["manylinux_vetoed"] = {json::array({2}),
                              "x",

@@ -138,11 +138,16 @@ TEST(Process, EnvironmentAndWorkingDirectory) {
 }
 
 TEST(Process, DaemonHoldingThePipesDoesNotBlockForever) {
-  auto spec = shell("(sleep 30 &) ; echo started");
+  // The daemon reports its pid so the test can end it: no sleeper outlives the suite.
+  auto spec = shell("(sleep 30 & echo $!) ; echo started");
   spec.grace = 200ms;
   auto r = run_process(spec);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->out, "started\n");
+  const auto newline = r->out.find('\n');
+  ASSERT_NE(newline, std::string::npos);
+  const pid_t daemon = std::stoi(r->out.substr(0, newline));
+  ::kill(daemon, SIGKILL);
+  EXPECT_EQ(r->out.substr(newline + 1), "started\n");
   EXPECT_EQ(r->exit_code, 0);
 }
 
