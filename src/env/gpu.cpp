@@ -51,13 +51,16 @@ ProcVersion read_proc_version(const std::filesystem::path& root) {
 template <class T>
 Fact<T> first_known(std::initializer_list<const Fact<T>*> candidates) {
   std::vector<std::string> reasons;
+  std::vector<std::string> sources;
   for (const Fact<T>* fact : candidates) {
     if (fact == nullptr) continue;
     if (fact->known()) return *fact;
     reasons.push_back(fact->source.empty() ? fact->unknown_reason
                                            : fact->source + ": " + fact->unknown_reason);
+    if (!fact->source.empty()) sources.push_back(fact->source);
   }
-  return Fact<T>::unknown(util::join(reasons, "; "));
+  // The source of an unknown fact lists where flashfit looked.
+  return Fact<T>::unknown(util::join(reasons, "; "), util::join(sources, ", "));
 }
 
 bool says_no_driver(SourceState state) {
@@ -91,7 +94,8 @@ void conclude(GpuFacts& facts, const SourceReport& nvml, const std::optional<Sou
         "{}; {}; no {}", nvml.detail, cuda ? cuda->detail : std::string("libcuda not asked"),
         (options.root / "proc/driver/nvidia/version").string());
     facts.summary = "no NVIDIA driver";
-    facts.driver_version = Fact<std::string>::unknown("no NVIDIA driver (" + evidence + ")");
+    facts.driver_version = Fact<std::string>::unknown("no NVIDIA driver (" + evidence + ")",
+                                                      facts.driver_version.source);
     facts.gpus = Fact<std::vector<GpuDevice>>::of({}, "no NVIDIA driver");
   } else if (facts.gpus.known()) {
     facts.presence = GpuPresence::no_gpu;

@@ -121,7 +121,8 @@ GpuDevice query_device(const CudaDriver& cuda, const std::string& library, int o
   return device;
 }
 
-void query_devices(const CudaDriver& cuda, const std::string& library, SourceReport& report) {
+// Returns whether cuInit succeeded, after which the library must stay loaded.
+bool query_devices(const CudaDriver& cuda, const std::string& library, SourceReport& report) {
   auto unknown = [&](std::string why, SourceState state) {
     report.state = state;
     report.detail = why;
@@ -131,7 +132,10 @@ void query_devices(const CudaDriver& cuda, const std::string& library, SourceRep
                        : cuda.device_count == nullptr ? "cuDeviceGetCount"
                        : cuda.device_get == nullptr   ? "cuDeviceGet"
                                                       : nullptr;
-  if (absent != nullptr) return unknown(missing(absent, library), SourceState::failed);
+  if (absent != nullptr) {
+    unknown(missing(absent, library), SourceState::failed);
+    return false;
+  }
   const CuResult rc = cuda.init(0);
   if (rc == kNoDevice) {
     // The driver answered: there is nothing to list. A known-empty list, not
@@ -139,22 +143,29 @@ void query_devices(const CudaDriver& cuda, const std::string& library, SourceRep
     report.state = SourceState::no_device;
     report.detail = cuda.describe("cuInit", rc);
     report.gpus = Fact<std::vector<GpuDevice>>::of({}, kCudaSource);
-    return;
+    return false;
   }
-  if (rc != kSuccess) return unknown(cuda.describe("cuInit", rc), SourceState::failed);
+  if (rc != kSuccess) {
+    unknown(cuda.describe("cuInit", rc), SourceState::failed);
+    return false;
+  }
 
   int count = 0;
   const CuResult count_rc = cuda.device_count(&count);
   if (count_rc != kSuccess) {
-    return unknown(cuda.describe("cuDeviceGetCount", count_rc), SourceState::failed);
+    unknown(cuda.describe("cuDeviceGetCount", count_rc), SourceState::failed);
+    return true;
   }
   if (count < 0 || count > 1024) {
-    return unknown(fmt::format("cuDeviceGetCount answered {}", count), SourceState::failed);
+    unknown(fmt::format("cuDeviceGetCount answered {}", count), SourceState::failed);
+    return true;
   }
   std::vector<GpuDevice> devices;
+  devices.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) devices.push_back(query_device(cuda, library, i));
   report.gpus = Fact<std::vector<GpuDevice>>::of(std::move(devices), kCudaSource);
   report.state = count == 0 ? SourceState::no_device : SourceState::ok;
+  return true;
 }
 
 }  // namespace
@@ -163,7 +174,7 @@ SourceReport query_cuda_driver(const std::string& library, bool need_gpus) {
   SourceReport report;
   auto lib = util::DynamicLibrary::open(library);
   if (!lib) {
-    const auto why = "cannot load " + library + ": " + lib.error().message;
+    const auto why = lib.error().message;
     report.state = SourceState::library_missing;
     report.detail = why;
     report.driver_cuda = Fact<pkg::CudaVersion>::unknown(why, kCudaSource);
@@ -194,7 +205,7 @@ SourceReport query_cuda_driver(const std::string& library, bool need_gpus) {
     report.gpus = Fact<std::vector<GpuDevice>>::unknown("not asked", kCudaSource);
     return report;
   }
-  query_devices(cuda, library, report);
+  if (query_devices(cuda, library, report)) lib->keep_loaded();
   report.notes.push_back(report.gpus.known()
                              ? fmt::format("CUDA driver API: {} device(s)", report.gpus->size())
                              : "CUDA driver API: " + report.gpus.unknown_reason);

@@ -217,12 +217,13 @@ void query_devices(const Nvml& nvml, const std::string& library, SourceReport& r
     return;
   }
   std::vector<GpuDevice> devices;
+  devices.reserve(count);
   for (unsigned i = 0; i < count; ++i) devices.push_back(query_device(nvml, library, i));
   report.gpus = Fact<std::vector<GpuDevice>>::of(std::move(devices), kNvmlSource);
   report.state = count == 0 ? SourceState::no_device : SourceState::ok;
 }
 
-SourceReport all_unknown(SourceState state, std::string why) {
+SourceReport all_unknown(SourceState state, const std::string& why) {
   SourceReport report;
   report.state = state;
   report.detail = why;
@@ -239,7 +240,7 @@ SourceReport query_nvml(const std::string& library) {
   auto lib = util::DynamicLibrary::open(library);
   if (!lib) {
     return all_unknown(SourceState::library_missing,
-                       "cannot load " + library + ": " + lib.error().message);
+                       lib.error().message);
   }
   const Nvml nvml{*lib};
   if (nvml.init == nullptr || nvml.shutdown == nullptr) {

@@ -25,7 +25,10 @@ Result<DynamicLibrary> DynamicLibrary::open(const std::string& name) {
   void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
-    return fail(ErrorKind::failed, why != nullptr ? why : "dlopen failed", name);
+    std::string message = why != nullptr ? why : "dlopen failed";
+    // dlerror() usually starts with the name itself; say it once.
+    if (message.rfind(name + ": ", 0) == 0) message.erase(0, name.size() + 2);
+    return fail(ErrorKind::failed, "cannot load " + name + ": " + message, name);
   }
   DynamicLibrary lib;
   lib.handle_ = handle;

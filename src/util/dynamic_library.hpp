@@ -31,6 +31,11 @@ class DynamicLibrary {
     return reinterpret_cast<Signature*>(raw_symbol(name));
   }
 
+  // Gives up ownership without dlclose, for a library that cannot be safely
+  // unloaded once used (the CUDA driver has no shutdown call and may run
+  // threads of its own). The library stays loaded for the process's life.
+  void keep_loaded() { handle_ = nullptr; }
+
   const std::string& name() const { return name_; }
   bool is_open() const { return handle_ != nullptr; }
 

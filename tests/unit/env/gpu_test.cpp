@@ -24,16 +24,16 @@ using flashfit::util::ProcessSpec;
 
 namespace {
 
-const std::string kNvml = FLASHFIT_GPU_STUB_NVML_DIR;
-const std::string kNvmlOld = FLASHFIT_GPU_STUB_NVML_OLD_DIR;
-const std::string kCuda = FLASHFIT_GPU_STUB_CUDA_DIR;
-const std::string kBoth = kNvml + ":" + kCuda;
+const std::string nvml_dir = FLASHFIT_GPU_STUB_NVML_DIR;
+const std::string nvml_old_dir = FLASHFIT_GPU_STUB_NVML_OLD_DIR;
+const std::string cuda_dir = FLASHFIT_GPU_STUB_CUDA_DIR;
+const std::string both_dirs = nvml_dir + ":" + cuda_dir;
 // Names no machine has, so "library missing" holds even where a real driver is installed.
-const std::string kAbsentNvml = "libnvidia-ml-flashfit-absent.so.1";
-const std::string kAbsentCuda = "libcuda-flashfit-absent.so.1";
-const char* const kA100 = "NVIDIA A100-SXM4-80GB:8.0:85899345920";
-const char* const kL4 = "NVIDIA L4:8.9:24152899584";
-const char* const kT4 = "Tesla T4:7.5:16106127360";
+const std::string absent_nvml = "libnvidia-ml-flashfit-absent.so.1";
+const std::string absent_cuda = "libcuda-flashfit-absent.so.1";
+constexpr const char* kA100 = "NVIDIA A100-SXM4-80GB:8.0:85899345920";
+constexpr const char* kL4 = "NVIDIA L4:8.9:24152899584";
+constexpr const char* kT4 = "Tesla T4:7.5:16106127360";
 
 using Env = std::vector<std::pair<std::string, std::string>>;
 
@@ -74,7 +74,7 @@ class FakeRoot {
   fs::path path_;
 };
 
-const char* const kProc570 =
+constexpr const char* kProc570 =
     "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.124.06  Wed Feb 26 04:19:33 UTC 2025\n"
     "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n";
 
@@ -124,7 +124,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 TEST(GpuProbe, NvmlWithNoGpuSaysNoGpu) {
   FakeRoot root;
-  auto p = run_probe(kBoth, {{"FLASHFIT_STUB_GPUS", ""},
+  auto p = run_probe(both_dirs, {{"FLASHFIT_STUB_GPUS", ""},
                              {"FLASHFIT_STUB_CRASH_ON", "cuInit,cuDriverGetVersion"}},
                      {}, root.str());
   EXPECT_CLEAN_EXIT(p);
@@ -137,7 +137,7 @@ TEST(GpuProbe, NvmlWithNoGpuSaysNoGpu) {
 
 TEST(GpuProbe, NvmlOneGpu) {
   FakeRoot root;
-  auto p = run_probe(kNvml, {{"FLASHFIT_STUB_GPUS", kA100}}, {}, root.str());
+  auto p = run_probe(nvml_dir, {{"FLASHFIT_STUB_GPUS", kA100}}, {}, root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["presence"], "gpus-found");
   EXPECT_EQ(p["gpus"], "1 [NVML]");
@@ -149,7 +149,7 @@ TEST(GpuProbe, NvmlOneGpu) {
 
 TEST(GpuProbe, NvmlTwoGpusOfDifferentCapabilities) {
   FakeRoot root;
-  auto p = run_probe(kNvml, {{"FLASHFIT_STUB_GPUS", std::string(kA100) + ";" + kL4}}, {},
+  auto p = run_probe(nvml_dir, {{"FLASHFIT_STUB_GPUS", std::string(kA100) + ";" + kL4}}, {},
                      root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["gpus"], "2 [NVML]");
@@ -165,13 +165,13 @@ TEST(GpuProbe, OldDriverWithT4) {
   const Env env = {{"FLASHFIT_STUB_GPUS", kT4},
                    {"FLASHFIT_STUB_DRIVER", "470.82.01"},
                    {"FLASHFIT_STUB_CUDA", "11040"}};
-  auto p = run_probe(kNvml, env, {"--check-cuda", "12.1"}, root.str());
+  auto p = run_probe(nvml_dir, env, {"--check-cuda", "12.1"}, root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["driver_version"], "470.82.01 [NVML]");
   EXPECT_EQ(p["driver_cuda"], "11.4 [NVML]");
   EXPECT_EQ(p["gpu0.capability"], "7.5 [NVML]");
   EXPECT_TRUE(contains(p["runs_cuda"], "no (")) << p["runs_cuda"];
-  auto p118 = run_probe(kNvml, env, {"--check-cuda", "11.8"}, root.str());
+  auto p118 = run_probe(nvml_dir, env, {"--check-cuda", "11.8"}, root.str());
   EXPECT_TRUE(contains(p118["runs_cuda"], "minor-version-compat")) << p118["runs_cuda"];
 }
 
@@ -179,7 +179,7 @@ TEST(GpuProbe, NvmlDriverNotLoadedFallsBackToTheCudaDriverApi) {
   FakeRoot root;
   root.with_proc_version(kProc570);
   // After a failed init, NVML must be left alone: no shutdown, no queries.
-  auto p = run_probe(kBoth,
+  auto p = run_probe(both_dirs,
                      {{"FLASHFIT_STUB_GPUS", std::string(kL4) + ";" + kT4},
                       {"FLASHFIT_STUB_FAIL_ON", "nvmlInit_v2=9"},
                       {"FLASHFIT_STUB_CRASH_ON",
@@ -201,7 +201,7 @@ TEST(GpuProbe, NvmlDriverNotLoadedFallsBackToTheCudaDriverApi) {
 
 TEST(GpuProbe, BothSourcesFailingLeavesFactsUnknownWithTheirErrors) {
   FakeRoot root;
-  auto p = run_probe(kBoth,
+  auto p = run_probe(both_dirs,
                      {{"FLASHFIT_STUB_GPUS", kA100},
                       {"FLASHFIT_STUB_FAIL_ON",
                        "nvmlInit_v2=999,cuInit=999,cuDriverGetVersion=3"},
@@ -221,17 +221,17 @@ TEST(GpuProbe, BothSourcesFailingLeavesFactsUnknownWithTheirErrors) {
 TEST(GpuProbe, OnlyTheProcFileGivesTheDriverVersion) {
   FakeRoot root;
   root.with_proc_version(kProc570);
-  auto p = run_probe("", {}, {"--nvml-lib", kAbsentNvml, "--cuda-lib", kAbsentCuda}, root.str());
+  auto p = run_probe("", {}, {"--nvml-lib", absent_nvml, "--cuda-lib", absent_cuda}, root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["driver_version"], "570.124.06 [/proc/driver/nvidia/version]");
   EXPECT_EQ(p["presence"], "unknown");  // a kernel module without its libraries
-  EXPECT_TRUE(contains(p["gpus"], "cannot load " + kAbsentNvml)) << p["gpus"];
+  EXPECT_TRUE(contains(p["gpus"], "cannot load " + absent_nvml)) << p["gpus"];
   EXPECT_TRUE(contains(p["driver_cuda"], "unknown (")) << p["driver_cuda"];
 }
 
 TEST(GpuProbe, NothingAtAllIsNoNvidiaDriver) {
   FakeRoot root;
-  auto p = run_probe("", {}, {"--nvml-lib", kAbsentNvml, "--cuda-lib", kAbsentCuda,
+  auto p = run_probe("", {}, {"--nvml-lib", absent_nvml, "--cuda-lib", absent_cuda,
                               "--check-cuda", "12.8"},
                      root.str());
   EXPECT_CLEAN_EXIT(p);
@@ -244,8 +244,8 @@ TEST(GpuProbe, NothingAtAllIsNoNvidiaDriver) {
 
 TEST(GpuProbe, NvmlSaysDriverNotLoadedAndNothingElseIsThere) {
   FakeRoot root;
-  auto p = run_probe(kNvml, {{"FLASHFIT_STUB_FAIL_ON", "nvmlInit_v2=9"}},
-                     {"--cuda-lib", kAbsentCuda}, root.str());
+  auto p = run_probe(nvml_dir, {{"FLASHFIT_STUB_FAIL_ON", "nvmlInit_v2=9"}},
+                     {"--cuda-lib", absent_cuda}, root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["presence"], "no-driver");
 }
@@ -253,7 +253,7 @@ TEST(GpuProbe, NvmlSaysDriverNotLoadedAndNothingElseIsThere) {
 TEST(GpuProbe, CudaDriverApiWithNoDeviceSaysNoGpu) {
   FakeRoot root;
   root.with_proc_version(kProc570);
-  auto p = run_probe(kCuda, {{"FLASHFIT_STUB_GPUS", ""}}, {"--nvml-lib", kAbsentNvml},
+  auto p = run_probe(cuda_dir, {{"FLASHFIT_STUB_GPUS", ""}}, {"--nvml-lib", absent_nvml},
                      root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["presence"], "no-gpu");
@@ -263,7 +263,7 @@ TEST(GpuProbe, CudaDriverApiWithNoDeviceSaysNoGpu) {
 
 TEST(GpuProbe, NvmlSuccessNeverTouchesLibcuda) {
   FakeRoot root;
-  auto p = run_probe(kBoth, {{"FLASHFIT_STUB_GPUS", kA100},
+  auto p = run_probe(both_dirs, {{"FLASHFIT_STUB_GPUS", kA100},
                              {"FLASHFIT_STUB_CRASH_ON",
                               "cuInit,cuDriverGetVersion,cuDeviceGetCount,cuDeviceGet"}},
                      {}, root.str());
@@ -273,7 +273,7 @@ TEST(GpuProbe, NvmlSuccessNeverTouchesLibcuda) {
 
 TEST(GpuProbe, CrashOnIsLiveSoTheGuardsAboveMeanSomething) {
   FakeRoot root;
-  auto p = run_probe(kNvml, {{"FLASHFIT_STUB_GPUS", kA100},
+  auto p = run_probe(nvml_dir, {{"FLASHFIT_STUB_GPUS", kA100},
                              {"FLASHFIT_STUB_CRASH_ON", "nvmlDeviceGetName"}},
                      {}, root.str());
   EXPECT_EQ(p.process.term_signal, SIGABRT) << p.process.describe();
@@ -283,7 +283,7 @@ TEST(GpuProbe, CrashOnIsLiveSoTheGuardsAboveMeanSomething) {
 TEST(GpuProbe, InitAndShutdownAreBalanced) {
   FakeRoot root;
   const auto log = fs::path(root.str()) / "calls.log";
-  auto p = run_probe(kNvml, {{"FLASHFIT_STUB_GPUS", kA100}, {"FLASHFIT_STUB_LOG", log.string()}},
+  auto p = run_probe(nvml_dir, {{"FLASHFIT_STUB_GPUS", kA100}, {"FLASHFIT_STUB_LOG", log.string()}},
                      {}, root.str());
   EXPECT_CLEAN_EXIT(p);
   std::ifstream in(log);
@@ -298,7 +298,7 @@ TEST(GpuProbe, InitAndShutdownAreBalanced) {
 
 TEST(GpuProbe, PerDeviceErrorsStayWithTheirFact) {
   FakeRoot root;
-  auto p = run_probe(kNvml, {{"FLASHFIT_STUB_GPUS", kA100},
+  auto p = run_probe(nvml_dir, {{"FLASHFIT_STUB_GPUS", kA100},
                              {"FLASHFIT_STUB_FAIL_ON", "nvmlDeviceGetMemoryInfo=3"}},
                      {}, root.str());
   EXPECT_CLEAN_EXIT(p);
@@ -310,7 +310,7 @@ TEST(GpuProbe, PerDeviceErrorsStayWithTheirFact) {
 
 TEST(GpuProbe, NvmlDeviceCountFailureFallsBackForGpusOnly) {
   FakeRoot root;
-  auto p = run_probe(kBoth, {{"FLASHFIT_STUB_GPUS", kL4},
+  auto p = run_probe(both_dirs, {{"FLASHFIT_STUB_GPUS", kL4},
                              {"FLASHFIT_STUB_FAIL_ON", "nvmlDeviceGetCount_v2=15"}},
                      {}, root.str());
   EXPECT_CLEAN_EXIT(p);
@@ -322,8 +322,8 @@ TEST(GpuProbe, NvmlDeviceCountFailureFallsBackForGpusOnly) {
 
 TEST(GpuProbe, OlderNvmlWithoutV2SymbolsIsNotCalledBlindly) {
   FakeRoot root;
-  auto p = run_probe(kNvmlOld, {{"FLASHFIT_STUB_GPUS", kA100}, {"FLASHFIT_STUB_CUDA", "12040"}},
-                     {"--cuda-lib", kAbsentCuda}, root.str());
+  auto p = run_probe(nvml_old_dir, {{"FLASHFIT_STUB_GPUS", kA100}, {"FLASHFIT_STUB_CUDA", "12040"}},
+                     {"--cuda-lib", absent_cuda}, root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["driver_cuda"], "12.4 [NVML]");  // from the unversioned call
   EXPECT_EQ(p["gpu0.capability"], "8.0 [NVML]");
@@ -333,7 +333,7 @@ TEST(GpuProbe, OlderNvmlWithoutV2SymbolsIsNotCalledBlindly) {
 
 TEST(GpuProbe, GarbledAnswersAreUnknownNotGuesses) {
   FakeRoot root;
-  auto p = run_probe(kBoth,
+  auto p = run_probe(both_dirs,
                      {{"FLASHFIT_STUB_GPUS", "Weird GPU:0.0:1"},
                       {"FLASHFIT_STUB_DRIVER", "not-a-version"},
                       {"FLASHFIT_STUB_CUDA", "12085"}},
@@ -346,8 +346,8 @@ TEST(GpuProbe, GarbledAnswersAreUnknownNotGuesses) {
 
 TEST(GpuProbe, GarbledProcVersionFile) {
   FakeRoot root;
-  root.with_proc_version(std::string("garbage\n\x01\xff\x00 NVRM", 17));
-  auto p = run_probe("", {}, {"--nvml-lib", kAbsentNvml, "--cuda-lib", kAbsentCuda}, root.str());
+  root.with_proc_version(std::string("garbage\n\x01\xff\x00 NVRM", 16));
+  auto p = run_probe("", {}, {"--nvml-lib", absent_nvml, "--cuda-lib", absent_cuda}, root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_TRUE(contains(p["driver_version"], "no 'NVRM version:' line")) << p["driver_version"];
   EXPECT_EQ(p["presence"], "unknown");  // the file is there, so a module is loaded
