@@ -140,9 +140,8 @@ DriverSupportVerdict driver_runs_cuda(const std::optional<std::string>& driver_v
               fmt::format("driver {} is older than {}, the minimum for CUDA {}.x builds",
                           *driver_version, *floor, build.major)};
     }
-    return {DriverSupport::yes,
-            fmt::format("driver {} meets {}, the minimum for CUDA {}.x builds", *driver_version,
-                        *floor, build.major)};
+    return {DriverSupport::yes, fmt::format("driver {} meets {}, the minimum for CUDA {}.x builds",
+                                            *driver_version, *floor, build.major)};
   }
   return {DriverSupport::unknown, "neither the driver version nor its CUDA version is known"};
 }

@@ -37,10 +37,10 @@ util::Result<std::string> parse_proc_driver_version(std::string_view text);
 std::optional<std::string_view> minimum_driver_for_cuda_major(int major);
 
 enum class DriverSupport {
-  yes,                  // the driver supports the build's CUDA version
-  minor_version_compat, // same major, older minor: runs, but its PTX will not JIT
-  no,                   // too old (or no driver at all)
-  unknown,              // not enough is known to say
+  yes,                   // the driver supports the build's CUDA version
+  minor_version_compat,  // same major, older minor: runs, but its PTX will not JIT
+  no,                    // too old (or no driver at all)
+  unknown,               // not enough is known to say
 };
 std::string_view to_string(DriverSupport support);  // "yes", "minor-version-compat", ...
 

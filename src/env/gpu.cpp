@@ -41,9 +41,9 @@ ProcVersion read_proc_version(const std::filesystem::path& root) {
   }
   text.resize(static_cast<std::size_t>(in.gcount()));
   auto version = parse_proc_driver_version(text);
-  proc.driver_version = version ? Fact<std::string>::of(*version, detail::kProcSource)
-                                : Fact<std::string>::unknown(version.error().message,
-                                                             detail::kProcSource);
+  proc.driver_version =
+      version ? Fact<std::string>::of(*version, detail::kProcSource)
+              : Fact<std::string>::unknown(version.error().message, detail::kProcSource);
   return proc;
 }
 
@@ -81,8 +81,8 @@ std::string driver_words(const GpuFacts& facts) {
 void conclude(GpuFacts& facts, const SourceReport& nvml, const std::optional<SourceReport>& cuda,
               const ProcVersion& proc, const GpuProbeOptions& options) {
   const bool listed_some = facts.gpus.known() && !facts.gpus->empty();
-  const bool cuda_silent = !cuda || cuda->state == SourceState::library_missing ||
-                           cuda->state == SourceState::no_device;
+  const bool cuda_silent =
+      !cuda || cuda->state == SourceState::library_missing || cuda->state == SourceState::no_device;
   if (listed_some) {
     facts.presence = GpuPresence::gpus_found;
     facts.summary = plural_gpus(facts.gpus->size()) + ", " + driver_words(facts);
@@ -108,7 +108,9 @@ void conclude(GpuFacts& facts, const SourceReport& nvml, const std::optional<Sou
 
 }  // namespace
 
-std::string ComputeCapability::str() const { return fmt::format("{}.{}", major, minor); }
+std::string ComputeCapability::str() const {
+  return fmt::format("{}.{}", major, minor);
+}
 
 std::string_view to_string(GpuPresence presence) {
   switch (presence) {
@@ -143,10 +145,10 @@ GpuFacts probe_gpus(const GpuProbeOptions& options) {
       (proc.driver_version.known() ? *proc.driver_version : proc.driver_version.unknown_reason));
 
   facts.driver_version = first_known<std::string>({&nvml.driver_version, &proc.driver_version});
-  facts.driver_cuda = first_known<pkg::CudaVersion>(
-      {&nvml.driver_cuda, cuda ? &cuda->driver_cuda : nullptr});
-  facts.gpus = first_known<std::vector<GpuDevice>>(
-      {&nvml.gpus, cuda && need_gpus ? &cuda->gpus : nullptr});
+  facts.driver_cuda =
+      first_known<pkg::CudaVersion>({&nvml.driver_cuda, cuda ? &cuda->driver_cuda : nullptr});
+  facts.gpus =
+      first_known<std::vector<GpuDevice>>({&nvml.gpus, cuda && need_gpus ? &cuda->gpus : nullptr});
   conclude(facts, nvml, cuda, proc, options);
   return facts;
 }

@@ -45,11 +45,11 @@ std::string_view to_string(GpuPresence presence);  // "unknown", "no-driver", "n
 
 struct GpuFacts {
   GpuPresence presence = GpuPresence::unknown;
-  std::string summary;                   // one line for doctor: "2 NVIDIA GPUs, driver 570.124.06"
-  Fact<std::string> driver_version;      // "570.124.06"
-  Fact<pkg::CudaVersion> driver_cuda;    // the newest CUDA the driver supports ("CUDA Version")
-  Fact<std::vector<GpuDevice>> gpus;     // known-empty when there is no driver or no GPU
-  std::vector<std::string> notes;        // what each source said, for --verbose
+  std::string summary;                 // one line for doctor: "2 NVIDIA GPUs, driver 570.124.06"
+  Fact<std::string> driver_version;    // "570.124.06"
+  Fact<pkg::CudaVersion> driver_cuda;  // the newest CUDA the driver supports ("CUDA Version")
+  Fact<std::vector<GpuDevice>> gpus;   // known-empty when there is no driver or no GPU
+  std::vector<std::string> notes;      // what each source said, for --verbose
 };
 
 struct GpuProbeOptions {

@@ -15,12 +15,12 @@
 namespace flashfit::env::detail {
 namespace {
 
-using CuResult = int;  // CUresult: a C enum, int-sized
-using CuDevice = int;  // CUdevice
+using CuResult = int;     // CUresult: a C enum, int-sized
+using CuDevice = int;     // CUdevice
 using CuAttribute = int;  // CUdevice_attribute
 
 constexpr CuResult kSuccess = 0;
-constexpr CuResult kNoDevice = 100;  // CUDA_ERROR_NO_DEVICE
+constexpr CuResult kNoDevice = 100;           // CUDA_ERROR_NO_DEVICE
 constexpr CuAttribute kCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
 constexpr CuAttribute kCapabilityMinor = 76;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
 constexpr int kNameBuffer = 256;
@@ -31,8 +31,8 @@ struct CudaDriver {
   CuResult (*driver_version)(int*) = lib.symbol<CuResult(int*)>("cuDriverGetVersion");
   CuResult (*device_count)(int*) = lib.symbol<CuResult(int*)>("cuDeviceGetCount");
   CuResult (*device_get)(CuDevice*, int) = lib.symbol<CuResult(CuDevice*, int)>("cuDeviceGet");
-  CuResult (*device_name)(char*, int, CuDevice) =
-      lib.symbol<CuResult(char*, int, CuDevice)>("cuDeviceGetName");
+  CuResult (*device_name)(char*, int,
+                          CuDevice) = lib.symbol<CuResult(char*, int, CuDevice)>("cuDeviceGetName");
   CuResult (*device_attribute)(int*, CuAttribute, CuDevice) =
       lib.symbol<CuResult(int*, CuAttribute, CuDevice)>("cuDeviceGetAttribute");
   CuResult (*device_memory)(std::size_t*, CuDevice) =
@@ -87,8 +87,8 @@ GpuDevice query_device(const CudaDriver& cuda, const std::string& library, int o
   }
 
   if (cuda.device_attribute == nullptr) {
-    device.capability = Fact<ComputeCapability>::unknown(
-        missing("cuDeviceGetAttribute", library), kCudaSource);
+    device.capability =
+        Fact<ComputeCapability>::unknown(missing("cuDeviceGetAttribute", library), kCudaSource);
   } else {
     int major = -1;
     int minor = -1;
@@ -112,11 +112,10 @@ GpuDevice query_device(const CudaDriver& cuda, const std::string& library, int o
   } else {
     std::size_t bytes = 0;
     const CuResult mem_rc = cuda.device_memory(&bytes, handle);
-    device.total_memory =
-        mem_rc == kSuccess
-            ? Fact<std::uint64_t>::of(bytes, kCudaSource)
-            : Fact<std::uint64_t>::unknown(cuda.describe("cuDeviceTotalMem_v2", mem_rc),
-                                           kCudaSource);
+    device.total_memory = mem_rc == kSuccess
+                              ? Fact<std::uint64_t>::of(bytes, kCudaSource)
+                              : Fact<std::uint64_t>::unknown(
+                                    cuda.describe("cuDeviceTotalMem_v2", mem_rc), kCudaSource);
   }
   return device;
 }

@@ -24,7 +24,7 @@ struct NvmlMemory {                // nvmlMemory_t (v1)
 };
 
 constexpr NvmlReturn kSuccess = 0;
-constexpr NvmlReturn kDriverNotLoaded = 9;  // NVML_ERROR_DRIVER_NOT_LOADED
+constexpr NvmlReturn kDriverNotLoaded = 9;     // NVML_ERROR_DRIVER_NOT_LOADED
 constexpr unsigned kDriverVersionBuffer = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
 constexpr unsigned kDeviceNameBuffer = 96;     // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 
@@ -32,8 +32,7 @@ struct Nvml {
   const util::DynamicLibrary& lib;
   NvmlReturn (*init)() = lib.symbol<NvmlReturn()>("nvmlInit_v2");
   NvmlReturn (*shutdown)() = lib.symbol<NvmlReturn()>("nvmlShutdown");
-  const char* (*error_string)(NvmlReturn) =
-      lib.symbol<const char*(NvmlReturn)>("nvmlErrorString");
+  const char* (*error_string)(NvmlReturn) = lib.symbol<const char*(NvmlReturn)>("nvmlErrorString");
   NvmlReturn (*driver_version)(char*, unsigned) =
       lib.symbol<NvmlReturn(char*, unsigned)>("nvmlSystemGetDriverVersion");
   NvmlReturn (*cuda_version_v2)(int*) =
@@ -110,10 +109,10 @@ GpuDevice query_device(const Nvml& nvml, const std::string& library, unsigned in
   } else {
     std::array<char, kDeviceNameBuffer> name{};
     const NvmlReturn name_rc = nvml.device_name(handle, name.data(), kDeviceNameBuffer);
-    device.name = name_rc == kSuccess
-                      ? Fact<std::string>::of(util::printable(from_buffer(name)), kNvmlSource)
-                      : Fact<std::string>::unknown(nvml.describe("nvmlDeviceGetName", name_rc),
-                                                   kNvmlSource);
+    device.name =
+        name_rc == kSuccess
+            ? Fact<std::string>::of(util::printable(from_buffer(name)), kNvmlSource)
+            : Fact<std::string>::unknown(nvml.describe("nvmlDeviceGetName", name_rc), kNvmlSource);
   }
 
   if (nvml.device_capability == nullptr) {
@@ -141,26 +140,25 @@ GpuDevice query_device(const Nvml& nvml, const std::string& library, unsigned in
   } else {
     NvmlMemory memory{};
     const NvmlReturn mem_rc = nvml.device_memory(handle, &memory);
-    device.total_memory =
-        mem_rc == kSuccess
-            ? Fact<std::uint64_t>::of(memory.total, kNvmlSource)
-            : Fact<std::uint64_t>::unknown(nvml.describe("nvmlDeviceGetMemoryInfo", mem_rc),
-                                           kNvmlSource);
+    device.total_memory = mem_rc == kSuccess
+                              ? Fact<std::uint64_t>::of(memory.total, kNvmlSource)
+                              : Fact<std::uint64_t>::unknown(
+                                    nvml.describe("nvmlDeviceGetMemoryInfo", mem_rc), kNvmlSource);
   }
   return device;
 }
 
 void query_system(const Nvml& nvml, const std::string& library, SourceReport& report) {
   if (nvml.driver_version == nullptr) {
-    report.driver_version = Fact<std::string>::unknown(
-        missing("nvmlSystemGetDriverVersion", library), kNvmlSource);
+    report.driver_version =
+        Fact<std::string>::unknown(missing("nvmlSystemGetDriverVersion", library), kNvmlSource);
   } else {
     std::array<char, kDriverVersionBuffer> version{};
     const NvmlReturn rc = nvml.driver_version(version.data(), kDriverVersionBuffer);
     const std::string text = from_buffer(version);
     if (rc != kSuccess) {
-      report.driver_version = Fact<std::string>::unknown(
-          nvml.describe("nvmlSystemGetDriverVersion", rc), kNvmlSource);
+      report.driver_version =
+          Fact<std::string>::unknown(nvml.describe("nvmlSystemGetDriverVersion", rc), kNvmlSource);
     } else if (!parse_driver_version(text)) {
       report.driver_version = Fact<std::string>::unknown(
           "nvmlSystemGetDriverVersion answered '" + util::printable(text) + "'", kNvmlSource);
@@ -205,8 +203,8 @@ void query_devices(const Nvml& nvml, const std::string& library, SourceReport& r
   unsigned count = 0;
   const NvmlReturn rc = nvml.device_count(&count);
   if (rc != kSuccess) {
-    report.gpus = Fact<std::vector<GpuDevice>>::unknown(
-        nvml.describe("nvmlDeviceGetCount_v2", rc), kNvmlSource);
+    report.gpus = Fact<std::vector<GpuDevice>>::unknown(nvml.describe("nvmlDeviceGetCount_v2", rc),
+                                                        kNvmlSource);
     return;
   }
   // More devices than any machine holds means a garbled answer; do not loop
@@ -239,8 +237,7 @@ SourceReport all_unknown(SourceState state, const std::string& why) {
 SourceReport query_nvml(const std::string& library) {
   auto lib = util::DynamicLibrary::open(library);
   if (!lib) {
-    return all_unknown(SourceState::library_missing,
-                       lib.error().message);
+    return all_unknown(SourceState::library_missing, lib.error().message);
   }
   const Nvml nvml{*lib};
   if (nvml.init == nullptr || nvml.shutdown == nullptr) {
@@ -250,18 +247,18 @@ SourceReport query_nvml(const std::string& library) {
   NvmlSession session(nvml);
   const NvmlReturn rc = session.start();
   if (rc != kSuccess) {
-    return all_unknown(rc == kDriverNotLoaded ? SourceState::driver_not_loaded
-                                              : SourceState::failed,
-                       nvml.describe("nvmlInit_v2", rc));
+    return all_unknown(
+        rc == kDriverNotLoaded ? SourceState::driver_not_loaded : SourceState::failed,
+        nvml.describe("nvmlInit_v2", rc));
   }
   SourceReport report;
   report.state = SourceState::failed;  // until devices are listed
   query_system(nvml, library, report);
   query_devices(nvml, library, report);
   if (!report.gpus.known()) report.detail = report.gpus.unknown_reason;
-  report.notes.push_back(
-      report.gpus.known() ? fmt::format("NVML: {} device(s)", report.gpus->size())
-                          : "NVML: " + report.gpus.unknown_reason);
+  report.notes.push_back(report.gpus.known()
+                             ? fmt::format("NVML: {} device(s)", report.gpus->size())
+                             : "NVML: " + report.gpus.unknown_reason);
   return report;
 }
 

@@ -18,8 +18,8 @@ enum class SourceState {
 
 struct SourceReport {
   SourceState state = SourceState::failed;
-  std::string detail;                  // the library's error text when not ok
-  Fact<std::string> driver_version;    // NVML only
+  std::string detail;                // the library's error text when not ok
+  Fact<std::string> driver_version;  // NVML only
   Fact<pkg::CudaVersion> driver_cuda;
   Fact<std::vector<GpuDevice>> gpus;
   std::vector<std::string> notes;

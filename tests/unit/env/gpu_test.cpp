@@ -5,6 +5,7 @@
 
 #include "env/gpu.hpp"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -13,8 +14,6 @@
 #include <fstream>
 #include <map>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "util/process.hpp"
 
@@ -124,9 +123,10 @@ bool contains(const std::string& text, const std::string& part) {
 
 TEST(GpuProbe, NvmlWithNoGpuSaysNoGpu) {
   FakeRoot root;
-  auto p = run_probe(both_dirs, {{"FLASHFIT_STUB_GPUS", ""},
-                             {"FLASHFIT_STUB_CRASH_ON", "cuInit,cuDriverGetVersion"}},
-                     {}, root.str());
+  auto p = run_probe(
+      both_dirs,
+      {{"FLASHFIT_STUB_GPUS", ""}, {"FLASHFIT_STUB_CRASH_ON", "cuInit,cuDriverGetVersion"}}, {},
+      root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["presence"], "no-gpu");
   EXPECT_EQ(p["gpus"], "0 [NVML]");
@@ -149,8 +149,8 @@ TEST(GpuProbe, NvmlOneGpu) {
 
 TEST(GpuProbe, NvmlTwoGpusOfDifferentCapabilities) {
   FakeRoot root;
-  auto p = run_probe(nvml_dir, {{"FLASHFIT_STUB_GPUS", std::string(kA100) + ";" + kL4}}, {},
-                     root.str());
+  auto p =
+      run_probe(nvml_dir, {{"FLASHFIT_STUB_GPUS", std::string(kA100) + ";" + kL4}}, {}, root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["gpus"], "2 [NVML]");
   EXPECT_EQ(p["gpu0.capability"], "8.0 [NVML]");
@@ -179,12 +179,12 @@ TEST(GpuProbe, NvmlDriverNotLoadedFallsBackToTheCudaDriverApi) {
   FakeRoot root;
   root.with_proc_version(kProc570);
   // After a failed init, NVML must be left alone: no shutdown, no queries.
-  auto p = run_probe(both_dirs,
-                     {{"FLASHFIT_STUB_GPUS", std::string(kL4) + ";" + kT4},
-                      {"FLASHFIT_STUB_FAIL_ON", "nvmlInit_v2=9"},
-                      {"FLASHFIT_STUB_CRASH_ON",
-                       "nvmlShutdown,nvmlDeviceGetCount_v2,nvmlSystemGetDriverVersion"}},
-                     {}, root.str());
+  auto p = run_probe(
+      both_dirs,
+      {{"FLASHFIT_STUB_GPUS", std::string(kL4) + ";" + kT4},
+       {"FLASHFIT_STUB_FAIL_ON", "nvmlInit_v2=9"},
+       {"FLASHFIT_STUB_CRASH_ON", "nvmlShutdown,nvmlDeviceGetCount_v2,nvmlSystemGetDriverVersion"}},
+      {}, root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["presence"], "gpus-found");
   EXPECT_EQ(p["gpus"], "2 [CUDA driver API]");
@@ -203,8 +203,7 @@ TEST(GpuProbe, BothSourcesFailingLeavesFactsUnknownWithTheirErrors) {
   FakeRoot root;
   auto p = run_probe(both_dirs,
                      {{"FLASHFIT_STUB_GPUS", kA100},
-                      {"FLASHFIT_STUB_FAIL_ON",
-                       "nvmlInit_v2=999,cuInit=999,cuDriverGetVersion=3"},
+                      {"FLASHFIT_STUB_FAIL_ON", "nvmlInit_v2=999,cuInit=999,cuDriverGetVersion=3"},
                       {"FLASHFIT_STUB_CRASH_ON", "nvmlShutdown,cuDeviceGetCount"}},
                      {}, root.str());
   EXPECT_CLEAN_EXIT(p);
@@ -231,8 +230,8 @@ TEST(GpuProbe, OnlyTheProcFileGivesTheDriverVersion) {
 
 TEST(GpuProbe, NothingAtAllIsNoNvidiaDriver) {
   FakeRoot root;
-  auto p = run_probe("", {}, {"--nvml-lib", absent_nvml, "--cuda-lib", absent_cuda,
-                              "--check-cuda", "12.8"},
+  auto p = run_probe("", {},
+                     {"--nvml-lib", absent_nvml, "--cuda-lib", absent_cuda, "--check-cuda", "12.8"},
                      root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["presence"], "no-driver");
@@ -253,8 +252,8 @@ TEST(GpuProbe, NvmlSaysDriverNotLoadedAndNothingElseIsThere) {
 TEST(GpuProbe, CudaDriverApiWithNoDeviceSaysNoGpu) {
   FakeRoot root;
   root.with_proc_version(kProc570);
-  auto p = run_probe(cuda_dir, {{"FLASHFIT_STUB_GPUS", ""}}, {"--nvml-lib", absent_nvml},
-                     root.str());
+  auto p =
+      run_probe(cuda_dir, {{"FLASHFIT_STUB_GPUS", ""}}, {"--nvml-lib", absent_nvml}, root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["presence"], "no-gpu");
   EXPECT_EQ(p["gpus"], "0 [CUDA driver API]");
@@ -263,19 +262,20 @@ TEST(GpuProbe, CudaDriverApiWithNoDeviceSaysNoGpu) {
 
 TEST(GpuProbe, NvmlSuccessNeverTouchesLibcuda) {
   FakeRoot root;
-  auto p = run_probe(both_dirs, {{"FLASHFIT_STUB_GPUS", kA100},
-                             {"FLASHFIT_STUB_CRASH_ON",
-                              "cuInit,cuDriverGetVersion,cuDeviceGetCount,cuDeviceGet"}},
-                     {}, root.str());
+  auto p = run_probe(
+      both_dirs,
+      {{"FLASHFIT_STUB_GPUS", kA100},
+       {"FLASHFIT_STUB_CRASH_ON", "cuInit,cuDriverGetVersion,cuDeviceGetCount,cuDeviceGet"}},
+      {}, root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["gpu0.capability"], "8.0 [NVML]");
 }
 
 TEST(GpuProbe, CrashOnIsLiveSoTheGuardsAboveMeanSomething) {
   FakeRoot root;
-  auto p = run_probe(nvml_dir, {{"FLASHFIT_STUB_GPUS", kA100},
-                             {"FLASHFIT_STUB_CRASH_ON", "nvmlDeviceGetName"}},
-                     {}, root.str());
+  auto p = run_probe(
+      nvml_dir, {{"FLASHFIT_STUB_GPUS", kA100}, {"FLASHFIT_STUB_CRASH_ON", "nvmlDeviceGetName"}},
+      {}, root.str());
   EXPECT_EQ(p.process.term_signal, SIGABRT) << p.process.describe();
   EXPECT_TRUE(contains(p.process.err, "forbidden call: nvmlDeviceGetName")) << p.dump();
 }
@@ -298,9 +298,10 @@ TEST(GpuProbe, InitAndShutdownAreBalanced) {
 
 TEST(GpuProbe, PerDeviceErrorsStayWithTheirFact) {
   FakeRoot root;
-  auto p = run_probe(nvml_dir, {{"FLASHFIT_STUB_GPUS", kA100},
-                             {"FLASHFIT_STUB_FAIL_ON", "nvmlDeviceGetMemoryInfo=3"}},
-                     {}, root.str());
+  auto p = run_probe(
+      nvml_dir,
+      {{"FLASHFIT_STUB_GPUS", kA100}, {"FLASHFIT_STUB_FAIL_ON", "nvmlDeviceGetMemoryInfo=3"}}, {},
+      root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["presence"], "gpus-found");
   EXPECT_EQ(p["gpu0.capability"], "8.0 [NVML]");
@@ -310,9 +311,10 @@ TEST(GpuProbe, PerDeviceErrorsStayWithTheirFact) {
 
 TEST(GpuProbe, NvmlDeviceCountFailureFallsBackForGpusOnly) {
   FakeRoot root;
-  auto p = run_probe(both_dirs, {{"FLASHFIT_STUB_GPUS", kL4},
-                             {"FLASHFIT_STUB_FAIL_ON", "nvmlDeviceGetCount_v2=15"}},
-                     {}, root.str());
+  auto p = run_probe(
+      both_dirs,
+      {{"FLASHFIT_STUB_GPUS", kL4}, {"FLASHFIT_STUB_FAIL_ON", "nvmlDeviceGetCount_v2=15"}}, {},
+      root.str());
   EXPECT_CLEAN_EXIT(p);
   EXPECT_EQ(p["driver_version"], "570.124.06 [NVML]");
   EXPECT_EQ(p["driver_cuda"], "12.8 [NVML]");
@@ -367,8 +369,8 @@ TEST(GpuProbe, ValuesBuiltDirectlyNeedNoProbe) {
   // What-if environments construct GpuFacts by hand; the verdict then needs no driver.
   flashfit::env::GpuFacts facts;
   facts.presence = flashfit::env::GpuPresence::gpus_found;
-  facts.driver_cuda = flashfit::env::Fact<flashfit::pkg::CudaVersion>::overridden_by(
-      {12, 4}, "--driver-cuda");
+  facts.driver_cuda =
+      flashfit::env::Fact<flashfit::pkg::CudaVersion>::overridden_by({12, 4}, "--driver-cuda");
   flashfit::pkg::CudaVersion build{12, 8};
   EXPECT_EQ(flashfit::env::driver_runs_cuda(facts, build).support,
             flashfit::env::DriverSupport::minor_version_compat);

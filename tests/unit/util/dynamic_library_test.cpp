@@ -1,8 +1,8 @@
 #include "util/dynamic_library.hpp"
 
-#include <cstring>
-
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 using flashfit::util::DynamicLibrary;
 
