@@ -15,11 +15,13 @@ bool contains(std::string_view text, std::string_view fragment) {
   return text.find(fragment) != std::string_view::npos;
 }
 
-// Mangled forms of the old std::string ("Ss" is its standard abbreviation):
-// members of std::string itself, and "Ss" after a reference, pointer or the
-// end of a nested name, which is where a parameter type starts.
-constexpr std::array<std::string_view, 7> old_forms = {"_ZNSs", "_ZNKSs", "RKSs", "RSs",
-                                                       "PKSs", "OSs",   "ESs"};
+// Mangled forms of the old std::string ("Ss" is its standard abbreviation,
+// "Sb" that of std::basic_string, which the new ABI spells
+// St7__cxx1112basic_string): members of std::string itself, and the
+// abbreviations after a reference, pointer or the end of a nested name, which
+// is where a parameter type starts.
+constexpr std::array<std::string_view, 11> old_forms = {
+    "_ZNSs", "_ZNKSs", "RKSs", "RSs", "PKSs", "OSs", "ESs", "RSbI", "KSbI", "PSbI", "ESbI"};
 
 }  // namespace
 

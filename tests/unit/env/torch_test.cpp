@@ -84,7 +84,7 @@ fs::path make_pip_site(const fs::path& root, const char* c10, std::string_view v
 
 // ---- version.py and metadata parsing ----------------------------------------
 
-TEST(TorchVersionPy, PlainAnnotatedNoneQuotesAndComments) {
+TEST(torch_version_py, PlainAnnotatedNoneQuotesAndComments) {
   auto values = env::parse_version_py(
       "__version__ = \"2.6.0+cu124\"  # the build\n"
       "cuda: Optional[str] = '12.4' # trailing\n"
@@ -110,7 +110,7 @@ TEST(TorchVersionPy, PlainAnnotatedNoneQuotesAndComments) {
   EXPECT_EQ((*values)["escaped"].kind, PyValue::Kind::other);
 }
 
-TEST(TorchVersionPy, LaterAssignmentWinsAndBinaryIsRefused) {
+TEST(torch_version_py, LaterAssignmentWinsAndBinaryIsRefused) {
   auto values = env::parse_version_py("cuda = None\ncuda = '11.8'\n");
   ASSERT_TRUE(values);
   EXPECT_EQ((*values)["cuda"].text, "11.8");
@@ -120,7 +120,7 @@ TEST(TorchVersionPy, LaterAssignmentWinsAndBinaryIsRefused) {
   EXPECT_TRUE(env::parse_version_py("cuda = '\xe2\x82\xac'"));
 }
 
-TEST(TorchMetadata, CudaPackagesFromRequiresDist) {
+TEST(torch_metadata, CudaPackagesFromRequiresDist) {
   auto packages = env::cuda_runtime_packages_from_metadata(pip_metadata);
   ASSERT_EQ(packages.size(), 3u);
   EXPECT_EQ(packages[0].name, "nvidia-cuda-runtime-cu12");
@@ -141,7 +141,7 @@ TEST(TorchMetadata, CudaPackagesFromRequiresDist) {
 
 // ---- Debian's torch, compared with what importing it says ------------------
 
-TEST(TorchProbe, DebianTorchMatchesImport) {
+TEST(torch_probe, DebianTorchMatchesImport) {
   util::ProcessSpec spec;
   spec.argv = {FLASHFIT_TEST_PYTHON, "-c",
                "import os, torch\n"
@@ -186,7 +186,7 @@ TEST(TorchProbe, DebianTorchMatchesImport) {
 
 // ---- pip-layout trees ---------------------------------------------------------
 
-TEST(TorchProbe, PipLayoutNewAbi) {
+TEST(torch_probe, PipLayoutNewAbi) {
   TempDir dir;
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI1);
   const auto facts = env::probe_torch({site});
@@ -207,7 +207,7 @@ TEST(TorchProbe, PipLayoutNewAbi) {
   EXPECT_NE(facts.cuda_runtime_packages.source.find("torch-2.8.0+cu128.dist-info"), std::string::npos);
 }
 
-TEST(TorchProbe, PipLayoutOldAbiAndCpuBuild) {
+TEST(torch_probe, PipLayoutOldAbiAndCpuBuild) {
   TempDir dir;
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI0,
                                   "__version__ = '2.5.1+cpu'\ncuda = None\nhip = None\n");
@@ -220,7 +220,7 @@ TEST(TorchProbe, PipLayoutOldAbiAndCpuBuild) {
   EXPECT_EQ(facts.version->str(), "2.5.1+cpu");
 }
 
-TEST(TorchProbe, GarbledVersionPyLeavesOtherFactsProbed) {
+TEST(torch_probe, GarbledVersionPyLeavesOtherFactsProbed) {
   TempDir dir;
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI1,
                                   "\x7f" "ELF garbage \x01\x02\n<<<<<<< merge conflict\n");
@@ -235,7 +235,7 @@ TEST(TorchProbe, GarbledVersionPyLeavesOtherFactsProbed) {
   EXPECT_TRUE(facts.cuda_runtime_packages.known());
 }
 
-TEST(TorchProbe, BadValuesInVersionPy) {
+TEST(torch_probe, BadValuesInVersionPy) {
   TempDir dir;
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI1,
                                   "__version__ = 'not a version!'\ncuda = 12.8\n");
@@ -255,7 +255,7 @@ TEST(TorchProbe, BadValuesInVersionPy) {
   EXPECT_NE(nul_facts.version.unknown_reason.find("NUL"), std::string::npos);
 }
 
-TEST(TorchProbe, CorruptLibc10IsUnknownWithReason) {
+TEST(torch_probe, CorruptLibc10IsUnknownWithReason) {
   TempDir dir;
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI1);
   // Tests run as root, so chmod 000 would not stop reading: corrupt instead.
@@ -270,7 +270,7 @@ TEST(TorchProbe, CorruptLibc10IsUnknownWithReason) {
   EXPECT_TRUE(facts.pybind11_internals_id.known());
 }
 
-TEST(TorchProbe, NotInstalledMakesEveryFactUnknown) {
+TEST(torch_probe, NotInstalledMakesEveryFactUnknown) {
   TempDir dir;
   const auto facts = env::probe_torch({dir.path(), dir.path() / "missing"});
   EXPECT_FALSE(facts.installed());
@@ -288,7 +288,7 @@ TEST(TorchProbe, NotInstalledMakesEveryFactUnknown) {
   EXPECT_FALSE(env::probe_torch({}).installed());
 }
 
-TEST(TorchProbe, FirstSiteWinsAndNoLibDirOrMetadata) {
+TEST(torch_probe, FirstSiteWinsAndNoLibDirOrMetadata) {
   TempDir dir;
   const fs::path first = dir.path() / "first";
   write_file(first / "torch" / "version.py", "__version__ = '2.1.0'\ncuda = '11.8'\nhip = None\n");
@@ -303,7 +303,7 @@ TEST(TorchProbe, FirstSiteWinsAndNoLibDirOrMetadata) {
   EXPECT_NE(facts.cuda_runtime_packages.unknown_reason.find("dist-info"), std::string::npos);
 }
 
-TEST(TorchProbe, FactsAreAPlainValueForWhatIf) {
+TEST(torch_probe, FactsAreAPlainValueForWhatIf) {
   TempDir dir;
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI1);
   env::TorchFacts facts = env::probe_torch({site});
