@@ -1,9 +1,9 @@
 #include "binary/cxx_abi.hpp"
 
+#include <fmt/core.h>
+
 #include <array>
 #include <vector>
-
-#include <fmt/core.h>
 
 #include "util/strings.hpp"
 
@@ -27,9 +27,12 @@ constexpr std::array<std::string_view, 11> old_forms = {
 
 std::string_view to_string(CxxAbi abi) {
   switch (abi) {
-    case CxxAbi::cxx11: return "cxx11";
-    case CxxAbi::pre_cxx11: return "pre-cxx11";
-    case CxxAbi::unknown: break;
+    case CxxAbi::cxx11:
+      return "cxx11";
+    case CxxAbi::pre_cxx11:
+      return "pre-cxx11";
+    case CxxAbi::unknown:
+      break;
   }
   return "unknown";
 }
@@ -55,14 +58,15 @@ AbiEvidence classify_cxx_abi(const SymbolNames& names) {
       case CxxAbi::pre_cxx11:
         if (out.old_count++ == 0) old_sample = names[i];
         break;
-      case CxxAbi::unknown: break;
+      case CxxAbi::unknown:
+        break;
     }
   }
   if (out.new_count > 0 && out.old_count == 0) {
     out.abi = CxxAbi::cxx11;
     out.sample = std::string(new_sample);
-    out.reason = fmt::format("{} symbols use std::__cxx11 strings and none the old form",
-                             out.new_count);
+    out.reason =
+        fmt::format("{} symbols use std::__cxx11 strings and none the old form", out.new_count);
   } else if (out.old_count > 0 && out.new_count == 0) {
     out.abi = CxxAbi::pre_cxx11;
     out.sample = std::string(old_sample);
@@ -118,8 +122,8 @@ AbiEvidence torch_cxx_abi(const ElfFile& library) {
   // Both probes or neither: count all exported names instead.
   AbiEvidence counted = classify_cxx_abi(defined);
   if (out.new_count > 0) {
-    counted.reason = "defines both string variants of c10's error entry points; by count, " +
-                     counted.reason;
+    counted.reason =
+        "defines both string variants of c10's error entry points; by count, " + counted.reason;
     counted.abi = CxxAbi::unknown;
   }
   return counted;

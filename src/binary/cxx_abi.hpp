@@ -13,9 +13,9 @@
 namespace flashfit::binary {
 
 enum class CxxAbi {
-  cxx11,     // _GLIBCXX_USE_CXX11_ABI=1: std::__cxx11::basic_string, "B5cxx11" tags
-  pre_cxx11, // _GLIBCXX_USE_CXX11_ABI=0: std::string mangled as "Ss"
-  unknown,   // no string in any interface, or both forms (mixed)
+  cxx11,      // _GLIBCXX_USE_CXX11_ABI=1: std::__cxx11::basic_string, "B5cxx11" tags
+  pre_cxx11,  // _GLIBCXX_USE_CXX11_ABI=0: std::string mangled as "Ss"
+  unknown,    // no string in any interface, or both forms (mixed)
 };
 
 // "cxx11", "pre-cxx11", "unknown": for messages and --json.
@@ -53,8 +53,7 @@ inline constexpr std::string_view check_fail_pre_cxx11 =
     "_ZN3c106detail14torchCheckFailEPKcS2_jRKSs";
 inline constexpr std::string_view error_ctor_cxx11 =
     "_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE";
-inline constexpr std::string_view error_ctor_pre_cxx11 =
-    "_ZN3c105ErrorC2ENS_14SourceLocationESs";
+inline constexpr std::string_view error_ctor_pre_cxx11 = "_ZN3c105ErrorC2ENS_14SourceLocationESs";
 }  // namespace torch_symbols
 
 }  // namespace flashfit::binary

@@ -88,8 +88,7 @@ std::optional<SymbolVersion> parse_symbol_version(std::string_view tag);
 // Numeric comparison of two tags of the same family: GLIBC_2.34 > GLIBC_2.4,
 // GLIBCXX_3.4.30 > GLIBCXX_3.4.9, 3.4 < 3.4.0 is treated as equal (missing
 // parts are zero). nullopt when either does not parse or the names differ.
-std::optional<std::strong_ordering> compare_symbol_versions(std::string_view a,
-                                                            std::string_view b);
+std::optional<std::strong_ordering> compare_symbol_versions(std::string_view a, std::string_view b);
 
 // NUL-terminated strings starting with `prefix` in the file's read-only data
 // (.rodata*, or every allocated non-executable PROGBITS section when there is

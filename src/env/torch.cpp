@@ -1,10 +1,10 @@
 #include "env/torch.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <fstream>
 #include <system_error>
-
-#include <fmt/core.h>
 
 #include "binary/cxx_abi.hpp"
 #include "binary/elf.hpp"
@@ -62,18 +62,19 @@ Fact<ToolkitBuild> toolkit_fact(const std::map<std::string, PyValue>& values,
     return Fact<ToolkitBuild>::unknown(fmt::format("no `{} = ...` assignment", name), source);
   }
   switch (it->second.kind) {
-    case PyValue::Kind::none: return Fact<ToolkitBuild>::of(ToolkitBuild::none_built(), source);
+    case PyValue::Kind::none:
+      return Fact<ToolkitBuild>::of(ToolkitBuild::none_built(), source);
     case PyValue::Kind::string:
       if (!it->second.text.empty()) {
         return Fact<ToolkitBuild>::of(ToolkitBuild::of(it->second.text), source);
       }
       break;
-    case PyValue::Kind::other: break;
+    case PyValue::Kind::other:
+      break;
   }
-  return Fact<ToolkitBuild>::unknown(
-      fmt::format("`{}` is {}, not a version string or None", name,
-                  util::printable(it->second.text, 60)),
-      source);
+  return Fact<ToolkitBuild>::unknown(fmt::format("`{}` is {}, not a version string or None", name,
+                                                 util::printable(it->second.text, 60)),
+                                     source);
 }
 
 void probe_version_py(const fs::path& package, TorchFacts& facts) {
@@ -96,21 +97,21 @@ void probe_version_py(const fs::path& package, TorchFacts& facts) {
 
   auto it = values->find("__version__");
   if (it == values->end() || it->second.kind != PyValue::Kind::string) {
-    const std::string reason =
-        it == values->end()
-            ? "no `__version__ = '...'` assignment"
-            : fmt::format("`__version__` is {}, not a string", util::printable(it->second.text, 60));
+    const std::string reason = it == values->end()
+                                   ? "no `__version__ = '...'` assignment"
+                                   : fmt::format("`__version__` is {}, not a string",
+                                                 util::printable(it->second.text, 60));
     facts.version_text = Fact<std::string>::unknown(reason, source);
     facts.version = Fact<pkg::Version>::unknown(reason, source);
   } else {
     facts.version_text = Fact<std::string>::of(it->second.text, source);
     auto parsed = pkg::Version::parse(it->second.text);
-    facts.version = parsed ? Fact<pkg::Version>::of(*parsed, source)
-                           : Fact<pkg::Version>::unknown(
-                                 fmt::format("`__version__` {} is not a PEP 440 version: {}",
-                                             util::printable(it->second.text, 60),
-                                             parsed.error().message),
-                                 source);
+    facts.version =
+        parsed ? Fact<pkg::Version>::of(*parsed, source)
+               : Fact<pkg::Version>::unknown(
+                     fmt::format("`__version__` {} is not a PEP 440 version: {}",
+                                 util::printable(it->second.text, 60), parsed.error().message),
+                     source);
   }
   facts.cuda = toolkit_fact(*values, "cuda", source);
   facts.hip = toolkit_fact(*values, "hip", source);
@@ -231,8 +232,9 @@ TorchFacts probe_torch(const std::vector<fs::path>& site_dirs) {
   if (!site) {
     std::vector<std::string> names;
     for (const auto& dir : site_dirs) names.push_back(dir.string());
-    const std::string reason = fmt::format("torch is not installed in {}",
-                                           names.empty() ? "(no site directories)" : util::join(names, ", "));
+    const std::string reason =
+        fmt::format("torch is not installed in {}",
+                    names.empty() ? "(no site directories)" : util::join(names, ", "));
     facts.package_dir = Fact<fs::path>::unknown(reason);
     facts.version_text = Fact<std::string>::unknown(reason);
     facts.version = Fact<pkg::Version>::unknown(reason);

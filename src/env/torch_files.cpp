@@ -16,7 +16,9 @@ namespace {
 bool is_identifier_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-bool is_identifier_char(char c) { return is_identifier_start(c) || (c >= '0' && c <= '9'); }
+bool is_identifier_char(char c) {
+  return is_identifier_start(c) || (c >= '0' && c <= '9');
+}
 
 // Whether the rest of a line, after a value, is only blanks or a comment.
 bool only_comment(std::string_view rest) {

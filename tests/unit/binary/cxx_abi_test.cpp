@@ -33,8 +33,9 @@ TEST(CxxAbi, SingleNames) {
 }
 
 TEST(CxxAbi, CountsAndMixedSets) {
-  auto only_new = binary::classify_cxx_abi(binary::SymbolNames(
-      {binary::torch_symbols::check_fail_cxx11, "_ZNK2at10TensorBase8toStringB5cxx11Ev", "memcpy"}));
+  auto only_new = binary::classify_cxx_abi(
+      binary::SymbolNames({binary::torch_symbols::check_fail_cxx11,
+                           "_ZNK2at10TensorBase8toStringB5cxx11Ev", "memcpy"}));
   EXPECT_EQ(only_new.abi, CxxAbi::cxx11);
   EXPECT_EQ(only_new.new_count, 2u);
   EXPECT_FALSE(only_new.sample.empty());

@@ -4,14 +4,13 @@
 #include "binary/elf.hpp"
 
 #include <elf.h>
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <cstring>
 #include <fstream>
 #include <random>
 #include <set>
-
-#include <gtest/gtest.h>
 
 #include "util/process.hpp"
 #include "util/strings.hpp"
@@ -25,7 +24,9 @@ namespace {
 const fs::path debian_torch_lib = "/usr/lib/python3/dist-packages/torch/lib";
 
 // Debian's torch/lib entries are symlinks into the multiarch directory.
-fs::path debian_lib(const char* name) { return fs::canonical(debian_torch_lib / name); }
+fs::path debian_lib(const char* name) {
+  return fs::canonical(debian_torch_lib / name);
+}
 
 class TempDir {
  public:
@@ -91,8 +92,9 @@ TEST(Elf, ReadsDebianLibc10) {
   EXPECT_EQ(elf->soname, "libc10.so.1.13");
   EXPECT_NE(std::find(elf->needed.begin(), elf->needed.end(), "libstdc++.so.6"), elf->needed.end());
   EXPECT_EQ(elf->defined_symbols.size(), 524u);  // facts/binary-compat.md §7
-  EXPECT_TRUE(elf->defined_symbols.contains(
-      "_ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"));
+  EXPECT_TRUE(
+      elf->defined_symbols.contains("_ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_"
+                                    "stringIcSt11char_traitsIcESaIcEEE"));
   EXPECT_FALSE(elf->defined_symbols.contains("_ZN3c106detail14torchCheckFailEPKcS2_jRKSs"));
 }
 
@@ -196,17 +198,21 @@ TEST(Elf, SymbolVersionsCompareNumerically) {
 }
 
 TEST(Elf, FindsPybind11IdInReadOnlyData) {
-  auto fixture = binary::find_strings_with_prefix(FLASHFIT_FIXTURE_C10_ABI1, "__pybind11_internals_v");
+  auto fixture =
+      binary::find_strings_with_prefix(FLASHFIT_FIXTURE_C10_ABI1, "__pybind11_internals_v");
   ASSERT_TRUE(fixture) << fixture.error().message;
-  EXPECT_EQ(*fixture, std::vector<std::string>{"__pybind11_internals_v4_gcc_libstdcpp_cxxabi1017__"});
+  EXPECT_EQ(*fixture,
+            std::vector<std::string>{"__pybind11_internals_v4_gcc_libstdcpp_cxxabi1017__"});
   auto debian = binary::find_strings_with_prefix(debian_lib("libtorch_python.so"), "__pybind11_");
   ASSERT_TRUE(debian) << debian.error().message;
-  EXPECT_EQ(*debian, (std::vector<std::string>{"__pybind11_internals_v4_gcc_libstdcpp_cxxabi1017__",
-                                               "__pybind11_module_local_v4_gcc_libstdcpp_cxxabi1017__"}));
+  EXPECT_EQ(*debian,
+            (std::vector<std::string>{"__pybind11_internals_v4_gcc_libstdcpp_cxxabi1017__",
+                                      "__pybind11_module_local_v4_gcc_libstdcpp_cxxabi1017__"}));
   auto one = binary::find_strings_with_prefix(debian_lib("libtorch_python.so"), "__pybind11_", 1);
   ASSERT_TRUE(one);
   EXPECT_EQ(one->size(), 1u);
-  auto cut = binary::find_strings_with_prefix(FLASHFIT_FIXTURE_C10_ABI1, "__pybind11_internals_v", 4, 10);
+  auto cut =
+      binary::find_strings_with_prefix(FLASHFIT_FIXTURE_C10_ABI1, "__pybind11_internals_v", 4, 10);
   ASSERT_TRUE(cut);
   EXPECT_EQ(*cut, std::vector<std::string>{"__pybind11"});
   auto none = binary::find_strings_with_prefix(FLASHFIT_FIXTURE_PLAIN_C, "__pybind11_");
@@ -239,7 +245,9 @@ TEST(ElfHostile, MissingDirectoryEmptyAndNonElf) {
   EXPECT_NE(text.error().message.find("not an ELF file"), std::string::npos);
   EXPECT_FALSE(binary::find_strings_with_prefix(dir.path() / "text.so", "x"));
 
-  write_bytes(dir.path() / "magic.so", "\x7f" "ELF\x02\x01\x01");
+  write_bytes(dir.path() / "magic.so",
+              "\x7f"
+              "ELF\x02\x01\x01");
   auto magic = read_elf(dir.path() / "magic.so");
   ASSERT_FALSE(magic);
   EXPECT_NE(magic.error().message.find("ELF"), std::string::npos);
@@ -251,8 +259,18 @@ TEST(ElfHostile, TruncatedCopiesFailCleanly) {
   ASSERT_GT(bytes.size(), 100000u);
   const fs::path path = dir.path() / "libc10.so";
   // The header, inside the tables, just before the section headers at the end.
-  std::vector<std::size_t> sizes = {4, 16, 52, 63, 64, 65, 200, 0x1500, 0x5000, bytes.size() / 2,
-                                    bytes.size() - 64, bytes.size() - 1};
+  std::vector<std::size_t> sizes = {4,
+                                    16,
+                                    52,
+                                    63,
+                                    64,
+                                    65,
+                                    200,
+                                    0x1500,
+                                    0x5000,
+                                    bytes.size() / 2,
+                                    bytes.size() - 64,
+                                    bytes.size() - 1};
   for (std::size_t size : sizes) {
     write_bytes(path, std::string_view(bytes).substr(0, size));
     auto elf = read_elf(path);
@@ -298,12 +316,17 @@ TEST(ElfHostile, CorruptHeadersAndTablesFailCleanly) {
   };
   const Case cases[] = {
       {"e_shoff past EOF",
-       [](std::string& b) { poke(b.data(), offsetof(Elf64_Ehdr, e_shoff), std::uint64_t{1} << 40); }},
+       [](std::string& b) {
+         poke(b.data(), offsetof(Elf64_Ehdr, e_shoff), std::uint64_t{1} << 40);
+       }},
       {"e_shnum huge",
-       [](std::string& b) { poke(b.data(), offsetof(Elf64_Ehdr, e_shnum), std::uint16_t{0xfff0}); }},
+       [](std::string& b) {
+         poke(b.data(), offsetof(Elf64_Ehdr, e_shnum), std::uint16_t{0xfff0});
+       }},
       {"dynsym offset past EOF",
        [](std::string& b) {
-         poke(section_header(b, SHT_DYNSYM), offsetof(Elf64_Shdr, sh_offset), std::uint64_t{1} << 40);
+         poke(section_header(b, SHT_DYNSYM), offsetof(Elf64_Shdr, sh_offset),
+              std::uint64_t{1} << 40);
        }},
       {"dynsym size huge",
        [](std::string& b) {
@@ -315,11 +338,13 @@ TEST(ElfHostile, CorruptHeadersAndTablesFailCleanly) {
        }},
       {"dynamic offset past EOF",
        [](std::string& b) {
-         poke(section_header(b, SHT_DYNAMIC), offsetof(Elf64_Shdr, sh_offset), std::uint64_t{1} << 40);
+         poke(section_header(b, SHT_DYNAMIC), offsetof(Elf64_Shdr, sh_offset),
+              std::uint64_t{1} << 40);
        }},
       {"verneed size huge",
        [](std::string& b) {
-         poke(section_header(b, SHT_GNU_verneed), offsetof(Elf64_Shdr, sh_size), std::uint64_t{1} << 40);
+         poke(section_header(b, SHT_GNU_verneed), offsetof(Elf64_Shdr, sh_size),
+              std::uint64_t{1} << 40);
        }},
       {"dynstr shrunk to nothing",
        [](std::string& b) {
@@ -343,7 +368,8 @@ TEST(ElfHostile, CorruptHeadersAndTablesFailCleanly) {
   }
   // A huge verneed count in sh_info alone is only a claim: the walk stops at vn_next == 0.
   std::string bytes = original;
-  poke(section_header(bytes, SHT_GNU_verneed), offsetof(Elf64_Shdr, sh_info), std::uint32_t{0xffffffff});
+  poke(section_header(bytes, SHT_GNU_verneed), offsetof(Elf64_Shdr, sh_info),
+       std::uint32_t{0xffffffff});
   write_bytes(path, bytes);
   auto elf = read_elf(path);
   ASSERT_TRUE(elf) << elf.error().message;
@@ -371,4 +397,22 @@ TEST(ElfHostile, RandomByteFlipsNeverCrash) {
     (void)binary::find_strings_with_prefix(path, "__pybind11");
   }
   EXPECT_GT(ok, 0);  // most flips land in code and change nothing we read
+}
+
+TEST(ElfHostile, OtherMachinesAreReportedNotRejected) {
+  // No cross compiler here: an x86_64 fixture relabelled as aarch64 reads the
+  // same, since only e_machine changes.
+  TempDir dir;
+  std::string bytes = read_bytes(FLASHFIT_FIXTURE_PLAIN_C);
+  const fs::path path = dir.path() / "aarch64.so";
+  for (auto [machine, name] : {std::pair{std::uint16_t{EM_AARCH64}, "aarch64"},
+                               std::pair{std::uint16_t{EM_RISCV}, "riscv"},
+                               std::pair{std::uint16_t{4242}, "e_machine 4242"}}) {
+    poke(bytes.data(), offsetof(Elf64_Ehdr, e_machine), machine);
+    write_bytes(path, bytes);
+    auto elf = read_elf(path);
+    ASSERT_TRUE(elf) << elf.error().message;
+    EXPECT_EQ(elf->machine_name(), name);
+    EXPECT_TRUE(elf->defined_symbols.contains("flashfit_fixture_add"));
+  }
 }

@@ -2,11 +2,10 @@
 // pip-layout trees built in a temp directory from the fixture libraries.
 #include "env/torch.hpp"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "util/process.hpp"
 #include "util/strings.hpp"
@@ -69,9 +68,11 @@ constexpr std::string_view pip_metadata =
 
 // A pip-style site directory: torch/, torch/lib/libc10.so -> a fixture, and
 // torch-<version>.dist-info/METADATA.
-fs::path make_pip_site(const fs::path& root, const char* c10, std::string_view version_py = pip_version_py) {
+fs::path make_pip_site(const fs::path& root, const char* c10,
+                       std::string_view version_py = pip_version_py) {
   const fs::path site = root / "site-packages";
-  write_file(site / "torch" / "__init__.py", "raise ImportError('the probe must not import torch')\n");
+  write_file(site / "torch" / "__init__.py",
+             "raise ImportError('the probe must not import torch')\n");
   write_file(site / "torch" / "version.py", version_py);
   fs::create_directories(site / "torch" / "lib");
   fs::create_symlink(c10, site / "torch" / "lib" / "libc10.so");
@@ -204,7 +205,8 @@ TEST(torch_probe, PipLayoutNewAbi) {
   ASSERT_TRUE(facts.cuda_runtime_packages.known());
   ASSERT_EQ(facts.cuda_runtime_packages->size(), 3u);
   EXPECT_EQ((*facts.cuda_runtime_packages)[0].name, "nvidia-cuda-runtime-cu12");
-  EXPECT_NE(facts.cuda_runtime_packages.source.find("torch-2.8.0+cu128.dist-info"), std::string::npos);
+  EXPECT_NE(facts.cuda_runtime_packages.source.find("torch-2.8.0+cu128.dist-info"),
+            std::string::npos);
 }
 
 TEST(torch_probe, PipLayoutOldAbiAndCpuBuild) {
@@ -223,7 +225,8 @@ TEST(torch_probe, PipLayoutOldAbiAndCpuBuild) {
 TEST(torch_probe, GarbledVersionPyLeavesOtherFactsProbed) {
   TempDir dir;
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI1,
-                                  "\x7f" "ELF garbage \x01\x02\n<<<<<<< merge conflict\n");
+                                  "\x7f"
+                                  "ELF garbage \x01\x02\n<<<<<<< merge conflict\n");
   const auto facts = env::probe_torch({site});
   EXPECT_FALSE(facts.version_text.known());
   EXPECT_FALSE(facts.version.known());
@@ -274,8 +277,8 @@ TEST(torch_probe, NotInstalledMakesEveryFactUnknown) {
   TempDir dir;
   const auto facts = env::probe_torch({dir.path(), dir.path() / "missing"});
   EXPECT_FALSE(facts.installed());
-  const std::string reason = "torch is not installed in " + dir.path().string() + ", " +
-                             (dir.path() / "missing").string();
+  const std::string reason =
+      "torch is not installed in " + dir.path().string() + ", " + (dir.path() / "missing").string();
   EXPECT_EQ(facts.package_dir.unknown_reason, reason);
   EXPECT_EQ(facts.version.unknown_reason, reason);
   EXPECT_EQ(facts.cuda.unknown_reason, reason);
