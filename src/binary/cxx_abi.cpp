@@ -20,7 +20,7 @@ bool contains(std::string_view text, std::string_view fragment) {
 // St7__cxx1112basic_string): members of std::string itself, and the
 // abbreviations after a reference, pointer or the end of a nested name, which
 // is where a parameter type starts.
-constexpr std::array<std::string_view, 11> old_forms = {
+constexpr std::array<std::string_view, 11> kOldForms = {
     "_ZNSs", "_ZNKSs", "RKSs", "RSs", "PKSs", "OSs", "ESs", "RSbI", "KSbI", "PSbI", "ESbI"};
 
 }  // namespace
@@ -40,7 +40,7 @@ std::string_view to_string(CxxAbi abi) {
 CxxAbi symbol_abi(std::string_view mangled) {
   if (!util::starts_with(mangled, "_Z")) return CxxAbi::unknown;
   if (contains(mangled, "St7__cxx11") || contains(mangled, "B5cxx11")) return CxxAbi::cxx11;
-  for (auto form : old_forms) {
+  for (auto form : kOldForms) {
     if (contains(mangled, form)) return CxxAbi::pre_cxx11;
   }
   return CxxAbi::unknown;
@@ -96,12 +96,12 @@ AbiEvidence torch_cxx_abi(const ElfFile& library) {
     CxxAbi abi;
   };
   const std::vector<Probe> probes = {
-      {std::string(torch_symbols::check_fail_cxx11), CxxAbi::cxx11},
-      {std::string(torch_symbols::check_fail_pre_cxx11), CxxAbi::pre_cxx11},
-      {std::string(torch_symbols::error_ctor_cxx11), CxxAbi::cxx11},
-      {with_c1(torch_symbols::error_ctor_cxx11), CxxAbi::cxx11},
-      {std::string(torch_symbols::error_ctor_pre_cxx11), CxxAbi::pre_cxx11},
-      {with_c1(torch_symbols::error_ctor_pre_cxx11), CxxAbi::pre_cxx11},
+      {std::string(torch_symbols::kCheckFailCxx11), CxxAbi::cxx11},
+      {std::string(torch_symbols::kCheckFailPreCxx11), CxxAbi::pre_cxx11},
+      {std::string(torch_symbols::kErrorCtorCxx11), CxxAbi::cxx11},
+      {with_c1(torch_symbols::kErrorCtorCxx11), CxxAbi::cxx11},
+      {std::string(torch_symbols::kErrorCtorPreCxx11), CxxAbi::pre_cxx11},
+      {with_c1(torch_symbols::kErrorCtorPreCxx11), CxxAbi::pre_cxx11},
   };
   AbiEvidence out;
   for (const auto& probe : probes) {

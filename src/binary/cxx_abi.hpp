@@ -47,13 +47,12 @@ AbiEvidence torch_cxx_abi(const ElfFile& library);
 
 // The exact probe names (for tests and for resolving an extension's needs).
 namespace torch_symbols {
-inline constexpr std::string_view check_fail_cxx11 =
+inline constexpr std::string_view kCheckFailCxx11 =
     "_ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE";
-inline constexpr std::string_view check_fail_pre_cxx11 =
-    "_ZN3c106detail14torchCheckFailEPKcS2_jRKSs";
-inline constexpr std::string_view error_ctor_cxx11 =
+inline constexpr std::string_view kCheckFailPreCxx11 = "_ZN3c106detail14torchCheckFailEPKcS2_jRKSs";
+inline constexpr std::string_view kErrorCtorCxx11 =
     "_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE";
-inline constexpr std::string_view error_ctor_pre_cxx11 = "_ZN3c105ErrorC2ENS_14SourceLocationESs";
+inline constexpr std::string_view kErrorCtorPreCxx11 = "_ZN3c105ErrorC2ENS_14SourceLocationESs";
 }  // namespace torch_symbols
 
 }  // namespace flashfit::binary

@@ -234,7 +234,7 @@ std::optional<std::string> ElfFile::max_needed_version(std::string_view prefix) 
         continue;
       }
       auto order = compare_symbol_versions(tag, *best);
-      if (order && *order > 0) best = tag;
+      if (order && std::is_gt(*order)) best = tag;
     }
   }
   return best;

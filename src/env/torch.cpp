@@ -17,17 +17,17 @@ namespace fs = std::filesystem;
 namespace {
 
 // version.py is a few hundred bytes; anything past this is not torch's file.
-constexpr std::size_t max_text_file = std::size_t{1} << 20;
+constexpr std::size_t kMaxTextFile = std::size_t{1} << 20;
 
 util::Result<std::string> read_small_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return util::input_error("cannot open", path.string());
-  std::string text(max_text_file + 1, '\0');
+  std::string text(kMaxTextFile + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) return util::input_error("cannot read", path.string());
   text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > max_text_file) {
-    return util::input_error(fmt::format("larger than {} bytes", max_text_file), path.string());
+  if (text.size() > kMaxTextFile) {
+    return util::input_error(fmt::format("larger than {} bytes", kMaxTextFile), path.string());
   }
   return text;
 }

@@ -17,10 +17,10 @@ fs::path debian_lib(const char* name) {
 TEST(CxxAbi, SingleNames) {
   using binary::symbol_abi;
   namespace ts = binary::torch_symbols;
-  EXPECT_EQ(symbol_abi(ts::check_fail_cxx11), CxxAbi::cxx11);
-  EXPECT_EQ(symbol_abi(ts::check_fail_pre_cxx11), CxxAbi::pre_cxx11);
-  EXPECT_EQ(symbol_abi(ts::error_ctor_cxx11), CxxAbi::cxx11);
-  EXPECT_EQ(symbol_abi(ts::error_ctor_pre_cxx11), CxxAbi::pre_cxx11);
+  EXPECT_EQ(symbol_abi(ts::kCheckFailCxx11), CxxAbi::cxx11);
+  EXPECT_EQ(symbol_abi(ts::kCheckFailPreCxx11), CxxAbi::pre_cxx11);
+  EXPECT_EQ(symbol_abi(ts::kErrorCtorCxx11), CxxAbi::cxx11);
+  EXPECT_EQ(symbol_abi(ts::kErrorCtorPreCxx11), CxxAbi::pre_cxx11);
   EXPECT_EQ(symbol_abi("_ZNK2at10TensorBase8toStringB5cxx11Ev"), CxxAbi::cxx11);
   EXPECT_EQ(symbol_abi("_ZNK2at10TensorBase8toStringEv"), CxxAbi::unknown);
   EXPECT_EQ(symbol_abi("_ZNSs4_Rep10_M_disposeERKSaIcE"), CxxAbi::pre_cxx11);
@@ -33,15 +33,14 @@ TEST(CxxAbi, SingleNames) {
 }
 
 TEST(CxxAbi, CountsAndMixedSets) {
-  auto only_new = binary::classify_cxx_abi(
-      binary::SymbolNames({binary::torch_symbols::check_fail_cxx11,
-                           "_ZNK2at10TensorBase8toStringB5cxx11Ev", "memcpy"}));
+  auto only_new = binary::classify_cxx_abi(binary::SymbolNames(
+      {binary::torch_symbols::kCheckFailCxx11, "_ZNK2at10TensorBase8toStringB5cxx11Ev", "memcpy"}));
   EXPECT_EQ(only_new.abi, CxxAbi::cxx11);
   EXPECT_EQ(only_new.new_count, 2u);
   EXPECT_FALSE(only_new.sample.empty());
 
   auto mixed = binary::classify_cxx_abi(binary::SymbolNames(
-      {binary::torch_symbols::check_fail_cxx11, binary::torch_symbols::check_fail_pre_cxx11}));
+      {binary::torch_symbols::kCheckFailCxx11, binary::torch_symbols::kCheckFailPreCxx11}));
   EXPECT_EQ(mixed.abi, CxxAbi::unknown);
   EXPECT_NE(mixed.reason.find("mixed"), std::string::npos);
 
@@ -58,13 +57,13 @@ TEST(CxxAbi, FixturesBuiltWithEachAbi) {
 
   auto old_torch = binary::torch_cxx_abi(*abi0);
   EXPECT_EQ(old_torch.abi, CxxAbi::pre_cxx11) << old_torch.reason;
-  EXPECT_EQ(old_torch.sample, binary::torch_symbols::check_fail_pre_cxx11);
-  EXPECT_TRUE(abi0->defined_symbols.contains(binary::torch_symbols::error_ctor_pre_cxx11));
+  EXPECT_EQ(old_torch.sample, binary::torch_symbols::kCheckFailPreCxx11);
+  EXPECT_TRUE(abi0->defined_symbols.contains(binary::torch_symbols::kErrorCtorPreCxx11));
 
   auto new_torch = binary::torch_cxx_abi(*abi1);
   EXPECT_EQ(new_torch.abi, CxxAbi::cxx11) << new_torch.reason;
-  EXPECT_EQ(new_torch.sample, binary::torch_symbols::check_fail_cxx11);
-  EXPECT_TRUE(abi1->defined_symbols.contains(binary::torch_symbols::error_ctor_cxx11));
+  EXPECT_EQ(new_torch.sample, binary::torch_symbols::kCheckFailCxx11);
+  EXPECT_TRUE(abi1->defined_symbols.contains(binary::torch_symbols::kErrorCtorCxx11));
 
   // What the extension side needs: its undefined libstdc++ string members.
   EXPECT_EQ(binary::classify_cxx_abi(abi0->undefined_symbols).abi, CxxAbi::pre_cxx11);
@@ -82,7 +81,7 @@ TEST(CxxAbi, DebianTorchIsCxx11) {
   ASSERT_TRUE(c10);
   auto evidence = binary::torch_cxx_abi(*c10);
   EXPECT_EQ(evidence.abi, CxxAbi::cxx11);
-  EXPECT_EQ(evidence.sample, binary::torch_symbols::check_fail_cxx11);
+  EXPECT_EQ(evidence.sample, binary::torch_symbols::kCheckFailCxx11);
 
   auto cpu = binary::read_elf(debian_lib("libtorch_cpu.so"));
   ASSERT_TRUE(cpu);
