@@ -7,6 +7,8 @@ namespace flashfit::cli {
 
 const std::vector<Command>& command_table() {
   static const std::vector<Command> table = {
+      {"doctor", "Probe the machine, Python, torch, GPUs and toolkit; say what to fix",
+       define_doctor},
       {"tags", "List the wheel tags an interpreter accepts, most preferred first", define_tags},
   };
   return table;

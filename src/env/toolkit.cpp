@@ -145,17 +145,17 @@ PathFact find_host_compiler(const ToolkitProbeOptions& options) {
 void probe_nvcc(const ToolkitProbeOptions& options, ToolkitFacts& facts) {
   facts.nvcc = find_nvcc(options);
   if (!facts.nvcc.known()) {
-    facts.cuda_version = Fact<CudaVersion>::unknown("nvcc not found");
+    facts.cuda_version = Fact<NvccVersion>::unknown("nvcc not found");
     return;
   }
   const std::string source = facts.nvcc->string() + " --version";
   auto out = version_output(*facts.nvcc, {"--version"}, options.timeout);
   if (!out) {
-    facts.cuda_version = Fact<CudaVersion>::unknown(run_failure(out.error()), source);
+    facts.cuda_version = Fact<NvccVersion>::unknown(run_failure(out.error()), source);
   } else if (auto v = parse_nvcc_version(*out)) {
-    facts.cuda_version = Fact<CudaVersion>::of(*v, source);
+    facts.cuda_version = Fact<NvccVersion>::of(*v, source);
   } else {
-    facts.cuda_version = Fact<CudaVersion>::unknown(
+    facts.cuda_version = Fact<NvccVersion>::unknown(
         "no \"release N.M\" in the output: " + util::printable(util::trim(*out), 120), source);
   }
 }
@@ -190,7 +190,7 @@ void judge_host_compiler(ToolkitFacts& facts) {
     facts.host_compiler_check = {V::unknown, fmt::format("{} unknown", missing)};
     return;
   }
-  const CudaVersion& cuda = *facts.cuda_version;
+  const NvccVersion& cuda = *facts.cuda_version;
   const CompilerId& id = *facts.host_compiler_id;
   const HostCompilerLimits limits = nvcc_host_compiler_limits(cuda.major, cuda.minor, cuda.build);
   const auto& max = id.kind == CompilerKind::clang ? limits.max_clang_major : limits.max_gcc_major;
@@ -234,13 +234,13 @@ void probe_ninja(const ToolkitProbeOptions& options, ToolkitFacts& facts) {
 
 }  // namespace
 
-std::optional<CudaVersion> parse_nvcc_version(std::string_view output) {
+std::optional<NvccVersion> parse_nvcc_version(std::string_view output) {
   // "Cuda compilation tools, release 13.0, V13.0.88": the same "release" torch reads.
   const auto at = output.find("release ");
   if (at == std::string_view::npos) return std::nullopt;
   const auto release = parse_dotted(output.substr(at + 8));
   if (!release) return std::nullopt;
-  CudaVersion v{release->major, release->minor, std::nullopt, release->text};
+  NvccVersion v{release->major, release->minor, std::nullopt, release->text};
   const auto vat = output.find(", V", at);
   if (vat != std::string_view::npos && vat < output.find('\n', at)) {
     const auto full = parse_dotted(output.substr(vat + 3));

@@ -26,7 +26,7 @@ struct ToolkitProbeOptions {
   std::chrono::milliseconds timeout{15000};  // per `--version` run; a cold nvcc can be slow
 };
 
-struct CudaVersion {
+struct NvccVersion {
   int major = 0;
   int minor = 0;
   std::optional<int> build;  // 88 of "V13.0.88"
@@ -42,7 +42,7 @@ struct CompilerId {
 
 struct ToolkitFacts {
   Fact<std::filesystem::path> nvcc;  // source: "CUDA_HOME", "CUDA_PATH", "PATH", "/usr/local/cuda"
-  Fact<CudaVersion> cuda_version;    // source: "<nvcc> --version"
+  Fact<NvccVersion> cuda_version;    // source: "<nvcc> --version"
   Fact<std::filesystem::path> host_compiler;  // source: "CUDAHOSTCXX", "CXX", "PATH (g++)"
   Fact<CompilerId> host_compiler_id;          // source: "<compiler> --version"
   Fact<int> host_compiler_max_major;          // for the compiler's kind, from the nvcc table
@@ -54,7 +54,7 @@ struct ToolkitFacts {
 ToolkitFacts probe_toolkit(const ToolkitProbeOptions& options);
 
 // Parsers of `--version` output, exposed for tests; nullopt when garbled.
-std::optional<CudaVersion> parse_nvcc_version(std::string_view output);
+std::optional<NvccVersion> parse_nvcc_version(std::string_view output);
 std::optional<CompilerId> parse_compiler_version(std::string_view output);
 
 }  // namespace flashfit::env

@@ -85,6 +85,7 @@ util::Result<WhatIf> parse_what_if(const WhatIfOptions& o) {
     w.torch = *version;
   }
   if (o.cuda) {
+    w.cuda_explicit = true;
     if (is_none(*o.cuda)) {
       w.cuda = std::optional<MajorMinor>{};
     } else if (auto cuda = parse_major_minor(*o.cuda)) {

@@ -40,6 +40,7 @@ struct WhatIf {
   std::optional<pkg::Version> torch;
   // torch's CUDA: outer optional = not overridden; inner nullopt = "none" (a CPU build).
   std::optional<std::optional<MajorMinor>> cuda;
+  bool cuda_explicit = false;  // --cuda given, rather than implied by --torch's label
   std::optional<bool> cxx11_abi;
   std::optional<std::vector<MajorMinor>> gpus;  // empty vector = "none"
   std::optional<std::string> driver;

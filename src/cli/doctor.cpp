@@ -1,0 +1,48 @@
+// flashfit doctor: every fact that decides which binary works here, and what
+// to fix. Findings are advice: doctor exits 0 whatever it finds.
+
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/environment_json.hpp"
+#include "cli/environment_text.hpp"
+#include "cli/what_if_flags.hpp"
+#include "env/findings.hpp"
+
+namespace flashfit::cli {
+namespace {
+
+struct DoctorOptions {
+  EnvironmentFlags environment;
+  bool json = false;
+};
+
+util::Result<int> run_doctor(const DoctorOptions& options) {
+  auto probe = probe_options_from(options.environment);
+  if (!probe) return tl::unexpected(probe.error());
+  const auto environment = env::probe_environment(*probe);
+  const auto findings = env::diagnose(environment);
+  if (options.json) {
+    auto doc = environment_json(environment);
+    doc["findings"] = findings_json(findings);
+    write_stdout(doc.dump(2) + "\n");
+  } else {
+    write_stdout(environment_text(environment) + "\n" + findings_text(findings));
+  }
+  return 0;
+}
+
+}  // namespace
+
+Runner define_doctor(CLI::App& app) {
+  auto options = std::make_shared<DoctorOptions>();
+  add_environment_flags(app, options->environment);
+  app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");
+  return [options]() { return run_doctor(*options); };
+}
+
+}  // namespace flashfit::cli

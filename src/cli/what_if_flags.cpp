@@ -1,0 +1,49 @@
+#include "cli/what_if_flags.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "cli/common.hpp"
+#include "util/paths.hpp"
+
+namespace flashfit::cli {
+
+void add_environment_flags(CLI::App& app, EnvironmentFlags& flags) {
+  app.add_option("--python", flags.python,
+                 "Interpreter to probe (default: the active virtual environment's, else python3 "
+                 "on PATH)");
+  auto& w = flags.what_if;
+  const char* group = "What-if overrides (replace one probed fact)";
+  app.add_option("--python-version", w.python_version, "Python X.Y; no interpreter needs to exist")
+      ->group(group);
+  app.add_option("--torch", w.torch, "torch version, e.g. 2.8.0+cu128")->group(group);
+  app.add_option("--cuda", w.cuda, "torch's CUDA X.Y, or none (default: from the --torch label)")
+      ->group(group);
+  app.add_option("--cxx11-abi", w.cxx11_abi, "torch's C++11 ABI: TRUE or FALSE")->group(group);
+  app.add_option("--gpu", w.gpu, "GPU compute capabilities X.Y[,X.Y...], or none")->group(group);
+  app.add_option("--driver", w.driver, "NVIDIA driver version, e.g. 570.124.06")->group(group);
+  app.add_option("--glibc", w.glibc, "glibc X.Y")->group(group);
+  app.add_option("--arch", w.arch, "x86_64 or aarch64")->group(group);
+}
+
+util::Result<env::ProbeOptions> probe_options_from(const EnvironmentFlags& flags) {
+  auto what_if = env::parse_what_if(flags.what_if);
+  if (!what_if) return tl::unexpected(what_if.error());
+  env::ProbeOptions options;
+  options.what_if = *what_if;
+  options.python_option = flags.python;
+  // With --python-version and no --python, pip-style: no interpreter is needed,
+  // but the one on hand (if any) still tells where torch is.
+  options.virtual_env = getenv_opt("VIRTUAL_ENV");
+  options.path_env = getenv_opt("PATH");
+  options.cache_root = util::cache_root();
+  if (options.cache_root) options.machine.disk_dirs.push_back(*options.cache_root);
+  options.machine.disk_dirs.push_back(getenv_opt("TMPDIR").value_or("/tmp"));
+  options.toolkit.cuda_home = getenv_opt("CUDA_HOME");
+  options.toolkit.cuda_path = getenv_opt("CUDA_PATH");
+  options.toolkit.path = options.path_env;
+  options.toolkit.cudahostcxx = getenv_opt("CUDAHOSTCXX");
+  options.toolkit.cxx = getenv_opt("CXX");
+  return options;
+}
+
+}  // namespace flashfit::cli

@@ -1,0 +1,175 @@
+#include "env/environment.hpp"
+
+#include <utility>
+
+#include "env/driver_compat.hpp"
+#include "env/interpreter_cache.hpp"
+#include "util/files.hpp"
+
+namespace flashfit::env {
+namespace {
+
+TorchFacts torch_unknown(const std::string& reason) {
+  TorchFacts t;
+  t.package_dir = Fact<std::filesystem::path>::unknown(reason);
+  t.version_text = Fact<std::string>::unknown(reason);
+  t.version = Fact<pkg::Version>::unknown(reason);
+  t.cuda = Fact<ToolkitBuild>::unknown(reason);
+  t.hip = Fact<ToolkitBuild>::unknown(reason);
+  t.library_dir = Fact<std::filesystem::path>::unknown(reason);
+  t.cxx11_abi = Fact<bool>::unknown(reason);
+  t.pybind11_internals_id = Fact<std::string>::unknown(reason);
+  t.cuda_runtime_packages = Fact<std::vector<CudaRuntimePackage>>::unknown(reason);
+  return t;
+}
+
+PythonFacts probe_python(const ProbeOptions& options) {
+  PythonFacts python;
+  if (auto uv = util::find_on_path("uv", options.path_env.value_or(""))) {
+    python.uv = Fact<std::filesystem::path>::of(*uv, "PATH");
+  } else {
+    python.uv = Fact<std::filesystem::path>::unknown("uv is not on PATH");
+  }
+  auto choice =
+      choose_interpreter(options.python_option, options.virtual_env, options.path_env);
+  if (!choice) {
+    python.interpreter = Fact<Interpreter>::unknown(util::render(choice.error()));
+    python.version = Fact<MajorMinor>::unknown("no interpreter");
+    return python;
+  }
+  std::optional<InterpreterCache> cache;
+  if (options.cache_root) cache.emplace(*options.cache_root);
+  auto interpreter = query_interpreter(*choice, cache ? &*cache : nullptr);
+  if (!interpreter) {
+    python.interpreter = Fact<Interpreter>::unknown(util::render(interpreter.error()), choice->program);
+    python.version = Fact<MajorMinor>::unknown("the interpreter could not be asked");
+    return python;
+  }
+  const std::string source = choice->found_by + (interpreter->from_cache ? " (cached facts)" : "");
+  python.version = Fact<MajorMinor>::of(MajorMinor{interpreter->major, interpreter->minor}, source);
+  python.interpreter = Fact<Interpreter>::of(std::move(*interpreter), source);
+  return python;
+}
+
+}  // namespace
+
+std::optional<pkg::CudaVersion> cuda_supported_by_driver(const std::string& driver_version) {
+  // The first driver of each toolkit release (binary-compat.md §3, release notes).
+  static const std::pair<const char*, pkg::CudaVersion> kTable[] = {
+      {"580.65.06", {13, 0}}, {"575.51.03", {12, 9}}, {"570.26", {12, 8}},
+      {"560.28.03", {12, 6}}, {"555.42.02", {12, 5}}, {"550.54.14", {12, 4}},
+      {"545.23.06", {12, 3}}, {"535.54.03", {12, 2}}, {"530.30.02", {12, 1}},
+      {"525.60.13", {12, 0}}, {"520.61.05", {11, 8}}, {"450.80.02", {11, 0}},
+  };
+  auto driver = parse_driver_version(driver_version);
+  if (!driver) return std::nullopt;
+  for (const auto& [first_driver, cuda] : kTable) {
+    if (compare_driver_versions(*driver, *parse_driver_version(first_driver)) >= 0) return cuda;
+  }
+  return std::nullopt;
+}
+
+void apply_what_if(Environment& env, const WhatIf& w) {
+  env.what_if = w;
+  if (w.python_version) {
+    env.python.version = Fact<MajorMinor>::overridden_by(*w.python_version, "--python-version");
+  }
+  if (w.torch) {
+    env.torch.version = Fact<pkg::Version>::overridden_by(*w.torch, "--torch");
+    env.torch.version_text = Fact<std::string>::overridden_by(w.torch->str(), "--torch");
+  }
+  if (w.cuda) {
+    const char* flag = w.torch && !w.cuda_explicit ? "--torch" : "--cuda";
+    env.torch.cuda = Fact<ToolkitBuild>::overridden_by(
+        *w.cuda ? ToolkitBuild::of((*w.cuda)->str()) : ToolkitBuild::none_built(), flag);
+  }
+  if (w.cxx11_abi) env.torch.cxx11_abi = Fact<bool>::overridden_by(*w.cxx11_abi, "--cxx11-abi");
+  if (w.driver) {
+    env.gpu.driver_version = Fact<std::string>::overridden_by(*w.driver, "--driver");
+    if (auto cuda = cuda_supported_by_driver(*w.driver)) {
+      env.gpu.driver_cuda = Fact<pkg::CudaVersion>::overridden_by(*cuda, "--driver");
+    } else {
+      env.gpu.driver_cuda = Fact<pkg::CudaVersion>::unknown(
+          "driver " + *w.driver + " predates every CUDA release flashfit knows", "--driver");
+    }
+    if (env.gpu.presence == GpuPresence::no_driver) env.gpu.presence = GpuPresence::no_gpu;
+  }
+  if (w.gpus) {
+    std::vector<GpuDevice> devices;
+    for (const auto& cc : *w.gpus) {
+      GpuDevice device;
+      device.index = static_cast<unsigned>(devices.size());
+      device.name = Fact<std::string>::overridden_by("what-if GPU", "--gpu");
+      device.capability =
+          Fact<ComputeCapability>::overridden_by(ComputeCapability{cc.major, cc.minor}, "--gpu");
+      device.total_memory = Fact<std::uint64_t>::unknown("not given", "--gpu");
+      devices.push_back(std::move(device));
+    }
+    env.gpu.presence = devices.empty() ? GpuPresence::no_gpu : GpuPresence::gpus_found;
+    env.gpu.summary = devices.empty() ? "no NVIDIA GPU (--gpu none)"
+                                      : std::to_string(devices.size()) + " what-if GPU(s) (--gpu)";
+    env.gpu.gpus = Fact<std::vector<GpuDevice>>::overridden_by(std::move(devices), "--gpu");
+  }
+  if (w.glibc) {
+    env.machine.libc = Fact<LibcInfo>::overridden_by(LibcInfo{"glibc", w.glibc->str()}, "--glibc");
+  }
+  if (w.arch) env.machine.arch = Fact<std::string>::overridden_by(*w.arch, "--arch");
+}
+
+std::optional<pkg::InterpreterTagFacts> Environment::tag_facts() const {
+  pkg::InterpreterTagFacts facts;
+  if (python.interpreter.known()) {
+    facts = python.interpreter->tag_facts;
+  } else if (python.version.known()) {
+    // pip --python-version: a CPython of that version on this platform.
+    facts.implementation = "cpython";
+    facts.system = "Linux";
+    facts.platform = "linux-" + machine.arch.value.value_or("x86_64");
+    facts.with_pymalloc = true;
+    if (machine.libc.known() && machine.libc->name == "glibc") {
+      if (auto v = parse_major_minor(machine.libc->version)) {
+        facts.glibc = pkg::LibcVersion{v->major, v->minor};
+      }
+    }
+  } else {
+    return std::nullopt;
+  }
+  if (python.version.overridden) {
+    facts.python_major = python.version->major;
+    facts.python_minor = python.version->minor;
+    facts.py_version_nodot =
+        std::to_string(python.version->major) + std::to_string(python.version->minor);
+  }
+  if (machine.libc.overridden) {
+    if (auto v = parse_major_minor(machine.libc->version)) {
+      facts.glibc = pkg::LibcVersion{v->major, v->minor};
+      facts.musl.reset();
+    }
+  }
+  if (machine.arch.overridden) {
+    facts.platform = "linux-" + *machine.arch;
+    facts.is_32bit = false;
+    facts.executable_is_armhf = false;
+    facts.executable_is_i686 = false;
+  }
+  return facts;
+}
+
+Environment probe_environment(const ProbeOptions& options) {
+  Environment env;
+  env.machine = probe_machine(options.machine);
+  env.python = probe_python(options);
+  if (env.python.interpreter.known()) {
+    std::vector<std::filesystem::path> site_dirs;
+    for (const auto& dir : env.python.interpreter->site_dirs) site_dirs.emplace_back(dir);
+    env.torch = probe_torch(site_dirs);
+  } else {
+    env.torch = torch_unknown("no interpreter to look in");
+  }
+  env.gpu = probe_gpus(options.gpu);
+  env.toolkit = probe_toolkit(options.toolkit);
+  apply_what_if(env, options.what_if);
+  return env;
+}
+
+}  // namespace flashfit::env

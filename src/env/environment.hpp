@@ -1,0 +1,67 @@
+#pragma once
+// The Environment: every fact that decides which binary works here, each with
+// its source. It is a plain value: the resolver, binary verdicts, findings and
+// build planner take it as an argument and never probe by themselves, so a
+// what-if environment flows through the same code as a probed one.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "env/fact.hpp"
+#include "env/gpu.hpp"
+#include "env/interpreter.hpp"
+#include "env/machine.hpp"
+#include "env/toolkit.hpp"
+#include "env/torch.hpp"
+#include "env/what_if.hpp"
+#include "pkg/tags.hpp"
+
+namespace flashfit::env {
+
+struct PythonFacts {
+  Fact<Interpreter> interpreter;  // unknown when none could be asked (the reason says why)
+  Fact<MajorMinor> version;       // the interpreter's, or --python-version
+  Fact<std::filesystem::path> uv;  // uv on PATH (installs for any interpreter)
+};
+
+struct Environment {
+  MachineFacts machine;
+  PythonFacts python;
+  TorchFacts torch;
+  GpuFacts gpu;
+  ToolkitFacts toolkit;
+  WhatIf what_if;  // the overrides applied, for reports
+
+  // The facts that decide the interpreter's wheel tags: the interpreter's own,
+  // with --python-version, --glibc and --arch applied. Without an interpreter,
+  // a CPython of the given version on this (or the given) platform, as pip's
+  // --python-version/--platform do. nullopt when neither is known.
+  std::optional<pkg::InterpreterTagFacts> tag_facts() const;
+};
+
+struct ProbeOptions {
+  std::optional<std::string> python_option;  // --python
+  std::optional<std::string> virtual_env;    // $VIRTUAL_ENV
+  std::optional<std::string> path_env;       // $PATH
+  std::optional<std::filesystem::path> cache_root;  // for the interpreter facts; none: uncached
+  MachineProbeOptions machine;
+  ToolkitProbeOptions toolkit;
+  GpuProbeOptions gpu;
+  WhatIf what_if;
+};
+
+// Probes everything (never fails: unknowns carry their reasons) and applies
+// the what-if overrides.
+Environment probe_environment(const ProbeOptions& options);
+
+// Replaces probed facts by the overrides, marking them overridden. Exposed so
+// tests can build environments by hand and apply overrides to them.
+void apply_what_if(Environment& env, const WhatIf& what_if);
+
+// The newest CUDA a driver version fully supports (binary-compat.md §3), for
+// --driver without a probed driver CUDA version.
+std::optional<pkg::CudaVersion> cuda_supported_by_driver(const std::string& driver_version);
+
+}  // namespace flashfit::env

@@ -1,0 +1,229 @@
+#include "env/findings.hpp"
+
+#include "env/driver_compat.hpp"
+
+namespace flashfit::env {
+namespace {
+
+// One nvcc compile of a FlashAttention-2 kernel peaks at 5-8 GB (facts/flash-attn.md §8).
+constexpr std::uint64_t kBuildMemoryFloor = std::uint64_t{8} << 30;
+
+// The PyTorch CUDA indexes, newest first (facts/binary-compat.md §9.1).
+struct TorchIndex {
+  int major, minor;
+  const char* tag;
+};
+constexpr TorchIndex kTorchIndexes[] = {{13, 0, "cu130"}, {12, 9, "cu129"}, {12, 8, "cu128"},
+                                        {12, 6, "cu126"}, {12, 4, "cu124"}, {12, 1, "cu121"},
+                                        {11, 8, "cu118"}};
+
+std::string python_command(const Environment& env) {
+  if (env.python.interpreter.known()) return env.python.interpreter->executable + " -m pip";
+  return "python -m pip";
+}
+
+std::string install_cuda_torch_fix(const Environment& env) {
+  const auto index = torch_index_for_driver(env.gpu.driver_cuda.value);
+  const std::string command = python_command(env) + " install torch --index-url ";
+  if (index) return command + *index;
+  return command + "https://download.pytorch.org/whl/cu128 (pick the cuXYZ index whose CUDA "
+                   "version the driver supports: see nvidia-smi)";
+}
+
+std::optional<pkg::CudaVersion> torch_cuda(const Environment& env) {
+  if (!env.torch.cuda.known() || env.torch.cuda->none()) return std::nullopt;
+  if (auto mm = parse_major_minor(*env.torch.cuda->version)) {
+    return pkg::CudaVersion{mm->major, mm->minor};
+  }
+  return std::nullopt;
+}
+
+bool torch_present(const Environment& env) {
+  return env.torch.installed() || env.torch.version.overridden;
+}
+
+void check_python(const Environment& env, std::vector<Finding>& out) {
+  if (!env.python.interpreter.known() && !env.python.version.known()) {
+    out.push_back({"no-interpreter", Severity::problem,
+                   "no Python interpreter could be asked: " + env.python.interpreter.unknown_reason,
+                   "pass --python /path/to/python, or activate the virtual environment"});
+    return;
+  }
+  if (env.python.interpreter.known() && !env.python.interpreter->has_pip && !env.python.uv.known()) {
+    out.push_back({"no-installer", Severity::warning,
+                   "neither pip (for " + env.python.interpreter->executable + ") nor uv is available",
+                   env.python.interpreter->executable + " -m ensurepip, or install uv"});
+  }
+}
+
+void check_torch(const Environment& env, std::vector<Finding>& out) {
+  if (!torch_present(env)) {
+    if (env.python.interpreter.known()) {
+      out.push_back({"no-torch", Severity::problem,
+                     "torch is not installed for " + env.python.interpreter->executable,
+                     install_cuda_torch_fix(env)});
+    }
+    return;
+  }
+  if (env.torch.hip.known() && !env.torch.hip->none()) {
+    out.push_back({"rocm-torch", Severity::note,
+                   "torch is a ROCm build (HIP " + *env.torch.hip->version +
+                       "); flashfit's recipes cover the CUDA wheels",
+                   ""});
+    return;
+  }
+  if (env.torch.cuda.known() && env.torch.cuda->none()) {
+    out.push_back({"cpu-only-torch", Severity::problem,
+                   "torch " + env.torch.version_text.value.value_or("?") +
+                       " is a CPU-only build; flash-attn needs a CUDA build of torch",
+                   install_cuda_torch_fix(env)});
+  }
+  if (env.torch.installed() && !env.torch.cxx11_abi.known()) {
+    out.push_back({"torch-abi-unknown", Severity::note,
+                   "torch's C++11 ABI could not be read: " + env.torch.cxx11_abi.unknown_reason,
+                   "pass --cxx11-abi TRUE|FALSE if you know it"});
+  }
+}
+
+void check_driver(const Environment& env, std::vector<Finding>& out) {
+  const auto cuda = torch_cuda(env);
+  if (!cuda || env.gpu.presence == GpuPresence::no_driver) return;
+  const auto verdict =
+      driver_runs_cuda(env.gpu.driver_version.value, env.gpu.driver_cuda.value, *cuda);
+  const auto index = torch_index_for_driver(env.gpu.driver_cuda.value);
+  const std::string older_torch =
+      index ? python_command(env) + " install torch --index-url " + *index : std::string();
+  const auto minimum = minimum_driver_for_cuda_major(cuda->major);
+  const std::string update =
+      minimum ? "update the NVIDIA driver to " + std::string(*minimum) + " or newer" : "update the NVIDIA driver";
+  if (verdict.support == DriverSupport::no) {
+    out.push_back({"driver-too-old", Severity::problem,
+                   "torch is built for CUDA " + cuda->str() + " but " + verdict.reason,
+                   update + (older_torch.empty() ? "" : ", or install a torch the driver runs: " + older_torch)});
+  } else if (verdict.support == DriverSupport::minor_version_compat) {
+    out.push_back({"driver-older-minor", Severity::warning,
+                   "torch is built for CUDA " + cuda->str() + "; " + verdict.reason,
+                   update + " to be safe"});
+  }
+}
+
+void check_toolkit(const Environment& env, std::vector<Finding>& out) {
+  const auto cuda = torch_cuda(env);
+  if (!env.toolkit.nvcc.known()) {
+    out.push_back({"no-nvcc", Severity::note,
+                   "no nvcc found (" + env.toolkit.nvcc.unknown_reason +
+                       "): prebuilt wheels need none, source builds do",
+                   cuda ? "install the CUDA " + std::to_string(cuda->major) +
+                              ".x toolkit and set CUDA_HOME"
+                        : "install the CUDA toolkit matching torch's CUDA and set CUDA_HOME"});
+  } else if (cuda && env.toolkit.cuda_version.known()) {
+    const auto& nvcc = *env.toolkit.cuda_version;
+    if (nvcc.major != cuda->major) {
+      out.push_back({"nvcc-major-mismatch", Severity::warning,
+                     "nvcc is CUDA " + nvcc.text + " but torch is built for CUDA " + cuda->str() +
+                         ": source builds will fail (torch refuses a CUDA major mismatch)",
+                     "install the CUDA " + std::to_string(cuda->major) +
+                         ".x toolkit and point CUDA_HOME at it"});
+    } else if (cuda->minor && nvcc.minor != *cuda->minor) {
+      out.push_back({"nvcc-minor-mismatch", Severity::note,
+                     "nvcc is CUDA " + nvcc.text + ", torch is built for CUDA " + cuda->str() +
+                         ": torch only warns about a minor difference",
+                     ""});
+    }
+  }
+  if (env.toolkit.host_compiler_check.verdict == HostCompilerVerdict::too_new) {
+    const std::string max = env.toolkit.host_compiler_max_major.known()
+                                ? std::to_string(*env.toolkit.host_compiler_max_major)
+                                : std::string("an older version");
+    out.push_back({"host-compiler-too-new", Severity::warning,
+                   env.toolkit.host_compiler_check.reason,
+                   "install g++-" + max + " and set CUDAHOSTCXX=/usr/bin/g++-" + max +
+                       " (and CC/CXX) for source builds"});
+  }
+  if (!env.toolkit.ninja.known()) {
+    out.push_back({"no-ninja", Severity::warning,
+                   "ninja is not installed: a source build would compile one file at a time "
+                   "(hours instead of minutes)",
+                   python_command(env) + " install ninja, or apt-get install ninja-build"});
+  }
+}
+
+void check_gpus(const Environment& env, std::vector<Finding>& out) {
+  if (env.gpu.presence == GpuPresence::no_driver || env.gpu.presence == GpuPresence::no_gpu) {
+    out.push_back({"no-gpu", Severity::warning,
+                   "no NVIDIA GPU here (" + env.gpu.summary +
+                       "): flash-attn's kernels cannot run on this machine",
+                   "use PyTorch's scaled_dot_product_attention (transformers: "
+                   "attn_implementation=\"sdpa\"); to plan for another machine, pass --gpu X.Y"});
+    return;
+  }
+  if (!env.gpu.gpus.known()) return;
+  for (const auto& gpu : *env.gpu.gpus) {
+    if (!gpu.capability.known() || gpu.capability->major >= 8) continue;
+    out.push_back({"gpu-too-old", Severity::problem,
+                   "GPU " + std::to_string(gpu.index) + " (" + gpu.name.value.value_or("?") +
+                       ") has compute capability " + gpu.capability->str() +
+                       "; FlashAttention-2 needs 8.0 (Ampere) or newer",
+                   "use PyTorch's scaled_dot_product_attention (transformers: "
+                   "attn_implementation=\"sdpa\") on this GPU"});
+  }
+}
+
+void check_machine(const Environment& env, std::vector<Finding>& out) {
+  if (env.machine.memory_available_bytes.known() &&
+      *env.machine.memory_available_bytes < kBuildMemoryFloor) {
+    out.push_back({"low-memory-for-build", Severity::warning,
+                   "only " + std::to_string(*env.machine.memory_available_bytes >> 20) +
+                       " MiB of memory is available; one flash-attn kernel compile needs 5-8 GB",
+                   "prefer a prebuilt wheel; for a source build add swap or free memory"});
+  }
+  if (env.machine.libc.known() && env.machine.libc->name == "glibc") {
+    auto v = parse_major_minor(env.machine.libc->version);
+    if (v && (v->major < 2 || (v->major == 2 && v->minor < 32))) {
+      out.push_back({"old-glibc", Severity::warning,
+                     "glibc " + env.machine.libc->version +
+                         " is older than 2.32, which official flash-attn wheels from 2.8.0.post1 "
+                         "on need",
+                     "use flash-attn <= 2.7.4.post1 wheels or a source build"});
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(Severity severity) {
+  switch (severity) {
+    case Severity::problem:
+      return "problem";
+    case Severity::warning:
+      return "warning";
+    case Severity::note:
+      return "note";
+  }
+  return "note";
+}
+
+std::optional<std::string> torch_index_for_driver(const std::optional<pkg::CudaVersion>& driver_cuda) {
+  if (!driver_cuda) return std::nullopt;
+  const int minor = driver_cuda->minor.value_or(0);
+  for (const auto& index : kTorchIndexes) {
+    if (index.major < driver_cuda->major ||
+        (index.major == driver_cuda->major && index.minor <= minor)) {
+      return std::string("https://download.pytorch.org/whl/") + index.tag;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<Finding> diagnose(const Environment& env) {
+  std::vector<Finding> out;
+  check_python(env, out);
+  check_torch(env, out);
+  check_driver(env, out);
+  check_gpus(env, out);
+  check_toolkit(env, out);
+  check_machine(env, out);
+  return out;
+}
+
+}  // namespace flashfit::env
