@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "util/interrupt.hpp"
 #include "cli/common.hpp"
 #include "cli/environment_json.hpp"
 #include "cli/environment_text.hpp"
@@ -26,6 +27,8 @@ util::Result<int> run_doctor(const DoctorOptions& options) {
   if (!probe) return tl::unexpected(probe.error());
   const auto environment = env::probe_environment(*probe);
   const auto findings = env::diagnose(environment);
+  // Ctrl-C during the probe: report it, and print no result that might be partial.
+  if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
   if (options.json) {
     auto doc = environment_json(environment);
     doc["findings"] = findings_json(findings);

@@ -1,6 +1,7 @@
 #include "cli/environment_json.hpp"
 
 #include "util/build_info.hpp"
+#include "util/strings.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -112,6 +113,15 @@ json gpu_json(const env::GpuFacts& g) {
            })}};
 }
 
+// Machine-readable ids are kebab-case ("too-new"), unlike the report's words.
+std::string verdict_id(env::HostCompilerVerdict verdict) {
+  std::string id = env::to_string(verdict);
+  for (auto& c : id) {
+    if (c == ' ') c = '-';
+  }
+  return id;
+}
+
 json toolkit_json(const env::ToolkitFacts& t) {
   return {{"nvcc", path_fact(t.nvcc)},
           {"cuda_version", fact(t.cuda_version, [](const env::NvccVersion& v) { return json(v.text); })},
@@ -120,22 +130,37 @@ json toolkit_json(const env::ToolkitFacts& t) {
              return json{{"kind", env::to_string(c.kind)}, {"version", c.version}};
            })},
           {"host_compiler_max_major", fact(t.host_compiler_max_major)},
-          {"host_compiler_check", {{"verdict", env::to_string(t.host_compiler_check.verdict)},
+          {"host_compiler_check", {{"verdict", verdict_id(t.host_compiler_check.verdict)},
                                    {"reason", t.host_compiler_check.reason}}},
           {"ninja", path_fact(t.ninja)},
           {"ninja_version", fact(t.ninja_version)}};
 }
 
+// Facts carry bytes from files, paths, environment variables and libraries,
+// which need not be UTF-8, and dump() throws on those. Invalid sequences become
+// U+FFFD here, so every caller can dump() the report.
+void make_utf8(json& j) {
+  if (j.is_string()) {
+    if (!util::is_ascii(j.get_ref<const std::string&>())) {
+      j = json::parse(j.dump(-1, ' ', false, json::error_handler_t::replace));
+    }
+  } else if (j.is_structured()) {
+    for (auto& item : j) make_utf8(item);
+  }
+}
+
 }  // namespace
 
 nlohmann::json environment_json(const env::Environment& env) {
-  return {{"flashfit_version", util::kVersion},
-          {"what_if", env.what_if.describe()},
-          {"machine", machine_json(env.machine)},
-          {"python", python_json(env.python)},
-          {"torch", torch_json(env.torch)},
-          {"gpu", gpu_json(env.gpu)},
-          {"toolkit", toolkit_json(env.toolkit)}};
+  json out{{"flashfit_version", util::kVersion},
+           {"what_if", env.what_if.describe()},
+           {"machine", machine_json(env.machine)},
+           {"python", python_json(env.python)},
+           {"torch", torch_json(env.torch)},
+           {"gpu", gpu_json(env.gpu)},
+           {"toolkit", toolkit_json(env.toolkit)}};
+  make_utf8(out);
+  return out;
 }
 
 nlohmann::json findings_json(const std::vector<env::Finding>& findings) {
@@ -146,6 +171,7 @@ nlohmann::json findings_json(const std::vector<env::Finding>& findings) {
                    {"message", f.message},
                    {"fix", f.fix}});
   }
+  make_utf8(out);
   return out;
 }
 

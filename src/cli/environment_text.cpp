@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/strings.hpp"
+
 namespace flashfit::cli {
 namespace {
 
@@ -29,13 +31,15 @@ class Section {
   }
   void line(const char* label, const std::string& value, const std::string& source = {},
             bool overridden = false) {
-    std::string text = fmt::format("  {:<15}{}", label, value);
+    // Facts come from files, drivers and other programs: escape control bytes
+    // so nothing they contain can drive the terminal.
+    std::string text = fmt::format("  {:<15}{}", label, util::printable(value, 4096));
     if (overridden) {
-      text += "  [what-if " + source + "]";
+      text += "  [what-if " + util::printable(source) + "]";
     } else if (!source.empty() && source.size() <= 60 && text.size() + source.size() < 110) {
-      text += "  (" + source + ")";
+      text += "  (" + util::printable(source) + ")";
     } else if (!source.empty()) {
-      text += fmt::format("\n  {:<15}  from {}", "", source);
+      text += fmt::format("\n  {:<15}  from {}", "", util::printable(source, 4096));
     }
     out_ += text + "\n";
   }

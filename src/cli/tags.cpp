@@ -1,43 +1,57 @@
 // flashfit tags: the wheel tags an interpreter accepts, most preferred first.
 
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "util/interrupt.hpp"
 #include "cli/common.hpp"
-#include "env/interpreter.hpp"
+#include "cli/what_if_flags.hpp"
+#include "env/environment.hpp"
 #include "pkg/tags.hpp"
 
 namespace flashfit::cli {
 namespace {
 
 struct TagsOptions {
-  std::optional<std::string> python;
+  EnvironmentFlags environment;
   bool json = false;
   bool sys_tags = false;
 };
 
 util::Result<int> run_tags(const TagsOptions& options) {
-  auto choice = env::choose_interpreter(options.python, getenv_opt("VIRTUAL_ENV"),
-                                        getenv_opt("PATH"));
-  if (!choice) return tl::unexpected(choice.error());
-  auto interpreter = env::query_interpreter(*choice);
-  if (!interpreter) return tl::unexpected(interpreter.error());
-
+  auto probe = probe_options_from(options.environment);
+  if (!probe) return tl::unexpected(probe.error());
+  const auto environment = env::probe_interpreter_environment(*probe);
+  const auto facts = environment.tag_facts();
+  if (!facts) {
+    // No interpreter and no --python-version: nothing to compute tags from.
+    if (environment.python.error) return tl::unexpected(*environment.python.error);
+    return util::fail(util::ErrorKind::input, environment.python.interpreter.unknown_reason, "",
+                      "pass --python PATH, or --python-version X.Y to compute the tags without one");
+  }
   const auto rules =
       options.sys_tags ? pkg::TagRules::packaging_21_3_sys_tags : pkg::TagRules::pip_packaging_21_3;
-  const auto tags = pkg::supported_tags(interpreter->tag_facts, rules);
+  const auto tags = pkg::supported_tags(*facts, rules);
 
+  // Ctrl-C during the probe: report it, and print no result that might be partial.
+  if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
   if (options.json) {
     nlohmann::json doc;
-    doc["interpreter"] = {{"executable", interpreter->executable},
-                          {"found_by", interpreter->choice.found_by},
-                          {"implementation", interpreter->implementation},
-                          {"version", interpreter->version_str()}};
+    const auto& python = environment.python;
+    if (python.interpreter.known()) {
+      const auto& i = *python.interpreter;
+      doc["interpreter"] = {{"executable", i.executable},
+                            {"found_by", i.choice.found_by},
+                            {"implementation", i.implementation},
+                            {"version", i.version_str()}};
+    } else {
+      doc["interpreter"] = nullptr;
+    }
+    doc["python_version"] = python.version->str();
+    doc["what_if"] = environment.what_if.describe();
     doc["rules"] = options.sys_tags ? "packaging-sys-tags" : "pip";
     auto& list = doc["tags"] = nlohmann::json::array();
     for (const auto& tag : tags) list.push_back(tag.str());
@@ -55,9 +69,16 @@ util::Result<int> run_tags(const TagsOptions& options) {
 
 Runner define_tags(CLI::App& app) {
   auto options = std::make_shared<TagsOptions>();
-  app.add_option("--python", options->python,
+  auto& flags = options->environment;
+  app.add_option("--python", flags.python,
                  "Interpreter to ask (default: the active virtual environment's, else python3 on "
                  "PATH)");
+  const char* group = "What-if overrides (as pip's --python-version and --platform)";
+  app.add_option("--python-version", flags.what_if.python_version,
+                 "CPython X.Y; no interpreter needs to exist")
+      ->group(group);
+  app.add_option("--glibc", flags.what_if.glibc, "glibc X.Y")->group(group);
+  app.add_option("--arch", flags.what_if.arch, "x86_64 or aarch64")->group(group);
   app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");
   app.add_flag("--sys-tags", options->sys_tags,
                "Print packaging's sys_tags() list instead of the list pip ranks wheels against "

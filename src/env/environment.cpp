@@ -23,6 +23,11 @@ TorchFacts torch_unknown(const std::string& reason) {
   return t;
 }
 
+// "--python: no executable interpreter at '/x'" (no "flashfit:" prefix, no hint).
+std::string reason_of(const util::Error& error) {
+  return error.context.empty() ? error.message : error.context + ": " + error.message;
+}
+
 PythonFacts probe_python(const ProbeOptions& options) {
   PythonFacts python;
   if (auto uv = util::find_on_path("uv", options.path_env.value_or(""))) {
@@ -33,16 +38,18 @@ PythonFacts probe_python(const ProbeOptions& options) {
   auto choice =
       choose_interpreter(options.python_option, options.virtual_env, options.path_env);
   if (!choice) {
-    python.interpreter = Fact<Interpreter>::unknown(util::render(choice.error()));
+    python.interpreter = Fact<Interpreter>::unknown(reason_of(choice.error()));
     python.version = Fact<MajorMinor>::unknown("no interpreter");
+    python.error = choice.error();
     return python;
   }
   std::optional<InterpreterCache> cache;
   if (options.cache_root) cache.emplace(*options.cache_root);
   auto interpreter = query_interpreter(*choice, cache ? &*cache : nullptr);
   if (!interpreter) {
-    python.interpreter = Fact<Interpreter>::unknown(util::render(interpreter.error()), choice->program);
+    python.interpreter = Fact<Interpreter>::unknown(reason_of(interpreter.error()), choice->program);
     python.version = Fact<MajorMinor>::unknown("the interpreter could not be asked");
+    python.error = interpreter.error();
     return python;
   }
   const std::string source = choice->found_by + (interpreter->from_cache ? " (cached facts)" : "");
@@ -59,7 +66,10 @@ std::optional<pkg::CudaVersion> cuda_supported_by_driver(const std::string& driv
       {"580.65.06", {13, 0}}, {"575.51.03", {12, 9}}, {"570.26", {12, 8}},
       {"560.28.03", {12, 6}}, {"555.42.02", {12, 5}}, {"550.54.14", {12, 4}},
       {"545.23.06", {12, 3}}, {"535.54.03", {12, 2}}, {"530.30.02", {12, 1}},
-      {"525.60.13", {12, 0}}, {"520.61.05", {11, 8}}, {"450.80.02", {11, 0}},
+      {"525.60.13", {12, 0}}, {"520.61.05", {11, 8}}, {"515.43.04", {11, 7}},
+      {"510.39.01", {11, 6}}, {"495.29.05", {11, 5}}, {"470.42.01", {11, 4}},
+      {"465.19.01", {11, 3}}, {"460.27.03", {11, 2}}, {"455.23", {11, 1}},
+      {"450.80.02", {11, 0}},
   };
   auto driver = parse_driver_version(driver_version);
   if (!driver) return std::nullopt;
@@ -75,8 +85,15 @@ void apply_what_if(Environment& env, const WhatIf& w) {
     env.python.version = Fact<MajorMinor>::overridden_by(*w.python_version, "--python-version");
   }
   if (w.torch) {
+    // A what-if torch is not the installed one: what was read from the installed
+    // torch's files does not describe it.
+    const std::string reason = "not known for the what-if torch " + w.torch->str();
+    env.torch = torch_unknown(reason);
     env.torch.version = Fact<pkg::Version>::overridden_by(*w.torch, "--torch");
     env.torch.version_text = Fact<std::string>::overridden_by(w.torch->str(), "--torch");
+    env.torch.hip = Fact<ToolkitBuild>::overridden_by(ToolkitBuild::none_built(), "--torch");
+    env.torch.cuda = Fact<ToolkitBuild>::unknown(reason + " (give --cuda, or a +cuXYZ label)");
+    env.torch.cxx11_abi = Fact<bool>::unknown(reason + " (give --cxx11-abi)");
   }
   if (w.cuda) {
     const char* flag = w.torch && !w.cuda_explicit ? "--torch" : "--cuda";
@@ -92,7 +109,11 @@ void apply_what_if(Environment& env, const WhatIf& w) {
       env.gpu.driver_cuda = Fact<pkg::CudaVersion>::unknown(
           "driver " + *w.driver + " predates every CUDA release flashfit knows", "--driver");
     }
-    if (env.gpu.presence == GpuPresence::no_driver) env.gpu.presence = GpuPresence::no_gpu;
+    if (env.gpu.presence == GpuPresence::no_driver) {
+      env.gpu.presence = GpuPresence::no_gpu;
+      env.gpu.summary = "driver " + *w.driver + " (--driver), no GPU listed";
+      env.gpu.gpus = Fact<std::vector<GpuDevice>>::of({}, "--driver");
+    }
   }
   if (w.gpus) {
     std::vector<GpuDevice> devices;
@@ -153,6 +174,14 @@ std::optional<pkg::InterpreterTagFacts> Environment::tag_facts() const {
     facts.executable_is_i686 = false;
   }
   return facts;
+}
+
+Environment probe_interpreter_environment(const ProbeOptions& options) {
+  Environment env;
+  env.machine = probe_machine(options.machine);
+  env.python = probe_python(options);
+  apply_what_if(env, options.what_if);
+  return env;
 }
 
 Environment probe_environment(const ProbeOptions& options) {

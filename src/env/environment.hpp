@@ -24,6 +24,7 @@ struct PythonFacts {
   Fact<Interpreter> interpreter;  // unknown when none could be asked (the reason says why)
   Fact<MajorMinor> version;       // the interpreter's, or --python-version
   Fact<std::filesystem::path> uv;  // uv on PATH (installs for any interpreter)
+  std::optional<util::Error> error;  // why no interpreter could be asked, as the query said
 };
 
 struct Environment {
@@ -55,6 +56,10 @@ struct ProbeOptions {
 // Probes everything (never fails: unknowns carry their reasons) and applies
 // the what-if overrides.
 Environment probe_environment(const ProbeOptions& options);
+
+// Only what decides wheel tags: the machine and the interpreter (for `tags`),
+// with the overrides applied; torch, GPUs and toolkit are left unprobed.
+Environment probe_interpreter_environment(const ProbeOptions& options);
 
 // Replaces probed facts by the overrides, marking them overridden. Exposed so
 // tests can build environments by hand and apply overrides to them.

@@ -38,11 +38,30 @@ std::optional<pkg::CudaVersion> torch_cuda(const Environment& env) {
   return std::nullopt;
 }
 
+// The newest GCC this nvcc surely accepts. The fix names a GCC even when the
+// rejected compiler is clang (host_compiler_max_major is then clang's limit,
+// and "g++-19" does not exist): torch builds extensions with GCC by default.
+std::optional<int> accepted_gcc_major(const ToolkitFacts& toolkit) {
+  if (!toolkit.cuda_version.known()) return std::nullopt;
+  const auto& nvcc = *toolkit.cuda_version;
+  const auto limits = nvcc_host_compiler_limits(nvcc.major, nvcc.minor, nvcc.build);
+  if (!limits.max_gcc_major) return std::nullopt;
+  // "GCC 11 only below 11.2": the g++-11 that distributions ship is newer, so one major down.
+  return limits.gcc_minor_below ? *limits.max_gcc_major - 1 : *limits.max_gcc_major;
+}
+
 bool torch_present(const Environment& env) {
   return env.torch.installed() || env.torch.version.overridden;
 }
 
 void check_python(const Environment& env, std::vector<Finding>& out) {
+  if (!env.python.interpreter.known() && env.python.version.known()) {
+    out.push_back({"no-interpreter", Severity::note,
+                   "no Python interpreter could be asked (" + env.python.interpreter.unknown_reason +
+                       "); Python facts come from --python-version alone, and torch was not looked for",
+                   "pass --python /path/to/python to probe a real interpreter and its torch"});
+    return;
+  }
   if (!env.python.interpreter.known() && !env.python.version.known()) {
     out.push_back({"no-interpreter", Severity::problem,
                    "no Python interpreter could be asked: " + env.python.interpreter.unknown_reason,
@@ -103,7 +122,10 @@ void check_driver(const Environment& env, std::vector<Finding>& out) {
   } else if (verdict.support == DriverSupport::minor_version_compat) {
     out.push_back({"driver-older-minor", Severity::warning,
                    "torch is built for CUDA " + cuda->str() + "; " + verdict.reason,
-                   update + " to be safe"});
+                   // The major's floor is already met here (that is what minor-version
+                   // compatibility means), so name the CUDA version the driver should report.
+                   "update the NVIDIA driver to one that supports CUDA " + cuda->str() +
+                       " (nvidia-smi shows \"CUDA Version\") to be safe"});
   }
 }
 
@@ -132,13 +154,13 @@ void check_toolkit(const Environment& env, std::vector<Finding>& out) {
     }
   }
   if (env.toolkit.host_compiler_check.verdict == HostCompilerVerdict::too_new) {
-    const std::string max = env.toolkit.host_compiler_max_major.known()
-                                ? std::to_string(*env.toolkit.host_compiler_max_major)
-                                : std::string("an older version");
+    const auto gcc = accepted_gcc_major(env.toolkit);
     out.push_back({"host-compiler-too-new", Severity::warning,
                    env.toolkit.host_compiler_check.reason,
-                   "install g++-" + max + " and set CUDAHOSTCXX=/usr/bin/g++-" + max +
-                       " (and CC/CXX) for source builds"});
+                   gcc ? "install g++-" + std::to_string(*gcc) + " and set CUDAHOSTCXX=/usr/bin/g++-" +
+                             std::to_string(*gcc) + " (and CC/CXX) for source builds"
+                       : std::string("install a host compiler this nvcc accepts and set "
+                                     "CUDAHOSTCXX (and CC/CXX) to it for source builds")});
   }
   if (!env.toolkit.ninja.known()) {
     out.push_back({"no-ninja", Severity::warning,

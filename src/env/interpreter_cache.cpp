@@ -1,9 +1,12 @@
 #include "env/interpreter_cache.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -48,6 +51,15 @@ std::optional<InterpreterStamp> stamp_interpreter(const std::string& program) {
   if (ec) return std::nullopt;
   struct stat st {};
   if (::stat(resolved.c_str(), &st) != 0) return std::nullopt;
+  // Only a real executable is cached. A script (a pyenv shim, a wrapper)
+  // picks its interpreter at run time (.python-version, PYENV_VERSION, its
+  // own logic) without its file changing, so its answer cannot be reused.
+  char magic[4] = {};
+  const int fd = ::open(resolved.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  const bool elf = ::read(fd, magic, sizeof magic) == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+  ::close(fd);
+  if (!elf) return std::nullopt;
   InterpreterStamp stamp;
   stamp.program = absolute.string();
   stamp.resolved = resolved.string();

@@ -25,7 +25,8 @@ struct InterpreterStamp {
   friend bool operator==(const InterpreterStamp&, const InterpreterStamp&) = default;
 };
 
-// nullopt when the program cannot be stat'ed (then nothing is cached).
+// nullopt when the program cannot be stat'ed or is not an ELF executable
+// (a script such as a pyenv shim): then nothing is cached.
 std::optional<InterpreterStamp> stamp_interpreter(const std::string& program);
 
 class InterpreterCache {

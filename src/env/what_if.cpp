@@ -55,7 +55,8 @@ std::vector<std::string> WhatIf::describe() const {
   std::vector<std::string> out;
   if (python_version) out.push_back("--python-version " + python_version->str());
   if (torch) out.push_back("--torch " + torch->str());
-  if (cuda) out.push_back("--cuda " + (*cuda ? (*cuda)->str() : std::string("none")));
+  // Only what the user typed: a CUDA implied by the --torch label is not a flag.
+  if (cuda && cuda_explicit) out.push_back("--cuda " + (*cuda ? (*cuda)->str() : std::string("none")));
   if (cxx11_abi) out.push_back(std::string("--cxx11-abi ") + (*cxx11_abi ? "TRUE" : "FALSE"));
   if (gpus) {
     std::vector<std::string> list;

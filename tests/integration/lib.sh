@@ -18,6 +18,8 @@ FF_TIMEOUT=${FF_TIMEOUT:-60}
 unset VIRTUAL_ENV
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/flashfit-${TEST_NAME}.XXXXXX")
+# A private cache: tests never read or write the user's, nor each other's.
+export FLASHFIT_CACHE_DIR="$TMP/cache"
 # Processes a test started in the background (-PGID: a whole group), killed
 # on the way out, so that even a failing test leaves nothing running.
 BACKGROUND_PIDS=()
