@@ -9,6 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   # C++ libraries (see ../shared/facts/dependencies.md)
   libfmt-dev libexpected-dev libcli11-dev nlohmann-json3-dev libelf-dev
+  libzip-dev libssl-dev liblz4-dev libzstd-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # the Python side: interpreters and oracles the tests run against
