@@ -37,14 +37,16 @@ std::optional<MajorMinor> parse_major_minor(std::string_view text) {
 
 std::optional<std::optional<MajorMinor>> cuda_from_torch_label(const pkg::Version& torch) {
   const std::string local = torch.local();
-  if (local == "cpu") return std::optional<MajorMinor>{};
-  // torch's own labels: cu118, cu121, cu128, cu130 (major 2 digits, minor 1).
-  if (local.size() == 5 && util::starts_with(local, "cu")) {
+  std::optional<std::optional<MajorMinor>> implied;
+  if (local == "cpu") {
+    implied.emplace();  // known: no CUDA
+  } else if (local.size() == 5 && util::starts_with(local, "cu")) {
+    // torch's own labels: cu118, cu121, cu128, cu130 (major 2 digits, minor 1).
     auto major = small_number(local.substr(2, 2));
     auto minor = small_number(local.substr(4, 1));
-    if (major && minor) return std::optional<MajorMinor>(MajorMinor{*major, *minor});
+    if (major && minor) implied.emplace(MajorMinor{*major, *minor});
   }
-  return std::nullopt;
+  return implied;
 }
 
 bool WhatIf::any() const {
