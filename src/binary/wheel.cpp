@@ -29,6 +29,8 @@ std::string zip_error_words(int code) {
     case ZIP_ER_SEEK: return "seek error (truncated archive?)";
     case ZIP_ER_OPEN: return "cannot open file";
     case ZIP_ER_NOENT: return "no such file";
+    // libzip's own duplicate check at open, before list_members sees names.
+    case ZIP_ER_EXISTS: return "duplicate member names in the archive";
     case ZIP_ER_MEMORY: return "out of memory";
     case ZIP_ER_MULTIDISK: return "multi-disk zip archives are not supported";
     case ZIP_ER_COMPNOTSUPP: return "compression method not supported";

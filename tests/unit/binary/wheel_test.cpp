@@ -195,7 +195,9 @@ TEST_F(WheelTest, DuplicateMembersAreRefused) {
   spec.files.push_back({"demo_pkg/c.py", "c", true, false});
   fs::path path = build_wheel(dir_, spec);
   wheel_fixture::patch_bytes(path, "demo_pkg/c.py", "demo_pkg/b.py");
-  EXPECT_NE(open_error(path).find("duplicate member 'demo_pkg/b.py'"), std::string::npos);
+  // libzip notices exact duplicates itself; ours catches the normalised ones.
+  EXPECT_NE(open_error(path).find("duplicate member"), std::string::npos)
+      << open_error(path);
 
   spec = valid_spec();
   spec.files.push_back({"./demo_pkg/__init__.py", "again"});
