@@ -1,0 +1,171 @@
+// Streaming members out of a wheel: RECORD verification and single-member
+// extraction, both through a fixed 1 MiB buffer so a multi-GB member never
+// sits in memory.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "binary/wheel.hpp"
+#include "binary/wheel_zip.hpp"
+#include "util/sha256.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::binary {
+
+namespace {
+
+using util::printable;
+
+// Reads a member chunk by chunk into `sink`; returns libzip's words on error.
+template <class Sink>
+std::string stream_member(zip_t* archive, const WheelMember& member, Sink&& sink) {
+  detail::ZipFile file(zip_fopen_index(archive, member.index, 0));
+  if (!file) return detail::zip_error_words(zip_get_error(archive));
+  std::vector<char> buffer(detail::kStreamBuffer);
+  std::uint64_t total = 0;
+  for (;;) {
+    const zip_int64_t n = zip_fread(file.get(), buffer.data(), buffer.size());
+    if (n < 0) return detail::zip_error_words(zip_file_get_error(file.get()));
+    if (n == 0) break;
+    total += static_cast<std::uint64_t>(n);
+    // libzip stops at the declared size; this guards the sink regardless.
+    if (total > member.size) return "member is longer than its declared size";
+    if (std::string error = sink(buffer.data(), static_cast<std::size_t>(n)); !error.empty()) {
+      return error;
+    }
+  }
+  return {};
+}
+
+struct FdCloser {
+  int fd;
+  ~FdCloser() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+util::Result<std::string> Wheel::read_member(std::string_view name, std::uint64_t max_size) const {
+  const WheelMember* member = find(name);
+  if (member == nullptr) return util::input_error(fmt::format("no member '{}'", printable(name)));
+  if (member->size > max_size) {
+    return util::input_error(fmt::format("member '{}' is {} bytes, more than the {} expected",
+                                         printable(name), member->size, max_size));
+  }
+  std::string text;
+  text.reserve(static_cast<std::size_t>(member->size));
+  const std::string error = stream_member(zip_.get(), *member, [&](const char* data, std::size_t n) {
+    text.append(data, n);
+    return std::string{};
+  });
+  if (!error.empty()) {
+    return util::input_error(fmt::format("cannot read member '{}': {}", printable(name), error));
+  }
+  return text;
+}
+
+util::Result<std::vector<RecordProblem>> Wheel::verify_records() const {
+  using Kind = RecordProblem::Kind;
+  std::vector<RecordProblem> problems;
+  const std::string record_name = dist_info_ + "/RECORD";
+  std::map<std::string, const RecordRow*> rows;  // by normalised path
+  for (const RecordRow& row : record_) rows.emplace(normalise_member_name(row.path), &row);
+
+  util::Sha256 hasher;
+  for (const WheelMember& member : members_) {
+    if (member.is_directory()) continue;
+    // RECORD cannot hash itself; signatures of RECORD are written after it.
+    if (member.name == record_name || member.name == record_name + ".jws" ||
+        member.name == record_name + ".p7s") {
+      continue;
+    }
+    auto it = rows.find(normalise_member_name(member.name));
+    if (it == rows.end()) {
+      problems.push_back({Kind::not_in_record, member.name, "not listed in RECORD"});
+      continue;
+    }
+    const RecordRow& row = *it->second;
+    rows.erase(it);
+    if (row.hash.empty()) {
+      problems.push_back({Kind::no_hash, member.name, "RECORD lists it without a hash"});
+      continue;
+    }
+    if (!util::starts_with(row.hash, "sha256=")) {
+      problems.push_back({Kind::unsupported_hash, member.name,
+                          fmt::format("hash '{}' is not sha256", printable(row.hash, 40))});
+      continue;
+    }
+    std::uint64_t length = 0;
+    const std::string error = stream_member(zip_.get(), member, [&](const char* data, std::size_t n) {
+      hasher.update(data, n);
+      length += n;
+      return std::string{};
+    });
+    const std::string actual = "sha256=" + util::to_urlsafe_base64_nopad(hasher.finish());
+    if (!error.empty()) {
+      problems.push_back({Kind::unreadable, member.name, error});
+      continue;
+    }
+    if (actual != row.hash) {
+      problems.push_back({Kind::hash_mismatch, member.name,
+                          fmt::format("RECORD says {}, content is {}", printable(row.hash), actual)});
+    }
+    if (row.size && *row.size != length) {
+      problems.push_back({Kind::size_mismatch, member.name,
+                          fmt::format("RECORD says {} bytes, content is {}", *row.size, length)});
+    }
+  }
+  for (const auto& [path, row] : rows) {
+    if (path == record_name || util::ends_with(path, "/")) continue;
+    if (find(row->path) == nullptr) {
+      problems.push_back({Kind::missing_member, row->path, "listed in RECORD but not in the archive"});
+    }
+  }
+  return problems;
+}
+
+util::Result<std::filesystem::path> Wheel::extract_member_to(
+    std::string_view name, const std::filesystem::path& dir) const {
+  const WheelMember* member = find(name);
+  if (member == nullptr || member->is_directory()) {
+    return util::input_error(fmt::format("no file member '{}'", printable(name)), path_.string());
+  }
+  // mkstemp: a fresh name the caller cannot race with, never the member's own
+  // name, so nothing from the archive decides where bytes land.
+  std::string pattern = (dir / ".flashfit-member-XXXXXX").string();
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0) {
+    return util::fail(util::ErrorKind::failed,
+                      fmt::format("cannot create a temporary file: {}", std::strerror(errno)),
+                      dir.string());
+  }
+  FdCloser closer{fd};
+  const std::string error = stream_member(zip_.get(), *member, [&](const char* data, std::size_t n) {
+    while (n > 0) {
+      const ssize_t written = ::write(fd, data, n);
+      if (written < 0) {
+        if (errno == EINTR) continue;
+        return fmt::format("cannot write {}: {}", pattern, std::strerror(errno));
+      }
+      data += written;
+      n -= static_cast<std::size_t>(written);
+    }
+    return std::string{};
+  });
+  if (!error.empty()) {
+    ::unlink(pattern.c_str());
+    return util::input_error(fmt::format("cannot extract '{}': {}", printable(name), error),
+                             path_.string());
+  }
+  return std::filesystem::path(pattern);
+}
+
+}  // namespace flashfit::binary

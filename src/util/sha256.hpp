@@ -1,0 +1,44 @@
+#pragma once
+// Incremental SHA-256 over OpenSSL's EVP API (facts/dependencies.md §3: the
+// low-level SHA256_* calls are deprecated in OpenSSL 3), with the two digest
+// spellings flashfit needs: hex (pip's --hash, index pages) and URL-safe
+// base64 without padding (wheel RECORD files: "sha256=<b64>").
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace flashfit::util {
+
+using Sha256Digest = std::array<unsigned char, 32>;
+
+class Sha256 {
+ public:
+  Sha256();  // throws std::bad_alloc when OpenSSL cannot allocate a context
+  Sha256(Sha256&&) noexcept;
+  Sha256& operator=(Sha256&&) noexcept;
+  ~Sha256();
+
+  void update(const void* data, std::size_t size);
+  void update(std::string_view data) { update(data.data(), data.size()); }
+  // Returns the digest and resets, so one object can hash several inputs.
+  Sha256Digest finish();
+
+ private:
+  struct CtxDeleter {
+    void operator()(void* ctx) const noexcept;
+  };
+  // void* keeps <openssl/evp.h> out of every includer.
+  std::unique_ptr<void, CtxDeleter> ctx_;
+};
+
+std::string to_hex(const Sha256Digest& digest);
+// RFC 4648 §5 alphabet ('-', '_'), '=' padding dropped, as PEP 376/427 RECORD uses.
+std::string to_urlsafe_base64_nopad(const Sha256Digest& digest);
+
+Sha256Digest sha256(std::string_view data);
+inline std::string sha256_hex(std::string_view data) { return to_hex(sha256(data)); }
+
+}  // namespace flashfit::util
