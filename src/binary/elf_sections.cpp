@@ -40,8 +40,8 @@ util::Result<std::optional<SectionBytes>> read_section(const std::filesystem::pa
           fmt::format("cannot read section {} (truncated file?): {}", name, libelf_message()),
           owner->context);
     }
-    result.bytes = std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(data->d_buf),
-                                                 data->d_size);
+    result.bytes =
+        std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(data->d_buf), data->d_size);
     return result;
   }
   return std::optional<SectionBytes>{};

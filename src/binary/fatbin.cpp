@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -52,11 +53,10 @@ util::Result<std::string> ptx_prefix(std::span<const std::uint8_t> payload,
   if (compression == FatbinCompression::lz4) {
     // The partial decoder stops once `want` bytes are out and never writes
     // past the buffer, whatever the block claims.
-    const int n = LZ4_decompress_safe_partial(reinterpret_cast<const char*>(payload.data()),
-                                              out.data(),
-                                              static_cast<int>(std::min<std::size_t>(
-                                                  payload.size(), INT_MAX)),
-                                              static_cast<int>(want), static_cast<int>(want));
+    const int n = LZ4_decompress_safe_partial(
+        reinterpret_cast<const char*>(payload.data()), out.data(),
+        static_cast<int>(std::min<std::size_t>(payload.size(), INT_MAX)), static_cast<int>(want),
+        static_cast<int>(want));
     if (n < 0) return util::input_error("corrupt LZ4 payload");
     out.resize(static_cast<std::size_t>(n));
     return out;
@@ -67,26 +67,34 @@ util::Result<std::string> ptx_prefix(std::span<const std::uint8_t> payload,
   ZSTD_inBuffer in{payload.data(), payload.size(), 0};
   ZSTD_outBuffer to{out.data(), out.size(), 0};
   while (to.pos < to.size && in.pos < in.size) {
+    const std::size_t in_before = in.pos;
+    const std::size_t out_before = to.pos;
     const std::size_t rc = ZSTD_decompressStream(context.get(), &to, &in);
     if (ZSTD_isError(rc) != 0) {
       return util::input_error(fmt::format("corrupt zstd payload: {}", ZSTD_getErrorName(rc)));
     }
     if (rc == 0) break;  // end of frame
+    // A stalled decoder must not spin on hostile input.
+    if (in.pos == in_before && to.pos == out_before) break;
   }
   out.resize(to.pos);
   return out;
 }
 
-// "9.0" from the `.version 9.0` directive; nullopt when absent or garbled.
-std::optional<std::string> ptx_version_directive(std::string_view text) {
-  const std::string_view key = ".version";
+// The operand of a PTX directive: "9.0" for `.version 9.0`, "sm_90" for
+// `.target sm_90, debug`; nullopt when absent or empty.
+std::optional<std::string> ptx_directive(std::string_view text, std::string_view key) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t'; };
   std::size_t at = text.find(key);
   while (at != std::string_view::npos) {
     std::size_t i = at + key.size();
-    if (i < text.size() && (text[i] == ' ' || text[i] == '\t')) {
-      while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i < text.size() && is_space(text[i])) {
+      while (i < text.size() && is_space(text[i])) ++i;
       const std::size_t start = i;
-      while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
+      while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) != 0 ||
+                                 text[i] == '.' || text[i] == '_')) {
+        ++i;
+      }
       if (i > start) return std::string(text.substr(start, i - start));
     }
     at = text.find(key, at + key.size());
@@ -94,7 +102,9 @@ std::optional<std::string> ptx_version_directive(std::string_view text) {
   return std::nullopt;
 }
 
-std::string hex(std::uint64_t value) { return fmt::format("{:#x}", value); }
+std::string hex(std::uint64_t value) {
+  return fmt::format("{:#x}", value);
+}
 
 // One container's entries; `end` is the container's end within `bytes`.
 util::Result<void> parse_entries(std::span<const std::uint8_t> bytes, std::size_t at,
@@ -128,17 +138,25 @@ util::Result<void> parse_entries(std::span<const std::uint8_t> bytes, std::size_
     entry.offset = at;
     entry.raw_kind = load<std::uint16_t>(bytes, at);
     switch (entry.raw_kind) {
-      case 1: entry.kind = FatbinKind::ptx; break;
-      case 2: entry.kind = FatbinKind::cubin; break;
-      case 8: entry.kind = FatbinKind::lto_ir; break;
-      default: entry.kind = FatbinKind::unknown; break;
+      case 1:
+        entry.kind = FatbinKind::ptx;
+        break;
+      case 2:
+        entry.kind = FatbinKind::cubin;
+        break;
+      case 8:
+        entry.kind = FatbinKind::lto_ir;
+        break;
+      default:
+        entry.kind = FatbinKind::unknown;
+        break;
     }
     entry.payload_size = payload_size;
     entry.compressed_size = load<std::uint32_t>(bytes, at + 0x10);
     const auto isa_minor = load<std::uint16_t>(bytes, at + 0x18);
     const auto isa_major = load<std::uint16_t>(bytes, at + 0x1A);
-    entry.arch = static_cast<int>(std::min<std::uint32_t>(load<std::uint32_t>(bytes, at + 0x1C),
-                                                          1'000'000));
+    entry.arch =
+        static_cast<int>(std::min<std::uint32_t>(load<std::uint32_t>(bytes, at + 0x1C), 1'000'000));
     entry.flags = load<std::uint64_t>(bytes, at + 0x28);
     entry.uncompressed_size = load<std::uint64_t>(bytes, at + 0x38);
     if ((entry.flags & kFlagArchSpecific) != 0) {
@@ -157,9 +175,9 @@ util::Result<void> parse_entries(std::span<const std::uint8_t> bytes, std::size_
                                : FatbinCompression::none;
     if (entry.compression != FatbinCompression::none) {
       if (entry.compressed_size == 0 || entry.compressed_size > payload_size) {
-        return util::input_error(fmt::format(
-            "fatbin entry at offset {} declares {} compressed bytes in a payload of {}", hex(at),
-            entry.compressed_size, payload_size));
+        return util::input_error(
+            fmt::format("fatbin entry at offset {} declares {} compressed bytes in a payload of {}",
+                        hex(at), entry.compressed_size, payload_size));
       }
       if (entry.uncompressed_size == 0 || entry.uncompressed_size > kMaxUncompressed) {
         return util::input_error(fmt::format(
@@ -177,7 +195,8 @@ util::Result<void> parse_entries(std::span<const std::uint8_t> bytes, std::size_
         return tl::unexpected(
             std::move(text.error()).with_context(fmt::format("PTX entry at offset {}", hex(at))));
       }
-      entry.ptx_isa_version = ptx_version_directive(*text);
+      entry.ptx_isa_version = ptx_directive(*text, ".version");
+      entry.ptx_target = ptx_directive(*text, ".target");
       if (!entry.ptx_isa_version && (isa_major != 0 || isa_minor != 0)) {
         entry.ptx_isa_version = fmt::format("{}.{}", isa_major, isa_minor);
       }
@@ -193,10 +212,14 @@ util::Result<void> parse_entries(std::span<const std::uint8_t> bytes, std::size_
 std::string FatbinEntry::name() const {
   const char* suffix = variant == ArchVariant::a ? "a" : variant == ArchVariant::f ? "f" : "";
   switch (kind) {
-    case FatbinKind::ptx: return fmt::format("compute_{}{}", arch, suffix);
-    case FatbinKind::cubin: return fmt::format("sm_{}{}", arch, suffix);
-    case FatbinKind::lto_ir: return fmt::format("lto_{}{}", arch, suffix);
-    case FatbinKind::unknown: break;
+    case FatbinKind::ptx:
+      return fmt::format("compute_{}{}", arch, suffix);
+    case FatbinKind::cubin:
+      return fmt::format("sm_{}{}", arch, suffix);
+    case FatbinKind::lto_ir:
+      return fmt::format("lto_{}{}", arch, suffix);
+    case FatbinKind::unknown:
+      break;
   }
   return fmt::format("kind {} arch {}{}", raw_kind, arch, suffix);
 }
@@ -217,16 +240,16 @@ util::Result<std::vector<FatbinEntry>> parse_fatbin(std::span<const std::uint8_t
     }
     const auto magic = load<std::uint32_t>(section, at);
     if (magic != kContainerMagic) {
-      return util::input_error(fmt::format(
-          "no fatbin container magic at offset {} (found {:#010x}, expected {:#010x})", hex(at),
-          magic, kContainerMagic));
+      return util::input_error(
+          fmt::format("no fatbin container magic at offset {} (found {:#010x}, expected {:#010x})",
+                      hex(at), magic, kContainerMagic));
     }
     const auto version = load<std::uint16_t>(section, at + 0x04);
     const auto header_size = load<std::uint16_t>(section, at + 0x06);
     const auto fat_size = load<std::uint64_t>(section, at + 0x08);
     if (version != 1) {
-      return util::input_error(
-          fmt::format("fatbin container at offset {} has version {}, expected 1", hex(at), version));
+      return util::input_error(fmt::format(
+          "fatbin container at offset {} has version {}, expected 1", hex(at), version));
     }
     if (header_size < kContainerHeaderMin || header_size > left) {
       return util::input_error(fmt::format(

@@ -40,6 +40,8 @@ struct FatbinEntry {
   // PTX only: "9.0", from the payload's `.version X.Y` line (the header's
   // version field when the text has none).
   std::optional<std::string> ptx_isa_version;
+  // PTX only: "sm_90", from `.target`; its presence shows the text was read.
+  std::optional<std::string> ptx_target;
   FatbinSection section = FatbinSection::nv_fatbin;
   std::size_t container = 0;  // index of its container within the section
   std::uint64_t offset = 0;   // of its header within the section
@@ -51,9 +53,8 @@ struct FatbinEntry {
 // Parses one or more containers laid back to back (zero padding between them
 // is skipped). An empty span is no containers, not an error. Malformed input
 // is ErrorKind::input with the offending offset in the message.
-util::Result<std::vector<FatbinEntry>> parse_fatbin(
-    std::span<const std::uint8_t> section,
-    FatbinSection which = FatbinSection::nv_fatbin);
+util::Result<std::vector<FatbinEntry>> parse_fatbin(std::span<const std::uint8_t> section,
+                                                    FatbinSection which = FatbinSection::nv_fatbin);
 
 struct FatbinInfo {
   // .nv_fatbin first, then __nv_relfatbin. An ELF without either section has

@@ -17,15 +17,20 @@ struct Arch {
 };
 
 // Arch numbers are decimal: 90 is 9.0, 100 is 10.0, 121 is 12.1.
-Arch split(int arch) { return Arch{arch / 10, arch % 10}; }
+Arch split(int arch) {
+  return Arch{arch / 10, arch % 10};
+}
 
 // The architecture rules shared by SASS and PTX for `a` and `f` images.
 bool variant_fits(const FatbinEntry& entry, int cc_major, int cc_minor) {
   const Arch arch = split(entry.arch);
   switch (entry.variant) {
-    case ArchVariant::a: return arch.major == cc_major && arch.minor == cc_minor;
-    case ArchVariant::f: return arch.major == cc_major && arch.minor <= cc_minor;
-    case ArchVariant::none: break;
+    case ArchVariant::a:
+      return arch.major == cc_major && arch.minor == cc_minor;
+    case ArchVariant::f:
+      return arch.major == cc_major && arch.minor <= cc_minor;
+    case ArchVariant::none:
+      break;
   }
   return false;
 }
@@ -126,8 +131,8 @@ KernelVerdict kernel_for_gpu(const std::vector<FatbinEntry>& entries, int cc_maj
         cc_major, cc_minor, ptx.name(), isa);
     const auto needed = ptx.ptx_isa_version ? cuda_for_ptx_isa(*ptx.ptx_isa_version) : std::nullopt;
     if (needed) {
-      verdict.warning += fmt::format(", and needs a driver for CUDA {}.{} or newer", needed->major,
-                                     needed->minor);
+      verdict.warning +=
+          fmt::format(", and needs a driver for CUDA {}.{} or newer", needed->major, needed->minor);
       if (driver_cuda && *driver_cuda < *needed) {
         verdict.driver_ok = false;
         verdict.warning += fmt::format(

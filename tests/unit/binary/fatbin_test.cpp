@@ -28,7 +28,7 @@ namespace {
 #define REQUIRE_NVCC() (void)0
 #endif
 
-// "<container>:<image>:<compression>[:<ptx isa>]", one string per entry, so a
+// "<container>:<image>:<compression>[:<ptx isa>:<ptx target>]", one string per entry, so a
 // whole list compares in one assertion with a readable diff.
 std::string describe(const FatbinEntry& entry) {
   const char* codec = entry.compression == FatbinCompression::lz4    ? "lz4"
@@ -36,6 +36,7 @@ std::string describe(const FatbinEntry& entry) {
                                                                      : "none";
   std::string text = std::to_string(entry.container) + ":" + entry.name() + ":" + codec;
   if (entry.ptx_isa_version) text += ":" + *entry.ptx_isa_version;
+  if (entry.ptx_target) text += ":" + *entry.ptx_target;
   return text;
 }
 
@@ -89,7 +90,7 @@ TEST(FatbinFixtures, SharedDefaultCompressionHasDlinkAndTranslationUnitContainer
   // compresses PTX only, with zstd.
   EXPECT_EQ(describe(info.entries),
             (std::vector<std::string>{"0:sm_80:none", "0:sm_90:none", "1:sm_80:none",
-                                      "1:compute_90:zstd:9.0", "1:sm_90:none"}));
+                                      "1:compute_90:zstd:9.0:sm_90", "1:sm_90:none"}));
   EXPECT_EQ(images(info.entries), kMultiImages);
   for (const auto& entry : info.entries) {
     EXPECT_EQ(entry.section, FatbinSection::nv_fatbin);
@@ -106,7 +107,7 @@ TEST(FatbinFixtures, SharedNoCompress) {
   const FatbinInfo info = read_ok(FLASHFIT_FATBIN_NOCOMPRESS);
   EXPECT_EQ(describe(info.entries),
             (std::vector<std::string>{"0:sm_80:none", "0:sm_90:none", "1:sm_80:none",
-                                      "1:compute_90:none:9.0", "1:sm_90:none"}));
+                                      "1:compute_90:none:9.0:sm_90", "1:sm_90:none"}));
   for (const auto& entry : info.entries) {
     EXPECT_EQ(entry.compressed_size, 0u);
     EXPECT_EQ(entry.uncompressed_size, 0u);
@@ -129,7 +130,7 @@ TEST(FatbinFixtures, CompiledThenLinkedByHostCompilerLikeTorch) {
   // One container per .cu file and no dlink container; -compress-all with
   // --compress-mode=speed makes every entry LZ4.
   EXPECT_EQ(describe(info.entries),
-            (std::vector<std::string>{"0:sm_80:lz4", "0:compute_90:lz4:9.0", "0:sm_90:lz4"}));
+            (std::vector<std::string>{"0:sm_80:lz4", "0:compute_90:lz4:9.0:sm_90", "0:sm_90:lz4"}));
   EXPECT_EQ(images(info.entries), kMultiImages);
 }
 
@@ -139,8 +140,9 @@ TEST(FatbinFixtures, RelocatableDeviceCodeLivesInRelfatbin) {
   EXPECT_FALSE(info.has_nv_fatbin);
   EXPECT_TRUE(info.has_nv_relfatbin);
   // nvcc 13 compresses SASS in relocatable objects too.
-  EXPECT_EQ(describe(info.entries),
-            (std::vector<std::string>{"0:sm_80:zstd", "0:compute_90:zstd:9.0", "0:sm_90:zstd"}));
+  EXPECT_EQ(
+      describe(info.entries),
+      (std::vector<std::string>{"0:sm_80:zstd", "0:compute_90:zstd:9.0:sm_90", "0:sm_90:zstd"}));
   for (const auto& entry : info.entries) EXPECT_EQ(entry.section, FatbinSection::nv_relfatbin);
 }
 
@@ -243,6 +245,31 @@ TEST(FatbinHostile, LyingCompressedEntries) {
   EXPECT_NE(parse_error(bytes).find("corrupt zstd"), std::string::npos);
 }
 
+TEST(FatbinHostile, PtxVersionFromTextElseHeader) {
+  REQUIRE_NVCC();
+  const auto real = section_copy(FLASHFIT_FATBIN_NOCOMPRESS, ".nv_fatbin");
+  const auto entries = parse_fatbin(real).value();
+  ASSERT_EQ(entries.size(), 5u);
+  const FatbinEntry& ptx = entries[3];
+  ASSERT_EQ(ptx.kind, FatbinKind::ptx);
+  std::uint32_t header_size = 0;
+  std::memcpy(&header_size, real.data() + ptx.offset + 4, 4);
+
+  // The text wins over the header's version field.
+  auto bytes = real;
+  patch<std::uint16_t>(bytes, ptx.offset + 0x18, 1);
+  patch<std::uint16_t>(bytes, ptx.offset + 0x1A, 8);
+  EXPECT_EQ(parse_fatbin(bytes).value()[3].ptx_isa_version, "9.0");
+
+  // Without a readable `.version` the header's field is the answer.
+  const std::string text(reinterpret_cast<const char*>(bytes.data() + ptx.offset + header_size),
+                         static_cast<std::size_t>(ptx.payload_size));
+  const auto at = text.find(".version");
+  ASSERT_NE(at, std::string::npos);
+  bytes[ptx.offset + header_size + at + 1] = 'X';
+  EXPECT_EQ(parse_fatbin(bytes).value()[3].ptx_isa_version, "8.1");
+}
+
 TEST(FatbinHostile, CorruptLz4PayloadIsAnError) {
   REQUIRE_NVCC();
   auto bytes = section_copy(FLASHFIT_FATBIN_TORCHLIKE, ".nv_fatbin");
@@ -287,109 +314,6 @@ TEST(FatbinHostile, RandomBytesAndMutationsNeverCrash) {
   }
 #endif
   EXPECT_FALSE(parse_fatbin(std::vector<std::uint8_t>{1, 2, 3}).has_value());
-}
-
-// ------------------------------------------------------------ run rules
-
-FatbinEntry image(FatbinKind kind, int arch, ArchVariant variant = ArchVariant::none,
-                  std::optional<std::string> isa = std::nullopt) {
-  FatbinEntry entry;
-  entry.kind = kind;
-  entry.raw_kind = kind == FatbinKind::ptx ? 1 : 2;
-  entry.arch = arch;
-  entry.variant = variant;
-  entry.ptx_isa_version = std::move(isa);
-  return entry;
-}
-
-std::string chosen(const KernelVerdict& verdict) {
-  return verdict.entry ? verdict.entry->name() : "-";
-}
-
-TEST(FatbinRules, FlashAttnShapedLibrary) {
-  REQUIRE_NVCC();
-  const auto entries = read_ok(FLASHFIT_FATBIN_DEFAULT).entries;
-
-  auto v86 = kernel_for_gpu(entries, 8, 6);
-  EXPECT_EQ(v86.source, KernelSource::sass);
-  EXPECT_EQ(chosen(v86), "sm_80");
-  EXPECT_TRUE(v86.warning.empty());
-
-  auto v90 = kernel_for_gpu(entries, 9, 0);
-  EXPECT_EQ(v90.source, KernelSource::sass);
-  EXPECT_EQ(chosen(v90), "sm_90");
-
-  auto v100 = kernel_for_gpu(entries, 10, 0);
-  EXPECT_EQ(v100.source, KernelSource::ptx_jit);
-  EXPECT_EQ(chosen(v100), "compute_90");
-  EXPECT_NE(v100.warning.find("JIT"), std::string::npos);
-  EXPECT_NE(v100.warning.find("CUDA 13.0"), std::string::npos);
-  EXPECT_TRUE(v100.driver_ok);
-
-  auto old_driver = kernel_for_gpu(entries, 12, 0, CudaVersion{12, 8});
-  EXPECT_EQ(old_driver.source, KernelSource::ptx_jit);
-  EXPECT_FALSE(old_driver.driver_ok);
-  EXPECT_NE(old_driver.warning.find("cudaErrorUnsupportedPtxVersion"), std::string::npos);
-  EXPECT_TRUE(kernel_for_gpu(entries, 12, 0, CudaVersion{13, 0}).driver_ok);
-
-  auto v75 = kernel_for_gpu(entries, 7, 5);
-  EXPECT_EQ(v75.source, KernelSource::none);
-  EXPECT_FALSE(v75.entry.has_value());
-  EXPECT_NE(v75.warning.find("no kernel image"), std::string::npos);
-  EXPECT_NE(v75.warning.find("sm_80, sm_90"), std::string::npos);
-}
-
-TEST(FatbinRules, ArchSpecificRunsOnlyOnExactCapability) {
-  REQUIRE_NVCC();
-  const auto entries = read_ok(FLASHFIT_FATBIN_SM90A).entries;
-  EXPECT_EQ(kernel_for_gpu(entries, 9, 0).source, KernelSource::sass);
-  EXPECT_EQ(chosen(kernel_for_gpu(entries, 9, 0)), "sm_90a");
-  for (auto [major, minor] : {std::pair{8, 0}, {8, 9}, {10, 0}, {12, 0}}) {
-    EXPECT_EQ(kernel_for_gpu(entries, major, minor).source, KernelSource::none) << major << minor;
-  }
-  // Synthetic: a hypothetical 9.1 GPU does not run sm_90a, and compute_90a is not portable PTX.
-  EXPECT_EQ(kernel_for_gpu(entries, 9, 1).source, KernelSource::none);
-  const std::vector<FatbinEntry> ptx_a{image(FatbinKind::ptx, 90, ArchVariant::a, "9.0")};
-  EXPECT_EQ(kernel_for_gpu(ptx_a, 9, 0).source, KernelSource::ptx_jit);
-  EXPECT_EQ(kernel_for_gpu(ptx_a, 10, 0).source, KernelSource::none);
-}
-
-TEST(FatbinRules, FamilySpecificRunsWithinTheFamily) {
-  const std::vector<FatbinEntry> sass_f{image(FatbinKind::cubin, 100, ArchVariant::f)};
-  EXPECT_EQ(kernel_for_gpu(sass_f, 10, 0).source, KernelSource::sass);
-  EXPECT_EQ(kernel_for_gpu(sass_f, 10, 3).source, KernelSource::sass);
-  EXPECT_EQ(kernel_for_gpu(sass_f, 11, 0).source, KernelSource::none);
-  EXPECT_EQ(kernel_for_gpu(sass_f, 12, 0).source, KernelSource::none);
-  const std::vector<FatbinEntry> sass_103f{image(FatbinKind::cubin, 103, ArchVariant::f)};
-  EXPECT_EQ(kernel_for_gpu(sass_103f, 10, 0).source, KernelSource::none);
-  const std::vector<FatbinEntry> ptx_f{image(FatbinKind::ptx, 100, ArchVariant::f, "9.0")};
-  EXPECT_EQ(kernel_for_gpu(ptx_f, 10, 3).source, KernelSource::ptx_jit);
-  EXPECT_EQ(kernel_for_gpu(ptx_f, 12, 0).source, KernelSource::none);
-}
-
-TEST(FatbinRules, PrefersNewestFittingSassAndDriverReadablePtx) {
-  const std::vector<FatbinEntry> entries{
-      image(FatbinKind::cubin, 80), image(FatbinKind::cubin, 86), image(FatbinKind::cubin, 89),
-      image(FatbinKind::ptx, 80, ArchVariant::none, "7.8"),
-      image(FatbinKind::ptx, 90, ArchVariant::none, "9.0")};
-  EXPECT_EQ(chosen(kernel_for_gpu(entries, 8, 7)), "sm_86");
-  EXPECT_EQ(chosen(kernel_for_gpu(entries, 8, 9)), "sm_89");
-  EXPECT_EQ(chosen(kernel_for_gpu(entries, 10, 0)), "compute_90");
-  // A CUDA 12.4 driver cannot JIT PTX 9.0 but can JIT PTX 7.8.
-  auto verdict = kernel_for_gpu(entries, 10, 0, CudaVersion{12, 4});
-  EXPECT_EQ(chosen(verdict), "compute_80");
-  EXPECT_TRUE(verdict.driver_ok);
-  EXPECT_TRUE(kernel_for_gpu({}, 9, 0).source == KernelSource::none);
-}
-
-TEST(FatbinRules, PtxIsaToCuda) {
-  EXPECT_EQ(cuda_for_ptx_isa("9.0"), (CudaVersion{13, 0}));
-  EXPECT_EQ(cuda_for_ptx_isa("8.8"), (CudaVersion{12, 9}));
-  EXPECT_EQ(cuda_for_ptx_isa("8.4"), (CudaVersion{12, 4}));
-  EXPECT_EQ(cuda_for_ptx_isa("7.8"), (CudaVersion{11, 8}));
-  EXPECT_EQ(cuda_for_ptx_isa("9"), std::nullopt);
-  EXPECT_EQ(cuda_for_ptx_isa("x.y"), std::nullopt);
-  EXPECT_EQ(cuda_for_ptx_isa("99.0"), std::nullopt);
 }
 
 }  // namespace
