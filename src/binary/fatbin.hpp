@@ -72,7 +72,9 @@ util::Result<FatbinInfo> read_fatbins(const std::filesystem::path& elf);
 struct CudaVersion {
   int major = 0;
   int minor = 0;
-  auto operator<=>(const CudaVersion&) const = default;
+  // clang-tidy 14 mistakes the synthesized `ordering < 0` for a null pointer.
+  friend auto operator<=>(const CudaVersion&,
+                          const CudaVersion&) = default;  // NOLINT(modernize-use-nullptr)
 };
 
 // The oldest CUDA release whose driver can JIT this PTX ISA version ("9.0" ->
