@@ -10,7 +10,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -100,5 +102,18 @@ util::Result<std::vector<std::string>> find_strings_with_prefix(const std::files
                                                                 std::string_view prefix,
                                                                 std::size_t max_results = 16,
                                                                 std::size_t max_length = 256);
+
+// The bytes of one section, read through the file mapping, not copied (a
+// flash-attn library's .nv_fatbin is hundreds of MB). `bytes` stays valid
+// while `keep_alive` (the mapping) lives; SHT_NOBITS sections are empty.
+struct SectionBytes {
+  std::span<const std::uint8_t> bytes;
+  std::shared_ptr<const void> keep_alive;
+};
+
+// The section named `name` (the first, if several), nullopt when there is
+// none. Errors as for read_elf, and a section past the end of the file.
+util::Result<std::optional<SectionBytes>> read_section(const std::filesystem::path& path,
+                                                       std::string_view name);
 
 }  // namespace flashfit::binary
