@@ -86,7 +86,7 @@ TEST(InterpreterCache, CorruptOrForeignEntriesAreMisses) {
   auto stamp = *stamp_interpreter("/usr/bin/python3");
   cache.store(stamp, "{}");
   const auto entry = cache.entry_path(stamp);
-  for (const std::string garbage :
+  for (const std::string& garbage :
        {std::string(""), std::string("{"), std::string("[]"), std::string("{\"stamp\": 1}"),
         std::string("{\"stamp\": {}, \"answer\": \"{}\"}"), std::string("\x00\xff", 2),
         std::string(5 << 20, 'x')}) {
