@@ -5,28 +5,13 @@
 #include <utility>
 
 #include "binary/fatbin.hpp"
+#include "fatbin_fixtures.hpp"
 
 using namespace flashfit;
 using namespace flashfit::binary;
+using flashfit::binary::fixtures::read_ok;
 
 namespace {
-
-#ifdef FLASHFIT_FATBIN_NVCC_MISSING
-#define FLASHFIT_FATBIN_DEFAULT ""
-#define FLASHFIT_FATBIN_NOCOMPRESS ""
-#define FLASHFIT_FATBIN_SM90A ""
-#define FLASHFIT_FATBIN_TORCHLIKE ""
-#define FLASHFIT_FATBIN_RDC ""
-#define REQUIRE_NVCC() GTEST_SKIP() << "nvcc was not found at configure time: no fatbin fixtures"
-#else
-#define REQUIRE_NVCC() (void)0
-#endif
-
-FatbinInfo read_ok(const char* path) {
-  auto info = read_fatbins(path);
-  EXPECT_TRUE(info.has_value()) << (info ? "" : info.error().message);
-  return info ? *info : FatbinInfo{};
-}
 
 FatbinEntry image(FatbinKind kind, int arch, ArchVariant variant = ArchVariant::none,
                   std::optional<std::string> isa = std::nullopt) {

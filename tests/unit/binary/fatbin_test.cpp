@@ -2,6 +2,7 @@
 // (tests/fixtures/fatbin), hostile bytes made by patching copies of a real
 // container, and the run rules of kernel_for_gpu.
 #include "binary/fatbin.hpp"
+#include "fatbin_fixtures.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,19 +15,9 @@
 namespace fs = std::filesystem;
 using namespace flashfit;
 using namespace flashfit::binary;
+using flashfit::binary::fixtures::read_ok;
 
 namespace {
-
-#ifdef FLASHFIT_FATBIN_NVCC_MISSING
-#define FLASHFIT_FATBIN_DEFAULT ""
-#define FLASHFIT_FATBIN_NOCOMPRESS ""
-#define FLASHFIT_FATBIN_SM90A ""
-#define FLASHFIT_FATBIN_TORCHLIKE ""
-#define FLASHFIT_FATBIN_RDC ""
-#define REQUIRE_NVCC() GTEST_SKIP() << "nvcc was not found at configure time: no fatbin fixtures"
-#else
-#define REQUIRE_NVCC() (void)0
-#endif
 
 // "<container>:<image>:<compression>[:<ptx isa>:<ptx target>]", one string per entry, so a
 // whole list compares in one assertion with a readable diff.
@@ -50,12 +41,6 @@ std::set<std::string> images(const std::vector<FatbinEntry>& entries) {
   std::set<std::string> out;
   for (const auto& entry : entries) out.insert(entry.name());
   return out;
-}
-
-FatbinInfo read_ok(const char* path) {
-  auto info = read_fatbins(path);
-  EXPECT_TRUE(info.has_value()) << (info ? "" : info.error().message);
-  return info ? *info : FatbinInfo{};
 }
 
 std::vector<std::uint8_t> section_copy(const char* path, const char* name) {

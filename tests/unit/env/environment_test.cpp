@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "sample_environment.hpp"
+
 #include <filesystem>
 #include <map>
 #include <set>
@@ -58,29 +60,14 @@ Interpreter debian_python() {
 // A fully probed-looking environment: no what-if anywhere, every source a probe's.
 Environment probed() {
   Environment env;
-  env.machine.os = Fact<std::string>::of("Debian GNU/Linux 12 (bookworm)", "/etc/os-release");
-  env.machine.kernel = Fact<std::string>::of("6.1.0-18-amd64", "uname");
-  env.machine.arch = Fact<std::string>::of("x86_64", "uname");
-  env.machine.libc = Fact<LibcInfo>::of(LibcInfo{"glibc", "2.36"}, "gnu_get_libc_version");
-  env.machine.cpu_count = Fact<unsigned>::of(16, "sched_getaffinity");
-  env.machine.memory_total_bytes =
-      Fact<std::uint64_t>::of(std::uint64_t{128} << 30, "/proc/meminfo");
-  env.machine.memory_available_bytes =
-      Fact<std::uint64_t>::of(std::uint64_t{64} << 30, "/proc/meminfo");
+  env.machine = sample::debian_machine();
 
   env.python.interpreter = Fact<Interpreter>::of(debian_python(), "--python");
   env.python.version = Fact<MajorMinor>::of(MajorMinor{3, 11}, "--python");
   env.python.uv = Fact<std::filesystem::path>::unknown("uv is not on PATH");
 
   const std::string site = "/usr/lib/python3/dist-packages";
-  env.torch.package_dir = Fact<std::filesystem::path>::of(site + "/torch", site);
-  env.torch.version_text = Fact<std::string>::of("2.8.0+cu128", "torch/version.py");
-  env.torch.version =
-      Fact<pkg::Version>::of(*pkg::Version::parse("2.8.0+cu128"), "torch/version.py");
-  env.torch.cuda = Fact<ToolkitBuild>::of(ToolkitBuild::of("12.8"), "torch/version.py");
-  env.torch.hip = Fact<ToolkitBuild>::of(ToolkitBuild::none_built(), "torch/version.py");
-  env.torch.library_dir = Fact<std::filesystem::path>::of(site + "/torch/lib", site);
-  env.torch.cxx11_abi = Fact<bool>::of(true, "libc10.so symbols");
+  env.torch = sample::cuda_torch(site);
   env.torch.pybind11_internals_id = Fact<std::string>::unknown("no libtorch_python.so");
   env.torch.cuda_runtime_packages =
       Fact<std::vector<CudaRuntimePackage>>::of({}, "torch dist-info METADATA");

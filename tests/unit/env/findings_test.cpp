@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "sample_environment.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -58,28 +60,14 @@ GpuDevice gpu(unsigned index, const std::string& name, int major, int minor) {
 // plenty of memory and a glibc new enough for the official wheels.
 Environment healthy() {
   Environment env;
-  env.machine.os = Fact<std::string>::of("Debian GNU/Linux 12 (bookworm)", "/etc/os-release");
-  env.machine.arch = Fact<std::string>::of("x86_64", "uname");
-  env.machine.libc = Fact<LibcInfo>::of(LibcInfo{"glibc", "2.36"}, "gnu_get_libc_version");
-  env.machine.cpu_count = Fact<unsigned>::of(16, "sched_getaffinity");
-  env.machine.memory_total_bytes =
-      Fact<std::uint64_t>::of(std::uint64_t{128} << 30, "/proc/meminfo");
-  env.machine.memory_available_bytes =
-      Fact<std::uint64_t>::of(std::uint64_t{64} << 30, "/proc/meminfo");
+  env.machine = sample::debian_machine();
 
   env.python.interpreter = Fact<Interpreter>::of(venv_python(), "$VIRTUAL_ENV");
   env.python.version = Fact<MajorMinor>::of(MajorMinor{3, 11}, "$VIRTUAL_ENV");
   env.python.uv = Fact<std::filesystem::path>::unknown("uv is not on PATH");
 
   const std::string site = "/opt/venv/lib/python3.11/site-packages";
-  env.torch.package_dir = Fact<std::filesystem::path>::of(site + "/torch", site);
-  env.torch.version_text = Fact<std::string>::of("2.8.0+cu128", "torch/version.py");
-  env.torch.version =
-      Fact<pkg::Version>::of(*pkg::Version::parse("2.8.0+cu128"), "torch/version.py");
-  env.torch.cuda = Fact<ToolkitBuild>::of(ToolkitBuild::of("12.8"), "torch/version.py");
-  env.torch.hip = Fact<ToolkitBuild>::of(ToolkitBuild::none_built(), "torch/version.py");
-  env.torch.library_dir = Fact<std::filesystem::path>::of(site + "/torch/lib", site);
-  env.torch.cxx11_abi = Fact<bool>::of(true, "libc10.so symbols");
+  env.torch = sample::cuda_torch(site);
 
   env.gpu.presence = GpuPresence::gpus_found;
   env.gpu.summary = "1 NVIDIA GPU, driver 570.124.06";
