@@ -62,4 +62,13 @@ util::Result<OpenElf> open_elf(const std::filesystem::path& path) {
 }
 
 // A string from a string table section; errors rather than pointing past it
+util::Result<std::size_t> section_names_index(const OpenElf& opened) {
+  std::size_t index = 0;
+  if (elf_getshdrstrndx(opened.elf->get(), &index) != 0) {
+    return util::input_error(fmt::format("cannot find section names: {}", libelf_message()),
+                             opened.context);
+  }
+  return index;
+}
+
 }  // namespace flashfit::binary::detail

@@ -58,4 +58,7 @@ std::string libelf_message();
 // ELF identification long, of kind ELF, with a readable header.
 util::Result<OpenElf> open_elf(const std::filesystem::path& path);
 
+// The index of the section holding section names (for elf_strptr on sh_name).
+util::Result<std::size_t> section_names_index(const OpenElf& opened);
+
 }  // namespace flashfit::binary::detail

@@ -15,11 +15,9 @@ util::Result<std::optional<SectionBytes>> read_section(const std::filesystem::pa
   auto opened = detail::open_elf(path);
   if (!opened) return tl::unexpected(std::move(opened.error()));
   Elf* elf = opened->elf->get();
-  std::size_t names_index = 0;
-  if (elf_getshdrstrndx(elf, &names_index) != 0) {
-    return util::input_error(fmt::format("cannot find section names: {}", libelf_message()),
-                             opened->context);
-  }
+  auto names = detail::section_names_index(*opened);
+  if (!names) return tl::unexpected(std::move(names.error()));
+  const std::size_t names_index = *names;
   for (Elf_Scn* section = elf_nextscn(elf, nullptr); section != nullptr;
        section = elf_nextscn(elf, section)) {
     GElf_Shdr header{};

@@ -91,11 +91,9 @@ util::Result<std::vector<std::string>> find_strings_with_prefix(const std::files
   auto opened = detail::open_elf(path);
   if (!opened) return tl::unexpected(std::move(opened.error()));
   Elf* elf = opened->elf->get();
-  std::size_t names_index = 0;
-  if (elf_getshdrstrndx(elf, &names_index) != 0) {
-    return util::input_error(fmt::format("cannot find section names: {}", libelf_message()),
-                             opened->context);
-  }
+  auto names = detail::section_names_index(*opened);
+  if (!names) return tl::unexpected(std::move(names.error()));
+  const std::size_t names_index = *names;
   std::vector<Elf_Scn*> rodata;
   std::vector<Elf_Scn*> fallback;
   for (Elf_Scn* section = elf_nextscn(elf, nullptr); section != nullptr;

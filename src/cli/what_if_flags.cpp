@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/common.hpp"
+#include "util/env_vars.hpp"
 #include "util/paths.hpp"
 
 namespace flashfit::cli {
@@ -33,16 +34,16 @@ util::Result<env::ProbeOptions> probe_options_from(const EnvironmentFlags& flags
   options.python_option = flags.python;
   // With --python-version and no --python, pip-style: no interpreter is needed,
   // but the one on hand (if any) still tells where torch is.
-  options.virtual_env = getenv_opt("VIRTUAL_ENV");
-  options.path_env = getenv_opt("PATH");
+  options.virtual_env = util::getenv_opt("VIRTUAL_ENV");
+  options.path_env = util::getenv_opt("PATH");
   options.cache_root = util::cache_root();
   if (options.cache_root) options.machine.disk_dirs.push_back(*options.cache_root);
-  options.machine.disk_dirs.push_back(getenv_opt("TMPDIR").value_or("/tmp"));
-  options.toolkit.cuda_home = getenv_opt("CUDA_HOME");
-  options.toolkit.cuda_path = getenv_opt("CUDA_PATH");
+  options.machine.disk_dirs.push_back(util::getenv_opt("TMPDIR").value_or("/tmp"));
+  options.toolkit.cuda_home = util::getenv_opt("CUDA_HOME");
+  options.toolkit.cuda_path = util::getenv_opt("CUDA_PATH");
   options.toolkit.path = options.path_env;
-  options.toolkit.cudahostcxx = getenv_opt("CUDAHOSTCXX");
-  options.toolkit.cxx = getenv_opt("CXX");
+  options.toolkit.cudahostcxx = util::getenv_opt("CUDAHOSTCXX");
+  options.toolkit.cxx = util::getenv_opt("CXX");
   return options;
 }
 

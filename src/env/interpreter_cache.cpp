@@ -12,33 +12,19 @@
 
 #include "env/interpreter_script.hpp"
 #include "util/atomic_file.hpp"
+#include "util/env_vars.hpp"
 #include "util/paths.hpp"
+#include "util/sha256.hpp"
 
 namespace flashfit::env {
 namespace {
 
 using nlohmann::json;
 
-// FNV-1a: only spreads entries over file names; the full stamp inside the
-// entry is what decides a hit.
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t hash = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
-
 json stamp_json(const InterpreterStamp& s) {
   return json{{"program", s.program},   {"resolved", s.resolved},       {"size", s.size},
               {"mtime_ns", s.mtime_ns}, {"inode", s.inode},             {"environment", s.environment},
               {"script_version", s.script_version}};
-}
-
-std::string env_or_empty(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
 }
 
 }  // namespace
@@ -66,17 +52,16 @@ std::optional<InterpreterStamp> stamp_interpreter(const std::string& program) {
   stamp.size = static_cast<std::uintmax_t>(st.st_size);
   stamp.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   stamp.inode = static_cast<std::uint64_t>(st.st_ino);
-  stamp.environment = "PYTHONHOME=" + env_or_empty("PYTHONHOME") + "\nPYTHONPATH=" +
-                      env_or_empty("PYTHONPATH");
+  stamp.environment = "PYTHONHOME=" + util::getenv_opt("PYTHONHOME").value_or("") + "\nPYTHONPATH=" +
+                      util::getenv_opt("PYTHONPATH").value_or("");
   stamp.script_version = kInterpreterScriptVersion;
   return stamp;
 }
 
 std::filesystem::path InterpreterCache::entry_path(const InterpreterStamp& stamp) const {
-  char name[32];
-  std::snprintf(name, sizeof name, "%016llx.json",
-                static_cast<unsigned long long>(fnv1a(stamp.program)));
-  return root_ / "interpreters" / name;
+  // The name only spreads entries over files; the full stamp inside the entry
+  // is what decides a hit.
+  return root_ / "interpreters" / (util::sha256_hex(stamp.program).substr(0, 16) + ".json");
 }
 
 std::optional<std::string> InterpreterCache::load(const InterpreterStamp& stamp) const {

@@ -1,17 +1,10 @@
 #include "util/paths.hpp"
 
-#include <cstdlib>
-
 #include "util/atomic_file.hpp"
+#include "util/env_vars.hpp"
 
 namespace flashfit::util {
 namespace {
-
-std::optional<std::string> nonempty_env(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
-}
 
 constexpr const char* kCacheDirTag =
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -21,9 +14,9 @@ constexpr const char* kCacheDirTag =
 }  // namespace
 
 std::optional<std::filesystem::path> cache_root() {
-  if (auto dir = nonempty_env("FLASHFIT_CACHE_DIR")) return std::filesystem::path(*dir);
-  if (auto xdg = nonempty_env("XDG_CACHE_HOME")) return std::filesystem::path(*xdg) / "flashfit";
-  if (auto home = nonempty_env("HOME")) return std::filesystem::path(*home) / ".cache" / "flashfit";
+  if (auto dir = getenv_nonempty("FLASHFIT_CACHE_DIR")) return std::filesystem::path(*dir);
+  if (auto xdg = getenv_nonempty("XDG_CACHE_HOME")) return std::filesystem::path(*xdg) / "flashfit";
+  if (auto home = getenv_nonempty("HOME")) return std::filesystem::path(*home) / ".cache" / "flashfit";
   return std::nullopt;
 }
 
