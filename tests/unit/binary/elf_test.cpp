@@ -5,6 +5,8 @@
 
 #include <elf.h>
 #include <gtest/gtest.h>
+
+#include "../temp_dir.hpp"
 #include <stdlib.h>
 
 #include <cstring>
@@ -16,6 +18,7 @@
 #include "util/strings.hpp"
 
 namespace fs = std::filesystem;
+using flashfit::test::TempDir;
 using namespace flashfit;
 using binary::read_elf;
 
@@ -27,22 +30,6 @@ const fs::path debian_torch_lib = "/usr/lib/python3/dist-packages/torch/lib";
 fs::path debian_lib(const char* name) {
   return fs::canonical(debian_torch_lib / name);
 }
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "flashfit-elf-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -223,7 +210,7 @@ TEST(Elf, FindsPybind11IdInReadOnlyData) {
 // ---- hostile input ---------------------------------------------------------
 
 TEST(ElfHostile, MissingDirectoryEmptyAndNonElf) {
-  TempDir dir;
+  TempDir dir("elf");
   auto missing = read_elf(dir.path() / "nope.so");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().kind, util::ErrorKind::input);
@@ -254,7 +241,7 @@ TEST(ElfHostile, MissingDirectoryEmptyAndNonElf) {
 }
 
 TEST(ElfHostile, TruncatedCopiesFailCleanly) {
-  TempDir dir;
+  TempDir dir("elf");
   const std::string bytes = read_bytes(debian_lib("libc10.so"));
   ASSERT_GT(bytes.size(), 100000u);
   const fs::path path = dir.path() / "libc10.so";
@@ -307,7 +294,7 @@ void poke(char* at, std::size_t offset, T value) {
 }  // namespace
 
 TEST(ElfHostile, CorruptHeadersAndTablesFailCleanly) {
-  TempDir dir;
+  TempDir dir("elf");
   const std::string original = read_bytes(FLASHFIT_FIXTURE_C10_ABI1);
   const fs::path path = dir.path() / "bad.so";
   struct Case {
@@ -377,7 +364,7 @@ TEST(ElfHostile, CorruptHeadersAndTablesFailCleanly) {
 }
 
 TEST(ElfHostile, RandomByteFlipsNeverCrash) {
-  TempDir dir;
+  TempDir dir("elf");
   const std::string original = read_bytes(FLASHFIT_FIXTURE_C10_ABI0);
   const fs::path path = dir.path() / "flipped.so";
   std::mt19937 random(12345);  // fixed seed: a failure reproduces
@@ -402,7 +389,7 @@ TEST(ElfHostile, RandomByteFlipsNeverCrash) {
 TEST(ElfHostile, OtherMachinesAreReportedNotRejected) {
   // No cross compiler here: an x86_64 fixture relabelled as aarch64 reads the
   // same, since only e_machine changes.
-  TempDir dir;
+  TempDir dir("elf");
   std::string bytes = read_bytes(FLASHFIT_FIXTURE_PLAIN_C);
   const fs::path path = dir.path() / "aarch64.so";
   for (auto [machine, name] : {std::pair{std::uint16_t{EM_AARCH64}, "aarch64"},

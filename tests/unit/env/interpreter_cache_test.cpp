@@ -7,25 +7,16 @@
 
 #include <gtest/gtest.h>
 
+#include "../temp_dir.hpp"
+
 #include "env/interpreter.hpp"
 #include "util/atomic_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace flashfit::env;
+using flashfit::test::TempDir;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "flashfit-cache-test-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 void write_file(const fs::path& p, const std::string& text, bool executable = false) {
   std::ofstream(p) << text;
@@ -61,12 +52,12 @@ TEST(InterpreterCache, StampOfARealInterpreterKeysOnThePathAsInvokedAndTheFileIt
 
 TEST(InterpreterCache, RoundTripAndMissesOnAnyChange) {
   TempDir dir;
-  InterpreterCache cache(dir.path);
+  InterpreterCache cache(dir.path());
   auto stamp = *stamp_interpreter("/usr/bin/python3");
   EXPECT_FALSE(cache.load(stamp));
   cache.store(stamp, "{\"answer\": 1}");
   EXPECT_EQ(cache.load(stamp), "{\"answer\": 1}");
-  EXPECT_TRUE(fs::exists(dir.path / "CACHEDIR.TAG"));
+  EXPECT_TRUE(fs::exists(dir.path() / "CACHEDIR.TAG"));
 
   for (auto change : {+[](InterpreterStamp& s) { s.mtime_ns += 1; },
                       +[](InterpreterStamp& s) { s.size += 1; },
@@ -82,7 +73,7 @@ TEST(InterpreterCache, RoundTripAndMissesOnAnyChange) {
 
 TEST(InterpreterCache, CorruptOrForeignEntriesAreMisses) {
   TempDir dir;
-  InterpreterCache cache(dir.path);
+  InterpreterCache cache(dir.path());
   auto stamp = *stamp_interpreter("/usr/bin/python3");
   cache.store(stamp, "{}");
   const auto entry = cache.entry_path(stamp);
@@ -97,8 +88,8 @@ TEST(InterpreterCache, CorruptOrForeignEntriesAreMisses) {
 
 TEST(InterpreterCache, UnwritableCacheCostsOnlySpeed) {
   TempDir dir;
-  write_file(dir.path / "blocker", "a file where the cache dir should be");
-  InterpreterCache cache(dir.path / "blocker");
+  write_file(dir.path() / "blocker", "a file where the cache dir should be");
+  InterpreterCache cache(dir.path() / "blocker");
   auto stamp = *stamp_interpreter("/usr/bin/python3");
   cache.store(stamp, "{}");  // must not throw or crash
   EXPECT_FALSE(cache.load(stamp));
@@ -107,10 +98,10 @@ TEST(InterpreterCache, UnwritableCacheCostsOnlySpeed) {
 TEST(InterpreterCache, QueryReusesTheAnswerUntilTheInterpreterChanges) {
   TempDir dir;
   // A private copy of the real interpreter, so the test can "upgrade" it in place.
-  const auto python = dir.path / "python3";
+  const auto python = dir.path() / "python3";
   fs::copy_file(fs::canonical("/usr/bin/python3"), python);
   fs::permissions(python, fs::perms::owner_all, fs::perm_options::add);
-  InterpreterCache cache(dir.path / "cache");
+  InterpreterCache cache(dir.path() / "cache");
   const InterpreterChoice choice{python.string(), "--python"};
 
   auto first = query_interpreter(choice, &cache);
@@ -139,11 +130,11 @@ TEST(InterpreterCache, ScriptsAreAskedEveryTime) {
   // A pyenv shim or wrapper chooses its interpreter at run time: caching on the
   // script's own file would serve another Python's facts after `pyenv local`.
   TempDir dir;
-  const auto log = dir.path / "runs.log";
-  const auto python = dir.path / "python3";
+  const auto log = dir.path() / "runs.log";
+  const auto python = dir.path() / "python3";
   write_file(python, fake_interpreter(log, "2"), true);
   EXPECT_FALSE(stamp_interpreter(python.string()));
-  InterpreterCache cache(dir.path / "cache");
+  InterpreterCache cache(dir.path() / "cache");
   const InterpreterChoice choice{python.string(), "--python"};
   for (int i = 0; i < 2; ++i) {
     auto r = query_interpreter(choice, &cache);
@@ -156,7 +147,7 @@ TEST(InterpreterCache, ScriptsAreAskedEveryTime) {
 TEST(InterpreterCache, FailedAnswersAreNotCached) {
   // A real executable whose answer is unusable: /bin/true prints nothing.
   TempDir dir;
-  InterpreterCache cache(dir.path / "cache");
+  InterpreterCache cache(dir.path() / "cache");
   const InterpreterChoice choice{"/bin/true", "--python"};
   EXPECT_FALSE(query_interpreter(choice, &cache));
   auto stamp = stamp_interpreter("/bin/true");

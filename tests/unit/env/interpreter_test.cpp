@@ -15,6 +15,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "../temp_dir.hpp"
 #include <nlohmann/json.hpp>
 
 #include "env/interpreter_script.hpp"
@@ -529,50 +531,27 @@ TEST(InterpreterFacts, LibcVersionStrings) {
 // ---------------------------------------------------------------------------
 // choose_interpreter, against real files
 
-class TempDir {
+// The shared temp dir, plus the file and directory makers these tests use.
+class TempDir : public flashfit::test::TempDir {
  public:
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "flashfit-interp-XXXXXX").string();
-    if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  std::string operator/(const std::string& rel) const { return (path_ / rel).string(); }
+  TempDir() : flashfit::test::TempDir("interp") {}
+  std::string operator/(const std::string& rel) const { return (path() / rel).string(); }
 
   // A file at `rel` (directories made), with `mode`.
   std::string file(const std::string& rel, mode_t mode = 0755) const {
-    const fs::path p = path_ / rel;
+    const fs::path p = path() / rel;
     fs::create_directories(p.parent_path());
     std::ofstream(p) << "#!/bin/sh\nexit 0\n";
     ::chmod(p.c_str(), mode);
     return p.string();
   }
   std::string dir(const std::string& rel) const {
-    fs::create_directories(path_ / rel);
-    return (path_ / rel).string();
+    fs::create_directories(path() / rel);
+    return (path() / rel).string();
   }
-
- private:
-  fs::path path_;
 };
 
-// Runs the test body from another working directory, restoring it afterwards.
-class InDirectory {
- public:
-  explicit InDirectory(const fs::path& dir) : saved_(fs::current_path()) { fs::current_path(dir); }
-  ~InDirectory() { fs::current_path(saved_); }
-  InDirectory(const InDirectory&) = delete;
-  InDirectory& operator=(const InDirectory&) = delete;
-
- private:
-  fs::path saved_;
-};
+using flashfit::test::InDirectory;
 
 TEST(ChooseInterpreter, EmptyOptionIsAUsageError) {
   auto choice = choose_interpreter(std::string(), std::nullopt, "/usr/bin:/bin");

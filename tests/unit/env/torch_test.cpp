@@ -3,6 +3,8 @@
 #include "env/torch.hpp"
 
 #include <gtest/gtest.h>
+
+#include "../temp_dir.hpp"
 #include <stdlib.h>
 
 #include <fstream>
@@ -11,6 +13,7 @@
 #include "util/strings.hpp"
 
 namespace fs = std::filesystem;
+using flashfit::test::TempDir;
 using namespace flashfit;
 using env::PyValue;
 using env::ToolkitBuild;
@@ -18,22 +21,6 @@ using env::ToolkitBuild;
 namespace {
 
 const fs::path debian_site = "/usr/lib/python3/dist-packages";
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "flashfit-torch-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 void write_file(const fs::path& path, std::string_view text) {
   fs::create_directories(path.parent_path());
@@ -188,7 +175,7 @@ TEST(torch_probe, DebianTorchMatchesImport) {
 // ---- pip-layout trees ---------------------------------------------------------
 
 TEST(torch_probe, PipLayoutNewAbi) {
-  TempDir dir;
+  TempDir dir("torch");
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI1);
   const auto facts = env::probe_torch({site});
   ASSERT_TRUE(facts.installed());
@@ -210,7 +197,7 @@ TEST(torch_probe, PipLayoutNewAbi) {
 }
 
 TEST(torch_probe, PipLayoutOldAbiAndCpuBuild) {
-  TempDir dir;
+  TempDir dir("torch");
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI0,
                                   "__version__ = '2.5.1+cpu'\ncuda = None\nhip = None\n");
   const auto facts = env::probe_torch({site});
@@ -223,7 +210,7 @@ TEST(torch_probe, PipLayoutOldAbiAndCpuBuild) {
 }
 
 TEST(torch_probe, GarbledVersionPyLeavesOtherFactsProbed) {
-  TempDir dir;
+  TempDir dir("torch");
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI1,
                                   "\x7f"
                                   "ELF garbage \x01\x02\n<<<<<<< merge conflict\n");
@@ -239,7 +226,7 @@ TEST(torch_probe, GarbledVersionPyLeavesOtherFactsProbed) {
 }
 
 TEST(torch_probe, BadValuesInVersionPy) {
-  TempDir dir;
+  TempDir dir("torch");
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI1,
                                   "__version__ = 'not a version!'\ncuda = 12.8\n");
   const auto facts = env::probe_torch({site});
@@ -259,7 +246,7 @@ TEST(torch_probe, BadValuesInVersionPy) {
 }
 
 TEST(torch_probe, CorruptLibc10IsUnknownWithReason) {
-  TempDir dir;
+  TempDir dir("torch");
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI1);
   // Tests run as root, so chmod 000 would not stop reading: corrupt instead.
   const fs::path c10 = site / "torch" / "lib" / "libc10.so";
@@ -274,7 +261,7 @@ TEST(torch_probe, CorruptLibc10IsUnknownWithReason) {
 }
 
 TEST(torch_probe, NotInstalledMakesEveryFactUnknown) {
-  TempDir dir;
+  TempDir dir("torch");
   const auto facts = env::probe_torch({dir.path(), dir.path() / "missing"});
   EXPECT_FALSE(facts.installed());
   const std::string reason =
@@ -292,7 +279,7 @@ TEST(torch_probe, NotInstalledMakesEveryFactUnknown) {
 }
 
 TEST(torch_probe, FirstSiteWinsAndNoLibDirOrMetadata) {
-  TempDir dir;
+  TempDir dir("torch");
   const fs::path first = dir.path() / "first";
   write_file(first / "torch" / "version.py", "__version__ = '2.1.0'\ncuda = '11.8'\nhip = None\n");
   const auto second = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI1);
@@ -307,7 +294,7 @@ TEST(torch_probe, FirstSiteWinsAndNoLibDirOrMetadata) {
 }
 
 TEST(torch_probe, FactsAreAPlainValueForWhatIf) {
-  TempDir dir;
+  TempDir dir("torch");
   const auto site = make_pip_site(dir.path(), FLASHFIT_FIXTURE_C10_ABI1);
   env::TorchFacts facts = env::probe_torch({site});
   facts.cuda = env::Fact<ToolkitBuild>::overridden_by(ToolkitBuild::of("13.0"), "--torch-cuda");

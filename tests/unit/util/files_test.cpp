@@ -12,53 +12,33 @@
 
 #include <gtest/gtest.h>
 
+#include "../temp_dir.hpp"
+
 namespace flashfit::util {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+// The shared temp dir, plus the file and directory makers these tests use.
+class TempDir : public flashfit::test::TempDir {
  public:
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "flashfit-files-XXXXXX").string();
-    if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  std::string str(const std::string& rel) const { return (path_ / rel).string(); }
+  TempDir() : flashfit::test::TempDir("files") {}
+  std::string str(const std::string& rel) const { return (path() / rel).string(); }
 
   fs::path file(const std::string& rel, mode_t mode) const {
-    fs::path p = path_ / rel;
+    fs::path p = path() / rel;
     fs::create_directories(p.parent_path());
     std::ofstream(p) << "#!/bin/sh\n";
     ::chmod(p.c_str(), mode);
     return p;
   }
   fs::path dir(const std::string& rel) const {
-    fs::create_directories(path_ / rel);
-    return path_ / rel;
+    fs::create_directories(path() / rel);
+    return path() / rel;
   }
-
- private:
-  fs::path path_;
 };
 
-class InDirectory {
- public:
-  explicit InDirectory(const fs::path& dir) : saved_(fs::current_path()) { fs::current_path(dir); }
-  ~InDirectory() { fs::current_path(saved_); }
-  InDirectory(const InDirectory&) = delete;
-  InDirectory& operator=(const InDirectory&) = delete;
-
- private:
-  fs::path saved_;
-};
+using flashfit::test::InDirectory;
 
 // ---------------------------------------------------------------------------
 // is_executable_file
