@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pkg/tag.hpp"
@@ -90,6 +91,13 @@ struct WheelFinding {
   std::string message;
 };
 
+// What one streaming pass over a wheel found: RECORD problems, and the
+// members asked for, each in a new temporary file the caller owns.
+struct VerifiedWheel {
+  std::vector<RecordProblem> problems;
+  std::vector<std::pair<std::string, std::filesystem::path>> extracted;  // member, temp file
+};
+
 class Wheel {
  public:
   Wheel(Wheel&&) noexcept;
@@ -121,6 +129,12 @@ class Wheel {
   // RECORD; an empty list means the wheel is intact. Errors only when the
   // archive itself cannot be read.
   util::Result<std::vector<RecordProblem>> verify_records() const;
+
+  // verify_records and extract_member_to in one pass, so each member is
+  // inflated once: the members named in `extract` are written to temporary
+  // files in `dir` while they are hashed. On error no temporary file is left.
+  util::Result<VerifiedWheel> verify_records_extracting(const std::vector<std::string>& extract,
+                                                        const std::filesystem::path& dir) const;
 
   // Streams one member to a new temporary file inside `dir` and returns its
   // path; the caller owns (and removes) the file.

@@ -7,7 +7,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <map>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/core.h>
@@ -51,6 +54,33 @@ struct FdCloser {
   }
 };
 
+// Writes all of `data` to `fd`; returns the error words, or empty.
+std::string write_all(int fd, const char* data, std::size_t n, const std::string& where) {
+  while (n > 0) {
+    const ssize_t written = ::write(fd, data, n);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return fmt::format("cannot write {}: {}", where, std::strerror(errno));
+    }
+    data += written;
+    n -= static_cast<std::size_t>(written);
+  }
+  return {};
+}
+
+// mkstemp: a fresh name the caller cannot race with, never the member's own
+// name, so nothing from the archive decides where bytes land.
+util::Result<std::pair<int, std::string>> make_temp_file(const std::filesystem::path& dir) {
+  std::string pattern = (dir / ".flashfit-member-XXXXXX").string();
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0) {
+    return util::fail(util::ErrorKind::failed,
+                      fmt::format("cannot create a temporary file: {}", std::strerror(errno)),
+                      dir.string());
+  }
+  return std::pair{fd, pattern};
+}
+
 }  // namespace
 
 util::Result<std::string> Wheel::read_member(std::string_view name, std::uint64_t max_size) const {
@@ -73,54 +103,90 @@ util::Result<std::string> Wheel::read_member(std::string_view name, std::uint64_
 }
 
 util::Result<std::vector<RecordProblem>> Wheel::verify_records() const {
+  auto result = verify_records_extracting({}, {});
+  if (!result) return tl::unexpected(std::move(result.error()));
+  return std::move(result->problems);
+}
+
+util::Result<VerifiedWheel> Wheel::verify_records_extracting(
+    const std::vector<std::string>& extract, const std::filesystem::path& dir) const {
   using Kind = RecordProblem::Kind;
-  std::vector<RecordProblem> problems;
+  VerifiedWheel out;
+  std::vector<RecordProblem>& problems = out.problems;
   const std::string record_name = dist_info_ + "/RECORD";
   std::map<std::string, const RecordRow*> rows;  // by normalised path
   for (const RecordRow& row : record_) rows.emplace(normalise_member_name(row.path), &row);
+  for (const std::string& name : extract) {
+    const WheelMember* member = find(name);
+    if (member == nullptr || member->is_directory()) {
+      return util::input_error(fmt::format("no file member '{}'", printable(name)), path_.string());
+    }
+  }
+  // Extracted files are removed again if anything fails half-way.
+  struct Cleanup {
+    std::vector<std::pair<std::string, std::filesystem::path>>* files;
+    bool keep = false;
+    ~Cleanup() {
+      if (keep) return;
+      for (const auto& entry : *files) ::unlink(entry.second.c_str());
+    }
+  } cleanup{&out.extracted};
 
   util::Sha256 hasher;
   for (const WheelMember& member : members_) {
     if (member.is_directory()) continue;
+    int fd = -1;
+    std::string temp_name;
+    if (std::find(extract.begin(), extract.end(), member.name) != extract.end()) {
+      auto temp = make_temp_file(dir);
+      if (!temp) return tl::unexpected(std::move(temp.error()));
+      std::tie(fd, temp_name) = *temp;
+      out.extracted.emplace_back(member.name, temp_name);
+    }
+    FdCloser closer{fd};
     // RECORD cannot hash itself; signatures of RECORD are written after it.
-    if (member.name == record_name || member.name == record_name + ".jws" ||
-        member.name == record_name + ".p7s") {
-      continue;
+    const bool unhashed = member.name == record_name || member.name == record_name + ".jws" ||
+                          member.name == record_name + ".p7s";
+    auto it = unhashed ? rows.end() : rows.find(normalise_member_name(member.name));
+    const RecordRow* row = it == rows.end() ? nullptr : it->second;
+    if (row != nullptr) rows.erase(it);
+    const bool hash_it = row != nullptr && util::starts_with(row->hash, "sha256=");
+    if (!unhashed) {
+      if (row == nullptr) {
+        problems.push_back({Kind::not_in_record, member.name, "not listed in RECORD"});
+      } else if (row->hash.empty()) {
+        problems.push_back({Kind::no_hash, member.name, "RECORD lists it without a hash"});
+      } else if (!hash_it) {
+        problems.push_back({Kind::unsupported_hash, member.name,
+                            fmt::format("hash '{}' is not sha256", printable(row->hash, 40))});
+      }
     }
-    auto it = rows.find(normalise_member_name(member.name));
-    if (it == rows.end()) {
-      problems.push_back({Kind::not_in_record, member.name, "not listed in RECORD"});
-      continue;
-    }
-    const RecordRow& row = *it->second;
-    rows.erase(it);
-    if (row.hash.empty()) {
-      problems.push_back({Kind::no_hash, member.name, "RECORD lists it without a hash"});
-      continue;
-    }
-    if (!util::starts_with(row.hash, "sha256=")) {
-      problems.push_back({Kind::unsupported_hash, member.name,
-                          fmt::format("hash '{}' is not sha256", printable(row.hash, 40))});
-      continue;
-    }
+    if (!hash_it && fd < 0) continue;
+    // One pass over the bytes both hashes and extracts: a 1 GB member is
+    // inflated once.
     std::uint64_t length = 0;
     const std::string error = stream_member(zip_.get(), member, [&](const char* data, std::size_t n) {
-      hasher.update(data, n);
+      if (hash_it) hasher.update(data, n);
       length += n;
-      return std::string{};
+      return fd >= 0 ? write_all(fd, data, n, temp_name) : std::string{};
     });
     const std::string actual = "sha256=" + util::to_urlsafe_base64_nopad(hasher.finish());
     if (!error.empty()) {
+      if (fd >= 0) {
+        return util::input_error(
+            fmt::format("cannot extract '{}': {}", printable(member.name), error), path_.string());
+      }
       problems.push_back({Kind::unreadable, member.name, error});
       continue;
     }
-    if (actual != row.hash) {
+    if (!hash_it) continue;
+    if (actual != row->hash) {
       problems.push_back({Kind::hash_mismatch, member.name,
-                          fmt::format("RECORD says {}, content is {}", printable(row.hash), actual)});
+                          fmt::format("RECORD says {}, content is {}", printable(row->hash), actual)});
     }
-    if (row.size && *row.size != length) {
+    if (row->size && *row->size != length) {
       problems.push_back({Kind::size_mismatch, member.name,
-                          fmt::format("RECORD says {} bytes, content is {}", *row.size, length)});
+                          fmt::format("RECORD says {} bytes, content is {}", *row->size, length)});
     }
   }
   for (const auto& [path, row] : rows) {
@@ -129,7 +195,8 @@ util::Result<std::vector<RecordProblem>> Wheel::verify_records() const {
       problems.push_back({Kind::missing_member, row->path, "listed in RECORD but not in the archive"});
     }
   }
-  return problems;
+  cleanup.keep = true;
+  return out;
 }
 
 util::Result<std::filesystem::path> Wheel::extract_member_to(
@@ -138,27 +205,12 @@ util::Result<std::filesystem::path> Wheel::extract_member_to(
   if (member == nullptr || member->is_directory()) {
     return util::input_error(fmt::format("no file member '{}'", printable(name)), path_.string());
   }
-  // mkstemp: a fresh name the caller cannot race with, never the member's own
-  // name, so nothing from the archive decides where bytes land.
-  std::string pattern = (dir / ".flashfit-member-XXXXXX").string();
-  const int fd = ::mkstemp(pattern.data());
-  if (fd < 0) {
-    return util::fail(util::ErrorKind::failed,
-                      fmt::format("cannot create a temporary file: {}", std::strerror(errno)),
-                      dir.string());
-  }
+  auto temp = make_temp_file(dir);
+  if (!temp) return tl::unexpected(std::move(temp.error()));
+  const auto& [fd, pattern] = *temp;
   FdCloser closer{fd};
   const std::string error = stream_member(zip_.get(), *member, [&](const char* data, std::size_t n) {
-    while (n > 0) {
-      const ssize_t written = ::write(fd, data, n);
-      if (written < 0) {
-        if (errno == EINTR) continue;
-        return fmt::format("cannot write {}: {}", pattern, std::strerror(errno));
-      }
-      data += written;
-      n -= static_cast<std::size_t>(written);
-    }
-    return std::string{};
+    return write_all(fd, data, n, pattern);
   });
   if (!error.empty()) {
     ::unlink(pattern.c_str());

@@ -130,6 +130,34 @@ TEST_F(WheelTest, ExtractedMemberIsTheRealElf) {
   EXPECT_FALSE(wheel->extract_member_to("demo_pkg_cuda.so", dir_ / "missing-dir"));
 }
 
+TEST_F(WheelTest, OnePassVerifiesAndExtracts) {
+  WheelSpec spec = valid_spec();
+  spec.record_hash_override["demo_pkg/data.bin"] = "sha256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+  auto wheel = open_wheel(build_wheel(dir_, spec));
+  ASSERT_TRUE(wheel);
+  const std::string so = "demo_pkg_cuda.cpython-312-x86_64-linux-gnu.so";
+  auto result = wheel->verify_records_extracting({so, "demo_pkg/data.bin"}, dir_);
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->problems.size(), 1u);
+  EXPECT_EQ(result->problems[0].path, "demo_pkg/data.bin");
+  ASSERT_EQ(result->extracted.size(), 2u);
+  for (const auto& [name, file] : result->extracted) {
+    EXPECT_EQ(file.parent_path(), dir_);
+    if (name == so) {
+      EXPECT_EQ(wheel_fixture::read_file(file), real_elf());
+    }
+  }
+  // A name that is not a member: an error, and no temporary file left behind.
+  auto bad = wheel->verify_records_extracting({so, "nope.so"}, dir_);
+  ASSERT_FALSE(bad);
+  std::size_t temps = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    temps += entry.path().filename().string().starts_with(".flashfit-member-") ? 1 : 0;
+  }
+  EXPECT_EQ(temps, 2u);  // only the two from the successful call
+  EXPECT_FALSE(wheel->verify_records_extracting({so}, dir_ / "missing-dir"));
+}
+
 TEST_F(WheelTest, RecordMismatchNamesTheFile) {
   WheelSpec spec = valid_spec();
   spec.record_hash_override["demo_pkg/data.bin"] = "sha256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
