@@ -9,6 +9,8 @@ const std::vector<Command>& command_table() {
   static const std::vector<Command> table = {
       {"doctor", "Probe the machine, Python, torch, GPUs and toolkit; say what to fix",
        define_doctor},
+      {"inspect", "Check a wheel, .so or installed package against this torch, libc and GPUs",
+       define_inspect},
       {"tags", "List the wheel tags an interpreter accepts, most preferred first", define_tags},
   };
   return table;

@@ -1,0 +1,128 @@
+// flashfit inspect TARGET: will this wheel / extension module load and run
+// here? TARGET is a .whl, a shared object, or the name of a distribution
+// installed in the chosen interpreter. Exit 0 compatible, 1 incompatible,
+// 2 unreadable input or bad usage.
+
+#include <memory>
+#include <system_error>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "binary/inspect.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/inspect_report.hpp"
+#include "cli/what_if_flags.hpp"
+#include "env/load_host.hpp"
+#include "pkg/name.hpp"
+#include "util/interrupt.hpp"
+#include "util/paths.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct InspectCliOptions {
+  std::string target;
+  EnvironmentFlags environment;
+  bool json = false;
+};
+
+// "<site>/flash_attn-2.8.3.dist-info" for "flash-attn", searched in import order.
+std::optional<fs::path> find_installed(const env::Environment& environment,
+                                       const std::string& name) {
+  if (!environment.python.interpreter.known()) return std::nullopt;
+  const std::string wanted = pkg::canonicalize_name(name);
+  for (const std::string& site : environment.python.interpreter->site_dirs) {
+    std::error_code ec;
+    for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string entry = it->path().filename().string();
+      if (!util::ends_with(entry, ".dist-info")) continue;
+      const std::string stem = entry.substr(0, entry.size() - std::string_view(".dist-info").size());
+      const auto dash = stem.find('-');
+      if (pkg::canonicalize_name(stem.substr(0, dash)) == wanted) return it->path();
+    }
+  }
+  return std::nullopt;
+}
+
+// Wheels' modules are extracted under the cache (on disk, unlike a tmpfs /tmp:
+// a flash-attn module is hundreds of MB).
+fs::path extraction_dir() {
+  if (auto root = util::cache_root()) {
+    const fs::path dir = *root / "tmp";
+    if (util::ensure_cache_dir(*root, dir)) return dir;
+  }
+  std::error_code ec;
+  fs::path tmp = fs::temp_directory_path(ec);
+  return ec ? fs::path("/tmp") : tmp;
+}
+
+util::Result<int> run_inspect(const InspectCliOptions& options) {
+  const fs::path target(options.target);
+  std::error_code ec;
+  const bool is_wheel = util::ends_with(options.target, ".whl");
+  const bool is_file = fs::is_regular_file(target, ec);
+  if (is_wheel && !is_file) {
+    return util::fail(util::ErrorKind::input, "no such wheel file", options.target);
+  }
+  if (!is_file && (options.target.find('/') != std::string::npos ||
+                   util::ends_with(options.target, ".so"))) {
+    return util::fail(util::ErrorKind::input, "no such file", options.target);
+  }
+  if (!is_file && !pkg::is_valid_project_name(options.target)) {
+    return util::fail(util::ErrorKind::usage,
+                      fmt::format("'{}' is neither a file nor a distribution name",
+                                  util::printable(options.target)),
+                      "", "give a .whl or .so path, or the name of an installed distribution");
+  }
+
+  auto probe = probe_options_from(options.environment);
+  if (!probe) return tl::unexpected(probe.error());
+  const env::Environment environment = env::probe_environment(*probe);
+  if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+  const binary::LoadHost host = env::load_host_for(environment);
+
+  util::Result<binary::InspectReport> report = tl::unexpected(util::Error{});
+  if (is_wheel) {
+    report = binary::inspect_wheel(target, host, {extraction_dir(), {}});
+  } else if (is_file) {
+    report = binary::inspect_library(target, host);
+  } else {
+    auto dist_info = find_installed(environment, options.target);
+    if (!dist_info) {
+      const std::string where = environment.python.interpreter.known()
+                                    ? environment.python.interpreter->executable
+                                    : std::string("the interpreter (none found)");
+      return util::fail(util::ErrorKind::input,
+                        fmt::format("no distribution '{}' is installed for {}", options.target, where),
+                        "", "give a .whl or .so path, or choose the environment with --python");
+    }
+    report = binary::inspect_installed(*dist_info, host);
+  }
+  if (!report) return tl::unexpected(std::move(report.error()));
+  if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+
+  if (options.json) {
+    write_stdout(inspect_json(*report, environment).dump(2) + "\n");
+  } else {
+    write_stdout(inspect_text(*report, environment));
+  }
+  return report->compatible() ? 0 : 1;
+}
+
+}  // namespace
+
+Runner define_inspect(CLI::App& app) {
+  auto options = std::make_shared<InspectCliOptions>();
+  app.add_option("target", options->target, "A .whl file, a .so file, or an installed distribution's name")
+      ->required();
+  add_environment_flags(app, options->environment);
+  app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");
+  return [options]() { return run_inspect(*options); };
+}
+
+}  // namespace flashfit::cli
