@@ -12,6 +12,8 @@ packages=(
   libzip-dev libssl-dev liblz4-dev libzstd-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # the inspect benchmark compares with unzip and reads peak RSS through time(1)
+  unzip time binutils
   # the Python side: interpreters and oracles the tests run against
   python3 python3-pip python3-venv python3-setuptools python3-wheel python3-packaging
   # a real torch and libtorch to probe and build against (CPU, C++11 ABI = 1)
