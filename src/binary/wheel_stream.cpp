@@ -17,6 +17,7 @@
 
 #include "binary/wheel.hpp"
 #include "binary/wheel_zip.hpp"
+#include "util/interrupt.hpp"
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
 
@@ -37,6 +38,8 @@ std::string stream_member(zip_t* archive, const WheelMember& member, Sink&& sink
     const zip_int64_t n = zip_fread(file.get(), buffer.data(), buffer.size());
     if (n < 0) return detail::zip_error_words(zip_file_get_error(file.get()));
     if (n == 0) break;
+    // Ctrl-C stops a multi-GB member between chunks; callers clean up.
+    if (util::interrupted()) return "interrupted";
     total += static_cast<std::uint64_t>(n);
     // libzip stops at the declared size; this guards the sink regardless.
     if (total > member.size) return "member is longer than its declared size";

@@ -103,8 +103,9 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
     }
     report = binary::inspect_installed(*dist_info, host);
   }
-  if (!report) return tl::unexpected(std::move(report.error()));
+  // Ctrl-C during the read: say so, not "unreadable", and print nothing partial.
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+  if (!report) return tl::unexpected(std::move(report.error()));
 
   if (options.json) {
     write_stdout(inspect_json(*report, environment).dump(2) + "\n");
