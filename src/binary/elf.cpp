@@ -2,7 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <limits>
+#include <unordered_set>
 
 #include "binary/elf_handle.hpp"
 #include "util/strings.hpp"
@@ -158,11 +160,68 @@ util::Result<void> read_verneed(const OpenElf& opened, Elf_Scn* section, const G
   return {};
 }
 
+util::Result<void> read_verdef(const OpenElf& opened, Elf_Scn* section, const GElf_Shdr& header,
+                               ElfFile& out) {
+  auto data = section_data(opened, section, ".gnu.version_d");
+  if (!data) return tl::unexpected(std::move(data.error()));
+  const std::size_t size = (*data)->d_size;
+  // As in read_verneed, sh_info is only a claim and a "next" of zero or one
+  // leaving the section ends the walk. A "next" shorter than an entry would
+  // make entries overlap, which no linker writes; refusing it also means
+  // every step advances by a whole entry, so the walk is bounded by the
+  // section size whatever the claimed count.
+  const std::size_t entry_size = sizeof(Elf32_Verdef);  // the same in both classes
+  const std::size_t max_offset = static_cast<std::size_t>(std::numeric_limits<int>::max());
+  // Views into the mapped string table, valid while `opened` lives: they
+  // only serve to skip repeats without a quadratic search.
+  std::unordered_set<std::string_view> seen;
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < header.sh_info && offset < size && offset < max_offset; ++i) {
+    GElf_Verdef definition{};
+    if (gelf_getverdef(*data, static_cast<int>(offset), &definition) == nullptr) {
+      return util::input_error(fmt::format("truncated version-definition entry at offset {}: {}",
+                                           offset, libelf_message()),
+                               opened.context);
+    }
+    // The first auxiliary entry names the version; any further ones name
+    // its parents, which are defined by entries of their own.
+    const std::size_t aux = offset + definition.vd_aux;
+    const bool is_base = (definition.vd_flags & VER_FLG_BASE) != 0;
+    if (!is_base && definition.vd_cnt > 0 && aux < size && aux < max_offset) {
+      GElf_Verdaux name_entry{};
+      if (gelf_getverdaux(*data, static_cast<int>(aux), &name_entry) == nullptr) {
+        return util::input_error(
+            fmt::format("truncated version-definition name entry at offset {}: {}", aux,
+                        libelf_message()),
+            opened.context);
+      }
+      auto name = string_at(opened, header.sh_link, name_entry.vda_name, "version definition");
+      if (!name) return tl::unexpected(std::move(name.error()));
+      if (!name->empty() && seen.insert(*name).second) {
+        out.version_definitions.emplace_back(*name);
+      }
+    }
+    if (definition.vd_next == 0) break;
+    if (definition.vd_next < entry_size) {
+      return util::input_error(
+          fmt::format("version-definition entry at offset {} overlaps the next ({} bytes on)",
+                      offset, definition.vd_next),
+          opened.context);
+    }
+    offset += definition.vd_next;
+  }
+  return {};
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- read_elf
 
-util::Result<ElfFile> read_elf(const std::filesystem::path& path) {
+namespace {
+
+enum class ReadScope { everything, dynamic_only };
+
+util::Result<ElfFile> read_elf_sections(const std::filesystem::path& path, ReadScope scope) {
   auto opened = detail::open_elf(path);
   if (!opened) return tl::unexpected(std::move(opened.error()));
   Elf* elf = opened->elf->get();
@@ -193,14 +252,28 @@ util::Result<ElfFile> read_elf(const std::filesystem::path& path) {
     util::Result<void> step{};
     if (header.sh_type == SHT_DYNAMIC) {
       step = read_dynamic(*opened, section, header, out);
+    } else if (scope == ReadScope::dynamic_only) {
+      continue;
     } else if (header.sh_type == SHT_DYNSYM) {
       step = read_dynsym(*opened, section, header, out);
     } else if (header.sh_type == SHT_GNU_verneed) {
       step = read_verneed(*opened, section, header, out);
+    } else if (header.sh_type == SHT_GNU_verdef) {
+      step = read_verdef(*opened, section, header, out);
     }
     if (!step) return tl::unexpected(std::move(step.error()));
   }
   return out;
+}
+
+}  // namespace
+
+util::Result<ElfFile> read_elf(const std::filesystem::path& path) {
+  return read_elf_sections(path, ReadScope::everything);
+}
+
+util::Result<ElfFile> read_elf_dynamic(const std::filesystem::path& path) {
+  return read_elf_sections(path, ReadScope::dynamic_only);
 }
 
 std::string ElfFile::machine_name() const {
@@ -239,4 +312,10 @@ std::optional<std::string> ElfFile::max_needed_version(std::string_view prefix) 
   }
   return best;
 }
+
+bool ElfFile::defines_version(std::string_view tag) const {
+  return std::find(version_definitions.begin(), version_definitions.end(), tag) !=
+         version_definitions.end();
+}
+
 }  // namespace flashfit::binary

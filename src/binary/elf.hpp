@@ -1,10 +1,10 @@
 #pragma once
 // Reading what the dynamic loader cares about from an ELF shared object:
-// machine, SONAME, NEEDED, RPATH/RUNPATH, dynamic symbols and the symbol
-// versions it needs (GLIBC_2.32, GLIBCXX_3.4.30, ...). Built on libelf with
-// ELF_C_READ_MMAP, so a 400 MB libtorch_cuda is paged in, not copied. Every
-// offset and count in the file is treated as hostile: a truncated or garbled
-// file is an error value, never a crash.
+// machine, SONAME, NEEDED, RPATH/RUNPATH, dynamic symbols, the symbol
+// versions it needs (GLIBC_2.32, GLIBCXX_3.4.30, ...) and those it defines.
+// Built on libelf with ELF_C_READ_MMAP, so a 400 MB libtorch_cuda is paged
+// in, not copied. Every offset and count in the file is treated as hostile:
+// a truncated or garbled file is an error value, never a crash.
 
 #include <compare>
 #include <cstddef>
@@ -66,17 +66,28 @@ struct ElfFile {
   SymbolNames defined_symbols;       // global/weak dynamic symbols with a section
   SymbolNames undefined_symbols;     // dynamic symbols the loader must find elsewhere
   std::vector<VersionNeed> version_needs;
+  // DT_VERDEF: the version tags this object defines ("GLIBC_2.34" in
+  // libc.so.6), without the base entry (the file's own name), each once, in
+  // file order. What a needed version is checked against.
+  std::vector<std::string> version_definitions;
 
   // "x86_64", "aarch64", "i386", "arm", or "e_machine 243" for the rest.
   std::string machine_name() const;
   // The highest needed version tag with this prefix ("GLIBC_", "GLIBCXX_",
   // "CXXABI_"), over all needed files; nullopt when none is needed.
   std::optional<std::string> max_needed_version(std::string_view prefix) const;
+  // Whether `tag` is among version_definitions (exact match).
+  bool defines_version(std::string_view tag) const;
 };
 
 // Reads an ELF shared object or executable. Errors are ErrorKind::input with
 // the path as context: not a file, not ELF, truncated, inconsistent tables.
 util::Result<ElfFile> read_elf(const std::filesystem::path& path);
+
+// read_elf without the symbol and version tables: the header and the dynamic
+// section only (SONAME, NEEDED, RPATH/RUNPATH). Scanning a directory of
+// libraries for their SONAMEs should not sort 100k symbol names per file.
+util::Result<ElfFile> read_elf_dynamic(const std::filesystem::path& path);
 
 // A symbol version tag split into its name and numbers: "GLIBC_2.34" is
 // ("GLIBC", {2, 34}). nullopt when the tag has no numeric version

@@ -79,7 +79,7 @@ util::Result<ModuleReport> inspect_module(const std::filesystem::path& file, std
   // A wheel's own libraries (auditwheel's <pkg>.libs/) are not installed yet;
   // the loader finds them once they are.
   for (NeededLibrary& lib : module.resolved) {
-    if (lib.via != FoundVia::not_found) continue;
+    if (lib.via != FoundVia::not_found || lib.path) continue;  // a path: ld.so stopped at a bad file
     auto it = std::find_if(bundled.begin(), bundled.end(),
                            [&](const std::string& m) { return base_name(m) == lib.name; });
     if (it == bundled.end()) continue;

@@ -403,3 +403,246 @@ TEST(ElfHostile, OtherMachinesAreReportedNotRejected) {
     EXPECT_TRUE(elf->defined_symbols.contains("flashfit_fixture_add"));
   }
 }
+
+// ---- version definitions (DT_VERDEF) -----------------------------------------
+
+namespace {
+
+const fs::path system_libc = "/lib/x86_64-linux-gnu/libc.so.6";
+const fs::path system_libstdcxx = "/lib/x86_64-linux-gnu/libstdc++.so.6";
+
+// readelf -V: "0x001c: Rev: 1  Flags: none  Index: 2  Cnt: 1  Name: GLIBC_2.2.5",
+// the base entry flagged "BASE", parents on "Parent 1: ..." lines.
+std::vector<std::string> readelf_definitions(const fs::path& path) {
+  std::vector<std::string> names;
+  const std::string text = run_tool({"readelf", "-V", "-W", path.string()});
+  const auto begin = text.find(".gnu.version_d");
+  const auto end = text.find(".gnu.version_r");
+  if (begin == std::string::npos) return names;
+  for (auto line : util::split(std::string_view(text).substr(begin, end - begin), '\n')) {
+    const auto at = line.find("Name: ");
+    if (at == std::string_view::npos || line.find("Flags: BASE") != std::string_view::npos) {
+      continue;
+    }
+    names.emplace_back(util::trim(line.substr(at + 6)));
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST(ElfVersionDefinitions, MatchReadelfOnLibcAndLibstdcxx) {
+  auto libc = read_elf(system_libc);
+  ASSERT_TRUE(libc) << libc.error().message;
+  EXPECT_EQ(libc->version_definitions, readelf_definitions(system_libc));
+  ASSERT_FALSE(libc->version_definitions.empty());
+  EXPECT_EQ(libc->version_definitions.front(), "GLIBC_2.2.5");
+  EXPECT_TRUE(libc->defines_version("GLIBC_2.34"));
+  EXPECT_TRUE(libc->defines_version("GLIBC_2.36"));
+  EXPECT_TRUE(libc->defines_version("GLIBC_PRIVATE"));
+  EXPECT_FALSE(libc->defines_version("GLIBC_2.99"));
+  EXPECT_FALSE(libc->defines_version("libc.so.6"));  // the base entry is the file's own name
+  EXPECT_FALSE(libc->defines_version("GLIBC_2"));    // exact names, not prefixes
+
+  auto cxx = read_elf(system_libstdcxx);
+  ASSERT_TRUE(cxx) << cxx.error().message;
+  EXPECT_EQ(cxx->version_definitions, readelf_definitions(system_libstdcxx));
+  EXPECT_TRUE(cxx->defines_version("GLIBCXX_3.4"));
+  EXPECT_TRUE(cxx->defines_version("GLIBCXX_3.4.30"));
+  EXPECT_TRUE(cxx->defines_version("CXXABI_1.3"));
+  EXPECT_FALSE(cxx->defines_version("GLIBCXX_3.4.99"));
+  EXPECT_FALSE(cxx->defines_version("libstdc++.so.6"));
+  const std::set<std::string> unique(cxx->version_definitions.begin(),
+                                     cxx->version_definitions.end());
+  EXPECT_EQ(unique.size(), cxx->version_definitions.size());
+
+  // No version script, no definitions.
+  auto plain = read_elf(FLASHFIT_FIXTURE_PLAIN_C);
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(plain->version_definitions.empty());
+  EXPECT_FALSE(plain->defines_version(""));
+}
+
+TEST(ElfVersionDefinitions, DynamicOnlyReadSkipsTables) {
+  auto full = read_elf(system_libstdcxx);
+  auto dynamic = binary::read_elf_dynamic(system_libstdcxx);
+  ASSERT_TRUE(full && dynamic);
+  EXPECT_EQ(dynamic->soname, full->soname);
+  EXPECT_EQ(dynamic->needed, full->needed);
+  EXPECT_EQ(dynamic->machine, full->machine);
+  EXPECT_TRUE(dynamic->defined_symbols.empty());
+  EXPECT_TRUE(dynamic->version_needs.empty());
+  EXPECT_TRUE(dynamic->version_definitions.empty());
+  EXPECT_FALSE(binary::read_elf_dynamic("/nonexistent/libnope.so"));
+}
+
+namespace {
+
+struct VerdefCopy {
+  std::string bytes;
+  char* header = nullptr;  // the section header of .gnu.version_d
+  std::size_t offset = 0;  // where the section's contents start
+
+  explicit VerdefCopy(const fs::path& from) : bytes(read_bytes(from)) {
+    header = section_header(bytes, SHT_GNU_verdef);
+    if (header != nullptr) {
+      Elf64_Shdr section;
+      std::memcpy(&section, header, sizeof section);
+      offset = section.sh_offset;
+    }
+  }
+  // The n-th definition entry (following vd_next) and its first aux entry.
+  char* entry(int n) {
+    std::size_t at = offset;
+    for (int i = 0; i < n; ++i) {
+      Elf64_Verdef definition;
+      std::memcpy(&definition, bytes.data() + at, sizeof definition);
+      at += definition.vd_next;
+    }
+    return bytes.data() + at;
+  }
+  char* aux(int n) {
+    Elf64_Verdef definition;
+    std::memcpy(&definition, entry(n), sizeof definition);
+    return entry(n) + definition.vd_aux;
+  }
+};
+
+}  // namespace
+
+TEST(ElfVersionDefinitionsHostile, GarbledSectionsFailOrStaySafe) {
+  TempDir dir("verdef");
+  const fs::path path = dir.path() / "libc.so.6";
+  auto original = read_elf(system_libc);
+  ASSERT_TRUE(original);
+  const auto& all = original->version_definitions;
+  ASSERT_GT(all.size(), 3u);
+
+  struct Case {
+    const char* name;
+    void (*corrupt)(VerdefCopy&);
+    // nullopt: must be an error; otherwise the definitions expected.
+    std::optional<std::vector<std::string>> expected;
+  };
+  std::vector<std::string> without_first(all.begin() + 1, all.end());
+  std::vector<std::string> merged = all;
+  merged.erase(merged.begin() + 1);  // GLIBC_2.2.6 renamed to GLIBC_2.2.5, kept once
+  const Case cases[] = {
+      {"count claims 2^32-1 entries (walk ends at vd_next == 0)",
+       [](VerdefCopy& c) {
+         poke(c.header, offsetof(Elf64_Shdr, sh_info), std::uint32_t{0xffffffff});
+       },
+       all},
+      {"count claims 2 entries",
+       [](VerdefCopy& c) { poke(c.header, offsetof(Elf64_Shdr, sh_info), std::uint32_t{2}); },
+       std::vector<std::string>{"GLIBC_2.2.5"}},
+      {"section size huge",
+       [](VerdefCopy& c) { poke(c.header, offsetof(Elf64_Shdr, sh_size), std::uint64_t{1} << 40); },
+       std::nullopt},
+      {"section offset past EOF",
+       [](VerdefCopy& c) {
+         poke(c.header, offsetof(Elf64_Shdr, sh_offset), std::uint64_t{1} << 40);
+       },
+       std::nullopt},
+      {"section cut inside the second entry",
+       [](VerdefCopy& c) {
+         poke(c.header, offsetof(Elf64_Shdr, sh_size), std::uint64_t{0x1c + 10});
+       },
+       std::nullopt},
+      {"string table index invalid",
+       [](VerdefCopy& c) { poke(c.header, offsetof(Elf64_Shdr, sh_link), std::uint32_t{9999}); },
+       std::nullopt},
+      {"vd_next overlaps the entry",
+       [](VerdefCopy& c) { poke(c.entry(0), offsetof(Elf64_Verdef, vd_next), std::uint32_t{4}); },
+       std::nullopt},
+      {"vd_next leaves the section",
+       [](VerdefCopy& c) {
+         poke(c.entry(1), offsetof(Elf64_Verdef, vd_next), std::uint32_t{0x7fffffff});
+       },
+       std::vector<std::string>{"GLIBC_2.2.5"}},
+      {"vd_next wraps past 2^32",
+       [](VerdefCopy& c) {
+         poke(c.entry(1), offsetof(Elf64_Verdef, vd_next), std::uint32_t{0xffffffe4});
+       },
+       std::vector<std::string>{"GLIBC_2.2.5"}},
+      {"vd_aux leaves the section",
+       [](VerdefCopy& c) {
+         poke(c.entry(1), offsetof(Elf64_Verdef, vd_aux), std::uint32_t{0xfffffff0});
+       },
+       without_first},
+      {"vd_cnt 0",
+       [](VerdefCopy& c) { poke(c.entry(1), offsetof(Elf64_Verdef, vd_cnt), std::uint16_t{0}); },
+       without_first},
+      {"every entry flagged as the base",
+       [](VerdefCopy& c) {
+         for (int i = 0; i < 3; ++i) {
+           poke(c.entry(i), offsetof(Elf64_Verdef, vd_flags), std::uint16_t{VER_FLG_BASE});
+         }
+         poke(c.header, offsetof(Elf64_Shdr, sh_info), std::uint32_t{3});
+       },
+       std::vector<std::string>{}},
+      {"name offset past the string table",
+       [](VerdefCopy& c) {
+         poke(c.aux(1), offsetof(Elf64_Verdaux, vda_name), std::uint32_t{0x7ffffff0});
+       },
+       std::nullopt},
+      {"two entries with the same name",
+       [](VerdefCopy& c) {
+         Elf64_Verdaux first;
+         std::memcpy(&first, c.aux(1), sizeof first);
+         poke(c.aux(2), offsetof(Elf64_Verdaux, vda_name), first.vda_name);
+       },
+       merged},
+  };
+  for (const auto& c : cases) {
+    VerdefCopy copy(system_libc);
+    ASSERT_NE(copy.header, nullptr);
+    c.corrupt(copy);
+    write_bytes(path, copy.bytes);
+    auto elf = read_elf(path);
+    if (c.expected) {
+      ASSERT_TRUE(elf) << c.name << ": " << elf.error().message;
+      EXPECT_EQ(elf->version_definitions, *c.expected) << c.name;
+    } else {
+      ASSERT_FALSE(elf) << c.name;
+      EXPECT_EQ(elf.error().kind, util::ErrorKind::input) << c.name;
+      EXPECT_EQ(elf.error().context, path.string()) << c.name;
+    }
+  }
+}
+
+TEST(ElfVersionDefinitionsHostile, TruncatedAndFlippedCopiesNeverCrash) {
+  TempDir dir("verdef");
+  const fs::path path = dir.path() / "libstdc++.so.6";
+  VerdefCopy copy(system_libstdcxx);
+  ASSERT_NE(copy.header, nullptr);
+  Elf64_Shdr section;
+  std::memcpy(&section, copy.header, sizeof section);
+  // Cut inside the version definitions: the section headers at the end go too.
+  for (std::size_t cut : {section.sh_offset + 3, section.sh_offset + 0x1c + 7,
+                          section.sh_offset + section.sh_size - 1}) {
+    write_bytes(path, std::string_view(copy.bytes).substr(0, cut));
+    auto elf = read_elf(path);
+    ASSERT_FALSE(elf) << cut;
+    EXPECT_FALSE(elf.error().message.empty());
+  }
+  // Random bytes inside the section: an error or some definitions, never a crash.
+  std::mt19937 random(4242);
+  std::uniform_int_distribution<std::size_t> where(section.sh_offset,
+                                                   section.sh_offset + section.sh_size - 1);
+  std::uniform_int_distribution<int> byte(0, 255);
+  int ok = 0;
+  for (int round = 0; round < 200; ++round) {
+    std::string bytes = copy.bytes;
+    for (int k = 0; k < 6; ++k) bytes[where(random)] = static_cast<char>(byte(random));
+    write_bytes(path, bytes);
+    auto elf = read_elf(path);
+    if (elf) {
+      ++ok;
+      EXPECT_LE(elf->version_definitions.size(), section.sh_size / sizeof(Elf64_Verdef));
+    } else {
+      EXPECT_FALSE(elf.error().message.empty());
+    }
+  }
+  EXPECT_GT(ok, 0);
+}
