@@ -18,6 +18,8 @@ packages=(
   python3 python3-pip python3-venv python3-setuptools python3-wheel python3-packaging
   # a real torch and libtorch to probe and build against (CPU, C++11 ABI = 1)
   python3-torch libtorch-dev
+  # torch's extension headers include pybind11 (tests/fixtures/torch_ext)
+  pybind11-dev
 )
 
 missing=()
