@@ -37,6 +37,18 @@ std::vector<DefinedVersions> defined_versions(const ModuleReport& module) {
   return out;
 }
 
+// One file of an installed *.dist-info directory, bounded in size.
+util::Result<std::string> read_dist_info_file(const std::filesystem::path& dist_info,
+                                              const char* name, std::size_t max_mb) {
+  auto text = util::read_small_file(dist_info / name, max_mb << 20);
+  if (!text) {
+    return util::input_error(
+        fmt::format("cannot read {} (missing, unreadable or over {} MB)", name, max_mb),
+        dist_info.string());
+  }
+  return std::move(*text);
+}
+
 // Removes the temporary files a wheel inspection extracted.
 struct TempFiles {
   std::vector<std::filesystem::path> paths;
@@ -153,20 +165,14 @@ util::Result<InspectReport> inspect_installed(const std::filesystem::path& dist_
   InspectReport report;
   report.kind = TargetKind::installed;
   report.path = dist_info;
-  auto metadata_text = util::read_small_file(dist_info / "METADATA", 16 << 20);
-  if (!metadata_text) {
-    return util::input_error("cannot read METADATA (missing, unreadable or over 16 MB)",
-                             dist_info.string());
-  }
+  auto metadata_text = read_dist_info_file(dist_info, "METADATA", 16);
+  if (!metadata_text) return tl::unexpected(std::move(metadata_text.error()));
   auto metadata = parse_metadata_headers(*metadata_text);
   if (!metadata) return tl::unexpected(std::move(metadata.error()));
   report.name = metadata->name;
   report.version = metadata->version;
-  auto record_text = util::read_small_file(dist_info / "RECORD", 64 << 20);
-  if (!record_text) {
-    return util::input_error("cannot read RECORD (missing, unreadable or over 64 MB)",
-                             dist_info.string());
-  }
+  auto record_text = read_dist_info_file(dist_info, "RECORD", 64);
+  if (!record_text) return tl::unexpected(std::move(record_text.error()));
   auto record = parse_record(*record_text);
   if (!record) return tl::unexpected(std::move(record.error()));
 
