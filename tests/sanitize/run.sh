@@ -27,9 +27,9 @@ reports="$build_dir/sanitizer-reports"
 configure_log="$build_dir/flashfit-configure.log"
 junit="$build_dir/flashfit-tests.xml"
 # Every report is fatal (abort_on_error, halt_on_error and the build's
-# -fno-sanitize-recover=all) and goes to a file (prefix.PID) where the runtime
+# -fno-sanitize-recover=all) and goes to a file (asan.EXE.PID) where the runtime
 # honours log_path. LSan runs at each process's exit.
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1:log_path=$reports/asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1:log_path=$reports/asan:log_exe_name=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 jobs=${CTEST_PARALLEL_LEVEL:-$(nproc)}
 
