@@ -9,7 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   # C++ libraries (see ../shared/facts/dependencies.md)
   libfmt-dev libexpected-dev libcli11-dev nlohmann-json3-dev libelf-dev
-  libzip-dev libssl-dev liblz4-dev libzstd-dev
+  libzip-dev libssl-dev liblz4-dev libzstd-dev libtomlplusplus-dev libcurl4-openssl-dev libarchive-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # the inspect benchmark compares with unzip and reads peak RSS through time(1)

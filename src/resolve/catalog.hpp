@@ -1,0 +1,70 @@
+#pragma once
+// The catalog: every known released wheel of a recipe's GitHub-release
+// sources (upstream, community). Built into the binary from data/*.tsv; a
+// `flashfit catalog update` writes a refreshed copy into the cache dir, which
+// then takes precedence. Candidates are keyed by URL: one file name can hang
+// under several releases.
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "resolve/recipe.hpp"
+#include "util/error.hpp"
+
+namespace flashfit::resolve {
+
+struct CatalogEntry {
+  std::string url;       // unique within a catalog
+  std::string filename;  // percent-decoded basename ("+" not "%2B")
+  std::string tag;       // the release it hangs under ("v2.8.3"); may differ from the file's version
+  std::string evidence;  // how it is known: "release-api-listing", "workflow-matrix", ...
+  std::optional<std::string> sha256;  // lower-case hex, when the listing gave one
+};
+
+struct Catalog {
+  std::string recipe;  // "flash-attn"
+  std::string source;  // "upstream"
+  std::vector<CatalogEntry> entries;
+  std::string origin;  // "built-in" or the cache file's path
+  std::optional<std::string> updated_at;  // ISO 8601 UTC of a refresh
+};
+
+// Parses a built-in catalog TSV: either `tag filename evidence` rows (URLs
+// from the source's url_template) or `url` rows (the tag is the URL's
+// release directory). Rows are de-duplicated by URL.
+util::Result<Catalog> parse_catalog_tsv(std::string_view tsv, const std::string& recipe,
+                                        const RecipeSource& source, std::string origin);
+
+// The cache's refreshed catalog when there is a valid one, else the built-in
+// one. A corrupt cache file is ignored with a warning (returned in `warnings`).
+util::Result<Catalog> load_catalog(const Recipe& recipe, const RecipeSource& source,
+                                   const std::optional<std::filesystem::path>& cache_root,
+                                   std::vector<std::string>& warnings);
+
+struct CatalogUpdateOptions {
+  std::string api_base = "https://api.github.com";  // $FLASHFIT_GITHUB_API or --api-url
+  std::optional<std::string> token;                 // $GITHUB_TOKEN: a higher rate limit
+  std::size_t max_pages = 50;                       // 100 releases per page
+  std::function<void(std::string_view)> progress;   // one line per page fetched
+};
+
+struct CatalogUpdateResult {
+  Catalog catalog;
+  std::size_t releases = 0;
+  std::size_t assets = 0;   // every asset listed
+  std::size_t wheels = 0;   // kept: .whl files
+  std::filesystem::path written;
+};
+
+// Fetches every page of the source's releases API and writes the refreshed
+// catalog atomically under the cache dir. Anything wrong (unreachable, HTTP
+// error, garbage JSON, no wheels at all) is an error and leaves the previous
+// catalog in place.
+util::Result<CatalogUpdateResult> update_catalog(const Recipe& recipe, const RecipeSource& source,
+                                                 const std::filesystem::path& cache_root,
+                                                 const CatalogUpdateOptions& options);
+
+}  // namespace flashfit::resolve

@@ -1,0 +1,156 @@
+#pragma once
+// A recipe: what flashfit knows about one package built the way flash-attn is
+// (docs/recipes.md). Recipes are TOML, built into the binary (recipes/*.toml)
+// and overridable from the user's config. The resolver, install and build read
+// only these values; nothing about a particular package is hard-coded in C++.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/specifier.hpp"
+#include "pkg/variant.hpp"
+#include "pkg/version.hpp"
+#include "util/error.hpp"
+
+namespace flashfit::resolve {
+
+// How the C++11 ABI of a source's wheels is known.
+enum class AbiRule {
+  label,             // the variant label says it (upstream's cxx11abiTRUE/FALSE)
+  pytorch_official,  // built against download.pytorch.org torch: <=2.5 false,
+                     // 2.6 true only for cu126, >=2.7 true (flash-attn.md §11, peers.md §3.1)
+  unknown,           // nobody knows: the rule is not applied, and that is stated
+};
+std::string_view to_string(AbiRule rule);  // "label", "pytorch-official", "unknown"
+
+// Where a source's wheel list comes from.
+enum class SourceKind {
+  github_releases,  // a built-in catalog (data/*.tsv) refreshed from a GitHub-releases-style API
+};
+
+// One wheel source a recipe knows (upstream, community).
+struct RecipeSource {
+  std::string name;  // "upstream", "community": stable, used by --source/--no-source
+  SourceKind kind = SourceKind::github_releases;
+  std::string description;           // "Dao-AILab release assets"
+  std::string repository;            // "Dao-AILab/flash-attention"
+  std::string catalog;               // built-in catalog file name under data/
+  std::string url_template;          // "https://github.com/{repository}/releases/download/{tag}/{filename}"
+  std::string api_url;               // releases API ("https://api.github.com/repos/{repository}/releases")
+  pkg::VariantScheme labels = pkg::VariantScheme::upstream;  // the label dialect its file names use
+  AbiRule abi = AbiRule::label;
+  bool enabled_by_default = true;    // community builds: false (a trust decision)
+  bool third_party = false;          // said in reports
+};
+
+// A GPU architecture inside a wheel, with the CUDA needed to compile it.
+struct GpuArch {
+  int major = 0;  // sm_{major}{minor}
+  int minor = 0;
+  std::optional<pkg::CudaVersion> min_cuda;  // the arch exists only in builds with this CUDA or newer
+  std::string str() const;                   // "sm_80"
+};
+
+// Facts about a range of releases (and optionally only some sources, some
+// wheel CUDA versions). Every block whose conditions match a wheel applies, in
+// file order; a later block's fields replace an earlier one's.
+struct ReleaseFacts {
+  pkg::SpecifierSet versions;          // which package versions (public part); empty: all
+  std::vector<std::string> sources;    // which sources; empty: all
+  std::optional<pkg::SpecifierSet> cuda;  // the wheel label's CUDA ("12.8"), when the label gives a minor
+  // The CUDA token setup.py puts in the file name it guesses, by torch's CUDA
+  // major ("12" -> "cu122"): flash-attn.md §3. Used to reproduce upstream's guess.
+  std::map<int, std::string> cuda_tokens;
+  std::optional<std::vector<GpuArch>> gpu_archs;  // SASS inside the wheels; nullopt: unknown
+  bool ptx = false;                               // whether they carry PTX (none of upstream's do)
+  std::optional<std::string> min_glibc;           // "2.32"
+  std::optional<std::string> min_compute_capability;  // "8.0"
+  std::optional<std::string> max_compute_capability;  // "9.0" (<= 2.7.2 rejects Blackwell at run time)
+  std::optional<pkg::SpecifierSet> torch;         // supported torch (">=2.2")
+  std::optional<pkg::SpecifierSet> python;        // python_requires (">=3.9")
+  std::string note;                               // where these facts come from
+};
+
+// One artefact (or a family of them) known not to work, with the reason.
+struct KnownBroken {
+  pkg::SpecifierSet versions;            // package versions it concerns
+  std::vector<std::string> sources;      // empty: all
+  std::string filename_glob;             // fnmatch-style pattern over the file name ("*cxx11abiFALSE*")
+  std::optional<pkg::SpecifierSet> torch;  // the label's torch ("2.6.*"), matched as "X.Y"
+  std::string reason;                    // said to the user
+  std::string reference;                 // "#1783, #1717"
+};
+
+// What the build issue uses. Values, not code: the build planner reads them.
+struct BuildKnobs {
+  std::map<std::string, std::string> env;  // always set: FLASH_ATTENTION_FORCE_BUILD=TRUE
+  std::string arch_variable;               // "FLASH_ATTN_CUDA_ARCHS"
+  std::string arch_separator = ";";
+  // Accepted tokens and the compute capabilities each serves: "80" -> 8.0..8.9.
+  struct ArchToken {
+    std::string token;  // "80"
+    std::string min_cc;  // "8.0": the lowest capability it runs on
+    std::string max_cc;  // "8.9": the highest (same major)
+    std::optional<std::string> min_nvcc;  // "12.8"
+  };
+  std::vector<ArchToken> arch_tokens;
+  std::vector<std::string> default_archs;  // what a build compiles when not told
+  std::string jobs_variable = "MAX_JOBS";
+  std::string threads_variable;            // "NVCC_THREADS"; empty: the package has none
+  int default_threads = 1;
+  double memory_per_compile_gib = 0;       // peak per nvcc thread-set, from measurements
+  std::vector<std::string> build_requires;  // importable modules a no-isolation build needs
+  bool needs_cuda = true;                  // preflight's CUDA checks apply
+};
+
+struct Recipe {
+  std::string name;                       // canonical distribution name: "flash-attn"
+  std::string summary;                    // "FlashAttention-2"
+  std::vector<std::string> aliases;       // names that mean this package ("flash_attn")
+  std::vector<std::string> import_names;  // packages a user imports: "flash_attn"
+  std::string binary_module;              // imported to prove the binary: "flash_attn_2_cuda"
+  bool needs_cuda = true;                 // CPU torch can never run it
+  std::string fallback;                   // when no GPU can run it: "torch.nn.functional.scaled_dot_product_attention"
+  std::vector<RecipeSource> sources;
+  std::vector<ReleaseFacts> releases;
+  std::vector<KnownBroken> known_broken;
+  BuildKnobs build;
+  std::string origin;                     // "built-in", or the file it came from
+
+  const RecipeSource* source(std::string_view source_name) const;
+  // The merged facts for one wheel: every matching block, in order.
+  ReleaseFacts facts_for(const pkg::Version& version, std::string_view source_name,
+                         const std::optional<pkg::CudaVersion>& wheel_cuda) const;
+  // The first known-broken entry that matches the wheel, if any.
+  const KnownBroken* broken(const pkg::Version& version, std::string_view source_name,
+                            std::string_view filename,
+                            const std::optional<pkg::TorchVersion>& wheel_torch) const;
+};
+
+// Parses one recipe file. `origin` names it in errors ("recipes/flash-attn.toml").
+// Every malformed field is an input error that names the key and the file.
+util::Result<Recipe> parse_recipe(std::string_view toml_text, std::string_view origin);
+
+// All recipes: the built-in ones, then the user's (a user recipe with the same
+// name replaces the built-in one whole).
+class RecipeBook {
+ public:
+  static RecipeBook built_in();  // parses the embedded recipes; they are tested, so it cannot fail
+  // Adds or replaces recipes from *.toml files in `dir` (missing dir: nothing).
+  util::Result<void> add_directory(const std::filesystem::path& dir);
+  util::Result<void> add(Recipe recipe);
+
+  // By canonical name or alias (PEP 503 normalised); nullptr when unknown.
+  const Recipe* find(std::string_view name) const;
+  // Up to three known names close to `name`, for "did you mean".
+  std::vector<std::string> similar(std::string_view name) const;
+  const std::vector<Recipe>& recipes() const { return recipes_; }
+
+ private:
+  std::vector<Recipe> recipes_;
+};
+
+}  // namespace flashfit::resolve
