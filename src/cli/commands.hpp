@@ -7,6 +7,7 @@ namespace flashfit::cli {
 
 Runner define_doctor(CLI::App& app);
 Runner define_inspect(CLI::App& app);
+Runner define_resolve(CLI::App& app);
 Runner define_tags(CLI::App& app);
 
 }  // namespace flashfit::cli

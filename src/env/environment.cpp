@@ -196,7 +196,14 @@ Environment probe_environment(const ProbeOptions& options) {
     env.torch = torch_unknown("no interpreter to look in");
   }
   env.gpu = probe_gpus(options.gpu);
-  env.toolkit = probe_toolkit(options.toolkit);
+  if (options.probe_toolkit) {
+    env.toolkit = probe_toolkit(options.toolkit);
+  } else {
+    const char* why = "not probed for this command";
+    env.toolkit.nvcc = Fact<std::filesystem::path>::unknown(why);
+    env.toolkit.cuda_version = Fact<NvccVersion>::unknown(why);
+    env.toolkit.ninja = Fact<std::filesystem::path>::unknown(why);
+  }
   apply_what_if(env, options.what_if);
   return env;
 }

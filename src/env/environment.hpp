@@ -51,6 +51,7 @@ struct ProbeOptions {
   ToolkitProbeOptions toolkit;
   GpuProbeOptions gpu;
   WhatIf what_if;
+  bool probe_toolkit = true;  // false: nvcc/compiler/ninja left unprobed (resolve asks only when needed)
 };
 
 // Probes everything (never fails: unknowns carry their reasons) and applies

@@ -1,0 +1,69 @@
+#pragma once
+// A wheel some source offers, before and after the resolver judged it.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/variant.hpp"
+#include "pkg/wheel_name.hpp"
+
+namespace flashfit::resolve {
+
+// Where sources rank by default, best first (configurable): cache, indexes,
+// upstream, community.
+enum class SourceRole { cache, index, find_links, upstream, community };
+std::string_view to_string(SourceRole role);  // "cache", "index", "find-links", "upstream", "community"
+
+struct Candidate {
+  std::string filename;  // percent-decoded file name
+  std::string url;       // http(s) URL, or an absolute path for local wheels
+  std::string source;    // the source's name ("upstream", "team", "cache")
+  SourceRole role = SourceRole::upstream;
+  int priority = 0;      // lower is preferred (from the source order)
+  bool source_enabled = true;  // false: a disabled source's wheel, judged only for suggestions
+  std::optional<std::string> sha256;
+  std::string release_tag;  // catalog sources: the release it hangs under
+  std::string evidence;     // catalog sources: how it is known to exist
+  std::optional<std::string> requires_python;
+  bool yanked = false;
+  std::string yanked_reason;
+};
+
+// Stable reason codes (docs/json.md); the message says the particulars.
+enum class ReasonCode {
+  version,             // does not satisfy the requirement
+  yanked,              // the index yanked it (PEP 592)
+  known_broken,        // the recipe lists it as broken
+  source_disabled,     // its source is not enabled
+  python,              // Python tag / ABI / requires-python
+  platform,            // OS or CPU architecture
+  glibc,               // needs a newer glibc than the machine has
+  torch,               // torch major.minor (or torch missing / too old)
+  cuda,                // CUDA major (a CPU torch rejects every CUDA wheel)
+  cxx11_abi,           // C++11 ABI differs from torch's
+  gpu_arch,            // no kernel image for a GPU present
+  compute_capability,  // a GPU outside the package's supported range
+  pure_wheel,          // a py3-none-any wheel of a package that needs its compiled module
+};
+std::string_view to_string(ReasonCode code);  // "cxx11-abi", "gpu-arch", ...
+
+struct Reason {
+  ReasonCode code;
+  std::string message;
+};
+
+struct Judged {
+  Candidate candidate;
+  std::optional<pkg::WheelName> wheel;  // nullopt: the file name is not a valid wheel name
+  pkg::VariantLabel variant;
+  std::optional<bool> cxx11_abi;        // what the wheel was built with, and how it is known
+  std::string abi_basis;                // "label", "inferred from torch 2.7 (official wheels)", ""
+  std::vector<Reason> reasons;          // empty: compatible
+  std::vector<std::string> notes;       // rules not applied, and why; doubts about the label
+  std::size_t tag_rank = 0;             // pip's preference among the interpreter's tags
+  bool compatible() const { return reasons.empty(); }
+  bool has(ReasonCode code) const;
+};
+
+}  // namespace flashfit::resolve

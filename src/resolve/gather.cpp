@@ -1,0 +1,238 @@
+#include "resolve/gather.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "net/http.hpp"
+#include "pkg/name.hpp"
+#include "resolve/catalog.hpp"
+#include "resolve/index_page.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::resolve {
+namespace {
+
+bool is_url(const std::string& s) { return util::starts_with(s, "http://") || util::starts_with(s, "https://"); }
+
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& known) {
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const std::string& k : known) {
+    std::size_t d = util::edit_distance(name, k);
+    if (d < best_distance) {
+      best_distance = d;
+      best = k;
+    }
+  }
+  return best.empty() ? "" : fmt::format(" (did you mean '{}'?)", best);
+}
+
+int default_priority(SourceRole role) {
+  switch (role) {
+    case SourceRole::cache: return 0;
+    case SourceRole::index:
+    case SourceRole::find_links: return 1;
+    case SourceRole::upstream: return 2;
+    case SourceRole::community: return 3;
+  }
+  return 9;
+}
+
+util::Result<void> apply_priority(std::vector<SourcePlan>& plan, const std::vector<std::string>& priority) {
+  if (priority.empty()) return {};
+  // Position in the configured list; a name beats its kind word ("index").
+  auto rank = [&](const SourcePlan& p) -> int {
+    for (std::size_t i = 0; i < priority.size(); ++i) {
+      if (priority[i] == p.name) return static_cast<int>(i);
+    }
+    for (std::size_t i = 0; i < priority.size(); ++i) {
+      bool index_like = p.role == SourceRole::index || p.role == SourceRole::find_links;
+      if (priority[i] == "index" && index_like) return static_cast<int>(i);
+    }
+    return static_cast<int>(priority.size());
+  };
+  for (SourcePlan& p : plan) p.priority = rank(p);
+  return {};
+}
+
+bool names_package(const std::string& filename, const std::string& package) {
+  if (!util::ends_with(filename, ".whl")) return false;
+  // Cheap name filter before the resolver parses the whole file name.
+  auto dash = filename.find('-');
+  return dash != std::string::npos && pkg::canonicalize_name(std::string_view(filename).substr(0, dash)) == package;
+}
+
+Candidate make_candidate(const SourcePlan& p, std::string filename, std::string url) {
+  Candidate c;
+  c.filename = std::move(filename);
+  c.url = std::move(url);
+  c.source = p.name;
+  c.role = p.role;
+  c.priority = p.priority;
+  c.source_enabled = p.enabled;
+  return c;
+}
+
+void add_links(Gathered& out, const SourcePlan& p, const std::string& package, const std::vector<IndexLink>& links,
+               std::size_t& wheels) {
+  for (const IndexLink& link : links) {
+    if (!names_package(link.filename, package)) continue;
+    Candidate c = make_candidate(p, link.filename, link.url);
+    c.sha256 = link.sha256;
+    c.requires_python = link.requires_python;
+    c.yanked = link.yanked;
+    c.yanked_reason = link.yanked_reason;
+    out.candidates.push_back(std::move(c));
+    ++wheels;
+  }
+}
+
+void add_catalog(Gathered& out, const SourcePlan& p, const std::string& package, const Catalog& catalog,
+                 std::size_t& wheels) {
+  for (const CatalogEntry& e : catalog.entries) {
+    if (!names_package(e.filename, package)) continue;
+    Candidate c = make_candidate(p, e.filename, e.url);
+    c.sha256 = e.sha256;
+    c.release_tag = e.tag;
+    c.evidence = e.evidence;
+    out.candidates.push_back(std::move(c));
+    ++wheels;
+  }
+}
+
+// A page from an index or a find-links URL; 404 from a simple index means
+// "not on this index", which is not a failure.
+void fetch_page(Gathered& out, SourceReport& report, const std::string& url, const std::string& package,
+                bool simple) {
+  net::HttpRequest request;
+  request.url = url;
+  request.headers.push_back(
+      "Accept: application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01");
+  request.max_bytes = 64u << 20;
+  auto response = net::http_get(request);
+  if (!response) {
+    report.status = "unreachable: " + response.error().message;
+    out.warnings.push_back(fmt::format("source '{}' could not be reached ({}); continuing with the other sources",
+                                       report.plan.name, response.error().message));
+    return;
+  }
+  if (response->status == 404 && simple) {
+    report.status = "not found";
+    return;
+  }
+  if (response->status != 200) {
+    report.status = fmt::format("HTTP {}", response->status);
+    out.warnings.push_back(fmt::format("source '{}' answered HTTP {} for {}; continuing with the other sources",
+                                       report.plan.name, response->status, url));
+    return;
+  }
+  const std::string& base = response->effective_url.empty() ? url : response->effective_url;
+  auto links = response->content_type == "application/vnd.pypi.simple.v1+json"
+                   ? parse_simple_json(response->body, base)
+                   : parse_simple_html(response->body, base);
+  if (!links) {
+    report.status = "unreadable: " + links.error().message;
+    out.warnings.push_back(fmt::format("source '{}' sent a page flashfit cannot read ({}); continuing without it",
+                                       report.plan.name, links.error().message));
+    return;
+  }
+  add_links(out, report.plan, package, *links, report.wheels);
+  report.status = "ok";
+}
+
+}  // namespace
+
+std::filesystem::path cache_wheel_dir(const std::filesystem::path& cache_root) { return cache_root / "wheels"; }
+
+util::Result<std::vector<SourcePlan>> plan_sources(const Recipe* recipe, const Config& config,
+                                                   const SourceFlags& flags,
+                                                   const std::optional<std::filesystem::path>& cache_root) {
+  std::vector<SourcePlan> plan;
+  if (cache_root) plan.push_back({"cache", SourceRole::cache, cache_wheel_dir(*cache_root).string(), true, 0});
+  if (flags.index_url) {
+    plan.push_back({"index", SourceRole::index, *flags.index_url, true, 0});
+  } else {
+    for (const IndexConfig& index : config.indexes) {
+      plan.push_back({index.name, index.kind == IndexKind::simple ? SourceRole::index : SourceRole::find_links,
+                      index.location, index.enabled, 0});
+    }
+  }
+  for (std::size_t i = 0; i < flags.extra_index_urls.size(); ++i) {
+    plan.push_back({fmt::format("extra-index-{}", i + 1), SourceRole::index, flags.extra_index_urls[i], true, 0});
+  }
+  for (std::size_t i = 0; i < flags.find_links.size(); ++i) {
+    plan.push_back({fmt::format("find-links-{}", i + 1), SourceRole::find_links, flags.find_links[i], true, 0});
+  }
+  if (recipe) {
+    for (const RecipeSource& s : recipe->sources) {
+      SourceRole role = s.third_party ? SourceRole::community : SourceRole::upstream;
+      plan.push_back({s.name, role, s.repository, s.enabled_by_default, 0});
+    }
+  }
+  for (SourcePlan& p : plan) p.priority = default_priority(p.role);
+  std::vector<std::string> known;
+  for (const SourcePlan& p : plan) known.push_back(p.name);
+  auto set_enabled = [&](const std::vector<std::string>& names, bool enabled, const char* what) -> util::Result<void> {
+    for (const std::string& name : names) {
+      auto it = std::find_if(plan.begin(), plan.end(), [&](const SourcePlan& p) { return p.name == name; });
+      if (it == plan.end()) {
+        return util::fail(util::ErrorKind::usage,
+                          fmt::format("{}: no source named '{}'{}", what, name, did_you_mean(name, known)), {},
+                          fmt::format("sources for this package: {}", util::join(known, ", ")));
+      }
+      it->enabled = enabled;
+    }
+    return {};
+  };
+  if (auto ok = set_enabled(config.enable, true, "config [sources] enable"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = set_enabled(config.disable, false, "config [sources] disable"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = set_enabled(flags.enable, true, "--source"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = set_enabled(flags.disable, false, "--no-source"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = apply_priority(plan, config.priority); !ok) return tl::unexpected(ok.error());
+  return plan;
+}
+
+Gathered gather(const std::string& package, const Recipe* recipe, const std::vector<SourcePlan>& plan,
+                const std::optional<std::filesystem::path>& cache_root) {
+  Gathered out;
+  for (const SourcePlan& p : plan) {
+    SourceReport report{p, 0, "ok"};
+    if (p.role == SourceRole::upstream || p.role == SourceRole::community) {
+      const RecipeSource* source = recipe ? recipe->source(p.name) : nullptr;
+      if (!source) continue;
+      auto catalog = load_catalog(*recipe, *source, cache_root, out.warnings);
+      if (!catalog) {
+        report.status = "unreadable: " + catalog.error().message;
+        out.warnings.push_back(fmt::format("catalog of '{}': {}", p.name, catalog.error().message));
+      } else {
+        report.plan.location = catalog->origin;
+        add_catalog(out, p, package, *catalog, report.wheels);
+        if (!p.enabled) report.status = "disabled (its wheels are judged for suggestions only)";
+      }
+    } else if (!p.enabled) {
+      report.status = "not consulted (disabled)";
+    } else if (p.role == SourceRole::cache || (p.role == SourceRole::find_links && !is_url(p.location))) {
+      std::error_code ec;
+      if (p.role == SourceRole::cache && !std::filesystem::is_directory(p.location, ec)) {
+        report.status = "empty";
+      } else if (auto links = list_wheel_directory(p.location)) {
+        add_links(out, p, package, *links, report.wheels);
+      } else {
+        report.status = "unreadable: " + links.error().message;
+        out.warnings.push_back(fmt::format("source '{}': {}", p.name, links.error().message));
+      }
+    } else if (p.role == SourceRole::index) {
+      std::string root = p.location;
+      while (!root.empty() && root.back() == '/') root.pop_back();
+      fetch_page(out, report, root + "/" + package + "/", package, true);
+    } else {
+      fetch_page(out, report, p.location, package, false);
+    }
+    out.sources.push_back(std::move(report));
+  }
+  return out;
+}
+
+}  // namespace flashfit::resolve

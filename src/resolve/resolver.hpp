@@ -1,0 +1,48 @@
+#pragma once
+// The resolver: judge every candidate, rank the survivors, pick one, and when
+// none fits, say what change would make one fit. Pure: sources are gathered
+// before (resolve/gather), and the result is rendered by the CLI.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "env/toolkit.hpp"
+#include "resolve/candidate.hpp"
+#include "resolve/recipe.hpp"
+#include "resolve/rules.hpp"
+#include "resolve/target.hpp"
+
+namespace flashfit::resolve {
+
+struct Suggestion {
+  std::string kind;     // "version", "source", "torch", "python", "build", "fallback"
+  std::string message;
+  std::optional<std::string> command;
+};
+
+struct Resolution {
+  Request request;
+  // Compatible candidates first, best first; then rejected ones, nearest to
+  // fitting first (fewest reasons, newest).
+  std::vector<Judged> candidates;
+  std::optional<std::size_t> selected;  // index into candidates (0 when set)
+  std::vector<Suggestion> suggestions;
+  std::vector<std::string> warnings;    // sources that failed, a pre-release torch, ...
+  std::size_t compatible_count() const;
+};
+
+// What a source build would need, for the suggestion (from the probe).
+struct BuildOutlook {
+  const env::ToolkitFacts* toolkit = nullptr;  // nullptr: not probed
+};
+
+Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTarget& target,
+                   const std::vector<Candidate>& candidates, const BuildOutlook& build = {});
+
+// Ranking key pieces, exposed for tests.
+// 0 when the wheel's CUDA minor equals torch's (or the label gives only the
+// major); then 1 + distance for lower minors; then 100 + distance for higher.
+int cuda_closeness(const std::optional<pkg::CudaVersion>& wheel_cuda,
+                   const std::optional<std::optional<env::MajorMinor>>& torch_cuda);
+
+}  // namespace flashfit::resolve

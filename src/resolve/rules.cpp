@@ -1,0 +1,359 @@
+#include "resolve/rules.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "pkg/name.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::resolve {
+namespace {
+
+void reject(Judged& j, ReasonCode code, std::string message) {
+  j.reasons.push_back(Reason{code, std::move(message)});
+}
+
+std::optional<env::MajorMinor> parse_mm(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  return env::parse_major_minor(*text);
+}
+
+// "manylinux_2_28_x86_64" -> (2.28, "x86_64"); legacy aliases map as PEP 600 says.
+struct ManylinuxTag {
+  env::MajorMinor glibc;
+  std::string arch;
+};
+std::optional<ManylinuxTag> parse_manylinux(const std::string& platform) {
+  static const std::pair<const char*, env::MajorMinor> legacy[] = {
+      {"manylinux1_", {2, 5}}, {"manylinux2010_", {2, 12}}, {"manylinux2014_", {2, 17}}};
+  for (const auto& [prefix, glibc] : legacy) {
+    if (util::starts_with(platform, prefix)) return ManylinuxTag{glibc, platform.substr(std::string(prefix).size())};
+  }
+  if (!util::starts_with(platform, "manylinux_")) return std::nullopt;
+  auto parts = util::split(std::string_view(platform).substr(10), '_');
+  if (parts.size() < 3) return std::nullopt;
+  try {
+    ManylinuxTag tag{{std::stoi(std::string(parts[0])), std::stoi(std::string(parts[1]))}, {}};
+    tag.arch = platform.substr(10 + parts[0].size() + parts[1].size() + 2);
+    return tag;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::string platform_arch(const std::string& platform) {
+  if (auto ml = parse_manylinux(platform)) return ml->arch;
+  for (std::string_view prefix : {"linux_", "musllinux_"}) {
+    if (util::starts_with(platform, prefix)) {
+      if (prefix == "linux_") return platform.substr(prefix.size());
+      auto parts = util::split(std::string_view(platform).substr(prefix.size()), '_');
+      if (parts.size() >= 3) return platform.substr(prefix.size() + parts[0].size() + parts[1].size() + 2);
+    }
+  }
+  return platform;
+}
+
+// Why pip would not install the wheel here: the Python side, the platform
+// side, or a manylinux tag newer than this glibc. Every part that fails.
+void check_tags(Judged& j, const ResolveTarget& target) {
+  const auto& tags = j.wheel->tags;
+  if (!target.tags) {
+    j.notes.push_back("no interpreter to compare wheel tags with: Python and platform tags not checked");
+    return;
+  }
+  if (auto rank = target.tags->best_rank(tags)) {
+    j.tag_rank = *rank;
+    return;
+  }
+  std::set<std::pair<std::string, std::string>> python_pairs;
+  std::set<std::string> platforms;
+  for (const pkg::Tag& t : target.tags->tags()) {
+    python_pairs.emplace(t.interpreter, t.abi);
+    platforms.insert(t.platform);
+  }
+  bool python_ok = false, platform_ok = false;
+  for (const pkg::Tag& t : tags) {
+    python_ok |= python_pairs.count({t.interpreter, t.abi}) > 0;
+    platform_ok |= platforms.count(t.platform) > 0;
+  }
+  std::vector<std::string> wheel_tags;
+  for (const pkg::Tag& t : tags) wheel_tags.push_back(t.str());
+  if (!python_ok) {
+    std::string py = target.python ? "Python " + target.python->str() : "this interpreter";
+    reject(j, ReasonCode::python,
+           fmt::format("built for {} ({}); {} does not accept it", tags.front().interpreter,
+                       util::join(wheel_tags, ", "), py));
+  }
+  if (platform_ok) return;
+  // A manylinux tag for this architecture but a newer glibc is a glibc problem.
+  for (const pkg::Tag& t : tags) {
+    auto ml = parse_manylinux(t.platform);
+    if (ml && ml->arch == target.arch && target.glibc && *target.glibc < ml->glibc) {
+      reject(j, ReasonCode::glibc,
+             fmt::format("needs glibc {} ({}); this machine has glibc {}", ml->glibc.str(), t.platform,
+                         target.glibc->str()));
+      return;
+    }
+  }
+  std::string arch = platform_arch(tags.front().platform);
+  reject(j, ReasonCode::platform,
+         fmt::format("built for {} ({}); this machine is linux {}", arch, tags.front().platform,
+                     target.arch.empty() ? "of unknown architecture" : target.arch));
+}
+
+bool is_pure(const pkg::WheelName& wheel) {
+  return std::all_of(wheel.tags.begin(), wheel.tags.end(),
+                     [](const pkg::Tag& t) { return t.abi == "none" && t.platform == "any"; });
+}
+
+bool linux_plain_platform(const pkg::WheelName& wheel) {
+  return std::any_of(wheel.tags.begin(), wheel.tags.end(),
+                     [](const pkg::Tag& t) { return util::starts_with(t.platform, "linux_"); });
+}
+
+void check_python_requirements(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts) {
+  if (!target.python) return;
+  auto python = pkg::Version::parse(target.python->str());
+  if (!python) return;
+  if (j.candidate.requires_python) {
+    auto spec = pkg::SpecifierSet::parse(*j.candidate.requires_python);
+    if (spec && !spec->contains(*python, true)) {
+      reject(j, ReasonCode::python,
+             fmt::format("requires Python {} (index metadata); this is Python {}", spec->str(),
+                         target.python->str()));
+    }
+  }
+  if (facts.python && !facts.python->contains(*python, true)) {
+    reject(j, ReasonCode::python,
+           fmt::format("this release supports Python {}; this is Python {}", facts.python->str(),
+                       target.python->str()));
+  }
+}
+
+void check_torch(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts) {
+  if (!target.torch_installed) {
+    reject(j, ReasonCode::torch, "torch is not installed in this interpreter");
+    return;
+  }
+  auto here = target.torch_minor();
+  if (!here) {
+    j.notes.push_back("torch's version is unknown: the torch rule was not applied");
+    return;
+  }
+  if (j.variant.torch && *j.variant.torch != *here) {
+    reject(j, ReasonCode::torch,
+           fmt::format("built for torch {}; torch here is {}", j.variant.torch->str(), target.torch->str()));
+  } else if (!j.variant.torch) {
+    j.notes.push_back("the file name does not say which torch it was built for; inspect checks its symbols");
+  }
+  if (facts.torch && target.torch && !facts.torch->contains(*target.torch, true)) {
+    reject(j, ReasonCode::torch,
+           fmt::format("this release supports torch {}; torch here is {}", facts.torch->str(),
+                       target.torch->str()));
+  }
+}
+
+void check_cuda(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
+  const pkg::VariantLabel& v = j.variant;
+  if (target.torch_installed && !target.torch_cuda) {
+    j.notes.push_back("torch's CUDA version is unknown: the CUDA rule was not applied");
+    return;
+  }
+  if (!target.torch_cuda) return;  // no torch: the torch rule already said so
+  const auto& torch_cuda = *target.torch_cuda;
+  std::string torch_text = target.torch ? target.torch->str() : "torch";
+  if (v.rocm) {
+    reject(j, ReasonCode::cuda,
+           fmt::format("a ROCm {} build; torch here {}", v.rocm->str(),
+                       torch_cuda ? "uses CUDA " + torch_cuda->str() : "is a CPU build"));
+    return;
+  }
+  if (v.cuda) {
+    if (!torch_cuda) {
+      reject(j, ReasonCode::cuda,
+             fmt::format("built for CUDA {}; torch {} is a CPU build", v.cuda->str(), torch_text));
+    } else if (v.cuda->major != torch_cuda->major) {
+      reject(j, ReasonCode::cuda,
+             fmt::format("built for CUDA {}; torch {} uses CUDA {} (the major must match)", v.cuda->str(),
+                         torch_text, torch_cuda->str()));
+    }
+    return;
+  }
+  if (v.cpu_only) return;
+  if (!torch_cuda && recipe && recipe->needs_cuda) {
+    reject(j, ReasonCode::cuda,
+           fmt::format("{} needs a CUDA build of torch; torch {} is a CPU build", recipe->name, torch_text));
+  }
+}
+
+void check_abi(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
+  const RecipeSource* source = recipe ? recipe->source(j.candidate.source) : nullptr;
+  if (j.variant.cxx11_abi) {
+    j.cxx11_abi = j.variant.cxx11_abi;
+    j.abi_basis = "label";
+  } else if (source && source->abi == AbiRule::pytorch_official && j.variant.torch) {
+    j.cxx11_abi = official_torch_abi(*j.variant.torch, j.variant.cuda);
+    j.abi_basis = fmt::format("inferred: built against the official torch {}{}", j.variant.torch->str(),
+                              j.variant.cuda ? " with CUDA " + j.variant.cuda->str() : "");
+  }
+  if (!j.cxx11_abi) {
+    j.notes.push_back("the C++11 ABI of this wheel is not known from its name; inspect checks its symbols");
+    return;
+  }
+  if (!target.cxx11_abi) {
+    if (target.torch_installed) j.notes.push_back("torch's C++11 ABI is unknown: the ABI rule was not applied");
+    return;
+  }
+  if (*j.cxx11_abi != *target.cxx11_abi) {
+    auto name = [](bool abi) { return abi ? "the C++11 ABI" : "the pre-C++11 ABI"; };
+    reject(j, ReasonCode::cxx11_abi,
+           fmt::format("built with {} ({}); torch here uses {}", name(*j.cxx11_abi), j.abi_basis,
+                       name(*target.cxx11_abi)));
+  }
+}
+
+std::optional<env::ComputeCapability> parse_cc(const std::optional<std::string>& text) {
+  auto mm = parse_mm(text);
+  if (!mm) return std::nullopt;
+  return env::ComputeCapability{mm->major, mm->minor};
+}
+
+bool arch_built(const GpuArch& arch, const std::optional<pkg::CudaVersion>& wheel_cuda) {
+  if (!arch.min_cuda || !wheel_cuda) return true;
+  if (wheel_cuda->major != arch.min_cuda->major) return wheel_cuda->major > arch.min_cuda->major;
+  if (!wheel_cuda->minor || !arch.min_cuda->minor) return true;  // "cu12": cannot tell, assume the CI's
+  return *wheel_cuda->minor >= *arch.min_cuda->minor;
+}
+
+void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe, const ReleaseFacts& facts) {
+  if (!recipe || !recipe->needs_cuda) return;
+  if (!target.gpus) {
+    j.notes.push_back("the GPUs could not be read: kernel coverage not checked");
+    return;
+  }
+  if (target.gpus->empty()) {
+    j.notes.push_back("no GPU: kernel coverage not checked");
+    return;
+  }
+  auto min_cc = parse_cc(facts.min_compute_capability);
+  auto max_cc = parse_cc(facts.max_compute_capability);
+  std::vector<GpuArch> archs;
+  if (facts.gpu_archs) {
+    for (const GpuArch& a : *facts.gpu_archs) {
+      if (arch_built(a, j.variant.cuda)) archs.push_back(a);
+    }
+  }
+  std::vector<std::string> arch_names;
+  for (const GpuArch& a : archs) arch_names.push_back(a.str());
+  std::set<std::string> said;
+  for (const env::ComputeCapability& cc : *target.gpus) {
+    if (!said.insert(cc.str()).second) continue;
+    if (min_cc && cc < *min_cc) {
+      reject(j, ReasonCode::compute_capability,
+             fmt::format("{} needs compute capability {} or newer; a GPU here has {}",
+                         recipe->summary.empty() ? recipe->name : recipe->summary, min_cc->str(), cc.str()));
+    } else if (max_cc && cc > *max_cc) {
+      reject(j, ReasonCode::compute_capability,
+             fmt::format("this release accepts compute capability up to {} at run time; a GPU here has {}",
+                         max_cc->str(), cc.str()));
+    }
+    if (!facts.gpu_archs) continue;
+    bool covered = std::any_of(archs.begin(), archs.end(), [&](const GpuArch& a) {
+      bool sass = a.major == cc.major && a.minor <= cc.minor;
+      bool ptx = facts.ptx && env::ComputeCapability{a.major, a.minor} <= cc;
+      return sass || ptx;
+    });
+    if (!covered) {
+      reject(j, ReasonCode::gpu_arch,
+             fmt::format("no kernel image for compute capability {} (the wheel has {}{})", cc.str(),
+                         arch_names.empty() ? "none" : util::join(arch_names, ", "), facts.ptx ? "" : ", no PTX"));
+    }
+  }
+  if (!facts.gpu_archs) j.notes.push_back("the GPU archs inside this wheel are not known; inspect reads them");
+}
+
+void note_evidence(Judged& j) {
+  const std::string& e = j.candidate.evidence;
+  if (e == "workflow-matrix") {
+    j.notes.push_back("known from the release workflow's build matrix, not a release listing: it may be missing");
+  } else if (e == "single-third-party-mention") {
+    j.notes.push_back("mentioned once by a third party, not confirmed by a release listing");
+  }
+}
+
+}  // namespace
+
+std::optional<bool> official_torch_abi(const pkg::TorchVersion& torch,
+                                       const std::optional<pkg::CudaVersion>& cuda) {
+  if (torch < pkg::TorchVersion{2, 6}) return false;
+  if (torch == pkg::TorchVersion{2, 6}) {
+    if (!cuda || !cuda->minor) return std::nullopt;
+    return cuda->major == 12 && *cuda->minor == 6;
+  }
+  return true;
+}
+
+std::optional<Judged> judge(const Candidate& candidate, const Request& request, const Recipe* recipe,
+                            const ResolveTarget& target) {
+  if (!util::ends_with(candidate.filename, ".whl")) return std::nullopt;
+  auto wheel = pkg::parse_wheel_filename(candidate.filename);
+  if (!wheel || wheel->canonical_name != request.name) return std::nullopt;
+  Judged j;
+  j.candidate = candidate;
+  j.wheel = std::move(*wheel);
+  const pkg::Version& version = j.wheel->version;
+  // The label as written in the file name keeps its case; Version::local() lower-cases it.
+  j.variant = pkg::decode_variant(version.local());
+  if (j.variant.scheme == pkg::VariantScheme::unknown) {
+    j.notes.push_back(fmt::format("unrecognised variant label '{}'", j.variant.raw));
+  }
+
+  if (!request.specifier.empty() && !request.specifier.contains(version)) {
+    reject(j, ReasonCode::version,
+           fmt::format("{} does not satisfy {}", version.public_str(), request.specifier.str()));
+  }
+  if (candidate.yanked) {
+    bool pinned = request.specifier.specifiers().size() == 1 &&
+                  (request.specifier.specifiers()[0].op() == "==" || request.specifier.specifiers()[0].op() == "===");
+    if (!pinned) {
+      reject(j, ReasonCode::yanked,
+             candidate.yanked_reason.empty() ? "yanked by the index" : "yanked: " + candidate.yanked_reason);
+    }
+  }
+  if (!candidate.source_enabled) {
+    reject(j, ReasonCode::source_disabled,
+           fmt::format("source '{}' is not enabled (--source {})", candidate.source, candidate.source));
+  }
+  ReleaseFacts facts;
+  if (recipe) {
+    facts = recipe->facts_for(version, candidate.source, j.variant.cuda);
+    if (const KnownBroken* broken = recipe->broken(version, candidate.source, candidate.filename, j.variant.torch)) {
+      reject(j, ReasonCode::known_broken,
+             broken->reason + (broken->reference.empty() ? "" : " (" + broken->reference + ")"));
+    }
+  }
+  check_tags(j, target);
+  check_python_requirements(j, target, facts);
+  if (facts.min_glibc && linux_plain_platform(*j.wheel) && target.glibc) {
+    if (auto need = env::parse_major_minor(*facts.min_glibc); need && *target.glibc < *need) {
+      reject(j, ReasonCode::glibc,
+             fmt::format("this release's wheels need glibc {}; this machine has glibc {}", need->str(),
+                         target.glibc->str()));
+    }
+  }
+  check_torch(j, target, facts);
+  check_cuda(j, target, recipe);
+  check_abi(j, target, recipe);
+  check_gpus(j, target, recipe, facts);
+  if (recipe && recipe->needs_cuda && is_pure(*j.wheel)) {
+    reject(j, ReasonCode::pure_wheel,
+           fmt::format("a py3-none-any wheel has no compiled {} module (the SKIP_CUDA_BUILD trap)",
+                       recipe->binary_module.empty() ? recipe->name : recipe->binary_module));
+  }
+  note_evidence(j);
+  return j;
+}
+
+}  // namespace flashfit::resolve

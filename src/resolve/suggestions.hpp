@@ -1,0 +1,15 @@
+#pragma once
+// What would make a wheel fit, when none does, ranked by how little each
+// change disturbs: another package version, enabling a source, another torch
+// minor (same CUDA major and Python), another Python, a source build, and the
+// standard-attention fallback when no GPU here can ever run the package.
+#include <vector>
+
+#include "resolve/resolver.hpp"
+
+namespace flashfit::resolve {
+
+std::vector<Suggestion> suggest(const Resolution& resolution, const Recipe* recipe, const ResolveTarget& target,
+                                const std::vector<Candidate>& inputs, const BuildOutlook& build);
+
+}  // namespace flashfit::resolve

@@ -1,0 +1,59 @@
+#include "resolve/target.hpp"
+
+#include "util/strings.hpp"
+
+namespace flashfit::resolve {
+
+std::optional<pkg::TorchVersion> ResolveTarget::torch_minor() const {
+  if (!torch || torch->release().size() < 2) return std::nullopt;
+  try {
+    return pkg::TorchVersion{std::stoi(torch->release()[0]), std::stoi(torch->release()[1])};
+  } catch (...) {  // absurdly long release segments: treat as unknown
+    return std::nullopt;
+  }
+}
+
+ResolveTarget target_from_environment(const env::Environment& env) {
+  ResolveTarget t;
+  if (env.python.version.known()) t.python = *env.python.version;
+  if (auto facts = env.tag_facts()) t.tags.emplace(pkg::supported_tags(*facts));
+  if (env.machine.arch.known()) t.arch = *env.machine.arch;
+  if (env.what_if.arch) t.arch = *env.what_if.arch;
+  if (env.what_if.glibc) {
+    t.glibc = *env.what_if.glibc;
+  } else if (env.machine.libc.known() && env.machine.libc->name == "glibc") {
+    t.glibc = env::parse_major_minor(env.machine.libc->version);
+  }
+  t.torch_installed = env.torch.installed() || env.torch.version.overridden;
+  if (env.torch.version.known()) t.torch = *env.torch.version;
+  if (env.torch.cuda.known()) {
+    if (env.torch.cuda->none()) {
+      t.torch_cuda = std::optional<env::MajorMinor>{};
+    } else if (auto mm = env::parse_major_minor(*env.torch.cuda->version)) {
+      t.torch_cuda = std::optional<env::MajorMinor>{*mm};
+    }
+  }
+  t.torch_rocm = env.torch.hip.known() && !env.torch.hip->none();
+  if (env.torch.cxx11_abi.known()) t.cxx11_abi = *env.torch.cxx11_abi;
+  if (env.gpu.gpus.known()) {
+    std::vector<env::ComputeCapability> ccs;
+    bool all_known = true;
+    for (const env::GpuDevice& gpu : *env.gpu.gpus) {
+      if (gpu.capability.known()) {
+        ccs.push_back(*gpu.capability);
+      } else {
+        all_known = false;
+      }
+    }
+    if (all_known) t.gpus = std::move(ccs);
+  }
+  return t;
+}
+
+std::string describe_torch_cuda(const ResolveTarget& target) {
+  if (!target.torch_cuda) return "unknown";
+  if (!*target.torch_cuda) return "none";
+  return (*target.torch_cuda)->str();
+}
+
+}  // namespace flashfit::resolve

@@ -1,0 +1,39 @@
+#pragma once
+// The facts the resolver judges wheels against, taken once from an
+// env::Environment (probed or what-if). Plain optionals: an unknown fact makes
+// its rule "not applied", which the resolver states rather than guesses.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "env/environment.hpp"
+#include "pkg/tags.hpp"
+#include "pkg/variant.hpp"
+#include "pkg/version.hpp"
+
+namespace flashfit::resolve {
+
+struct ResolveTarget {
+  std::optional<env::MajorMinor> python;   // 3.12
+  std::optional<pkg::SupportedTags> tags;  // pip's list for the interpreter (or what-if)
+  std::string arch;                        // "x86_64"; empty: unknown
+  std::optional<env::MajorMinor> glibc;    // nullopt: unknown or not glibc
+  bool torch_installed = false;
+  std::optional<pkg::Version> torch;       // 2.9.1+cu128
+  // torch's CUDA: outer nullopt = unknown; inner nullopt = a CPU build.
+  std::optional<std::optional<env::MajorMinor>> torch_cuda;
+  bool torch_rocm = false;                 // a ROCm build of torch
+  std::optional<bool> cxx11_abi;
+  // GPUs' compute capabilities: nullopt = unknown (a driver that could not
+  // be read); empty = known to be none.
+  std::optional<std::vector<env::ComputeCapability>> gpus;
+
+  std::optional<pkg::TorchVersion> torch_minor() const;  // 2.9
+};
+
+ResolveTarget target_from_environment(const env::Environment& env);
+
+// "12.8", "none" (a CPU build), or "unknown".
+std::string describe_torch_cuda(const ResolveTarget& target);
+
+}  // namespace flashfit::resolve
