@@ -7,6 +7,8 @@ namespace flashfit::cli {
 
 const std::vector<Command>& command_table() {
   static const std::vector<Command> table = {
+      {"catalog", "List or refresh the catalogs of known release wheels (catalog list | update)",
+       define_catalog},
       {"doctor", "Probe the machine, Python, torch, GPUs and toolkit; say what to fix",
        define_doctor},
       {"inspect", "Check a wheel, .so or installed package against this torch, libc and GPUs",

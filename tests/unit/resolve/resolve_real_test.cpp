@@ -1,0 +1,330 @@
+// The resolver over the real built-in catalog and recipe, for environments
+// taken from real reports, plus the two properties the issue asks for: every
+// pick passes every hard rule (checked here independently of rules.cpp), and
+// wherever upstream's own setup.py guess exists and is not known-broken, the
+// upstream pick for that pinned version is exactly that file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "pkg/wheel_name.hpp"
+#include "resolve/gather.hpp"
+#include "resolve/resolver.hpp"
+#include "resolve/upstream_guess.hpp"
+#include "targets.hpp"
+
+namespace flashfit::resolve {
+namespace {
+
+using testing::make_target;
+using testing::TargetSpec;
+
+struct World {
+  RecipeBook book = RecipeBook::built_in();
+  const Recipe* recipe = book.find("flash-attn");
+  std::vector<Candidate> candidates;  // upstream enabled, community disabled (the default)
+  World() {
+    Config config;
+    auto plan = plan_sources(recipe, config, SourceFlags{}, std::nullopt);
+    candidates = gather("flash-attn", recipe, *plan, std::nullopt).candidates;
+  }
+};
+
+const World& world() {
+  static const World w;
+  return w;
+}
+
+Resolution run(const std::string& spec, const ResolveTarget& target, bool community = false) {
+  const World& w = world();
+  Request request{"flash-attn", {}, spec};
+  auto dash = spec.find_first_of("=<>!~");
+  if (dash != std::string::npos) request.specifier = *pkg::SpecifierSet::parse(spec.substr(dash));
+  std::vector<Candidate> candidates = w.candidates;
+  if (community) {
+    for (Candidate& c : candidates) c.source_enabled = true;
+  }
+  return resolve(request, w.recipe, target, candidates);
+}
+
+std::string selected(const Resolution& r) {
+  return r.selected ? r.candidates[*r.selected].candidate.filename : "(none)";
+}
+
+bool has_suggestion(const Resolution& r, const std::string& kind) {
+  return std::any_of(r.suggestions.begin(), r.suggestions.end(), [&](const Suggestion& s) { return s.kind == kind; });
+}
+
+const Judged* find(const Resolution& r, const std::string& filename) {
+  for (const Judged& j : r.candidates) {
+    if (j.candidate.filename == filename && j.candidate.role == SourceRole::upstream) return &j;
+  }
+  return nullptr;
+}
+
+TEST(ResolveReal, CatalogIsLoaded) {
+  const World& w = world();
+  ASSERT_NE(w.recipe, nullptr);
+  std::size_t upstream = 0, community = 0;
+  for (const Candidate& c : w.candidates) (c.role == SourceRole::upstream ? upstream : community)++;
+  EXPECT_EQ(upstream, 2826u);
+  EXPECT_GT(community, 3000u);  // flash_attn rows only; flash_attn_3 belongs to its own recipe
+}
+
+TEST(ResolveReal, Python312Torch291Cu128OnL4) {
+  auto r = run("flash-attn", make_target({}));
+  EXPECT_EQ(selected(r), "flash_attn-2.8.3.post1+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  auto pinned = run("flash-attn==2.8.3", make_target({}));
+  EXPECT_EQ(selected(pinned), "flash_attn-2.8.3+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  EXPECT_EQ(pinned.candidates[0].candidate.release_tag, "v2.8.3");
+  // The CUDA 13 build of the same release is rejected on the CUDA major only.
+  const Judged* cu13 = find(pinned, "flash_attn-2.8.3+cu13torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  ASSERT_NE(cu13, nullptr);
+  ASSERT_EQ(cu13->reasons.size(), 1u);
+  EXPECT_EQ(cu13->reasons[0].code, ReasonCode::cuda);
+}
+
+TEST(ResolveReal, Torch26Cu124WithTheOldAbiGetsTheLastHonestFalseWheel) {
+  auto target = make_target({.python = "3.12", .torch = "2.6.0+cu124", .cuda = "12.4", .abi = false,
+                             .gpus = std::vector<std::string>{"8.0"}});
+  auto r = run("flash-attn", target);
+  // v2.8.x FALSE wheels for torch >= 2.6 contain new-ABI code (#1783): known-broken.
+  EXPECT_EQ(selected(r), "flash_attn-2.7.4.post1+cu12torch2.6cxx11abiFALSE-cp312-cp312-linux_x86_64.whl");
+  const Judged* lying = find(r, "flash_attn-2.8.3+cu12torch2.6cxx11abiFALSE-cp312-cp312-linux_x86_64.whl");
+  ASSERT_NE(lying, nullptr);
+  EXPECT_TRUE(lying->has(ReasonCode::known_broken));
+  const Judged* abi1 = find(r, "flash_attn-2.8.3+cu12torch2.6cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  ASSERT_NE(abi1, nullptr);
+  EXPECT_TRUE(abi1->has(ReasonCode::cxx11_abi));
+}
+
+TEST(ResolveReal, Torch270Cu128OnRtx5090NeedsBlackwellKernels) {
+  auto target = make_target({.python = "3.12", .torch = "2.7.0+cu128", .cuda = "12.8", .abi = true,
+                             .gpus = std::vector<std::string>{"12.0"}});
+  auto r = run("flash-attn", target);
+  EXPECT_EQ(selected(r), "flash_attn-2.8.3.post1+cu12torch2.7cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  auto old = run("flash-attn==2.7.4.post1", target);
+  EXPECT_FALSE(old.selected);
+  const Judged* j = find(old, "flash_attn-2.7.4.post1+cu12torch2.6cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  ASSERT_NE(j, nullptr);
+  EXPECT_TRUE(j->has(ReasonCode::gpu_arch));
+  EXPECT_TRUE(has_suggestion(old, "version"));
+}
+
+TEST(ResolveReal, Glibc231KeepsFlashAttn28OffTheNewerBuilds) {
+  auto target = make_target({.python = "3.10", .torch = "2.7.1+cu126", .cuda = "12.6", .abi = true,
+                             .gpus = std::vector<std::string>{"8.6"}, .glibc = "2.31"});
+  auto r = run("flash-attn>=2.8", target);
+  // v2.8.0 was the last release built on ubuntu-20.04 (glibc 2.31).
+  EXPECT_EQ(selected(r), "flash_attn-2.8.0+cu12torch2.7cxx11abiTRUE-cp310-cp310-linux_x86_64.whl");
+  auto pinned = run("flash-attn==2.8.3", target);
+  EXPECT_FALSE(pinned.selected);
+  ASSERT_FALSE(pinned.candidates.empty());
+  EXPECT_TRUE(pinned.candidates[0].has(ReasonCode::glibc) || pinned.candidates[0].has(ReasonCode::version));
+  const Judged* j = find(pinned, "flash_attn-2.8.3+cu12torch2.7cxx11abiTRUE-cp310-cp310-linux_x86_64.whl");
+  ASSERT_NE(j, nullptr);
+  ASSERT_EQ(j->reasons.size(), 1u);
+  EXPECT_EQ(j->reasons[0].code, ReasonCode::glibc);
+  ASSERT_FALSE(pinned.suggestions.empty());
+  EXPECT_EQ(pinned.suggestions[0].kind, "version");
+  EXPECT_NE(pinned.suggestions[0].message.find("2.8.0"), std::string::npos);
+}
+
+TEST(ResolveReal, TeslaT4GetsTheStandardAttentionFallbackNotABuild) {
+  auto target = make_target({.python = "3.11", .torch = "2.5.1+cu124", .cuda = "12.4", .abi = false,
+                             .gpus = std::vector<std::string>{"7.5"}});
+  auto r = run("flash-attn", target);
+  EXPECT_FALSE(r.selected);
+  for (const Judged& j : r.candidates) EXPECT_TRUE(j.has(ReasonCode::compute_capability)) << j.candidate.filename;
+  EXPECT_TRUE(has_suggestion(r, "fallback"));
+  EXPECT_FALSE(has_suggestion(r, "build"));
+  EXPECT_FALSE(has_suggestion(r, "torch"));
+}
+
+TEST(ResolveReal, CpuOnlyTorchRejectsEveryCudaWheel) {
+  auto target = make_target({.python = "3.11", .torch = "2.8.0+cpu", .cuda = "none", .abi = true,
+                             .gpus = std::vector<std::string>{}});
+  auto r = run("flash-attn", target);
+  EXPECT_FALSE(r.selected);
+  for (const Judged& j : r.candidates) EXPECT_TRUE(j.has(ReasonCode::cuda)) << j.candidate.filename;
+  EXPECT_TRUE(has_suggestion(r, "fallback"));
+  EXPECT_FALSE(has_suggestion(r, "build"));
+}
+
+TEST(ResolveReal, Gh200Aarch64) {
+  auto target = make_target({.python = "3.12", .torch = "2.9.0+cu129", .cuda = "12.9", .abi = true,
+                             .gpus = std::vector<std::string>{"9.0"}, .glibc = "2.39", .arch = "aarch64"});
+  auto r = run("flash-attn", target);
+  EXPECT_EQ(selected(r), "flash_attn-2.8.1+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_aarch64.whl");
+  for (const Judged& j : r.candidates) {
+    if (j.wheel->tags[0].platform == "linux_x86_64") EXPECT_TRUE(j.has(ReasonCode::platform));
+  }
+}
+
+TEST(ResolveReal, Python37TakesTheCp37mWheelsUpstreamsGuessNeverHits) {
+  auto target = make_target({.python = "3.7", .torch = "1.13.1+cu117", .cuda = "11.7", .abi = false,
+                             .gpus = std::vector<std::string>{"8.0"}, .glibc = "2.31"});
+  auto r = run("flash-attn", target);
+  EXPECT_EQ(selected(r), "flash_attn-2.5.9.post1+cu118torch1.13cxx11abiFALSE-cp37-cp37m-linux_x86_64.whl");
+  auto guess = upstream_guess(*world().recipe, "2.5.9.post1", target);
+  ASSERT_TRUE(guess);
+  EXPECT_EQ(guess->filename, "flash_attn-2.5.9.post1+cu118torch1.13cxx11abiFALSE-cp37-cp37-linux_x86_64.whl");
+}
+
+TEST(ResolveReal, TorchNightlyMapsToItsMinorWithAWarning) {
+  auto target = make_target({.python = "3.12", .torch = "2.10.0.dev20251101+cu128", .cuda = "12.8", .abi = true,
+                             .gpus = std::vector<std::string>{"9.0"}});
+  auto r = run("flash-attn", target);
+  EXPECT_EQ(selected(r), "flash_attn-2.8.1+cu12torch2.10cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings[0].find("pre-release"), std::string::npos);
+}
+
+TEST(ResolveReal, DisabledCommunityIsSuggestedWhenItHoldsTheOnlyFit) {
+  // cp311 + torch 2.9: upstream has no such wheel (#2212); mjun0812 does.
+  auto target = make_target({.python = "3.11", .torch = "2.9.1+cu128", .cuda = "12.8", .abi = true,
+                             .gpus = std::vector<std::string>{"8.9"}});
+  auto r = run("flash-attn", target);
+  EXPECT_FALSE(r.selected);
+  ASSERT_TRUE(has_suggestion(r, "source"));
+  auto with = run("flash-attn", target, /*community=*/true);
+  ASSERT_TRUE(with.selected);
+  const Judged& pick = with.candidates[*with.selected];
+  EXPECT_EQ(pick.candidate.role, SourceRole::community);
+  EXPECT_EQ(pick.wheel->version.public_str().rfind("2.8", 0), 0u);
+  // The community label has no ABI token: it was inferred from the official torch 2.9.
+  EXPECT_EQ(pick.cxx11_abi, std::optional<bool>(true));
+  EXPECT_NE(pick.abi_basis.find("inferred"), std::string::npos);
+  // CUDA minor closeness: a cu128 build beats cu126 and cu130 ones of the same version.
+  EXPECT_NE(pick.candidate.filename.find("cu128"), std::string::npos) << pick.candidate.filename;
+}
+
+TEST(ResolveReal, TorchSuggestionGivesTheExactPipCommand) {
+  // 2.8.2 was built for torch 2.4-2.7 only: the nearest is 2.7, with torch's CUDA 12.8.
+  auto target = make_target({.python = "3.12", .torch = "2.9.1+cu128", .cuda = "12.8", .abi = true,
+                             .gpus = std::vector<std::string>{"8.0"}});
+  auto r = run("flash-attn==2.8.2", target);
+  EXPECT_FALSE(r.selected);
+  auto it = std::find_if(r.suggestions.begin(), r.suggestions.end(), [](const Suggestion& s) { return s.kind == "torch"; });
+  ASSERT_NE(it, r.suggestions.end());
+  ASSERT_TRUE(it->command);
+  EXPECT_EQ(*it->command, "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu128");
+}
+
+// ---- properties ----------------------------------------------------------
+
+std::vector<ResolveTarget> environment_set() {
+  return {
+      make_target({}),
+      make_target({.python = "3.12", .torch = "2.6.0+cu124", .cuda = "12.4", .abi = false,
+                   .gpus = std::vector<std::string>{"8.0"}}),
+      make_target({.python = "3.12", .torch = "2.7.0+cu128", .cuda = "12.8", .abi = true,
+                   .gpus = std::vector<std::string>{"12.0"}}),
+      make_target({.python = "3.10", .torch = "2.7.1+cu126", .cuda = "12.6", .abi = true,
+                   .gpus = std::vector<std::string>{"8.6"}, .glibc = "2.31"}),
+      make_target({.python = "3.11", .torch = "2.5.1+cu124", .cuda = "12.4", .abi = false,
+                   .gpus = std::vector<std::string>{"7.5"}}),
+      make_target({.python = "3.11", .torch = "2.8.0+cpu", .cuda = "none", .abi = true,
+                   .gpus = std::vector<std::string>{}}),
+      make_target({.python = "3.12", .torch = "2.9.0+cu129", .cuda = "12.9", .abi = true,
+                   .gpus = std::vector<std::string>{"9.0"}, .glibc = "2.39", .arch = "aarch64"}),
+      make_target({.python = "3.7", .torch = "1.13.1+cu117", .cuda = "11.7", .abi = false,
+                   .gpus = std::vector<std::string>{"8.0"}, .glibc = "2.31"}),
+      make_target({.python = "3.12", .torch = "2.10.0.dev20251101+cu128", .cuda = "12.8", .abi = true,
+                   .gpus = std::vector<std::string>{"9.0"}}),
+      make_target({.python = "3.9", .torch = "2.4.1+cu121", .cuda = "12.1", .abi = false,
+                   .gpus = std::vector<std::string>{"8.0", "9.0"}}),
+      make_target({.python = "3.13", .torch = "2.8.0+cu129", .cuda = "12.9", .abi = true,
+                   .gpus = std::vector<std::string>{"10.0"}}),
+  };
+}
+
+// The hard rules, restated from the facts file rather than from rules.cpp.
+void expect_passes_hard_rules(const Judged& j, const ResolveTarget& t) {
+  const std::string& f = j.candidate.filename;
+  ASSERT_TRUE(j.wheel) << f;
+  EXPECT_TRUE(t.tags->best_rank(j.wheel->tags)) << f << ": pip would refuse its tags";
+  auto label = pkg::decode_variant(j.wheel->version.local());
+  ASSERT_TRUE(label.torch && label.cuda) << f;
+  EXPECT_EQ(*label.torch, *t.torch_minor()) << f;
+  ASSERT_TRUE(t.torch_cuda && *t.torch_cuda) << f;
+  EXPECT_EQ(label.cuda->major, (*t.torch_cuda)->major) << f;
+  if (label.cxx11_abi) EXPECT_EQ(*label.cxx11_abi, *t.cxx11_abi) << f;
+  pkg::Version v = j.wheel->version;
+  bool v28 = pkg::SpecifierSet::parse(">=2.8.0,<2.8.4")->contains(*pkg::Version::parse(v.public_str()), true);
+  if (v28 && j.candidate.role == SourceRole::upstream && *label.torch >= pkg::TorchVersion{2, 6}) {
+    EXPECT_EQ(label.cxx11_abi, std::optional<bool>(true)) << f << ": a lying FALSE label";
+  }
+  bool new_glibc = pkg::SpecifierSet::parse(">=2.8.0.post1")->contains(*pkg::Version::parse(v.public_str()), true);
+  if (j.candidate.role == SourceRole::upstream && new_glibc) EXPECT_GE(*t.glibc, (env::MajorMinor{2, 32})) << f;
+  for (const env::ComputeCapability& cc : *t.gpus) {
+    EXPECT_GE(cc, (env::ComputeCapability{8, 0})) << f;
+    bool blackwell_kernels = pkg::SpecifierSet::parse(">=2.8.0")->contains(*pkg::Version::parse(v.public_str()), true);
+    if (cc.major >= 10) EXPECT_TRUE(blackwell_kernels) << f << " on " << cc.str();
+  }
+}
+
+TEST(ResolveRealProperty, EverySelectedWheelPassesEveryHardRule) {
+  std::size_t picks = 0;
+  for (const ResolveTarget& t : environment_set()) {
+    std::set<std::string> versions{"flash-attn"};
+    for (const Candidate& c : world().candidates) {
+      auto w = pkg::parse_wheel_filename(c.filename);
+      if (w) versions.insert("flash-attn==" + w->version.public_str());
+    }
+    for (const std::string& spec : versions) {
+      for (bool community : {false, true}) {
+        auto r = run(spec, t, community);
+        if (!r.selected) continue;
+        ++picks;
+        expect_passes_hard_rules(r.candidates[*r.selected], t);
+        // Every compatible candidate must pass too, not only the first.
+        for (const Judged& j : r.candidates) {
+          if (j.compatible()) expect_passes_hard_rules(j, t);
+        }
+      }
+    }
+  }
+  EXPECT_GT(picks, 100u);  // the property is not vacuous
+}
+
+TEST(ResolveRealProperty, UpstreamsOwnGuessIsThePickWhereverItExists) {
+  const World& w = world();
+  std::map<std::string, std::set<std::string>> by_tag;  // tag -> file names under it
+  for (const Candidate& c : w.candidates) {
+    if (c.role == SourceRole::upstream) by_tag[c.release_tag].insert(c.filename);
+  }
+  std::size_t agreed = 0, excused = 0;
+  for (const ResolveTarget& t : environment_set()) {
+    for (const auto& [tag, files] : by_tag) {
+      std::string version = tag.substr(1);
+      auto guess = upstream_guess(*w.recipe, version, t);
+      if (!guess || !files.count(guess->filename)) continue;
+      auto r = run("flash-attn==" + version, t);
+      const Judged* g = find(r, guess->filename);
+      ASSERT_NE(g, nullptr) << guess->filename;
+      if (g->has(ReasonCode::known_broken)) continue;
+      if (r.selected && r.candidates[*r.selected].candidate.filename == guess->filename) {
+        EXPECT_EQ(r.candidates[*r.selected].candidate.url, guess->url);
+        ++agreed;
+        continue;
+      }
+      // Upstream's guess ignores glibc, the GPU and the CUDA 13 -> cu12 mapping:
+      // only those may make flashfit disagree.
+      for (const Reason& reason : g->reasons) {
+        EXPECT_TRUE(reason.code == ReasonCode::glibc || reason.code == ReasonCode::gpu_arch ||
+                    reason.code == ReasonCode::compute_capability || reason.code == ReasonCode::cuda)
+            << guess->filename << ": " << to_string(reason.code) << " " << reason.message;
+      }
+      ++excused;
+    }
+  }
+  EXPECT_GT(agreed, 30u);
+  RecordProperty("agreed", static_cast<int>(agreed));
+  RecordProperty("excused", static_cast<int>(excused));
+}
+
+}  // namespace
+}  // namespace flashfit::resolve
