@@ -144,8 +144,11 @@ util::Result<HttpResponse> http_get(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_text);
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   // Only the web: no file://, ftp:// or others, neither asked for nor redirected to.
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  if (curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
+      curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") != CURLE_OK) {
+    return util::fail(util::ErrorKind::internal,
+                      "libcurl refused to restrict protocols to http(s)");
+  }
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(curl, CURLOPT_MAXREDIRS, static_cast<long>(request.max_redirects));
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT,

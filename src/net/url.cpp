@@ -78,10 +78,8 @@ std::string remove_dot_segments(std::string_view path) {
     const std::string_view in = rest();
     if (util::starts_with(in, "../")) {
       pos += 3;
-    } else if (util::starts_with(in, "./")) {
-      pos += 2;
-    } else if (util::starts_with(in, "/./")) {
-      pos += 2;
+    } else if (util::starts_with(in, "./") || util::starts_with(in, "/./")) {
+      pos += 2;  // "./x" -> "x", "/./x" -> "/x"
     } else if (in == "/.") {
       input.replace(pos, 2, "/");
     } else if (util::starts_with(in, "/../")) {

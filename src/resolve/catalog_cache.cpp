@@ -41,10 +41,10 @@ bool is_safe_component(std::string_view name) {
 
 // "2026-01-31T12:00:00Z": digits where digits go.
 bool is_utc_timestamp(std::string_view text) {
-  constexpr std::string_view shape = "dddd-dd-ddTdd:dd:ddZ";
-  if (text.size() != shape.size()) return false;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 'd' ? !(text[i] >= '0' && text[i] <= '9') : text[i] != shape[i]) return false;
+  constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:ddZ";
+  if (text.size() != kShape.size()) return false;
+  for (std::size_t i = 0; i < kShape.size(); ++i) {
+    if (kShape[i] == 'd' ? !(text[i] >= '0' && text[i] <= '9') : text[i] != kShape[i]) return false;
   }
   return true;
 }

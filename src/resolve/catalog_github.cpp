@@ -83,6 +83,20 @@ const std::string* string_field(const json& object, const char* key) {
   return it != object.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
 }
 
+// The source's api_url with {api} and {repository} filled in. An api_url
+// spelled with GitHub's own address instead of {api} still follows an
+// overridden api_base, so $FLASHFIT_GITHUB_API works for either spelling.
+std::string releases_url(const RecipeSource& source, std::string api_base) {
+  while (!api_base.empty() && api_base.back() == '/') api_base.pop_back();
+  std::string pattern = source.api_url;
+  constexpr std::string_view kGitHubApi = "https://api.github.com";
+  if (pattern.find("{api}") == std::string::npos && util::starts_with(pattern, kGitHubApi) &&
+      (pattern.size() == kGitHubApi.size() || pattern[kGitHubApi.size()] == '/')) {
+    pattern.replace(0, kGitHubApi.size(), "{api}");
+  }
+  return substitute(pattern, {{"{api}", api_base}, {"{repository}", source.repository}});
+}
+
 struct Collected {
   std::vector<CatalogEntry> entries;
   std::unordered_set<std::string> urls;
@@ -145,10 +159,7 @@ util::Result<CatalogUpdateResult> update_catalog(const Recipe& recipe, const Rec
     return util::input_error(
         fmt::format("source '{}' has no api_url to list its releases", source.name), what);
   }
-  std::string api_base = options.api_base;
-  while (!api_base.empty() && api_base.back() == '/') api_base.pop_back();
-  const std::string base =
-      substitute(source.api_url, {{"{api}", api_base}, {"{repository}", source.repository}});
+  const std::string base = releases_url(source, options.api_base);
 
   net::HttpRequest request;
   request.max_bytes = kMaxPageBytes;

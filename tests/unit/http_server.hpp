@@ -37,11 +37,10 @@ class HttpServer {
   explicit HttpServer(const std::filesystem::path& root, const std::string& routes_json = "")
       : state_("http-server") {
     // A proxy from the environment must not see requests to this server.
-    const char* no_proxy = std::getenv("no_proxy");
-    const std::string local = "127.0.0.1,localhost";
-    ::setenv("no_proxy",
-             no_proxy && *no_proxy ? (std::string(no_proxy) + "," + local).c_str() : local.c_str(),
-             1);
+    const std::string no_proxy = std::getenv("no_proxy") ? std::getenv("no_proxy") : "";
+    if (no_proxy.find("127.0.0.1") == std::string::npos) {
+      ::setenv("no_proxy", (no_proxy.empty() ? "" : no_proxy + ",").append("127.0.0.1").c_str(), 1);
+    }
     const auto port_file = state_.path() / "port";
     std::vector<std::string> args = {FLASHFIT_TEST_PYTHON,
                                      std::string(FLASHFIT_FIXTURES_DIR) + "/http_server.py",
@@ -58,6 +57,7 @@ class HttpServer {
       args.push_back(routes.string());
     }
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
 

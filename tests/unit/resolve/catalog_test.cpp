@@ -351,6 +351,14 @@ TEST_F(UpdateCatalogTest, ReadsEveryPageAndWritesTheCache) {
   EXPECT_EQ(other->origin, "built-in");
 }
 
+TEST_F(UpdateCatalogTest, ALiteralGitHubApiUrlFollowsTheApiBase) {
+  auto server = serve({"page1.json", "empty.json"});
+  source_.api_url = "https://api.github.com/repos/{repository}/releases";
+  auto result = update(*server);
+  ASSERT_TRUE(result) << util::render(result.error());
+  EXPECT_EQ(result->wheels, 2u);
+}
+
 TEST_F(UpdateCatalogTest, StopsAtMaxPages) {
   auto server = serve({"page1.json", "page2.json", "empty.json"});
   auto result = update(*server, 1);
