@@ -1,127 +1,125 @@
-// URL reference resolution (RFC 3986 §5.2, strict) and percent-decoding.
-// Index pages link wheels with relative, absolute-path and absolute URLs; the
-// resolution must match a browser's (and pip's urljoin) or links break.
-// Self-contained: depends on nothing but the declarations in http.hpp.
+// URL reference resolution (RFC 3986 §5.2) and percent-decoding: what turns
+// an index page's or a listing's links into absolute URLs and file names.
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "net/http.hpp"
+#include "util/strings.hpp"
 
 namespace flashfit::net {
 namespace {
 
-// The five components of RFC 3986 Appendix B. An absent component differs
-// from an empty one ("http://a/b?" keeps its empty query).
+// A URI reference split as in RFC 3986 Appendix B; an absent component is
+// different from an empty one ("http://a/b?" has an empty query).
 struct UriParts {
-  std::optional<std::string_view> scheme;
-  std::optional<std::string_view> authority;
-  std::string_view path;
-  std::optional<std::string_view> query;
-  std::optional<std::string_view> fragment;
+  std::optional<std::string> scheme;
+  std::optional<std::string> authority;
+  std::string path;
+  std::optional<std::string> query;
+  std::optional<std::string> fragment;
 };
 
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
-// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) before the first ':'
-// that comes before any '/', '?' or '#'. Anything else is no scheme, so
-// "./g:h" and "1x:y" are relative paths.
-std::optional<std::string_view> scheme_of(std::string_view text) {
-  if (text.empty() || !is_alpha(text[0])) return std::nullopt;
-  for (std::size_t i = 1; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == ':') return text.substr(0, i);
-    if (!(is_alpha(c) || is_digit(c) || c == '+' || c == '-' || c == '.')) return std::nullopt;
+bool is_scheme(std::string_view text) {
+  if (text.empty() || !is_alpha(text.front())) return false;
+  for (char c : text) {
+    if (!is_alpha(c) && !is_digit(c) && c != '+' && c != '-' && c != '.') return false;
   }
-  return std::nullopt;
+  return true;
 }
 
 UriParts split_uri(std::string_view text) {
   UriParts parts;
-  if (auto scheme = scheme_of(text)) {
-    parts.scheme = scheme;
-    text.remove_prefix(scheme->size() + 1);
-  }
-  if (std::size_t hash = text.find('#'); hash != std::string_view::npos) {
-    parts.fragment = text.substr(hash + 1);
+  if (const auto hash = text.find('#'); hash != std::string_view::npos) {
+    parts.fragment = std::string(text.substr(hash + 1));
     text = text.substr(0, hash);
   }
-  if (std::size_t question = text.find('?'); question != std::string_view::npos) {
-    parts.query = text.substr(question + 1);
+  if (const auto question = text.find('?'); question != std::string_view::npos) {
+    parts.query = std::string(text.substr(question + 1));
     text = text.substr(0, question);
   }
-  if (text.substr(0, 2) == "//") {
-    std::size_t end = text.find('/', 2);
-    if (end == std::string_view::npos) end = text.size();
-    parts.authority = text.substr(2, end - 2);
-    text.remove_prefix(end);
+  // A scheme ends at the first ':' only when no '/' comes before it ("./a:b" has none).
+  if (const auto colon = text.find(':'); colon != std::string_view::npos) {
+    const std::string_view candidate = text.substr(0, colon);
+    if (candidate.find('/') == std::string_view::npos && is_scheme(candidate)) {
+      parts.scheme = std::string(candidate);
+      text = text.substr(colon + 1);
+    }
   }
-  parts.path = text;
+  if (util::starts_with(text, "//")) {
+    const auto end = text.find('/', 2);
+    parts.authority = std::string(text.substr(2, end == std::string_view::npos ? end : end - 2));
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end);
+  }
+  parts.path = std::string(text);
   return parts;
 }
 
-// RFC 3986 §5.2.4, in one pass: each input segment is appended once and
-// removed at most once, so hostile "../../.." chains stay linear.
-std::string remove_dot_segments(std::string_view input) {
+// Drops the last segment and its preceding '/' from `output` (§5.2.4 step 2C).
+void pop_segment(std::string& output) {
+  const auto slash = output.rfind('/');
+  output.erase(slash == std::string::npos ? 0 : slash);
+}
+
+// RFC 3986 §5.2.4, step by step on an input buffer.
+std::string remove_dot_segments(std::string_view path) {
+  std::string input(path);
   std::string output;
-  output.reserve(input.size());
-  auto drop_last_segment = [&output] {
-    std::size_t slash = output.rfind('/');
-    output.erase(slash == std::string::npos ? 0 : slash);
-  };
-  while (!input.empty()) {
-    if (input.substr(0, 3) == "../") {
-      input.remove_prefix(3);
-    } else if (input.substr(0, 2) == "./") {
-      input.remove_prefix(2);
-    } else if (input.substr(0, 3) == "/./") {
-      input.remove_prefix(2);  // leaves "/"
-    } else if (input == "/.") {
-      input = "/";
-    } else if (input.substr(0, 4) == "/../") {
-      input.remove_prefix(3);  // leaves "/"
-      drop_last_segment();
-    } else if (input == "/..") {
-      input = "/";
-      drop_last_segment();
-    } else if (input == "." || input == "..") {
-      input = {};
+  std::size_t pos = 0;  // input consumed so far: erasing from the front would be quadratic
+  auto rest = [&] { return std::string_view(input).substr(pos); };
+  while (pos < input.size()) {
+    const std::string_view in = rest();
+    if (util::starts_with(in, "../")) {
+      pos += 3;
+    } else if (util::starts_with(in, "./") || util::starts_with(in, "/./")) {
+      pos += 2;  // "./x" -> "x", "/./x" -> "/x"
+    } else if (in == "/.") {
+      input.replace(pos, 2, "/");
+    } else if (util::starts_with(in, "/../")) {
+      pos += 3;
+      pop_segment(output);
+    } else if (in == "/..") {
+      input.replace(pos, 3, "/");
+      pop_segment(output);
+    } else if (in == "." || in == "..") {
+      pos = input.size();
     } else {
-      // Move the first segment (with its leading '/', if any) to the output.
-      std::size_t end = input.find('/', input[0] == '/' ? 1 : 0);
-      if (end == std::string_view::npos) end = input.size();
-      output.append(input.substr(0, end));
-      input.remove_prefix(end);
+      const auto next = in.find('/', 1);
+      const std::size_t length = next == std::string_view::npos ? in.size() : next;
+      output.append(in.substr(0, length));
+      pos += length;
     }
   }
   return output;
 }
 
-// RFC 3986 §5.2.3.
+// §5.2.3: the reference's path relative to the base's directory.
 std::string merge_paths(const UriParts& base, std::string_view reference_path) {
   if (base.authority && base.path.empty()) return "/" + std::string(reference_path);
-  std::size_t slash = base.path.rfind('/');
-  if (slash == std::string_view::npos) return std::string(reference_path);
-  return std::string(base.path.substr(0, slash + 1)) + std::string(reference_path);
+  const auto slash = base.path.rfind('/');
+  if (slash == std::string::npos) return std::string(reference_path);
+  return base.path.substr(0, slash + 1) + std::string(reference_path);
 }
 
-// RFC 3986 §5.3.
-std::string recompose(const std::optional<std::string_view>& scheme,
-                      const std::optional<std::string_view>& authority, std::string_view path,
-                      const std::optional<std::string_view>& query,
-                      const std::optional<std::string_view>& fragment) {
+std::string recompose(const UriParts& parts) {
   std::string out;
-  if (scheme) out.append(*scheme).push_back(':');
-  if (authority) out.append("//").append(*authority);
-  out.append(path);
-  if (query) out.append("?").append(*query);
-  if (fragment) out.append("#").append(*fragment);
+  if (parts.scheme) out += *parts.scheme + ":";
+  if (parts.authority) out += "//" + *parts.authority;
+  out += parts.path;
+  if (parts.query) out += "?" + *parts.query;
+  if (parts.fragment) out += "#" + *parts.fragment;
   return out;
 }
 
 int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
+  if (is_digit(c)) return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
@@ -130,39 +128,46 @@ int hex_value(char c) {
 }  // namespace
 
 std::string resolve_url(std::string_view base, std::string_view reference) {
-  UriParts b = split_uri(base);
-  UriParts r = split_uri(reference);
-  // §5.2.2, strict: a reference with a scheme is absolute even if it is the
-  // base's scheme ("http:g" stays "http:g").
+  // Browsers ignore spaces around an href; RFC 3986 §5.2.2 does the rest (strict form).
+  const UriParts r = split_uri(util::trim(reference));
+  const UriParts b = split_uri(util::trim(base));
+  UriParts t;
   if (r.scheme) {
-    return recompose(r.scheme, r.authority, remove_dot_segments(r.path), r.query, r.fragment);
+    t = r;
+    t.path = remove_dot_segments(r.path);
+  } else {
+    if (r.authority) {
+      t.authority = r.authority;
+      t.path = remove_dot_segments(r.path);
+      t.query = r.query;
+    } else {
+      if (r.path.empty()) {
+        t.path = b.path;
+        t.query = r.query ? r.query : b.query;
+      } else {
+        t.path =
+            remove_dot_segments(util::starts_with(r.path, "/") ? r.path : merge_paths(b, r.path));
+        t.query = r.query;
+      }
+      t.authority = b.authority;
+    }
+    t.scheme = b.scheme;
   }
-  if (r.authority) {
-    return recompose(b.scheme, r.authority, remove_dot_segments(r.path), r.query, r.fragment);
-  }
-  if (r.path.empty()) {
-    return recompose(b.scheme, b.authority, b.path, r.query ? r.query : b.query, r.fragment);
-  }
-  std::string path = r.path[0] == '/' ? remove_dot_segments(r.path)
-                                      : remove_dot_segments(merge_paths(b, r.path));
-  return recompose(b.scheme, b.authority, path, r.query, r.fragment);
+  t.fragment = r.fragment;
+  return recompose(t);
 }
 
 std::string percent_decode(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      int high = hex_value(text[i + 1]);
-      int low = hex_value(text[i + 2]);
-      if (high >= 0 && low >= 0) {
-        out.push_back(static_cast<char>(high * 16 + low));
-        i += 2;
-        continue;
-      }
+    if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 &&
+        hex_value(text[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
     }
-    // A '%' not followed by two hex digits is kept as written, as browsers do.
-    out.push_back(text[i]);
   }
   return out;
 }

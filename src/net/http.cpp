@@ -1,0 +1,204 @@
+#include "net/http.hpp"
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+#include <memory>
+#include <mutex>
+
+#include "util/build_info.hpp"
+#include "util/interrupt.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::net {
+namespace {
+
+constexpr const char* kNetworkHint =
+    "check the URL, the network connection and the proxy variables "
+    "(https_proxy, http_proxy, no_proxy)";
+
+// libcurl's global state must be set up once, before the first handle
+// (facts/dependencies.md: before threads start, so the first call wins).
+CURLcode global_init() {
+  static std::once_flag once;
+  static CURLcode result = CURLE_OK;
+  std::call_once(once, [] { result = curl_global_init(CURL_GLOBAL_DEFAULT); });
+  return result;
+}
+
+struct EasyDeleter {
+  void operator()(CURL* handle) const { curl_easy_cleanup(handle); }
+};
+struct ListDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+
+// What the callbacks fill in during one transfer.
+struct Transfer {
+  std::size_t max_bytes = 0;
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  bool too_large = false;
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* transfer = static_cast<Transfer*>(user);
+  const std::size_t n = size * count;
+  if (n > transfer->max_bytes - transfer->body.size()) {
+    transfer->too_large = true;
+    return 0;  // anything but n aborts the transfer
+  }
+  transfer->body.append(data, n);
+  return n;
+}
+
+// Called once per header line of every response, including those of
+// redirects and proxy CONNECTs: a status line starts a new response, so only
+// the last one's headers survive.
+std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* transfer = static_cast<Transfer*>(user);
+  const std::size_t n = size * count;
+  std::string_view line(data, n);
+  if (util::starts_with(line, "HTTP/")) {
+    transfer->headers.clear();
+    return n;
+  }
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  if (line.empty()) return n;
+  if ((line.front() == ' ' || line.front() == '\t') && !transfer->headers.empty()) {
+    // An obsolete folded continuation line belongs to the previous header.
+    transfer->headers.back().second += " " + std::string(util::trim(line));
+    return n;
+  }
+  const auto colon = line.find(':');
+  if (colon == std::string_view::npos || colon == 0) return n;  // not a header: ignore it
+  transfer->headers.emplace_back(util::ascii_lower(util::trim(line.substr(0, colon))),
+                                 std::string(util::trim(line.substr(colon + 1))));
+  return n;
+}
+
+// Polled by libcurl about once a second and on every chunk: Ctrl-C stops the transfer.
+int on_progress(void*, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return util::interrupted() ? 1 : 0;
+}
+
+// The URL as shown in messages: without a "user:password@" part.
+std::string shown_url(std::string_view url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end != std::string_view::npos) {
+    const auto authority = scheme_end + 3;
+    const auto authority_end = url.find_first_of("/?#", authority);
+    const auto at = url.substr(0, authority_end).rfind('@');
+    if (at != std::string_view::npos && at >= authority) {
+      return util::printable(
+          std::string(url.substr(0, authority)) + "***@" + std::string(url.substr(at + 1)), 300);
+    }
+  }
+  return util::printable(url, 300);
+}
+
+std::string media_type(const char* content_type) {
+  if (content_type == nullptr) return {};
+  std::string_view value(content_type);
+  value = value.substr(0, value.find(';'));
+  return util::ascii_lower(util::trim(value));
+}
+
+}  // namespace
+
+std::string HttpResponse::header(std::string_view lower_name) const {
+  for (const auto& [name, value] : headers) {
+    if (name == lower_name) return value;
+  }
+  return {};
+}
+
+util::Result<HttpResponse> http_get(const HttpRequest& request) {
+  const std::string where = shown_url(request.url);
+  if (util::interrupted()) {
+    return util::fail(util::ErrorKind::interrupted,
+                      fmt::format("interrupted before fetching {}", where));
+  }
+  if (const CURLcode init = global_init(); init != CURLE_OK) {
+    return util::fail(util::ErrorKind::internal,
+                      fmt::format("cannot initialise libcurl: {}", curl_easy_strerror(init)));
+  }
+  std::unique_ptr<CURL, EasyDeleter> handle(curl_easy_init());
+  if (!handle) return util::fail(util::ErrorKind::internal, "cannot create a libcurl handle");
+  CURL* curl = handle.get();
+
+  std::unique_ptr<curl_slist, ListDeleter> header_list;
+  for (const std::string& header : request.headers) {
+    curl_slist* appended = curl_slist_append(header_list.get(), header.c_str());
+    if (appended == nullptr) return util::fail(util::ErrorKind::internal, "out of memory");
+    (void)header_list.release();
+    header_list.reset(appended);
+  }
+
+  Transfer transfer;
+  transfer.max_bytes = request.max_bytes;
+  char error_text[CURL_ERROR_SIZE] = {};
+  const std::string user_agent = fmt::format("flashfit/{}", util::kVersion);
+
+  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_text);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  // Only the web: no file://, ftp:// or others, neither asked for nor redirected to.
+  if (curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
+      curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") != CURLE_OK) {
+    return util::fail(util::ErrorKind::internal,
+                      "libcurl refused to restrict protocols to http(s)");
+  }
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, static_cast<long>(request.max_redirects));
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT,
+                   static_cast<long>(request.connect_timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(request.stall_timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, static_cast<long>(request.total_timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_USERAGENT, user_agent.c_str());
+  curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // whatever libcurl can decode
+  // A declared Content-Length above the cap fails before any byte arrives;
+  // the write callback catches bodies without one.
+  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_bytes));
+  if (header_list) curl_easy_setopt(curl, CURLOPT_HTTPHEADER, header_list.get());
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &transfer);
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+
+  const CURLcode code = curl_easy_perform(curl);
+  if (code == CURLE_ABORTED_BY_CALLBACK && util::interrupted()) {
+    return util::fail(util::ErrorKind::interrupted,
+                      fmt::format("interrupted while fetching {}", where));
+  }
+  if (transfer.too_large || code == CURLE_FILESIZE_EXCEEDED) {
+    return util::fail(
+        util::ErrorKind::failed,
+        fmt::format("cannot fetch {}: response larger than {} bytes", where, request.max_bytes), {},
+        "the server sent far more than such a response should hold: check the URL");
+  }
+  if (code != CURLE_OK) {
+    const std::string cause =
+        error_text[0] != '\0' ? std::string(error_text) : curl_easy_strerror(code);
+    return util::fail(util::ErrorKind::failed,
+                      fmt::format("cannot fetch {}: {}", where, util::printable(cause)), {},
+                      kNetworkHint);
+  }
+
+  HttpResponse response;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+  char* content_type = nullptr;
+  curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
+  response.content_type = media_type(content_type);
+  char* effective = nullptr;
+  curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
+  response.effective_url = effective != nullptr ? std::string(effective) : request.url;
+  response.body = std::move(transfer.body);
+  response.headers = std::move(transfer.headers);
+  return response;
+}
+
+}  // namespace flashfit::net
