@@ -17,7 +17,7 @@
 namespace flashfit::resolve::detail {
 
 // Recipes and configs are a few KiB; anything far bigger is not one.
-inline constexpr std::size_t kMaxTomlBytes = 1024 * 1024;
+inline constexpr std::size_t kMaxTomlBytes = std::size_t{1024} * 1024;
 
 // Parses TOML text. Syntax errors, NUL bytes and oversized input are input
 // errors whose context is `origin`.

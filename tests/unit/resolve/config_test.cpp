@@ -13,7 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kDefaultPriority{"cache", "index", "upstream", "community"};
+const std::vector<std::string> default_priority{"cache", "index", "upstream", "community"};
 
 void write(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
@@ -42,7 +42,7 @@ TEST(ConfigParse, EmptyIsDefaults) {
   EXPECT_TRUE(config->indexes.empty());
   EXPECT_TRUE(config->enable.empty());
   EXPECT_TRUE(config->disable.empty());
-  EXPECT_EQ(config->priority, kDefaultPriority);
+  EXPECT_EQ(config->priority, default_priority);
   EXPECT_FALSE(config->path);
 }
 
@@ -167,10 +167,10 @@ TEST(ConfigParse, HostileInput) {
 
 class LoadConfig : public ::testing::Test {
  protected:
-  test::TempDir root_{"config"};
-  fs::path work() const { return root_.path() / "work"; }
-  fs::path xdg() const { return root_.path() / "xdg"; }
-  fs::path home() const { return root_.path() / "home"; }
+  test::TempDir root{"config"};
+  fs::path work() const { return root.path() / "work"; }
+  fs::path xdg() const { return root.path() / "xdg"; }
+  fs::path home() const { return root.path() / "home"; }
   ConfigLocation where() const {
     fs::create_directories(work());
     return ConfigLocation{std::nullopt, xdg().string(), home().string(), work()};
@@ -181,17 +181,17 @@ TEST_F(LoadConfig, NoFileGivesDefaultsAndTheUserRecipeDir) {
   auto config = load_config(where());
   ASSERT_TRUE(config) << util::render(config.error());
   EXPECT_FALSE(config->path);
-  EXPECT_EQ(config->priority, kDefaultPriority);
+  EXPECT_EQ(config->priority, default_priority);
   EXPECT_EQ(config->recipe_dirs, std::vector<fs::path>{xdg() / "flashfit" / "recipes"});
 }
 
 TEST_F(LoadConfig, ExplicitPathMustExist) {
   ConfigLocation location = where();
-  location.flashfit_config = (root_.path() / "nope.toml").string();
+  location.flashfit_config = (root.path() / "nope.toml").string();
   auto config = load_config(location);
   ASSERT_FALSE(config);
   EXPECT_EQ(config.error().kind, util::ErrorKind::input);
-  EXPECT_EQ(config.error().context, (root_.path() / "nope.toml").string());
+  EXPECT_EQ(config.error().context, (root.path() / "nope.toml").string());
 
   write(work() / "custom.toml", "recipe_dirs = [\"r\"]\n");
   location.flashfit_config = "custom.toml";  // relative to the working directory
