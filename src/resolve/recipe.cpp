@@ -1,0 +1,121 @@
+// What a parsed recipe says about one wheel: the merged release facts and
+// the known-broken entries (docs/recipes.md, "How blocks apply").
+#include "resolve/recipe.hpp"
+
+#include <fmt/core.h>
+#include <fnmatch.h>
+
+namespace flashfit::resolve {
+namespace {
+
+bool names_source(const std::vector<std::string>& sources, std::string_view source_name) {
+  if (sources.empty()) return true;
+  for (const std::string& name : sources) {
+    if (name == source_name) return true;
+  }
+  return false;
+}
+
+// Conditions on package versions use the public part: upstream's
+// "2.8.3+cu12torch2.8cxx11abiTRUE" is release 2.8.3. Pre-releases are
+// admitted because a recipe's range is a statement about code, not a pick.
+bool version_in(const pkg::SpecifierSet& versions, const pkg::Version& version) {
+  return versions.contains(version.without_local(), true);
+}
+
+std::optional<pkg::Version> as_version(int major, int minor) {
+  auto parsed = pkg::Version::parse(fmt::format("{}.{}", major, minor));
+  if (!parsed) return std::nullopt;
+  return std::move(*parsed);
+}
+
+// A label CUDA without a minor ("cu12") cannot satisfy a condition that
+// needs one: "12.x" is not ">=12.8".
+bool cuda_matches(const std::optional<pkg::SpecifierSet>& condition,
+                  const std::optional<pkg::CudaVersion>& wheel_cuda) {
+  if (!condition) return true;
+  if (!wheel_cuda || !wheel_cuda->minor) return false;
+  auto version = as_version(wheel_cuda->major, *wheel_cuda->minor);
+  return version && condition->contains(*version, true);
+}
+
+bool torch_matches(const std::optional<pkg::SpecifierSet>& condition,
+                   const std::optional<pkg::TorchVersion>& wheel_torch) {
+  if (!condition) return true;
+  if (!wheel_torch) return false;
+  auto version = as_version(wheel_torch->major, wheel_torch->minor);
+  return version && condition->contains(*version, true);
+}
+
+bool glob_matches(const std::string& glob, std::string_view filename) {
+  if (glob.empty()) return true;
+  // fnmatch reads C strings; a name with a NUL in it is no real file name.
+  if (filename.find('\0') != std::string_view::npos) return false;
+  return ::fnmatch(glob.c_str(), std::string(filename).c_str(), 0) == 0;
+}
+
+}  // namespace
+
+std::string_view to_string(AbiRule rule) {
+  switch (rule) {
+    case AbiRule::label:
+      return "label";
+    case AbiRule::pytorch_official:
+      return "pytorch-official";
+    case AbiRule::unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+std::string GpuArch::str() const {
+  return fmt::format("sm_{}{}", major, minor);
+}
+
+const RecipeSource* Recipe::source(std::string_view source_name) const {
+  for (const RecipeSource& candidate : sources) {
+    if (candidate.name == source_name) return &candidate;
+  }
+  return nullptr;
+}
+
+ReleaseFacts Recipe::facts_for(const pkg::Version& version, std::string_view source_name,
+                               const std::optional<pkg::CudaVersion>& wheel_cuda) const {
+  // The result describes one wheel, so its own conditions stay empty.
+  ReleaseFacts merged;
+  for (const ReleaseFacts& block : releases) {
+    if (!version_in(block.versions, version) || !names_source(block.sources, source_name) ||
+        !cuda_matches(block.cuda, wheel_cuda)) {
+      continue;
+    }
+    for (const auto& [major, token] : block.cuda_tokens) merged.cuda_tokens[major] = token;
+    if (block.gpu_archs) {
+      merged.gpu_archs = block.gpu_archs;
+      merged.ptx = block.ptx;  // ptx travels with the arch list it describes
+    }
+    if (block.min_glibc) merged.min_glibc = block.min_glibc;
+    if (block.min_compute_capability) merged.min_compute_capability = block.min_compute_capability;
+    if (block.max_compute_capability) merged.max_compute_capability = block.max_compute_capability;
+    if (block.torch) merged.torch = block.torch;
+    if (block.python) merged.python = block.python;
+    // Every matching block's note: together they say where the facts came from.
+    if (!block.note.empty()) {
+      merged.note = merged.note.empty() ? block.note : merged.note + "; " + block.note;
+    }
+  }
+  return merged;
+}
+
+const KnownBroken* Recipe::broken(const pkg::Version& version, std::string_view source_name,
+                                  std::string_view filename,
+                                  const std::optional<pkg::TorchVersion>& wheel_torch) const {
+  for (const KnownBroken& entry : known_broken) {
+    if (version_in(entry.versions, version) && names_source(entry.sources, source_name) &&
+        glob_matches(entry.filename_glob, filename) && torch_matches(entry.torch, wheel_torch)) {
+      return &entry;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace flashfit::resolve

@@ -1,0 +1,178 @@
+// RecipeBook: the built-in recipes plus the user's, found by name or alias.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <system_error>
+
+#include "pkg/name.hpp"
+#include "resolve/embedded.hpp"
+#include "resolve/recipe.hpp"
+#include "resolve/text_file.hpp"
+#include "resolve/toml_reader.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::resolve {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A directory of recipes is a handful of files; thousands means a wrong path.
+constexpr std::size_t kMaxRecipeFiles = 1000;
+
+// Every name that finds a recipe, PEP 503-normalised.
+std::vector<std::string> lookup_names(const Recipe& recipe) {
+  std::vector<std::string> names{pkg::canonicalize_name(recipe.name)};
+  for (const std::string& alias : recipe.aliases) {
+    std::string canonical = pkg::canonicalize_name(alias);
+    if (std::find(names.begin(), names.end(), canonical) == names.end()) {
+      names.push_back(std::move(canonical));
+    }
+  }
+  return names;
+}
+
+std::string describe_origin(const Recipe& recipe) {
+  return recipe.origin.empty() ? "a recipe" : recipe.origin;
+}
+
+}  // namespace
+
+RecipeBook RecipeBook::built_in() {
+  RecipeBook book;
+  for (const EmbeddedFile& file : embedded_recipes()) {
+    // The unit tests parse every built-in recipe, so a failure here is a bug.
+    auto recipe = parse_recipe(file.text, fmt::format("recipes/{}", file.name));
+    if (!recipe) throw std::logic_error("built-in recipe: " + util::render(recipe.error()));
+    recipe->origin = "built-in";
+    if (auto added = book.add(std::move(*recipe)); !added) {
+      throw std::logic_error("built-in recipe: " + util::render(added.error()));
+    }
+  }
+  return book;
+}
+
+util::Result<void> RecipeBook::add(Recipe recipe) {
+  recipe.name = pkg::canonicalize_name(recipe.name);
+  if (recipe.name.empty()) return util::input_error("recipe without a name", recipe.origin);
+  const std::vector<std::string> names = lookup_names(recipe);
+  auto replaced = std::find_if(recipes_.begin(), recipes_.end(),
+                               [&](const Recipe& r) { return r.name == recipe.name; });
+  // An alias that already finds another recipe would make `find` ambiguous.
+  for (const Recipe& other : recipes_) {
+    if (other.name == recipe.name) continue;
+    const std::vector<std::string> taken = lookup_names(other);
+    for (const std::string& name : names) {
+      if (std::find(taken.begin(), taken.end(), name) != taken.end()) {
+        return util::input_error(
+            fmt::format(
+                "recipe \"{}\" claims the name \"{}\", which already means recipe \"{}\" ({})",
+                recipe.name, name, other.name, describe_origin(other)),
+            describe_origin(recipe),
+            "remove the alias, or override that recipe under its own name");
+      }
+    }
+  }
+  if (replaced != recipes_.end()) {
+    *replaced = std::move(recipe);  // a user recipe replaces the built-in one whole
+  } else {
+    recipes_.push_back(std::move(recipe));
+  }
+  return {};
+}
+
+util::Result<void> RecipeBook::add_directory(const fs::path& dir) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(dir, ec);
+  if (status.type() == fs::file_type::not_found) return {};
+  if (ec)
+    return util::input_error(fmt::format("cannot read recipe directory: {}", ec.message()),
+                             dir.string());
+  if (status.type() != fs::file_type::directory) {
+    return util::input_error("recipe directory is not a directory", dir.string());
+  }
+  std::vector<fs::path> files;
+  fs::directory_iterator it(dir, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    // Hidden names are editor lock and backup files (".#x.toml"), not recipes.
+    if (name.empty() || name.front() == '.' || !util::ends_with(name, ".toml")) continue;
+    files.push_back(it->path());
+    if (files.size() > kMaxRecipeFiles) {
+      return util::input_error(fmt::format("more than {} recipe files", kMaxRecipeFiles),
+                               dir.string());
+    }
+  }
+  if (ec)
+    return util::input_error(fmt::format("cannot list recipe directory: {}", ec.message()),
+                             dir.string());
+  std::sort(files.begin(), files.end());
+
+  // Read everything first: one bad file leaves the book as it was.
+  std::vector<Recipe> parsed;
+  for (const fs::path& file : files) {
+    auto text = detail::read_text_file(file, detail::kMaxTomlBytes);
+    if (!text) return tl::unexpected(std::move(text.error()));
+    auto recipe = parse_recipe(*text, file.string());
+    if (!recipe) return tl::unexpected(std::move(recipe.error()));
+    for (const Recipe& earlier : parsed) {
+      if (earlier.name == recipe->name) {
+        return util::input_error(
+            fmt::format("recipe \"{}\" is also defined in {}", recipe->name, earlier.origin),
+            file.string(), "keep one file per recipe");
+      }
+    }
+    parsed.push_back(std::move(*recipe));
+  }
+  RecipeBook staged = *this;
+  for (Recipe& recipe : parsed) {
+    if (auto added = staged.add(std::move(recipe)); !added) return added;
+  }
+  *this = std::move(staged);
+  return {};
+}
+
+const Recipe* RecipeBook::find(std::string_view name) const {
+  const std::string wanted = pkg::canonicalize_name(name);
+  if (wanted.empty()) return nullptr;
+  for (const Recipe& recipe : recipes_) {
+    const std::vector<std::string> names = lookup_names(recipe);
+    if (std::find(names.begin(), names.end(), wanted) != names.end()) return &recipe;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> RecipeBook::similar(std::string_view name) const {
+  const std::string wanted = pkg::canonicalize_name(name);
+  // The distance table is |a|*|b|: hostile lengths get no suggestion.
+  if (wanted.empty() || wanted.size() > 100) return {};
+  struct Scored {
+    std::size_t distance;
+    std::string name;
+  };
+  std::vector<Scored> scored;
+  for (const Recipe& recipe : recipes_) {
+    std::size_t best = std::string::npos;
+    for (const std::string& candidate : lookup_names(recipe)) {
+      std::size_t distance = util::edit_distance(wanted, candidate);
+      // "flash" for "flash-attn": a fragment of a name is a near miss too.
+      if (wanted.size() >= 3 && candidate.find(wanted) != std::string::npos) {
+        distance = std::min<std::size_t>(distance, 1);
+      }
+      if (distance <= std::max<std::size_t>(2, candidate.size() / 3))
+        best = std::min(best, distance);
+    }
+    if (best != std::string::npos) scored.push_back({best, recipe.name});
+  }
+  std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+    return a.distance != b.distance ? a.distance < b.distance : a.name < b.name;
+  });
+  std::vector<std::string> out;
+  for (const Scored& entry : scored) {
+    if (out.size() == 3) break;
+    out.push_back(entry.name);
+  }
+  return out;
+}
+
+}  // namespace flashfit::resolve
