@@ -34,7 +34,8 @@ std::optional<UpstreamGuess> upstream_guess(const Recipe& recipe, const std::str
                                torch->str(), *target.cxx11_abi ? "TRUE" : "FALSE", py, py, target.arch);
   std::string url = replace_all(source->url_template, "{repository}", source->repository);
   url = replace_all(url, "{tag}", "v" + version);
-  guess.url = replace_all(url, "{filename}", guess.filename);
+  // GitHub's download URLs spell '+' as %2B (the catalog stores them so).
+  guess.url = replace_all(url, "{filename}", replace_all(guess.filename, "+", "%2B"));
   return guess;
 }
 

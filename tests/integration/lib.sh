@@ -147,3 +147,32 @@ group_members() {
   done
   return 0
 }
+
+# start_http_server DIR [ROUTES_JSON]: tests/fixtures/http_server.py on
+# 127.0.0.1, serving DIR, killed on exit; sets HTTP_PORT and HTTP_URL, and
+# HTTP_LOG (one line per request). Waits (bounded) for the port.
+start_http_server() {
+  local root=$1 routes=${2:-}
+  local args=(--root "$root" --port-file "$TMP/http.port" --log "$TMP/http.log")
+  [[ -n $routes ]] && args+=(--routes "$routes")
+  rm -f "$TMP/http.port"
+  setsid "$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/http_server.py" "${args[@]}" \
+    >"$TMP/http.out" 2>&1 &
+  BACKGROUND_PIDS+=("$!")
+  disown "$!"  # no "Killed" job notice when cleanup ends it
+  local i
+  for ((i = 0; i < 100; i++)); do
+    [[ -s $TMP/http.port ]] && break
+    sleep 0.1
+  done
+  [[ -s $TMP/http.port ]] || fail "the test HTTP server did not start: $(cat "$TMP/http.out")"
+  HTTP_PORT=$(cat "$TMP/http.port")
+  HTTP_URL="http://127.0.0.1:$HTTP_PORT"
+  HTTP_LOG="$TMP/http.log"
+  export no_proxy="127.0.0.1${no_proxy:+,$no_proxy}" NO_PROXY="127.0.0.1${NO_PROXY:+,$NO_PROXY}"
+}
+
+# A TCP port on 127.0.0.1 nothing listens on (bound, then released).
+closed_port() {
+  "$TEST_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}

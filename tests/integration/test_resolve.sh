@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# flashfit resolve over the real built-in catalog, with real local indexes on
+# 127.0.0.1 (PEP 503 HTML, PEP 691 JSON, find-links directories), broken and
+# unreachable ones, suggestions, usage errors, and `flashfit catalog update`
+# from a GitHub-releases-style API (garbage keeps the previous catalog).
+# shellcheck source=tests/integration/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+export FLASHFIT_CONFIG="$TMP/no-config.toml"
+printf '# empty\n' >"$FLASHFIT_CONFIG"
+PY=(--python "$TEST_PYTHON")
+L4=("${PY[@]}" --python-version 3.12 --torch 2.9.1+cu128 --cxx11-abi TRUE --gpu 8.9)
+HASH=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+WHEEL283=flash_attn-2.8.3+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl
+
+# --- the real catalog, what-if environments ---------------------------------
+ff resolve flash-attn "${L4[@]}"
+expect_rc 0 "Python 3.12 + torch 2.9.1+cu128 + L4"
+expect_out_contains "selected: flash_attn-2.8.3.post1+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl"
+expect_out_contains "nearest rejected"
+ff resolve flash-attn "${L4[@]}" --json
+expect_rc 0 "--json"
+[[ $(json_field "$TMP/out" 'd["selected"]["source"]') == upstream ]] || fail "selected source"
+[[ $(json_field "$TMP/out" 'd["environment"]["torch"]["overridden"]') == True ]] || fail "torch not marked overridden"
+[[ $(json_field "$TMP/out" 'len(d["candidates"]) > 6000') == True ]] || fail "the whole catalog was not judged"
+codes=$(json_field "$TMP/out" '" ".join(sorted({r["code"] for c in d["candidates"] for r in c["reasons"]}))')
+for code in $codes; do
+  case $code in
+    version | yanked | known-broken | source-disabled | python | platform | glibc | torch | cuda | cxx11-abi | \
+      gpu-arch | compute-capability | pure-wheel) ;;
+    *) fail "undocumented reason code '$code'" ;;
+  esac
+done
+[[ $(json_field "$TMP/out" 'd["suggestions"]') == "[]" ]] || fail "suggestions despite a pick"
+pass_note "real catalog: pick, JSON shape, reason codes"
+
+ff resolve 'flash-attn==2.8.3' "${L4[@]}" --all
+expect_rc 0 "--all"
+expect_out_contains "every candidate:"
+[[ $(grep -c 'compatible$' "$TMP/out") -ge 1 ]] || fail "--all does not list the compatible candidates"
+
+ff resolve flash-attn "${PY[@]}" --python-version 3.11 --torch 2.5.1+cu124 --cxx11-abi FALSE --gpu 7.5 --json
+expect_rc 1 "T4"
+[[ $(json_field "$TMP/out" 'd["selected"]') == None ]] || fail "T4 got a pick"
+[[ $(json_field "$TMP/out" '[s["kind"] for s in d["suggestions"]]') == "['fallback']" ]] ||
+  fail "T4: expected only the SDPA fallback, got $(json_field "$TMP/out" '[s["kind"] for s in d["suggestions"]]')"
+ff resolve flash-attn "${PY[@]}" --python-version 3.11 --torch 2.5.1+cu124 --cxx11-abi FALSE --gpu 7.5
+expect_out_contains "scaled_dot_product_attention"
+pass_note "T4: fallback, no build"
+
+# Debian's own torch, as probed: a CPU build.
+ff resolve flash-attn "${PY[@]}" --json
+expect_rc 1 "Debian's CPU torch"
+[[ $(json_field "$TMP/out" 'all(any(r["code"] == "cuda" for r in c["reasons"]) for c in d["candidates"])') == True ]] ||
+  fail "a CUDA wheel was not rejected for the CPU torch"
+
+# Only a disabled source fits: cp311 + torch 2.9 (upstream has none, #2212).
+CP311=("${PY[@]}" --python-version 3.11 --torch 2.9.1+cu128 --cxx11-abi TRUE --gpu 8.9)
+ff resolve flash-attn "${CP311[@]}" --json
+expect_rc 1 "cp311 torch 2.9 without community"
+[[ $(json_field "$TMP/out" '[s["kind"] for s in d["suggestions"]][0]') == source ]] || fail "no 'enable community' suggestion first"
+ff resolve flash-attn "${CP311[@]}" --source community --json
+expect_rc 0 "--source community"
+[[ $(json_field "$TMP/out" 'd["selected"]["source"]') == community ]] || fail "community not picked"
+ff resolve flash-attn "${L4[@]}" --no-source upstream
+expect_rc 1 "--no-source upstream"
+pass_note "sources: community off by default, suggested, enabled"
+
+# --- usage errors --------------------------------------------------------------
+ff resolve 'flash-attn>>2' "${L4[@]}"
+expect_clean_error 2 "an invalid specifier"
+ff resolve flash-atn "${L4[@]}"
+expect_clean_error 2 "an unknown package"
+expect_err_contains "did you mean 'flash-attn'"
+ff resolve flash-attn --source nosuch "${L4[@]}"
+expect_clean_error 2 "an unknown source"
+ff resolve 'flash-attn @ https://example.org/x.whl' "${L4[@]}"
+expect_clean_error 2 "a URL requirement"
+pass_note "usage errors"
+
+# --- local indexes on 127.0.0.1 ----------------------------------------------------
+mkdir -p "$TMP/www/files"
+cat >"$TMP/www/simple.html" <<HTML
+<!DOCTYPE html><html><body><h1>Links for flash-attn</h1>
+<a href="../../files/$WHEEL283#sha256=$HASH">$WHEEL283</a>
+<a href="../../files/flash_attn-2.9.0+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl" data-yanked="broken build">yanked</a>
+<a href="../../files/flash_attn-2.8.3.tar.gz">sdist</a>
+</body></html>
+HTML
+cat >"$TMP/www/simple.json" <<JSON
+{"meta": {"api-version": "1.1"}, "name": "flash-attn", "files": [
+  {"filename": "$WHEEL283", "url": "../../files/$WHEEL283", "hashes": {"sha256": "$HASH"}}]}
+JSON
+cat >"$TMP/routes.json" <<JSON
+{"/simple/flash-attn/": {"body_file": "simple.html", "content_type": "text/html"},
+ "/json/flash-attn/": {"body_file": "simple.json", "content_type": "application/vnd.pypi.simple.v1+json"},
+ "/bad/flash-attn/": {"body": "{\"meta\": [garbage", "content_type": "application/vnd.pypi.simple.v1+json"},
+ "/html-garbage/flash-attn/": {"body": "<a href=<<<\u0001 <a <a href='x", "content_type": "text/html"},
+ "/down/flash-attn/": {"status": 503}}
+JSON
+start_http_server "$TMP/www" "$TMP/routes.json"
+
+ff resolve 'flash-attn==2.8.3' "${L4[@]}" --index-url "$HTTP_URL/simple" --json
+expect_rc 0 "PEP 503 index"
+[[ $(json_field "$TMP/out" 'd["selected"]["source"]') == index ]] || fail "the index did not win over upstream"
+[[ $(json_field "$TMP/out" 'd["selected"]["sha256"]') == "$HASH" ]] || fail "the #sha256 fragment was lost"
+[[ $(json_field "$TMP/out" 'd["selected"]["url"]') == "$HTTP_URL/files/$WHEEL283" ]] || fail "relative link not resolved"
+ff resolve 'flash-attn>=2.8.3' "${L4[@]}" --index-url "$HTTP_URL/simple" --json
+[[ $(json_field "$TMP/out" '[r["code"] for c in d["candidates"] if c["filename"].startswith("flash_attn-2.9.0") for r in c["reasons"]]') == "['yanked']" ]] ||
+  fail "the yanked wheel was not rejected as yanked"
+grep -q 'GET /simple/flash-attn/' "$HTTP_LOG" || fail "the index was not asked for /simple/flash-attn/"
+
+ff resolve 'flash-attn==2.8.3' "${L4[@]}" --extra-index-url "$HTTP_URL/json" --json
+expect_rc 0 "PEP 691 index"
+[[ $(json_field "$TMP/out" 'd["selected"]["source"]') == extra-index-1 ]] || fail "the JSON index did not win"
+
+mkdir -p "$TMP/wheels"
+: >"$TMP/wheels/$WHEEL283"
+ff resolve 'flash-attn==2.8.3' "${L4[@]}" --find-links "$TMP/wheels" --json
+expect_rc 0 "find-links directory"
+[[ $(json_field "$TMP/out" 'd["selected"]["url"]') == "$TMP/wheels/$WHEEL283" ]] || fail "find-links dir wheel not picked"
+pass_note "indexes: PEP 503, PEP 691, find-links, yanked, sha256"
+
+for broken in bad html-garbage down; do
+  ff resolve 'flash-attn==2.8.3' "${L4[@]}" --index-url "$HTTP_URL/$broken" --json
+  expect_rc 0 "index '$broken' must not stop the other sources"
+  [[ $(json_field "$TMP/out" 'd["selected"]["source"]') == upstream ]] || fail "$broken: upstream not picked"
+done
+ff resolve 'flash-attn==2.8.3' "${L4[@]}" --index-url "$HTTP_URL/bad"
+expect_err_empty
+expect_out_contains "warning: source 'index' sent a page flashfit cannot read"
+ff resolve 'flash-attn==2.8.3' "${L4[@]}" --index-url "http://127.0.0.1:$(closed_port)/simple"
+expect_rc 0 "an unreachable index"
+expect_out_contains "could not be reached"
+pass_note "broken and unreachable indexes are warnings"
+
+# A package without a recipe resolves from an index alone.
+mkdir -p "$TMP/plain"
+: >"$TMP/plain/tinyext-1.0-cp312-cp312-linux_x86_64.whl"
+: >"$TMP/plain/tinyext-1.1-cp39-cp39-linux_x86_64.whl"
+ff resolve tinyext "${L4[@]}" --find-links "$TMP/plain" --json
+expect_rc 0 "a package without a recipe"
+[[ $(json_field "$TMP/out" 'd["selected"]["version"]') == 1.0 ]] || fail "recipe-less pick"
+[[ $(json_field "$TMP/out" 'd["package"]["recipe"]') == None ]] || fail "recipe-less package claims a recipe"
+
+# --- catalog update ---------------------------------------------------------------
+mkdir -p "$TMP/api"
+NEW=flash_attn-9.9.9+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl
+cat >"$TMP/api/page1.json" <<JSON
+[{"tag_name": "v9.9.9", "assets": [
+   {"name": "$NEW", "digest": "sha256:$HASH",
+    "browser_download_url": "https://github.com/Dao-AILab/flash-attention/releases/download/v9.9.9/${NEW/+/%2B}"},
+   {"name": "flash_attn-9.9.9.tar.gz", "browser_download_url": "https://github.com/x/y/releases/download/v9.9.9/flash_attn-9.9.9.tar.gz"}]}]
+JSON
+cat >"$TMP/api-routes.json" <<JSON
+{"/repos/Dao-AILab/flash-attention/releases?per_page=100&page=1": {"body_file": "page1.json", "content_type": "application/json"},
+ "/repos/Dao-AILab/flash-attention/releases?per_page=100&page=2": {"body": "[]", "content_type": "application/json"}}
+JSON
+start_http_server "$TMP/api" "$TMP/api-routes.json"
+FLASHFIT_GITHUB_API=$HTTP_URL ff catalog update --package flash-attn --source upstream
+expect_rc 0 "catalog update"
+expect_out_contains "1 wheels from 1 releases"
+ff resolve flash-attn "${L4[@]}" --json
+[[ $(json_field "$TMP/out" 'd["selected"]["filename"]') == "$NEW" ]] || fail "the refreshed catalog does not take precedence"
+[[ $(json_field "$TMP/out" 'd["selected"]["sha256"]') == "$HASH" ]] || fail "the API digest was lost"
+cached=$(find "$FLASHFIT_CACHE_DIR" -path '*catalogs*' -name 'upstream.tsv')
+[[ -f $cached ]] || fail "no refreshed catalog file in the cache"
+cp "$cached" "$TMP/catalog-before"
+
+cat >"$TMP/bad-routes.json" <<JSON
+{"/repos/Dao-AILab/flash-attention/releases?per_page=100&page=1": {"body": "[{\"tag_name\": 7, \"assets\": \"no\"}]", "content_type": "application/json"}}
+JSON
+start_http_server "$TMP/api" "$TMP/bad-routes.json"
+ff catalog update --package flash-attn --source upstream --api-url "$HTTP_URL"
+expect_rc 1 "catalog update from garbage"
+grep -qF "previous catalog" "$TMP/out" "$TMP/err" || fail "the failed update does not say the previous catalog stays"
+cmp -s "$cached" "$TMP/catalog-before" || fail "garbage from the API changed the cached catalog"
+ff catalog update --package flash-attn --source upstream --api-url "http://127.0.0.1:$(closed_port)"
+expect_rc 1 "catalog update from an unreachable API"
+cmp -s "$cached" "$TMP/catalog-before" || fail "an unreachable API changed the cached catalog"
+ff resolve flash-attn "${L4[@]}" --json
+[[ $(json_field "$TMP/out" 'd["selected"]["filename"]') == "$NEW" ]] || fail "the previous catalog did not stay"
+ff catalog list --json
+expect_rc 0 "catalog list"
+[[ $(json_field "$TMP/out" '[r["wheels"] for r in d if r["package"] == "flash-attn" and r["source"] == "upstream"][0]') == 1 ]] ||
+  fail "catalog list does not show the refreshed catalog"
+ff catalog update --package nosuch
+expect_clean_error 2 "catalog update of an unknown package"
+pass_note "catalog update: refresh wins, garbage and outages keep the previous catalog"
