@@ -9,7 +9,8 @@ still judged, for suggestions), about 6,300 in all. Times, with
 time.perf_counter around subprocess.run, RUNS times each (default 21), after a
 priming run (so the interpreter's facts come from FLASHFIT_CACHE_DIR: "warm"):
 
-  fit      --python /usr/bin/python3 with --torch 2.9.1+cu128 --gpu 8.9: a
+  fit      --python /usr/bin/python3 --python-version 3.12 --torch 2.9.1+cu128
+           --gpu 8.9: a
            wheel is selected (exit 0)
   nofit    --python /usr/bin/python3 as probed (Debian's CPU torch 1.13.1):
            nothing fits, so suggestions are computed and nvcc is asked for
@@ -52,7 +53,7 @@ def main():
         env = dict(os.environ, FLASHFIT_CACHE_DIR=cache)
         env.pop("FLASHFIT_CONFIG", None)
         base = [args.flashfit, "resolve", "flash-attn", "--python", PYTHON]
-        fit = base + ["--torch", "2.9.1+cu128", "--gpu", "8.9"]
+        fit = base + ["--python-version", "3.12", "--torch", "2.9.1+cu128", "--gpu", "8.9"]
         kinds = {
             "fit": (fit, 0),
             "nofit": (base, 1),

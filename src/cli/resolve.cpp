@@ -66,12 +66,15 @@ util::Result<int> run_resolve(const ResolveCliOptions& options) {
   resolve::Gathered gathered = resolve::gather(request->name, recipe, *plan, cache_root);
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
 
-  resolve::Resolution resolution = resolve::resolve(*request, recipe, target, gathered.candidates);
+  resolve::ResolveOptions resolve_options;
+  // Text shows a few rejections; JSON and --all every one, with its messages.
+  if (!options.json && !options.all) resolve_options.explain_rejected = 8;
+  resolve::Resolution resolution =
+      resolve::resolve(*request, recipe, target, std::move(gathered.candidates), resolve_options);
   if (!resolution.selected) {
     // Only now is the toolkit worth its `nvcc --version`: the build suggestion needs it.
     environment.toolkit = env::probe_toolkit(probe->toolkit);
-    resolution.suggestions =
-        resolve::suggest(resolution, recipe, target, gathered.candidates, resolve::BuildOutlook{&environment.toolkit});
+    resolution.suggestions = resolve::suggest(resolution, recipe, target, resolve::BuildOutlook{&environment.toolkit});
   }
   resolution.warnings.insert(resolution.warnings.begin(), gathered.warnings.begin(), gathered.warnings.end());
 

@@ -45,19 +45,19 @@ json environment_facts(const env::Environment& env) {
 json candidate_json(const resolve::Judged& j) {
   json reasons = json::array();
   for (const resolve::Reason& r : j.reasons) reasons.push_back({{"code", to_string(r.code)}, {"message", r.message}});
-  json out{{"filename", j.candidate.filename},
+  json out{{"filename", j.candidate->filename},
            {"version", j.wheel->version.public_str()},
-           {"url", j.candidate.url},
-           {"source", j.candidate.source},
+           {"url", j.candidate->url},
+           {"source", j.candidate->source},
            {"verdict", j.compatible() ? "compatible" : "rejected"},
            {"reasons", reasons},
            {"notes", j.notes},
            {"variant", {{"scheme", to_string(j.variant.scheme)}, {"label", j.variant.raw}}},
            {"cxx11_abi", j.cxx11_abi ? json(*j.cxx11_abi) : json(nullptr)}};
   if (!j.abi_basis.empty()) out["abi_basis"] = j.abi_basis;
-  if (!j.candidate.release_tag.empty()) out["release_tag"] = j.candidate.release_tag;
-  if (!j.candidate.evidence.empty()) out["evidence"] = j.candidate.evidence;
-  if (j.candidate.sha256) out["sha256"] = *j.candidate.sha256;
+  if (!j.candidate->release_tag.empty()) out["release_tag"] = j.candidate->release_tag;
+  if (!j.candidate->evidence.empty()) out["evidence"] = j.candidate->evidence;
+  if (j.candidate->sha256) out["sha256"] = *j.candidate->sha256;
   return out;
 }
 
@@ -88,8 +88,8 @@ std::string env_line(const env::Environment& env) {
 }
 
 void candidate_text(std::string& out, const resolve::Judged& j) {
-  out += fmt::format("  {}  [{}{}]\n", j.candidate.filename, j.candidate.source,
-                     j.candidate.release_tag.empty() ? "" : " " + j.candidate.release_tag);
+  out += fmt::format("  {}  [{}{}]\n", j.candidate->filename, j.candidate->source,
+                     j.candidate->release_tag.empty() ? "" : " " + j.candidate->release_tag);
   for (const resolve::Reason& r : j.reasons) out += fmt::format("      {}: {}\n", to_string(r.code), r.message);
 }
 
@@ -103,11 +103,11 @@ std::string resolve_text(const ResolveReport& report) {
   std::size_t rejected = r.candidates.size() - compatible;
   if (r.selected) {
     const resolve::Judged& j = r.candidates[*r.selected];
-    out += fmt::format("\nselected: {}\n  version: {}\n  source:  {}{}\n  url:     {}\n", j.candidate.filename,
-                       j.wheel->version.public_str(), j.candidate.source,
-                       j.candidate.release_tag.empty() ? "" : " (release " + j.candidate.release_tag + ")",
-                       j.candidate.url);
-    if (j.candidate.sha256) out += "  sha256:  " + *j.candidate.sha256 + "\n";
+    out += fmt::format("\nselected: {}\n  version: {}\n  source:  {}{}\n  url:     {}\n", j.candidate->filename,
+                       j.wheel->version.public_str(), j.candidate->source,
+                       j.candidate->release_tag.empty() ? "" : " (release " + j.candidate->release_tag + ")",
+                       j.candidate->url);
+    if (j.candidate->sha256) out += "  sha256:  " + *j.candidate->sha256 + "\n";
     for (const std::string& n : j.notes) out += "  note: " + n + "\n";
   } else {
     out += "\nno wheel fits this environment.\n";
@@ -123,7 +123,7 @@ std::string resolve_text(const ResolveReport& report) {
       header = true;
     }
     if (j.compatible()) {
-      out += fmt::format("  {}  [{}] compatible\n", j.candidate.filename, j.candidate.source);
+      out += fmt::format("  {}  [{}] compatible\n", j.candidate->filename, j.candidate->source);
     } else {
       candidate_text(out, j);
     }
@@ -145,12 +145,12 @@ json resolve_json(const ResolveReport& report) {
   json selected = nullptr;
   if (r.selected) {
     const resolve::Judged& j = r.candidates[*r.selected];
-    selected = {{"filename", j.candidate.filename},
+    selected = {{"filename", j.candidate->filename},
                 {"version", j.wheel->version.public_str()},
-                {"url", j.candidate.url},
-                {"source", j.candidate.source}};
-    if (j.candidate.sha256) selected["sha256"] = *j.candidate.sha256;
-    if (!j.candidate.release_tag.empty()) selected["release_tag"] = j.candidate.release_tag;
+                {"url", j.candidate->url},
+                {"source", j.candidate->source}};
+    if (j.candidate->sha256) selected["sha256"] = *j.candidate->sha256;
+    if (!j.candidate->release_tag.empty()) selected["release_tag"] = j.candidate->release_tag;
   }
   json candidates = json::array();
   for (const resolve::Judged& j : r.candidates) candidates.push_back(candidate_json(j));

@@ -54,12 +54,13 @@ struct Reason {
 };
 
 struct Judged {
-  Candidate candidate;
+  const Candidate* candidate = nullptr;  // owned by the caller (Resolution::inputs)
   std::optional<pkg::WheelName> wheel;  // nullopt: the file name is not a valid wheel name
   pkg::VariantLabel variant;
   std::optional<bool> cxx11_abi;        // what the wheel was built with, and how it is known
   std::string abi_basis;                // "label", "inferred from torch 2.7 (official wheels)", ""
   std::vector<Reason> reasons;          // empty: compatible
+  bool explained = false;               // messages and notes filled in (see JudgeOptions)
   std::vector<std::string> notes;       // rules not applied, and why; doubts about the label
   std::size_t tag_rank = 0;             // pip's preference among the interpreter's tags
   bool compatible() const { return reasons.empty(); }

@@ -9,15 +9,10 @@
 namespace flashfit::resolve {
 namespace {
 
-pkg::Version public_version(const Judged& j) {
-  auto v = pkg::Version::parse(j.wheel->version.public_str());
-  return v ? *v : j.wheel->version;
-}
-
 // The release it hangs under names its own version ("v2.8.3" for 2.8.3):
 // preferred over the same file re-uploaded under a later tag.
 bool tag_matches_version(const Judged& j) {
-  const std::string& tag = j.candidate.release_tag;
+  const std::string& tag = j.candidate->release_tag;
   std::string v = j.wheel->version.public_str();
   return tag == v || tag == "v" + v;
 }
@@ -60,20 +55,24 @@ int cuda_closeness(const std::optional<pkg::CudaVersion>& wheel_cuda,
 }
 
 Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTarget& target,
-                   const std::vector<Candidate>& candidates, const BuildOutlook& build) {
+                   std::vector<Candidate> candidates, const ResolveOptions& options) {
   Resolution r;
   r.request = request;
-  r.candidates.reserve(candidates.size() / 2);
-  for (const Candidate& c : candidates) {
-    if (auto j = judge(c, request, recipe, target)) r.candidates.push_back(std::move(*j));
+  r.inputs = std::make_shared<const std::vector<Candidate>>(std::move(candidates));
+  JudgeCache cache;
+  // First pass: codes only. Thousands of wheels are judged; few are shown.
+  r.candidates.reserve(r.inputs->size());
+  for (const Candidate& c : *r.inputs) {
+    if (auto j = judge(c, request, recipe, target, {false, &cache})) r.candidates.push_back(std::move(*j));
   }
-  struct Key {
-    pkg::Version version;
-    int closeness;
-  };
-  std::vector<Key> keys;
-  keys.reserve(r.candidates.size());
-  for (const Judged& j : r.candidates) keys.push_back({public_version(j), cuda_closeness(j.variant.cuda, target.torch_cuda)});
+  std::vector<int> closeness;
+  std::vector<char> own_release;
+  closeness.reserve(r.candidates.size());
+  own_release.reserve(r.candidates.size());
+  for (const Judged& j : r.candidates) {
+    closeness.push_back(cuda_closeness(j.variant.cuda, target.torch_cuda));
+    own_release.push_back(tag_matches_version(j) ? 1 : 0);
+  }
   std::vector<std::size_t> order(r.candidates.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -83,20 +82,30 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
     if (!x.compatible()) {  // nearest first: fewest reasons, then newest
       if (x.reasons.size() != y.reasons.size()) return x.reasons.size() < y.reasons.size();
     }
-    if (!(keys[a].version == keys[b].version)) return keys[b].version < keys[a].version;
-    if (x.candidate.priority != y.candidate.priority) return x.candidate.priority < y.candidate.priority;
-    if (keys[a].closeness != keys[b].closeness) return keys[a].closeness < keys[b].closeness;
+    auto by_version = x.wheel->version.compare_public(y.wheel->version);
+    if (by_version != 0) return by_version > 0;
+    if (x.candidate->priority != y.candidate->priority) return x.candidate->priority < y.candidate->priority;
+    if (closeness[a] != closeness[b]) return closeness[a] < closeness[b];
     if (x.tag_rank != y.tag_rank) return x.tag_rank < y.tag_rank;
-    if (tag_matches_version(x) != tag_matches_version(y)) return tag_matches_version(x);
-    return x.candidate.url < y.candidate.url;
+    if (own_release[a] != own_release[b]) return own_release[a] > own_release[b];
+    return x.candidate->url < y.candidate->url;
   });
   std::vector<Judged> sorted;
   sorted.reserve(order.size());
-  for (std::size_t i : order) sorted.push_back(std::move(r.candidates[i]));
+  std::size_t rejected_explained = 0;
+  for (std::size_t i : order) {
+    Judged& j = r.candidates[i];
+    bool explain = j.compatible() || rejected_explained++ < options.explain_rejected;
+    if (explain) {
+      sorted.push_back(std::move(*judge(*j.candidate, request, recipe, target, {true, &cache})));
+    } else {
+      sorted.push_back(std::move(j));
+    }
+  }
   r.candidates = std::move(sorted);
   if (!r.candidates.empty() && r.candidates.front().compatible()) r.selected = 0;
   warn_about_torch(target, r.warnings);
-  if (!r.selected) r.suggestions = suggest(r, recipe, target, candidates, build);
+  if (!r.selected) r.suggestions = suggest(r, recipe, target, options.build);
   return r;
 }
 

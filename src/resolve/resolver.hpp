@@ -2,6 +2,8 @@
 // The resolver: judge every candidate, rank the survivors, pick one, and when
 // none fits, say what change would make one fit. Pure: sources are gathered
 // before (resolve/gather), and the result is rendered by the CLI.
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +24,9 @@ struct Suggestion {
 
 struct Resolution {
   Request request;
+  // The candidates as gathered; Judged::candidate points into them (shared, so
+  // a copy of the Resolution stays valid).
+  std::shared_ptr<const std::vector<Candidate>> inputs;
   // Compatible candidates first, best first; then rejected ones, nearest to
   // fitting first (fewest reasons, newest).
   std::vector<Judged> candidates;
@@ -36,8 +41,15 @@ struct BuildOutlook {
   const env::ToolkitFacts* toolkit = nullptr;  // nullptr: not probed
 };
 
+struct ResolveOptions {
+  // Rejected candidates whose reasons get messages (compatible ones always
+  // do); SIZE_MAX: all of them (--json, --all). The rest carry codes only.
+  std::size_t explain_rejected = SIZE_MAX;
+  BuildOutlook build;
+};
+
 Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTarget& target,
-                   const std::vector<Candidate>& candidates, const BuildOutlook& build = {});
+                   std::vector<Candidate> candidates, const ResolveOptions& options = {});
 
 // Ranking key pieces, exposed for tests.
 // 0 when the wheel's CUDA minor equals torch's (or the label gives only the

@@ -11,8 +11,15 @@
 namespace flashfit::resolve {
 namespace {
 
-void reject(Judged& j, ReasonCode code, std::string message) {
-  j.reasons.push_back(Reason{code, std::move(message)});
+// Messages are built only when explaining: a first pass over thousands of
+// wheels needs the codes alone.
+template <class Message>
+void reject(Judged& j, ReasonCode code, Message message) {
+  j.reasons.push_back(Reason{code, j.explained ? message() : std::string()});
+}
+
+void note(Judged& j, std::string text) {
+  if (j.explained) j.notes.push_back(std::move(text));
 }
 
 std::optional<env::MajorMinor> parse_mm(const std::optional<std::string>& text) {
@@ -60,47 +67,42 @@ std::string platform_arch(const std::string& platform) {
 void check_tags(Judged& j, const ResolveTarget& target) {
   const auto& tags = j.wheel->tags;
   if (!target.tags) {
-    j.notes.push_back("no interpreter to compare wheel tags with: Python and platform tags not checked");
+    note(j, "no interpreter to compare wheel tags with: Python and platform tags not checked");
     return;
   }
   if (auto rank = target.tags->best_rank(tags)) {
     j.tag_rank = *rank;
     return;
   }
-  std::set<std::pair<std::string, std::string>> python_pairs;
-  std::set<std::string> platforms;
-  for (const pkg::Tag& t : target.tags->tags()) {
-    python_pairs.emplace(t.interpreter, t.abi);
-    platforms.insert(t.platform);
-  }
+  const ResolveTarget::TagParts& parts = target.tag_parts();
   bool python_ok = false, platform_ok = false;
   for (const pkg::Tag& t : tags) {
-    python_ok |= python_pairs.count({t.interpreter, t.abi}) > 0;
-    platform_ok |= platforms.count(t.platform) > 0;
+    python_ok |= parts.python.count(t.interpreter + "-" + t.abi) > 0;
+    platform_ok |= parts.platforms.count(t.platform) > 0;
   }
-  std::vector<std::string> wheel_tags;
-  for (const pkg::Tag& t : tags) wheel_tags.push_back(t.str());
+  auto wheel_tags = [&] {
+    std::vector<std::string> out;
+    for (const pkg::Tag& t : tags) out.push_back(t.str());
+    return out;
+  };
   if (!python_ok) {
     std::string py = target.python ? "Python " + target.python->str() : "this interpreter";
-    reject(j, ReasonCode::python,
-           fmt::format("built for {} ({}); {} does not accept it", tags.front().interpreter,
-                       util::join(wheel_tags, ", "), py));
+    reject(j, ReasonCode::python, [&] { return std::string(fmt::format("built for {} ({}); {} does not accept it", tags.front().interpreter,
+                       util::join(wheel_tags(), ", "), py)); });
   }
   if (platform_ok) return;
   // A manylinux tag for this architecture but a newer glibc is a glibc problem.
   for (const pkg::Tag& t : tags) {
     auto ml = parse_manylinux(t.platform);
     if (ml && ml->arch == target.arch && target.glibc && *target.glibc < ml->glibc) {
-      reject(j, ReasonCode::glibc,
-             fmt::format("needs glibc {} ({}); this machine has glibc {}", ml->glibc.str(), t.platform,
-                         target.glibc->str()));
+      reject(j, ReasonCode::glibc, [&] { return std::string(fmt::format("needs glibc {} ({}); this machine has glibc {}", ml->glibc.str(), t.platform,
+                         target.glibc->str())); });
       return;
     }
   }
   std::string arch = platform_arch(tags.front().platform);
-  reject(j, ReasonCode::platform,
-         fmt::format("built for {} ({}); this machine is linux {}", arch, tags.front().platform,
-                     target.arch.empty() ? "of unknown architecture" : target.arch));
+  reject(j, ReasonCode::platform, [&] { return std::string(fmt::format("built for {} ({}); this machine is linux {}", arch, tags.front().platform,
+                     target.arch.empty() ? "of unknown architecture" : target.arch)); });
 }
 
 bool is_pure(const pkg::WheelName& wheel) {
@@ -114,103 +116,94 @@ bool linux_plain_platform(const pkg::WheelName& wheel) {
 }
 
 void check_python_requirements(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts) {
-  if (!target.python) return;
-  auto python = pkg::Version::parse(target.python->str());
-  if (!python) return;
-  if (j.candidate.requires_python) {
-    auto spec = pkg::SpecifierSet::parse(*j.candidate.requires_python);
+  const std::optional<pkg::Version>& python = target.tag_parts().python_version;
+  if (!target.python || !python) return;
+  if (j.candidate->requires_python) {
+    auto spec = pkg::SpecifierSet::parse(*j.candidate->requires_python);
     if (spec && !spec->contains(*python, true)) {
-      reject(j, ReasonCode::python,
-             fmt::format("requires Python {} (index metadata); this is Python {}", spec->str(),
-                         target.python->str()));
+      reject(j, ReasonCode::python, [&] { return std::string(fmt::format("requires Python {} (index metadata); this is Python {}", spec->str(),
+                         target.python->str())); });
     }
   }
   if (facts.python && !facts.python->contains(*python, true)) {
-    reject(j, ReasonCode::python,
-           fmt::format("this release supports Python {}; this is Python {}", facts.python->str(),
-                       target.python->str()));
+    reject(j, ReasonCode::python, [&] { return std::string(fmt::format("this release supports Python {}; this is Python {}", facts.python->str(),
+                       target.python->str())); });
   }
 }
 
 void check_torch(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts) {
   if (!target.torch_installed) {
-    reject(j, ReasonCode::torch, "torch is not installed in this interpreter");
+    reject(j, ReasonCode::torch, [&] { return std::string("torch is not installed in this interpreter"); });
     return;
   }
   auto here = target.torch_minor();
   if (!here) {
-    j.notes.push_back("torch's version is unknown: the torch rule was not applied");
+    note(j, "torch's version is unknown: the torch rule was not applied");
     return;
   }
   if (j.variant.torch && *j.variant.torch != *here) {
-    reject(j, ReasonCode::torch,
-           fmt::format("built for torch {}; torch here is {}", j.variant.torch->str(), target.torch->str()));
+    reject(j, ReasonCode::torch, [&] { return std::string(fmt::format("built for torch {}; torch here is {}", j.variant.torch->str(), target.torch->str())); });
   } else if (!j.variant.torch) {
-    j.notes.push_back("the file name does not say which torch it was built for; inspect checks its symbols");
+    note(j, "the file name does not say which torch it was built for; inspect checks its symbols");
   }
   if (facts.torch && target.torch && !facts.torch->contains(*target.torch, true)) {
-    reject(j, ReasonCode::torch,
-           fmt::format("this release supports torch {}; torch here is {}", facts.torch->str(),
-                       target.torch->str()));
+    reject(j, ReasonCode::torch, [&] { return std::string(fmt::format("this release supports torch {}; torch here is {}", facts.torch->str(),
+                       target.torch->str())); });
   }
 }
 
 void check_cuda(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
   const pkg::VariantLabel& v = j.variant;
   if (target.torch_installed && !target.torch_cuda) {
-    j.notes.push_back("torch's CUDA version is unknown: the CUDA rule was not applied");
+    note(j, "torch's CUDA version is unknown: the CUDA rule was not applied");
     return;
   }
   if (!target.torch_cuda) return;  // no torch: the torch rule already said so
   const auto& torch_cuda = *target.torch_cuda;
-  std::string torch_text = target.torch ? target.torch->str() : "torch";
+  auto torch_text = [&] { return target.torch ? target.torch->str() : std::string("torch"); };
   if (v.rocm) {
-    reject(j, ReasonCode::cuda,
-           fmt::format("a ROCm {} build; torch here {}", v.rocm->str(),
-                       torch_cuda ? "uses CUDA " + torch_cuda->str() : "is a CPU build"));
+    reject(j, ReasonCode::cuda, [&] { return std::string(fmt::format("a ROCm {} build; torch here {}", v.rocm->str(),
+                       torch_cuda ? "uses CUDA " + torch_cuda->str() : "is a CPU build")); });
     return;
   }
   if (v.cuda) {
     if (!torch_cuda) {
-      reject(j, ReasonCode::cuda,
-             fmt::format("built for CUDA {}; torch {} is a CPU build", v.cuda->str(), torch_text));
+      reject(j, ReasonCode::cuda, [&] { return std::string(fmt::format("built for CUDA {}; torch {} is a CPU build", v.cuda->str(), torch_text())); });
     } else if (v.cuda->major != torch_cuda->major) {
-      reject(j, ReasonCode::cuda,
-             fmt::format("built for CUDA {}; torch {} uses CUDA {} (the major must match)", v.cuda->str(),
-                         torch_text, torch_cuda->str()));
+      reject(j, ReasonCode::cuda, [&] { return std::string(fmt::format("built for CUDA {}; torch {} uses CUDA {} (the major must match)", v.cuda->str(),
+                         torch_text(), torch_cuda->str())); });
     }
     return;
   }
   if (v.cpu_only) return;
   if (!torch_cuda && recipe && recipe->needs_cuda) {
-    reject(j, ReasonCode::cuda,
-           fmt::format("{} needs a CUDA build of torch; torch {} is a CPU build", recipe->name, torch_text));
+    reject(j, ReasonCode::cuda, [&] { return std::string(fmt::format("{} needs a CUDA build of torch; torch {} is a CPU build", recipe->name, torch_text())); });
   }
 }
 
 void check_abi(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
-  const RecipeSource* source = recipe ? recipe->source(j.candidate.source) : nullptr;
+  const RecipeSource* source = recipe ? recipe->source(j.candidate->source) : nullptr;
   if (j.variant.cxx11_abi) {
     j.cxx11_abi = j.variant.cxx11_abi;
     j.abi_basis = "label";
   } else if (source && source->abi == AbiRule::pytorch_official && j.variant.torch) {
     j.cxx11_abi = official_torch_abi(*j.variant.torch, j.variant.cuda);
-    j.abi_basis = fmt::format("inferred: built against the official torch {}{}", j.variant.torch->str(),
-                              j.variant.cuda ? " with CUDA " + j.variant.cuda->str() : "");
+    j.abi_basis = j.explained ? fmt::format("inferred: built against the official torch {}{}", j.variant.torch->str(),
+                                            j.variant.cuda ? " with CUDA " + j.variant.cuda->str() : "")
+                              : "inferred";
   }
   if (!j.cxx11_abi) {
-    j.notes.push_back("the C++11 ABI of this wheel is not known from its name; inspect checks its symbols");
+    note(j, "the C++11 ABI of this wheel is not known from its name; inspect checks its symbols");
     return;
   }
   if (!target.cxx11_abi) {
-    if (target.torch_installed) j.notes.push_back("torch's C++11 ABI is unknown: the ABI rule was not applied");
+    if (target.torch_installed) note(j, "torch's C++11 ABI is unknown: the ABI rule was not applied");
     return;
   }
   if (*j.cxx11_abi != *target.cxx11_abi) {
     auto name = [](bool abi) { return abi ? "the C++11 ABI" : "the pre-C++11 ABI"; };
-    reject(j, ReasonCode::cxx11_abi,
-           fmt::format("built with {} ({}); torch here uses {}", name(*j.cxx11_abi), j.abi_basis,
-                       name(*target.cxx11_abi)));
+    reject(j, ReasonCode::cxx11_abi, [&] { return std::string(fmt::format("built with {} ({}); torch here uses {}", name(*j.cxx11_abi), j.abi_basis,
+                       name(*target.cxx11_abi))); });
   }
 }
 
@@ -230,56 +223,56 @@ bool arch_built(const GpuArch& arch, const std::optional<pkg::CudaVersion>& whee
 void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe, const ReleaseFacts& facts) {
   if (!recipe || !recipe->needs_cuda) return;
   if (!target.gpus) {
-    j.notes.push_back("the GPUs could not be read: kernel coverage not checked");
+    note(j, "the GPUs could not be read: kernel coverage not checked");
     return;
   }
   if (target.gpus->empty()) {
-    j.notes.push_back("no GPU: kernel coverage not checked");
+    note(j, "no GPU: kernel coverage not checked");
     return;
   }
   auto min_cc = parse_cc(facts.min_compute_capability);
   auto max_cc = parse_cc(facts.max_compute_capability);
-  std::vector<GpuArch> archs;
-  if (facts.gpu_archs) {
-    for (const GpuArch& a : *facts.gpu_archs) {
-      if (arch_built(a, j.variant.cuda)) archs.push_back(a);
+  static const std::vector<GpuArch> no_archs;
+  const std::vector<GpuArch>& listed = facts.gpu_archs ? *facts.gpu_archs : no_archs;
+  auto arch_names = [&] {
+    std::vector<std::string> out;
+    for (const GpuArch& a : listed) {
+      if (arch_built(a, j.variant.cuda)) out.push_back(a.str());
     }
-  }
-  std::vector<std::string> arch_names;
-  for (const GpuArch& a : archs) arch_names.push_back(a.str());
-  std::set<std::string> said;
+    return out;
+  };
+  std::vector<env::ComputeCapability> said;
   for (const env::ComputeCapability& cc : *target.gpus) {
-    if (!said.insert(cc.str()).second) continue;
+    if (std::find(said.begin(), said.end(), cc) != said.end()) continue;
+    said.push_back(cc);
     if (min_cc && cc < *min_cc) {
-      reject(j, ReasonCode::compute_capability,
-             fmt::format("{} needs compute capability {} or newer; a GPU here has {}",
-                         recipe->summary.empty() ? recipe->name : recipe->summary, min_cc->str(), cc.str()));
+      reject(j, ReasonCode::compute_capability, [&] { return std::string(fmt::format("{} needs compute capability {} or newer; a GPU here has {}",
+                         recipe->summary.empty() ? recipe->name : recipe->summary, min_cc->str(), cc.str())); });
     } else if (max_cc && cc > *max_cc) {
-      reject(j, ReasonCode::compute_capability,
-             fmt::format("this release accepts compute capability up to {} at run time; a GPU here has {}",
-                         max_cc->str(), cc.str()));
+      reject(j, ReasonCode::compute_capability, [&] { return std::string(fmt::format("this release accepts compute capability up to {} at run time; a GPU here has {}",
+                         max_cc->str(), cc.str())); });
     }
     if (!facts.gpu_archs) continue;
-    bool covered = std::any_of(archs.begin(), archs.end(), [&](const GpuArch& a) {
+    bool covered = std::any_of(listed.begin(), listed.end(), [&](const GpuArch& a) {
+      if (!arch_built(a, j.variant.cuda)) return false;
       bool sass = a.major == cc.major && a.minor <= cc.minor;
       bool ptx = facts.ptx && env::ComputeCapability{a.major, a.minor} <= cc;
       return sass || ptx;
     });
     if (!covered) {
-      reject(j, ReasonCode::gpu_arch,
-             fmt::format("no kernel image for compute capability {} (the wheel has {}{})", cc.str(),
-                         arch_names.empty() ? "none" : util::join(arch_names, ", "), facts.ptx ? "" : ", no PTX"));
+      reject(j, ReasonCode::gpu_arch, [&] { return std::string(fmt::format("no kernel image for compute capability {} (the wheel has {}{})", cc.str(),
+                         arch_names().empty() ? "none" : util::join(arch_names(), ", "), facts.ptx ? "" : ", no PTX")); });
     }
   }
-  if (!facts.gpu_archs) j.notes.push_back("the GPU archs inside this wheel are not known; inspect reads them");
+  if (!facts.gpu_archs) note(j, "the GPU archs inside this wheel are not known; inspect reads them");
 }
 
 void note_evidence(Judged& j) {
-  const std::string& e = j.candidate.evidence;
+  const std::string& e = j.candidate->evidence;
   if (e == "workflow-matrix") {
-    j.notes.push_back("known from the release workflow's build matrix, not a release listing: it may be missing");
+    note(j, "known from the release workflow's build matrix, not a release listing: it may be missing");
   } else if (e == "single-third-party-mention") {
-    j.notes.push_back("mentioned once by a third party, not confirmed by a release listing");
+    note(j, "mentioned once by a third party, not confirmed by a release listing");
   }
 }
 
@@ -295,52 +288,62 @@ std::optional<bool> official_torch_abi(const pkg::TorchVersion& torch,
   return true;
 }
 
+const ReleaseFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& version, const std::string& source,
+                                      const std::optional<pkg::CudaVersion>& cuda) {
+  std::string key = version.public_str();  // one format per wheel; a miss costs a merge
+  key += '\0';
+  key += source;
+  key += '\0';
+  if (cuda) key += cuda->str();
+  auto it = facts_.find(key);
+  if (it == facts_.end()) it = facts_.emplace(std::move(key), recipe.facts_for(version, source, cuda)).first;
+  return it->second;
+}
+
 std::optional<Judged> judge(const Candidate& candidate, const Request& request, const Recipe* recipe,
-                            const ResolveTarget& target) {
+                            const ResolveTarget& target, const JudgeOptions& options) {
   if (!util::ends_with(candidate.filename, ".whl")) return std::nullopt;
   auto wheel = pkg::parse_wheel_filename(candidate.filename);
   if (!wheel || wheel->canonical_name != request.name) return std::nullopt;
   Judged j;
-  j.candidate = candidate;
+  j.candidate = &candidate;
+  j.explained = options.explain;
   j.wheel = std::move(*wheel);
   const pkg::Version& version = j.wheel->version;
   // The label as written in the file name keeps its case; Version::local() lower-cases it.
   j.variant = pkg::decode_variant(version.local());
   if (j.variant.scheme == pkg::VariantScheme::unknown) {
-    j.notes.push_back(fmt::format("unrecognised variant label '{}'", j.variant.raw));
+    note(j, fmt::format("unrecognised variant label '{}'", j.variant.raw));
   }
 
   if (!request.specifier.empty() && !request.specifier.contains(version)) {
-    reject(j, ReasonCode::version,
-           fmt::format("{} does not satisfy {}", version.public_str(), request.specifier.str()));
+    reject(j, ReasonCode::version, [&] { return std::string(fmt::format("{} does not satisfy {}", version.public_str(), request.specifier.str())); });
   }
   if (candidate.yanked) {
     bool pinned = request.specifier.specifiers().size() == 1 &&
                   (request.specifier.specifiers()[0].op() == "==" || request.specifier.specifiers()[0].op() == "===");
     if (!pinned) {
-      reject(j, ReasonCode::yanked,
-             candidate.yanked_reason.empty() ? "yanked by the index" : "yanked: " + candidate.yanked_reason);
+      reject(j, ReasonCode::yanked, [&] { return std::string(candidate.yanked_reason.empty() ? "yanked by the index" : "yanked: " + candidate.yanked_reason); });
     }
   }
   if (!candidate.source_enabled) {
-    reject(j, ReasonCode::source_disabled,
-           fmt::format("source '{}' is not enabled (--source {})", candidate.source, candidate.source));
+    reject(j, ReasonCode::source_disabled, [&] { return std::string(fmt::format("source '{}' is not enabled (--source {})", candidate.source, candidate.source)); });
   }
-  ReleaseFacts facts;
+  static const ReleaseFacts no_facts;
+  JudgeCache local_cache;
+  JudgeCache& cache = options.cache ? *options.cache : local_cache;
+  const ReleaseFacts& facts = recipe ? cache.facts(*recipe, version, candidate.source, j.variant.cuda) : no_facts;
   if (recipe) {
-    facts = recipe->facts_for(version, candidate.source, j.variant.cuda);
     if (const KnownBroken* broken = recipe->broken(version, candidate.source, candidate.filename, j.variant.torch)) {
-      reject(j, ReasonCode::known_broken,
-             broken->reason + (broken->reference.empty() ? "" : " (" + broken->reference + ")"));
+      reject(j, ReasonCode::known_broken, [&] { return std::string(broken->reason + (broken->reference.empty() ? "" : " (" + broken->reference + ")")); });
     }
   }
   check_tags(j, target);
   check_python_requirements(j, target, facts);
   if (facts.min_glibc && linux_plain_platform(*j.wheel) && target.glibc) {
     if (auto need = env::parse_major_minor(*facts.min_glibc); need && *target.glibc < *need) {
-      reject(j, ReasonCode::glibc,
-             fmt::format("this release's wheels need glibc {}; this machine has glibc {}", need->str(),
-                         target.glibc->str()));
+      reject(j, ReasonCode::glibc, [&] { return std::string(fmt::format("this release's wheels need glibc {}; this machine has glibc {}", need->str(),
+                         target.glibc->str())); });
     }
   }
   check_torch(j, target, facts);
@@ -348,9 +351,8 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request, 
   check_abi(j, target, recipe);
   check_gpus(j, target, recipe, facts);
   if (recipe && recipe->needs_cuda && is_pure(*j.wheel)) {
-    reject(j, ReasonCode::pure_wheel,
-           fmt::format("a py3-none-any wheel has no compiled {} module (the SKIP_CUDA_BUILD trap)",
-                       recipe->binary_module.empty() ? recipe->name : recipe->binary_module));
+    reject(j, ReasonCode::pure_wheel, [&] { return std::string(fmt::format("a py3-none-any wheel has no compiled {} module (the SKIP_CUDA_BUILD trap)",
+                       recipe->binary_module.empty() ? recipe->name : recipe->binary_module)); });
   }
   note_evidence(j);
   return j;

@@ -4,6 +4,7 @@
 // would have to change. Pure functions of values.
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "pkg/specifier.hpp"
 #include "resolve/candidate.hpp"
@@ -18,10 +19,30 @@ struct Request {
   std::string text;            // as the user wrote it
 };
 
+// Memoised recipe lookups for one resolve: thousands of wheels share a few
+// hundred (version, source, CUDA) keys.
+class JudgeCache {
+ public:
+  const ReleaseFacts& facts(const Recipe& recipe, const pkg::Version& version, const std::string& source,
+                            const std::optional<pkg::CudaVersion>& cuda);
+
+ private:
+  std::unordered_map<std::string, ReleaseFacts> facts_;
+};
+
+struct JudgeOptions {
+  // false: reason codes only, no messages or notes (a first pass over
+  // thousands of wheels; the ones shown are judged again with messages).
+  bool explain = true;
+  JudgeCache* cache = nullptr;
+};
+
 // nullopt when the candidate is not a wheel of this package (another
-// distribution in a shared catalog, an sdist, a garbled file name).
+// distribution in a shared catalog, an sdist, a garbled file name). The
+// Judged points at `candidate`, which must outlive it.
 std::optional<Judged> judge(const Candidate& candidate, const Request& request,
-                            const Recipe* recipe, const ResolveTarget& target);
+                            const Recipe* recipe, const ResolveTarget& target,
+                            const JudgeOptions& options = {});
 
 // The C++11 ABI of a wheel built against download.pytorch.org's torch:
 // torch <= 2.5 false; 2.6 true only for cu126; >= 2.7 true

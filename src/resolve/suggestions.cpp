@@ -28,7 +28,7 @@ void suggest_version(const Resolution& r, std::vector<Suggestion>& out) {
     if (only(j, {ReasonCode::version})) {
       out.push_back({"version",
                      fmt::format("{} {} has a wheel that fits ({}, from {})", r.request.name,
-                                 j.wheel->version.public_str(), j.candidate.filename, j.candidate.source),
+                                 j.wheel->version.public_str(), j.candidate->filename, j.candidate->source),
                      pin_command(r.request, j)});
       return;
     }
@@ -38,12 +38,12 @@ void suggest_version(const Resolution& r, std::vector<Suggestion>& out) {
 void suggest_sources(const Resolution& r, std::vector<Suggestion>& out) {
   std::set<std::string> said;
   for (const Judged& j : r.candidates) {
-    if (!only(j, {ReasonCode::source_disabled}) || !said.insert(j.candidate.source).second) continue;
-    std::string trust = j.candidate.role == SourceRole::community ? " (third-party builds: a trust decision)" : "";
+    if (!only(j, {ReasonCode::source_disabled}) || !said.insert(j.candidate->source).second) continue;
+    std::string trust = j.candidate->role == SourceRole::community ? " (third-party builds: a trust decision)" : "";
     out.push_back({"source",
-                   fmt::format("source '{}'{} has a wheel that fits: {}", j.candidate.source, trust,
-                               j.candidate.filename),
-                   fmt::format("flashfit resolve '{}' --source {}", r.request.text, j.candidate.source)});
+                   fmt::format("source '{}'{} has a wheel that fits: {}", j.candidate->source, trust,
+                               j.candidate->filename),
+                   fmt::format("flashfit resolve '{}' --source {}", r.request.text, j.candidate->source)});
   }
 }
 
@@ -81,7 +81,7 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
       other.torch_cuda = std::optional<env::MajorMinor>{*pick};
       other.torch_installed = true;
       other.cxx11_abi = official_torch_abi(release.minor, pkg::CudaVersion{pick->major, pick->minor});
-      auto again = judge(j.candidate, r.request, recipe, other);
+      auto again = judge(*j.candidate, r.request, recipe, other, {false, nullptr});
       if (again && again->compatible()) fits.emplace(release.minor, Fit{&release, *pick, &j});
     }
   }
@@ -100,7 +100,7 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
     const Fit& f = ordered[i];
     out.push_back({"torch",
                    fmt::format("with torch {} (CUDA {}), {} fits", f.release->latest, f.cuda.str(),
-                               f.example->candidate.filename),
+                               f.example->candidate->filename),
                    pip_install_torch(*f.release, f.cuda)});
   }
 }
@@ -124,7 +124,7 @@ void suggest_python(const Resolution& r, const ResolveTarget& target, std::vecto
     return std::abs(a.first - here) < std::abs(b.first - here);
   });
   out.push_back({"python",
-                 fmt::format("with Python 3.{}, {} fits", best->first, best->second->candidate.filename),
+                 fmt::format("with Python 3.{}, {} fits", best->first, best->second->candidate->filename),
                  fmt::format("python3.{} -m venv .venv && flashfit resolve '{}' --python .venv/bin/python",
                              best->first, r.request.text)});
 }
@@ -167,7 +167,7 @@ std::string build_needs(const Recipe* recipe, const ResolveTarget& target, const
 }  // namespace
 
 std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe, const ResolveTarget& target,
-                                const std::vector<Candidate>& /*inputs*/, const BuildOutlook& build) {
+                                const BuildOutlook& build) {
   std::vector<Suggestion> out;
   suggest_version(r, out);
   suggest_sources(r, out);

@@ -10,6 +10,6 @@
 namespace flashfit::resolve {
 
 std::vector<Suggestion> suggest(const Resolution& resolution, const Recipe* recipe, const ResolveTarget& target,
-                                const std::vector<Candidate>& inputs, const BuildOutlook& build);
+                                const BuildOutlook& build);
 
 }  // namespace flashfit::resolve

@@ -13,6 +13,23 @@ std::optional<pkg::TorchVersion> ResolveTarget::torch_minor() const {
   }
 }
 
+const ResolveTarget::TagParts& ResolveTarget::tag_parts() const {
+  if (!tag_parts_) {
+    auto parts = std::make_shared<TagParts>();
+    if (python) {
+      if (auto v = pkg::Version::parse(python->str())) parts->python_version = std::move(*v);
+    }
+    if (tags) {
+      for (const pkg::Tag& t : tags->tags()) {
+        parts->python.insert(t.interpreter + "-" + t.abi);
+        parts->platforms.insert(t.platform);
+      }
+    }
+    tag_parts_ = std::move(parts);
+  }
+  return *tag_parts_;
+}
+
 ResolveTarget target_from_environment(const env::Environment& env) {
   ResolveTarget t;
   if (env.python.version.known()) t.python = *env.python.version;

@@ -2,8 +2,10 @@
 // The facts the resolver judges wheels against, taken once from an
 // env::Environment (probed or what-if). Plain optionals: an unknown fact makes
 // its rule "not applied", which the resolver states rather than guesses.
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "env/environment.hpp"
@@ -29,6 +31,19 @@ struct ResolveTarget {
   std::optional<std::vector<env::ComputeCapability>> gpus;
 
   std::optional<pkg::TorchVersion> torch_minor() const;  // 2.9
+
+  // The supported tags split into their Python half ("cp312-cp312") and
+  // platforms, to say which half of an unsupported wheel fails. Built on
+  // first use and shared by copies (the tags do not change).
+  struct TagParts {
+    std::unordered_set<std::string> python;     // "interpreter-abi"
+    std::unordered_set<std::string> platforms;
+    std::optional<pkg::Version> python_version;  // "3.12" as a PEP 440 version, for requires-python
+  };
+  const TagParts& tag_parts() const;
+
+ private:
+  mutable std::shared_ptr<const TagParts> tag_parts_;
 };
 
 ResolveTarget target_from_environment(const env::Environment& env);

@@ -64,7 +64,7 @@ Resolution run(const std::string& spec, const ResolveTarget& target, bool commun
 }
 
 std::string selected(const Resolution& r) {
-  return r.selected ? r.candidates[*r.selected].candidate.filename : "(none)";
+  return r.selected ? r.candidates[*r.selected].candidate->filename : "(none)";
 }
 
 bool has_suggestion(const Resolution& r, const std::string& kind) {
@@ -73,7 +73,7 @@ bool has_suggestion(const Resolution& r, const std::string& kind) {
 
 const Judged* find(const Resolution& r, const std::string& filename) {
   for (const Judged& j : r.candidates) {
-    if (j.candidate.filename == filename && j.candidate.role == SourceRole::upstream) return &j;
+    if (j.candidate->filename == filename && j.candidate->role == SourceRole::upstream) return &j;
   }
   return nullptr;
 }
@@ -92,7 +92,7 @@ TEST(ResolveReal, Python312Torch291Cu128OnL4) {
   EXPECT_EQ(selected(r), "flash_attn-2.8.3.post1+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
   auto pinned = run("flash-attn==2.8.3", make_target({}));
   EXPECT_EQ(selected(pinned), "flash_attn-2.8.3+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
-  EXPECT_EQ(pinned.candidates[0].candidate.release_tag, "v2.8.3");
+  EXPECT_EQ(pinned.candidates[0].candidate->release_tag, "v2.8.3");
   // The CUDA 13 build of the same release is rejected on the CUDA major only.
   const Judged* cu13 = find(pinned, "flash_attn-2.8.3+cu13torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
   ASSERT_NE(cu13, nullptr);
@@ -151,7 +151,7 @@ TEST(ResolveReal, TeslaT4GetsTheStandardAttentionFallbackNotABuild) {
                              .gpus = std::vector<std::string>{"7.5"}});
   auto r = run("flash-attn", target);
   EXPECT_FALSE(r.selected);
-  for (const Judged& j : r.candidates) EXPECT_TRUE(j.has(ReasonCode::compute_capability)) << j.candidate.filename;
+  for (const Judged& j : r.candidates) EXPECT_TRUE(j.has(ReasonCode::compute_capability)) << j.candidate->filename;
   EXPECT_TRUE(has_suggestion(r, "fallback"));
   EXPECT_FALSE(has_suggestion(r, "build"));
   EXPECT_FALSE(has_suggestion(r, "torch"));
@@ -162,7 +162,7 @@ TEST(ResolveReal, CpuOnlyTorchRejectsEveryCudaWheel) {
                              .gpus = std::vector<std::string>{}});
   auto r = run("flash-attn", target);
   EXPECT_FALSE(r.selected);
-  for (const Judged& j : r.candidates) EXPECT_TRUE(j.has(ReasonCode::cuda)) << j.candidate.filename;
+  for (const Judged& j : r.candidates) EXPECT_TRUE(j.has(ReasonCode::cuda)) << j.candidate->filename;
   EXPECT_TRUE(has_suggestion(r, "fallback"));
   EXPECT_FALSE(has_suggestion(r, "build"));
 }
@@ -208,13 +208,13 @@ TEST(ResolveReal, DisabledCommunityIsSuggestedWhenItHoldsTheOnlyFit) {
   auto with = run("flash-attn", target, /*community=*/true);
   ASSERT_TRUE(with.selected);
   const Judged& pick = with.candidates[*with.selected];
-  EXPECT_EQ(pick.candidate.role, SourceRole::community);
+  EXPECT_EQ(pick.candidate->role, SourceRole::community);
   EXPECT_EQ(pick.wheel->version.public_str().rfind("2.8", 0), 0u);
   // The community label has no ABI token: it was inferred from the official torch 2.9.
   EXPECT_EQ(pick.cxx11_abi, std::optional<bool>(true));
   EXPECT_NE(pick.abi_basis.find("inferred"), std::string::npos);
   // CUDA minor closeness: a cu128 build beats cu126 and cu130 ones of the same version.
-  EXPECT_NE(pick.candidate.filename.find("cu128"), std::string::npos) << pick.candidate.filename;
+  EXPECT_NE(pick.candidate->filename.find("cu128"), std::string::npos) << pick.candidate->filename;
 }
 
 TEST(ResolveReal, TorchSuggestionGivesTheExactPipCommand) {
@@ -259,7 +259,7 @@ std::vector<ResolveTarget> environment_set() {
 
 // The hard rules, restated from the facts file rather than from rules.cpp.
 void expect_passes_hard_rules(const Judged& j, const ResolveTarget& t) {
-  const std::string& f = j.candidate.filename;
+  const std::string& f = j.candidate->filename;
   ASSERT_TRUE(j.wheel) << f;
   EXPECT_TRUE(t.tags->best_rank(j.wheel->tags)) << f << ": pip would refuse its tags";
   auto label = pkg::decode_variant(j.wheel->version.local());
@@ -272,18 +272,18 @@ void expect_passes_hard_rules(const Judged& j, const ResolveTarget& t) {
   }
   pkg::Version v = j.wheel->version;
   bool v28 = pkg::SpecifierSet::parse(">=2.8.0,<2.8.4")->contains(*pkg::Version::parse(v.public_str()), true);
-  if (v28 && j.candidate.role == SourceRole::upstream && *label.torch >= pkg::TorchVersion{2, 6}) {
+  if (v28 && j.candidate->role == SourceRole::upstream && *label.torch >= pkg::TorchVersion{2, 6}) {
     EXPECT_EQ(label.cxx11_abi, std::optional<bool>(true)) << f << ": a lying FALSE label";
   }
   bool new_glibc = pkg::SpecifierSet::parse(">=2.8.0.post1")->contains(*pkg::Version::parse(v.public_str()), true);
-  if (j.candidate.role == SourceRole::upstream && new_glibc) {
+  if (j.candidate->role == SourceRole::upstream && new_glibc) {
     EXPECT_GE(*t.glibc, (env::MajorMinor{2, 32})) << f;
   }
   // Blackwell kernels: upstream's wheels from 2.8.0 (nvcc 12.9); community
   // builds from 2.7.3 (the arch list) when compiled with CUDA >= 12.8.
   const pkg::Version pub = *pkg::Version::parse(v.public_str());
   bool blackwell_kernels =
-      j.candidate.role == SourceRole::upstream
+      j.candidate->role == SourceRole::upstream
           ? pkg::SpecifierSet::parse(">=2.8.0")->contains(pub, true)
           : pkg::SpecifierSet::parse(">=2.7.3")->contains(pub, true) && label.cuda->minor &&
                 (label.cuda->major > 12 || (label.cuda->major == 12 && *label.cuda->minor >= 8));
@@ -335,8 +335,8 @@ TEST(ResolveRealProperty, UpstreamsOwnGuessIsThePickWhereverItExists) {
       const Judged* g = find(r, guess->filename);
       ASSERT_NE(g, nullptr) << guess->filename;
       if (g->has(ReasonCode::known_broken)) continue;
-      if (r.selected && r.candidates[*r.selected].candidate.filename == guess->filename) {
-        EXPECT_EQ(r.candidates[*r.selected].candidate.url, guess->url);
+      if (r.selected && r.candidates[*r.selected].candidate->filename == guess->filename) {
+        EXPECT_EQ(r.candidates[*r.selected].candidate->url, guess->url);
         ++agreed;
         continue;
       }
