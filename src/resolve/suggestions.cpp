@@ -164,6 +164,40 @@ std::string build_needs(const Recipe* recipe, const ResolveTarget& target, const
   return parts.empty() ? "" : " (" + util::join(parts, "; ") + ")";
 }
 
+// The recipe's arch tokens that serve the GPUs here (an 8.6 GPU builds "80"
+// for FlashAttention-2, whose "86" token does nothing): a build for these GPUs only.
+std::vector<std::string> arch_tokens_for(const Recipe& recipe, const ResolveTarget& target) {
+  std::vector<std::string> out;
+  if (!target.gpus) return out;
+  for (const env::ComputeCapability& cc : *target.gpus) {
+    for (const BuildKnobs::ArchToken& t : recipe.build.arch_tokens) {
+      auto lo = env::parse_major_minor(t.min_cc);
+      auto hi = env::parse_major_minor(t.max_cc);
+      if (!lo || !hi) continue;
+      env::ComputeCapability low{lo->major, lo->minor}, high{hi->major, hi->minor};
+      if (low <= cc && cc <= high && std::find(out.begin(), out.end(), t.token) == out.end()) out.push_back(t.token);
+    }
+  }
+  return out;
+}
+
+// Until `flashfit build` exists: the pip command that builds it here, with
+// the recipe's switches and the GPUs' arch tokens, without build isolation
+// (setup.py imports torch) and without touching torch (--no-deps).
+std::string build_command(const Recipe* recipe, const ResolveTarget& target, const Request& request) {
+  std::vector<std::string> env;
+  if (recipe) {
+    for (const auto& [name, value] : recipe->build.env) env.push_back(name + "=" + value);
+    auto tokens = arch_tokens_for(*recipe, target);
+    if (!recipe->build.arch_variable.empty() && !tokens.empty()) {
+      env.push_back(fmt::format("{}=\"{}\"", recipe->build.arch_variable, util::join(tokens, recipe->build.arch_separator)));
+    }
+    if (!recipe->build.jobs_variable.empty()) env.push_back(recipe->build.jobs_variable + "=2");
+  }
+  return fmt::format("{}{}pip install --no-build-isolation --no-deps '{}'", util::join(env, " "), env.empty() ? "" : " ",
+                     request.text);
+}
+
 }  // namespace
 
 std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe, const ResolveTarget& target,
@@ -185,9 +219,15 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe, const
   bool no_gpu = target.gpus && target.gpus->empty();
   if (!never_runs && !(recipe && recipe->needs_cuda && (cpu_torch || no_gpu))) {
     std::string name = recipe ? recipe->name : r.request.name;
+    std::string jobs;
+    if (recipe && recipe->build.memory_per_compile_gib > 0 && !recipe->build.jobs_variable.empty()) {
+      jobs = fmt::format("; raise {} to (free memory / {:.0f} GiB) if you have more", recipe->build.jobs_variable,
+                         recipe->build.memory_per_compile_gib);
+    }
     out.push_back({"build",
-                   fmt::format("build {} from source for this environment{}", name, build_needs(recipe, target, build)),
-                   fmt::format("flashfit build '{}'", r.request.text)});
+                   fmt::format("build {} from source for this environment{}{}", name,
+                               build_needs(recipe, target, build), jobs),
+                   build_command(recipe, target, r.request)});
   }
   if (recipe && !recipe->fallback.empty() && (never_runs || (recipe->needs_cuda && (cpu_torch || no_gpu)))) {
     std::string why = never_runs ? fmt::format("no GPU here can run {} (compute capability below {})",

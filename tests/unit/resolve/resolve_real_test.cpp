@@ -205,6 +205,13 @@ TEST(ResolveReal, DisabledCommunityIsSuggestedWhenItHoldsTheOnlyFit) {
   auto r = run("flash-attn", target);
   EXPECT_FALSE(r.selected);
   ASSERT_TRUE(has_suggestion(r, "source"));
+  // The build for an 8.9 GPU compiles FlashAttention-2's "80" token only (its "89" does nothing).
+  auto build = std::find_if(r.suggestions.begin(), r.suggestions.end(), [](const Suggestion& s) { return s.kind == "build"; });
+  ASSERT_NE(build, r.suggestions.end());
+  ASSERT_TRUE(build->command);
+  EXPECT_EQ(*build->command,
+            "FLASH_ATTENTION_FORCE_BUILD=TRUE FLASH_ATTN_CUDA_ARCHS=\"80\" MAX_JOBS=2 pip install --no-build-isolation "
+            "--no-deps 'flash-attn'");
   auto with = run("flash-attn", target, /*community=*/true);
   ASSERT_TRUE(with.selected);
   const Judged& pick = with.candidates[*with.selected];
