@@ -13,6 +13,8 @@ const std::vector<Command>& command_table() {
        define_doctor},
       {"inspect", "Check a wheel, .so or installed package against this torch, libc and GPUs",
        define_inspect},
+      {"install", "Install the wheel that fits (inspected, --no-deps, import proven), rolling back on failure",
+       define_install},
       {"resolve", "Pick the prebuilt wheel that fits, explain every rejection, suggest what would fit",
        define_resolve},
       {"tags", "List the wheel tags an interpreter accepts, most preferred first", define_tags},

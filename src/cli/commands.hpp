@@ -8,6 +8,7 @@ namespace flashfit::cli {
 Runner define_catalog(CLI::App& app);
 Runner define_doctor(CLI::App& app);
 Runner define_inspect(CLI::App& app);
+Runner define_install(CLI::App& app);
 Runner define_resolve(CLI::App& app);
 Runner define_tags(CLI::App& app);
 

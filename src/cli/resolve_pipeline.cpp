@@ -1,0 +1,100 @@
+#include "cli/resolve_pipeline.hpp"
+
+#include <fmt/core.h>
+
+#include "pkg/name.hpp"
+#include "pkg/wheel_name.hpp"
+#include "resolve/suggestions.hpp"
+#include "util/interrupt.hpp"
+#include "util/paths.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::cli {
+namespace {
+
+// `flashfit install ./x.whl`: the file is the one candidate, judged like any other.
+util::Result<resolve::Request> request_for_file(const std::filesystem::path& wheel,
+                                                std::vector<resolve::Candidate>& candidates) {
+  auto name = pkg::parse_wheel_filename(wheel.filename().string());
+  if (!name) {
+    return util::fail(util::ErrorKind::usage, "not a wheel file name: " + name.error().message, wheel.string());
+  }
+  resolve::Candidate c;
+  c.filename = wheel.filename().string();
+  std::error_code ec;
+  c.url = std::filesystem::absolute(wheel, ec).string();
+  c.source = "file";
+  c.role = resolve::SourceRole::find_links;
+  candidates.push_back(std::move(c));
+  return resolve::Request{name->canonical_name, {}, wheel.filename().string()};
+}
+
+}  // namespace
+
+util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& options) {
+  auto out = std::make_unique<Resolved>();
+  std::vector<resolve::Candidate> file_candidates;
+  util::Result<resolve::Request> request = options.wheel_file ? request_for_file(*options.wheel_file, file_candidates)
+                                                              : parse_request(options.spec);
+  if (!request) return tl::unexpected(request.error());
+  auto config = load_user_config();
+  if (!config) return tl::unexpected(config.error());
+  out->config = std::move(*config);
+  auto book = load_recipes(out->config);
+  if (!book) return tl::unexpected(book.error());
+  out->book = std::move(*book);
+  out->recipe = out->book.find(request->name);
+  const resolve::SourceFlags& flags = *options.sources;
+  const bool has_indexes = flags.index_url || !flags.extra_index_urls.empty() || !flags.find_links.empty() ||
+                           !out->config.indexes.empty();
+  if (!out->recipe && !has_indexes && !options.wheel_file) {
+    auto similar = out->book.similar(request->name);
+    std::vector<std::string> known;
+    for (const auto& r : out->book.recipes()) known.push_back(r.name);
+    return util::fail(util::ErrorKind::usage,
+                      fmt::format("no recipe and no index knows '{}'{}", request->name,
+                                  similar.empty() ? "" : fmt::format(" (did you mean '{}'?)", similar.front())),
+                      {},
+                      fmt::format("packages with recipes: {}; for another package give an index "
+                                  "(--index-url, --find-links) or add a recipe (docs/recipes.md)",
+                                  util::join(known, ", ")));
+  }
+  if (out->recipe && !options.wheel_file) request->name = out->recipe->name;
+
+  auto probe = probe_options_from(*options.environment);
+  if (!probe) return tl::unexpected(probe.error());
+  probe->probe_toolkit = false;
+  out->probe = *probe;
+  const auto cache_root = util::cache_root();
+  std::vector<resolve::Candidate> candidates;
+  if (options.wheel_file) {
+    candidates = std::move(file_candidates);
+  } else {
+    auto plan = resolve::plan_sources(out->recipe, out->config, flags, cache_root);
+    if (!plan) return tl::unexpected(plan.error());
+    out->environment = env::probe_environment(*probe);
+    if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+    resolve::Gathered gathered = resolve::gather(request->name, out->recipe, *plan, cache_root);
+    candidates = std::move(gathered.candidates);
+    out->sources = std::move(gathered.sources);
+    out->resolution.warnings = std::move(gathered.warnings);
+  }
+  if (options.wheel_file) out->environment = env::probe_environment(*probe);
+  if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+  const resolve::ResolveTarget target = resolve::target_from_environment(out->environment);
+
+  resolve::ResolveOptions resolve_options;
+  resolve_options.explain_rejected = options.explain_rejected;
+  std::vector<std::string> warnings = std::move(out->resolution.warnings);
+  out->resolution = resolve::resolve(*request, out->recipe, target, std::move(candidates), resolve_options);
+  if (!out->resolution.selected) {
+    // Only now is the toolkit worth its `nvcc --version`: the build suggestion needs it.
+    out->environment.toolkit = env::probe_toolkit(probe->toolkit);
+    out->resolution.suggestions =
+        resolve::suggest(out->resolution, out->recipe, target, resolve::BuildOutlook{&out->environment.toolkit});
+  }
+  out->resolution.warnings.insert(out->resolution.warnings.begin(), warnings.begin(), warnings.end());
+  return out;
+}
+
+}  // namespace flashfit::cli

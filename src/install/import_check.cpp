@@ -1,0 +1,122 @@
+#include "install/import_check.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "util/process.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::install {
+namespace {
+
+// One line per result, tab-separated, newlines folded: easy to parse from C++.
+constexpr const char* kScript = R"PY(
+import importlib, sys
+def say(kind, name, status):
+    print(kind + "\t" + name + "\t" + " ".join(str(status).split()), flush=True)
+try:
+    import torch
+    say("torch", torch.__version__, "ok")
+except BaseException as e:
+    say("torch", "", "%s: %s" % (type(e).__name__, e))
+for m in sys.argv[2:]:
+    try:
+        importlib.import_module(m)
+        say("module", m, "ok")
+    except BaseException as e:
+        say("module", m, "%s: %s" % (type(e).__name__, e))
+if sys.argv[1] == "flash-attn":
+    try:
+        import torch, flash_attn
+        q, k, v = (torch.randn(1, 16, 2, 64, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+        out = flash_attn.flash_attn_func(q, k, v)
+        ref = torch.nn.functional.scaled_dot_product_attention(
+            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)).transpose(1, 2)
+        err = (out.float() - ref.float()).abs().max().item()
+        say("gpu", "flash_attn_func", "ok" if err < 2e-2 else "max abs difference %g from scaled_dot_product_attention" % err)
+    except BaseException as e:
+        say("gpu", "flash_attn_func", "%s: %s" % (type(e).__name__, e))
+)PY";
+
+}  // namespace
+
+bool ImportCheck::ok() const {
+  return torch_ok && !gpu_test_failed &&
+         std::all_of(modules.begin(), modules.end(), [](const ModuleResult& m) { return m.ok; });
+}
+
+std::string ImportCheck::first_failure() const {
+  if (!torch_ok) return "import torch: " + torch_error;
+  for (const ModuleResult& m : modules) {
+    if (!m.ok) return "import " + m.module + ": " + m.error;
+  }
+  if (gpu_test_failed) return "GPU smoke test: " + gpu_test;
+  return "";
+}
+
+util::Result<ImportCheck> check_imports(const ImportCheckOptions& options) {
+  const bool smoke = options.gpu_present &&
+                     std::find(options.modules.begin(), options.modules.end(), "flash_attn_2_cuda") != options.modules.end();
+  util::ProcessSpec spec;
+  spec.argv = {options.python, "-c", kScript, smoke ? "flash-attn" : "-"};
+  spec.argv.insert(spec.argv.end(), options.modules.begin(), options.modules.end());
+  spec.cwd = "/";
+  spec.timeout = options.timeout;
+  spec.unset_env = {"PYTHONPATH", "PYTHONSTARTUP"};
+  auto run = util::run_process(spec);
+  if (!run) return tl::unexpected(run.error());
+  ImportCheck check;
+  check.gpu_test = !options.gpu_present ? "skipped: no GPU here"
+                   : smoke             ? "did not run"
+                                       : "skipped: no GPU smoke test for this package";
+  for (std::string_view line : util::split(run->out, '\n')) {
+    auto fields = util::split(line, '\t');
+    if (fields.size() != 3) continue;
+    const std::string status(fields[2]);
+    if (fields[0] == "torch") {
+      check.torch_ok = status == "ok";
+      check.torch_version = std::string(fields[1]);
+      if (!check.torch_ok) check.torch_error = status;
+    } else if (fields[0] == "module") {
+      check.modules.push_back({std::string(fields[1]), status == "ok", status == "ok" ? "" : status});
+    } else if (fields[0] == "gpu") {
+      check.gpu_test = status == "ok" ? "passed" : status;
+      check.gpu_test_failed = status != "ok";
+    }
+  }
+  // A crash (segfault in a module's init) or a timeout leaves results missing.
+  if (!run->succeeded() || check.modules.size() != options.modules.size()) {
+    std::string why = fmt::format("the import check {} ({})", run->describe(),
+                                  util::printable(std::string(util::trim(run->err)), 300));
+    if (!check.torch_ok && check.torch_error.empty()) check.torch_error = why;
+    for (const std::string& m : options.modules) {
+      bool seen = std::any_of(check.modules.begin(), check.modules.end(), [&](const ModuleResult& r) { return r.module == m; });
+      if (!seen) check.modules.push_back({m, false, why});
+    }
+  }
+  return check;
+}
+
+std::vector<std::string> module_names(const std::vector<std::string>& members, const std::vector<std::string>& top_level) {
+  std::vector<std::string> out;
+  for (const std::string& member : members) {
+    if (!util::ends_with(member, ".so")) continue;
+    std::string path = member.substr(0, member.size() - 3);
+    auto slash = path.rfind('/');
+    std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+    std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    base = base.substr(0, base.find('.'));  // drop ".cpython-311-x86_64-linux-gnu" / ".abi3"
+    if (dir.find(".data/") != std::string::npos || dir.find(".dist-info/") != std::string::npos) continue;
+    std::string name = dir + base;
+    std::replace(name.begin(), name.end(), '/', '.');
+    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  for (const std::string& t : top_level) {
+    std::string name(util::trim(t));
+    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace flashfit::install

@@ -1,0 +1,58 @@
+#pragma once
+// The install workflow: for each compatible candidate in rank order, fetch it
+// into the cache, inspect the bytes against this environment, install it with
+// --no-deps, and prove the import in a fresh interpreter. A candidate that
+// fails inspection is never installed; one that fails the import check is
+// rolled back and the next is tried (this is how a mislabelled wheel is
+// replaced by one that works). If none works, what was installed before is
+// restored. Every attempt is reported.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "env/environment.hpp"
+#include "install/import_check.hpp"
+#include "install/installer.hpp"
+#include "resolve/resolver.hpp"
+#include "store/wheel_cache.hpp"
+#include "util/error.hpp"
+
+namespace flashfit::install {
+
+struct InstallOptions {
+  bool dry_run = false;
+  std::size_t max_attempts = 5;
+  std::chrono::seconds import_timeout{180};
+  std::filesystem::path temp_dir;  // extraction and backups (removed after)
+  std::function<void(std::string_view)> progress;  // one line per step, to stderr
+};
+
+struct Attempt {
+  std::string filename;
+  std::string url;
+  std::string source;
+  std::string stage;   // "download", "inspect", "install", "import", "installed", "would install"
+  bool ok = false;
+  std::string detail;  // why it stopped there, or what was installed
+  std::optional<std::string> sha256;
+  std::optional<ImportCheck> import_check;
+};
+
+struct InstallOutcome {
+  std::string installer;  // "pip 23.0.1 from ..." / "uv ..."
+  std::vector<Attempt> attempts;
+  std::optional<std::size_t> installed;      // index into attempts
+  std::optional<std::string> previous;       // version installed before, if any
+  std::string restore;                       // "", "restored 0.9", "removed (nothing was installed before)", or a failure
+  bool torch_untouched = true;               // torch's files are the same before and after
+  std::string torch_note;
+};
+
+// Runs the workflow over `resolution`'s compatible candidates (in order).
+util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resolution, const resolve::Recipe* recipe,
+                                                const env::Environment& environment, store::WheelCache& cache,
+                                                const InstallOptions& options);
+
+}  // namespace flashfit::install

@@ -1,0 +1,44 @@
+#pragma once
+// An installed distribution (its *.dist-info and the files its RECORD lists),
+// and a backup of those files taken before flashfit replaces it, so a failed
+// install can put the previous version back exactly as it was, even when no
+// wheel of it exists anywhere.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace flashfit::install {
+
+struct InstalledDist {
+  std::filesystem::path site_dir;
+  std::filesystem::path dist_info;  // <site>/<name>-<version>.dist-info
+  std::string name;                 // as in the directory name
+  std::string version;
+};
+
+// The first site dir (import order) holding a dist-info of the package.
+std::optional<InstalledDist> find_installed(const std::vector<std::string>& site_dirs,
+                                            const std::string& canonical_name);
+
+struct Backup {
+  InstalledDist dist;
+  std::filesystem::path dir;  // holds the copies: <dir>/<n>
+  std::vector<std::filesystem::path> files;  // originals, absolute; copy n is files[n]
+};
+
+// Copies every file RECORD lists (paths relative to the site dir, scripts
+// included) into `backup_dir`. A RECORD naming files outside any sane place
+// (absolute paths, NUL) is refused.
+util::Result<Backup> backup_installed(const InstalledDist& dist, const std::filesystem::path& backup_dir);
+
+// Puts every backed-up file back (after the failed version was uninstalled).
+util::Result<void> restore_backup(const Backup& backup);
+
+// Names of the files (absolute) and their sizes + mtimes, to prove a tree
+// untouched (torch before and after an install).
+std::vector<std::string> tree_fingerprint(const std::filesystem::path& dir);
+
+}  // namespace flashfit::install
