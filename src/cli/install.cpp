@@ -83,7 +83,14 @@ util::Result<int> run_install(const InstallCliOptions& options) {
   const Resolved& r = **resolved;
 
   install::InstallOutcome outcome;
-  if (r.resolution.selected) {
+  const bool named_file = pipeline.wheel_file.has_value() && !r.resolution.candidates.empty();
+  if (named_file && !r.resolution.selected) {
+    for (const resolve::Reason& reason : r.resolution.candidates.front().reasons) {
+      std::fprintf(stderr, "flashfit: warning: %s: %s (the file's bytes will decide)\n",
+                   std::string(to_string(reason.code)).c_str(), reason.message.c_str());
+    }
+  }
+  if (r.resolution.selected || named_file) {
     auto cache_root = util::cache_root();
     if (!cache_root) return util::fail(util::ErrorKind::failed, "no cache directory", {}, "set FLASHFIT_CACHE_DIR or HOME");
     auto cache = store::WheelCache::open(*cache_root);
@@ -91,6 +98,7 @@ util::Result<int> run_install(const InstallCliOptions& options) {
     install::InstallOptions install_options;
     install_options.dry_run = options.dry_run;
     install_options.max_attempts = options.max_attempts;
+    install_options.try_rejected = named_file;
     install_options.temp_dir = *cache_root / "tmp" / fmt::format("install-{}", ::getpid());
     fs::create_directories(install_options.temp_dir, ec);
     install_options.progress = [](std::string_view line) {
@@ -139,7 +147,7 @@ util::Result<int> run_install(const InstallCliOptions& options) {
     write_stdout(out.dump(2) + "\n");
   } else {
     std::string text;
-    if (!r.resolution.selected) {
+    if (!r.resolution.selected && !named_file) {
       ResolveReport report{r.resolution, r.recipe, r.environment, r.sources, false};
       text = resolve_text(report);
     } else {

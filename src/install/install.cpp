@@ -97,7 +97,7 @@ util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resol
   const fs::path work = options.temp_dir;
 
   for (const resolve::Judged& j : resolution.candidates) {
-    if (!j.compatible() || outcome.attempts.size() >= options.max_attempts) break;
+    if ((!j.compatible() && !options.try_rejected) || outcome.attempts.size() >= options.max_attempts) break;
     if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
     Attempt attempt{j.candidate->filename, j.candidate->url, j.candidate->source, "download", false, "", j.candidate->sha256, {}};
     if (options.dry_run) {

@@ -24,6 +24,9 @@ namespace flashfit::install {
 struct InstallOptions {
   bool dry_run = false;
   std::size_t max_attempts = 5;
+  // A wheel file the user named: its label's claims are only claims, so it is
+  // tried even when rejected, and inspection of its bytes decides.
+  bool try_rejected = false;
   std::chrono::seconds import_timeout{180};
   std::filesystem::path temp_dir;  // extraction and backups (removed after)
   std::function<void(std::string_view)> progress;  // one line per step, to stderr

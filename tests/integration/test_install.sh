@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# flashfit install, end to end and offline: wheels of a real torch C++
+# extension (tests/fixtures/torch_ext, built against Debian's torch) served by
+# a local index on 127.0.0.1, installed into a fresh
+# `python3 -m venv --system-site-packages` venv with the machine's pip:
+# - an ABI-mismatched wheel labelled as fitting and ranked first is rejected
+#   by inspection before it is installed; the good one installs and imports;
+# - a wheel that passes inspection but fails its import is rolled back;
+# - when every candidate fails, the previously installed version is restored;
+# - torch's files are the same before and after;
+# - an upstream-style file name (+cu12torch1.13cxx11abiTRUE, plain METADATA
+#   version) installs with this pip, by path;
+# - with and without a recipe (a test recipe from a config dir).
+# shellcheck source=tests/integration/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+FIX=${FLASHFIT_INSTALL_WHEELS:?the install_wheels fixture sets FLASHFIT_INSTALL_WHEELS}
+wheel() { # wheel PATTERN: the one fixture wheel matching
+  local found=("$FIX"/$1)
+  [[ ${#found[@]} == 1 && -f ${found[0]} ]] || fail "fixture wheel $1 not found in $FIX"
+  printf '%s\n' "${found[0]}"
+}
+W09=$(wheel 'ffinst-0.9-*.whl')
+W10=$(wheel 'ffinst-1.0+pt1*cpu-*.whl')
+W11=$(wheel 'ffinst-1.1+pt1*cpu-*.whl')
+W12=$(wheel 'ffinst-1.2+pt1*cpu-*.whl')
+OFFICIAL=$(wheel 'official/ffinst-1.0+cu12torch*cxx11abiTRUE-*.whl')
+
+# A test recipe from a config dir: the production recipe path, for a test package.
+mkdir -p "$TMP/config/recipes"
+cat >"$TMP/config/recipes/ffinst.toml" <<'TOML'
+[package]
+name = "ffinst"
+summary = "flashfit's install test extension"
+import_names = ["ffinst"]
+binary_module = "ffinst"
+needs_cuda = false
+
+[build]
+needs_cuda = false
+TOML
+printf 'recipe_dirs = ["%s"]\n' "$TMP/config/recipes" >"$TMP/config/config.toml"
+printf '# empty\n' >"$TMP/empty.toml"
+export FLASHFIT_CONFIG="$TMP/config/config.toml"
+
+# index DIR NAME WHEEL...: a PEP 503 project page for the given wheels.
+make_index() {
+  local dir=$1 name=$2 w base
+  shift 2
+  mkdir -p "$dir/files" "$dir/simple/$name"
+  {
+    echo "<!DOCTYPE html><html><body>"
+    for w in "$@"; do
+      base=$(basename "$w")
+      cp "$w" "$dir/files/$base"
+      echo "<a href=\"../../files/${base//+/%2B}\">$base</a>"
+    done
+    echo "</body></html>"
+  } >"$dir/simple/$name/index.html"
+}
+
+new_venv() {
+  rm -rf "$TMP/venv"
+  "$TEST_PYTHON" -m venv --system-site-packages "$TMP/venv" || fail "cannot create a venv"
+  PY=$TMP/venv/bin/python
+}
+
+torch_dir=$("$TEST_PYTHON" -c 'import os, torch; print(os.path.dirname(torch.__file__))')
+torch_files() { find "$torch_dir" -type f -printf '%p %s %T@\n' | sort; }
+torch_files >"$TMP/torch.before"
+
+make_index "$TMP/www" ffinst "$W11" "$W10"
+start_http_server "$TMP/www"
+INDEX=$HTTP_URL/simple
+
+# --- the mislabelled wheel is refused before installing; the good one works ---
+new_venv
+ff install ffinst --python "$PY" --index-url "$INDEX" --json
+expect_rc 0 "install from the local index"
+[[ $(json_field "$TMP/out" 'd["attempts"][0]["filename"]') == "$(basename "$W11")" ]] || fail "the ABI-mismatched wheel was not tried first"
+[[ $(json_field "$TMP/out" 'd["attempts"][0]["stage"]') == inspect ]] || fail "the ABI-mismatched wheel was not stopped at inspection"
+json_field "$TMP/out" 'd["attempts"][0]["detail"]' | grep -q 'torch-symbols' || fail "the rejection does not name the torch symbols"
+[[ $(json_field "$TMP/out" 'd["installed"]["filename"]') == "$(basename "$W10")" ]] || fail "the good wheel was not installed"
+[[ $(json_field "$TMP/out" 'd["torch_untouched"]') == True ]] || fail "flashfit says torch changed"
+"$PY" -c 'import torch, ffinst' || fail "the installed extension does not import"
+"$PY" -m pip show ffinst 2>/dev/null | grep -q '^Version: 1.0+pt' || fail "pip does not show ffinst 1.0"
+grep -c "GET /files/$(basename "${W11//+/%2B}")" "$HTTP_LOG" >/dev/null || fail "the bad wheel was never downloaded"
+torch_files >"$TMP/torch.after"
+cmp -s "$TMP/torch.before" "$TMP/torch.after" || fail "torch's files changed"
+pass_note "mislabelled wheel rejected by inspection, good wheel installed, torch untouched"
+
+# A second install of the same wheel downloads nothing (the cache has it).
+requests_before=$(wc -l <"$HTTP_LOG")
+ff install ffinst --python "$PY" --index-url "$INDEX" --json
+expect_rc 0 "reinstall"
+[[ $(grep -c 'GET /files/' <(tail -n +"$((requests_before + 1))" "$HTTP_LOG")) == 0 ]] || fail "a cached wheel was downloaded again"
+pass_note "cached wheels are not downloaded twice"
+
+# --- every candidate fails: the previous version is restored -------------------
+new_venv
+"$PY" -m pip install --no-deps --no-index --disable-pip-version-check -q "$W09" || fail "cannot pre-install 0.9"
+make_index "$TMP/www2" ffinst "$W12" "$W11"
+start_http_server "$TMP/www2"
+ff install ffinst --python "$PY" --index-url "$HTTP_URL/simple" --json
+expect_rc 1 "nothing works"
+[[ $(json_field "$TMP/out" '[a["stage"] for a in d["attempts"]]') == "['import', 'inspect']" ]] ||
+  fail "expected an import failure then an inspection failure, got $(json_field "$TMP/out" '[a["stage"] for a in d["attempts"]]')"
+json_field "$TMP/out" 'd["attempts"][0]["detail"]' | grep -q 'deliberately broken import' || fail "the import failure is not reported"
+[[ $(json_field "$TMP/out" 'd["previous"]') == 0.9 ]] || fail "the previous version was not noticed"
+[[ $(json_field "$TMP/out" 'd["restore"]') == "restored 0.9" ]] || fail "the previous version was not restored"
+"$PY" -m pip show ffinst 2>/dev/null | grep -q '^Version: 0.9$' || fail "0.9 is not installed any more"
+"$PY" -c 'import torch, ffinst' || fail "the restored 0.9 does not import"
+pass_note "import failure rolled back, previous version restored"
+
+# --- dry run changes nothing --------------------------------------------------------
+ff install ffinst --python "$PY" --index-url "$INDEX" --dry-run
+expect_rc 0 "--dry-run"
+expect_out_contains "dry run"
+"$PY" -m pip show ffinst 2>/dev/null | grep -q '^Version: 0.9$' || fail "--dry-run changed the environment"
+
+# --- no recipe: the wheel's own modules prove it --------------------------------
+new_venv
+FLASHFIT_CONFIG="$TMP/empty.toml" ff install ffinst --python "$PY" --index-url "$INDEX" --json
+expect_rc 0 "install without a recipe"
+[[ $(json_field "$TMP/out" 'd["installed"]["filename"]') == "$(basename "$W10")" ]] || fail "no-recipe install picked another wheel"
+json_field "$TMP/out" '[m["module"] for a in d["attempts"] if a["ok"] for m in a["import_check"]["modules"]]' |
+  grep -q ffinst || fail "the no-recipe import check did not import the wheel's module"
+pass_note "a package without a recipe installs through the same path"
+
+# --- an upstream-style file name with a local label pip would call inconsistent ----
+new_venv
+ff install "$OFFICIAL" --python "$PY" --json
+expect_rc 0 "official-style file name"
+"$PY" -m pip show ffinst 2>/dev/null | grep -q '^Version: 1.0$' || fail "the official-style wheel is not installed as 1.0"
+"$PY" -c 'import torch, ffinst' || fail "the official-style wheel does not import"
+pass_note "an upstream-style +cu12torch...cxx11abiTRUE file installs with this pip"
+
+# --- bad input -----------------------------------------------------------------------
+ff install "$TMP/nonexistent.whl" --python "$PY"
+expect_clean_error 2 "a missing wheel file"
+ff install 'ffinst>>1' --python "$PY" --index-url "$INDEX"
+expect_clean_error 2 "an invalid requirement"
+printf 'not a zip' >"$TMP/ffinst-3.0-py3-none-any.whl"
+ff install "$TMP/ffinst-3.0-py3-none-any.whl" --python "$PY" --json
+expect_rc 1 "a garbage wheel"
+"$PY" -m pip show ffinst 2>/dev/null | grep -q '^Version: 1.0$' || fail "a garbage wheel changed the environment"
+pass_note "bad input"
