@@ -16,7 +16,8 @@ namespace flashfit::install {
 namespace fs = std::filesystem;
 
 std::optional<InstalledDist> find_installed(const std::vector<std::string>& site_dirs,
-                                            const std::string& canonical_name) {
+                                            const std::string& name) {
+  const std::string canonical_name = pkg::canonicalize_name(name);
   for (const std::string& site : site_dirs) {
     std::error_code ec;
     for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {

@@ -19,9 +19,9 @@ struct InstalledDist {
   std::string version;
 };
 
-// The first site dir (import order) holding a dist-info of the package.
-std::optional<InstalledDist> find_installed(const std::vector<std::string>& site_dirs,
-                                            const std::string& canonical_name);
+// The first site dir (import order) holding a dist-info of the package (any
+// spelling of its name).
+std::optional<InstalledDist> find_installed(const std::vector<std::string>& site_dirs, const std::string& name);
 
 struct Backup {
   InstalledDist dist;
