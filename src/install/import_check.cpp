@@ -15,12 +15,15 @@ constexpr const char* kScript = R"PY(
 import importlib, sys
 def say(kind, name, status):
     print(kind + "\t" + name + "\t" + " ".join(str(status).split()), flush=True)
-try:
-    import torch
-    say("torch", torch.__version__, "ok")
-except BaseException as e:
-    say("torch", "", "%s: %s" % (type(e).__name__, e))
-for m in sys.argv[2:]:
+if sys.argv[2] == "torch":
+    try:
+        import torch
+        say("torch", torch.__version__, "ok")
+    except BaseException as e:
+        say("torch", "", "%s: %s" % (type(e).__name__, e))
+else:
+    say("torch", "", "ok")
+for m in sys.argv[3:]:
     try:
         importlib.import_module(m)
         say("module", m, "ok")
@@ -59,7 +62,7 @@ util::Result<ImportCheck> check_imports(const ImportCheckOptions& options) {
   const bool smoke = options.gpu_present &&
                      std::find(options.modules.begin(), options.modules.end(), "flash_attn_2_cuda") != options.modules.end();
   util::ProcessSpec spec;
-  spec.argv = {options.python, "-c", kScript, smoke ? "flash-attn" : "-"};
+  spec.argv = {options.python, "-c", kScript, smoke ? "flash-attn" : "-", options.import_torch ? "torch" : "-"};
   spec.argv.insert(spec.argv.end(), options.modules.begin(), options.modules.end());
   spec.cwd = "/";
   spec.timeout = options.timeout;

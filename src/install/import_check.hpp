@@ -34,6 +34,7 @@ struct ImportCheckOptions {
   std::string python;
   std::vector<std::string> modules;
   bool gpu_present = false;
+  bool import_torch = true;  // torch extensions need torch imported first; plain packages do not
   std::chrono::seconds timeout{120};
 };
 

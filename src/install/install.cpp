@@ -160,8 +160,12 @@ util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resol
     attempt.stage = "import";
     say(options, "checking the import in a fresh interpreter");
     bool gpu_present = environment.gpu.gpus.known() && !environment.gpu.gpus->empty();
+    // torch first when the package is a torch extension (a recipe says so, or
+    // a module of the wheel calls into torch); a plain package is imported alone.
+    bool torch_extension = recipe != nullptr || std::any_of(report->modules.begin(), report->modules.end(),
+                                                            [](const binary::ModuleReport& m) { return m.torch && m.torch->checked > 0; });
     auto check = check_imports({interpreter.executable, modules_to_import(recipe, entry->path), gpu_present,
-                                options.import_timeout});
+                                torch_extension, options.import_timeout});
     if (!check) return tl::unexpected(check.error());
     attempt.import_check = *check;
     if (!check->ok()) {

@@ -27,7 +27,7 @@ TEST(ModuleNames, ExtensionModulesAndTopLevelPackages) {
 }
 
 TEST(ImportCheck, ImportsTorchAndEachModuleInAFreshInterpreter) {
-  auto check = check_imports({FLASHFIT_TEST_PYTHON, {"json", "no_such_module_ffx"}, false, std::chrono::seconds{120}});
+  auto check = check_imports({FLASHFIT_TEST_PYTHON, {"json", "no_such_module_ffx"}, false, true, std::chrono::seconds{120}});
   ASSERT_TRUE(check) << check.error().message;
   EXPECT_TRUE(check->torch_ok) << check->torch_error;  // Debian's torch
   ASSERT_EQ(check->modules.size(), 2u);
@@ -43,7 +43,7 @@ TEST(ImportCheck, AnInterpreterThatCrashesIsAFailureNotAHang) {
   test::TempDir dir;
   write(dir.path() / "python", "#!/bin/sh\nkill -SEGV $$\n");
   fs::permissions(dir.path() / "python", fs::perms::owner_all);
-  auto check = check_imports({(dir.path() / "python").string(), {"ffinst"}, false, std::chrono::seconds{30}});
+  auto check = check_imports({(dir.path() / "python").string(), {"ffinst"}, false, true, std::chrono::seconds{30}});
   ASSERT_TRUE(check);
   EXPECT_FALSE(check->ok());
   ASSERT_EQ(check->modules.size(), 1u);
