@@ -33,6 +33,7 @@ struct CacheCliOptions {
   int keep_days = 30;
   bool dry_run = false;
   bool json = false;
+  bool quiet = false;
 };
 
 util::Result<store::WheelCache> open_cache() {
@@ -143,7 +144,9 @@ util::Result<int> run_add(store::WheelCache& cache, const CacheCliOptions& optio
   if (!url && options.sha256) {
     return util::fail(util::ErrorKind::usage, "--sha256 is for URLs; a local wheel is hashed as it is copied");
   }
-  auto entry = url ? cache.fetch(options.wheel, options.sha256, "add") : cache.add(options.wheel, "add");
+  net::DownloadRequest download;
+  download.quiet = options.quiet;
+  auto entry = url ? cache.fetch(options.wheel, options.sha256, "add", download) : cache.add(options.wheel, "add");
   if (!entry) return tl::unexpected(entry.error());
   write_stdout(options.json ? dump(entry_json(*entry)) : "cached " + entry_text(*entry));
   return 0;
@@ -239,6 +242,7 @@ Runner define_cache(CLI::App& app) {
       ->required();
   options->add->add_option("--sha256", options->sha256, "The sha256 a URL's file must have");
   options->add->add_flag("--json", options->json, "Print JSON");
+  options->add->add_flag("-q,--quiet", options->quiet, "No download progress on stderr");
   options->remove->add_option("target", options->target, "The wheel's sha256 or file name")->required();
   options->remove->add_flag("--json", options->json, "Print JSON");
   options->gc->add_option("--keep-days", options->keep_days, "Keep wheels used within this many days")

@@ -267,7 +267,7 @@ util::Result<CacheEntry> WheelCache::fetch(const std::string& url, const std::op
   options.expected_sha256 = expected;
   options.label = label;
   auto fetched = net::download_file(options);
-  if (!fetched) return tl::unexpected(std::move(fetched.error()).with_context(util::printable(filename, 300)));
+  if (!fetched) return tl::unexpected(fetched.error());  // it names the URL
 
   // An HTML error page served with 200 is the usual impostor.
   char magic[4] = {};
