@@ -1,37 +1,20 @@
 #include "net/http.hpp"
 
-#include <curl/curl.h>
 #include <fmt/format.h>
 
 #include <memory>
-#include <mutex>
 
-#include "util/build_info.hpp"
+#include "net/curl_common.hpp"
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::net {
 namespace {
 
-constexpr const char* kNetworkHint =
-    "check the URL, the network connection and the proxy variables "
-    "(https_proxy, http_proxy, no_proxy)";
-
-// libcurl's global state must be set up once, before the first handle
-// (facts/dependencies.md: before threads start, so the first call wins).
-CURLcode global_init() {
-  static std::once_flag once;
-  static CURLcode result = CURLE_OK;
-  std::call_once(once, [] { result = curl_global_init(CURL_GLOBAL_DEFAULT); });
-  return result;
-}
-
-struct EasyDeleter {
-  void operator()(CURL* handle) const { curl_easy_cleanup(handle); }
-};
-struct ListDeleter {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
-};
+using detail::EasyDeleter;
+using detail::kNetworkHint;
+using detail::ListDeleter;
+using detail::shown_url;
 
 // What the callbacks fill in during one transfer.
 struct Transfer {
@@ -77,26 +60,6 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
   return n;
 }
 
-// Polled by libcurl about once a second and on every chunk: Ctrl-C stops the transfer.
-int on_progress(void*, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  return util::interrupted() ? 1 : 0;
-}
-
-// The URL as shown in messages: without a "user:password@" part.
-std::string shown_url(std::string_view url) {
-  const auto scheme_end = url.find("://");
-  if (scheme_end != std::string_view::npos) {
-    const auto authority = scheme_end + 3;
-    const auto authority_end = url.find_first_of("/?#", authority);
-    const auto at = url.substr(0, authority_end).rfind('@');
-    if (at != std::string_view::npos && at >= authority) {
-      return util::printable(
-          std::string(url.substr(0, authority)) + "***@" + std::string(url.substr(at + 1)), 300);
-    }
-  }
-  return util::printable(url, 300);
-}
-
 std::string media_type(const char* content_type) {
   if (content_type == nullptr) return {};
   std::string_view value(content_type);
@@ -119,10 +82,7 @@ util::Result<HttpResponse> http_get(const HttpRequest& request) {
     return util::fail(util::ErrorKind::interrupted,
                       fmt::format("interrupted before fetching {}", where));
   }
-  if (const CURLcode init = global_init(); init != CURLE_OK) {
-    return util::fail(util::ErrorKind::internal,
-                      fmt::format("cannot initialise libcurl: {}", curl_easy_strerror(init)));
-  }
+  if (auto init = detail::global_init(); !init) return tl::unexpected(init.error());
   std::unique_ptr<CURL, EasyDeleter> handle(curl_easy_init());
   if (!handle) return util::fail(util::ErrorKind::internal, "cannot create a libcurl handle");
   CURL* curl = handle.get();
@@ -138,25 +98,14 @@ util::Result<HttpResponse> http_get(const HttpRequest& request) {
   Transfer transfer;
   transfer.max_bytes = request.max_bytes;
   char error_text[CURL_ERROR_SIZE] = {};
-  const std::string user_agent = fmt::format("flashfit/{}", util::kVersion);
-
-  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_text);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  // Only the web: no file://, ftp:// or others, neither asked for nor redirected to.
-  if (curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
-      curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") != CURLE_OK) {
-    return util::fail(util::ErrorKind::internal,
-                      "libcurl refused to restrict protocols to http(s)");
+  detail::CommonOptions common;
+  common.connect_timeout = request.connect_timeout;
+  common.stall_timeout = request.stall_timeout;
+  common.max_redirects = request.max_redirects;
+  if (auto set = detail::set_common_options(curl, request.url, common, error_text); !set) {
+    return tl::unexpected(set.error());
   }
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, static_cast<long>(request.max_redirects));
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT,
-                   static_cast<long>(request.connect_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(request.stall_timeout.count()));
   curl_easy_setopt(curl, CURLOPT_TIMEOUT, static_cast<long>(request.total_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, user_agent.c_str());
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // whatever libcurl can decode
   // A declared Content-Length above the cap fails before any byte arrives;
   // the write callback catches bodies without one.
@@ -166,8 +115,6 @@ util::Result<HttpResponse> http_get(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &transfer);
-  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
 
   const CURLcode code = curl_easy_perform(curl);
   if (code == CURLE_ABORTED_BY_CALLBACK && util::interrupted()) {
@@ -181,10 +128,8 @@ util::Result<HttpResponse> http_get(const HttpRequest& request) {
         "the server sent far more than such a response should hold: check the URL");
   }
   if (code != CURLE_OK) {
-    const std::string cause =
-        error_text[0] != '\0' ? std::string(error_text) : curl_easy_strerror(code);
     return util::fail(util::ErrorKind::failed,
-                      fmt::format("cannot fetch {}: {}", where, util::printable(cause)), {},
+                      fmt::format("cannot fetch {}: {}", where, detail::curl_cause(code, error_text)), {},
                       kNetworkHint);
   }
 

@@ -45,6 +45,11 @@ struct CacheEntry {
   std::filesystem::path path;             // the wheel file
 };
 
+// Whether some site dir in `installed_in` still holds this package at this
+// version: a <name>-<version>.dist-info directory there with the same
+// canonical name and public version (gc keeps such entries).
+bool entry_installed(const CacheEntry& entry);
+
 class WheelCache {
  public:
   // Creates <root>/wheels and its CACHEDIR.TAG on first use.
@@ -68,6 +73,8 @@ class WheelCache {
     std::size_t removed = 0;
     std::uint64_t freed_bytes = 0;
     std::size_t kept = 0;
+    std::vector<CacheEntry> removed_entries;  // what was (or, dry run, would be) removed
+    std::size_t temp_files_removed = 0;       // stale downloads and temp dirs in tmp/ (bytes in freed_bytes)
   };
   // Removes entries neither installed (a recorded site dir still holds the
   // package at that version) nor used within `keep_recent`.

@@ -42,6 +42,21 @@ Result<void> write_file_atomic(const std::filesystem::path& path, std::string_vi
   return {};
 }
 
+Result<void> sync_directory(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    return fail(ErrorKind::failed, std::string("cannot open the directory: ") + std::strerror(errno), dir.string());
+  }
+  const int rc = ::fsync(fd);
+  const int saved = errno;
+  ::close(fd);
+  // Some file systems cannot fsync a directory (EINVAL); the rename stands.
+  if (rc != 0 && saved != EINVAL) {
+    return fail(ErrorKind::failed, std::string("cannot flush the directory: ") + std::strerror(saved), dir.string());
+  }
+  return {};
+}
+
 std::optional<std::string> read_small_file(const std::filesystem::path& path, std::size_t max_size) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;

@@ -14,6 +14,10 @@ namespace flashfit::util {
 
 Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
+// fsyncs a directory, so that a rename into it survives a crash (after
+// renaming a finished file into place).
+Result<void> sync_directory(const std::filesystem::path& dir);
+
 // The whole file, or nullopt when it cannot be read or is larger than max_size.
 std::optional<std::string> read_small_file(const std::filesystem::path& path,
                                            std::size_t max_size = std::size_t{16} << 20);

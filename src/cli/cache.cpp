@@ -1,0 +1,256 @@
+// flashfit cache list|dir|add|remove|gc: the local wheel cache (docs/cache.md).
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "net/progress.hpp"
+#include "store/wheel_cache.hpp"
+#include "util/paths.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::cli {
+namespace {
+
+using nlohmann::json;
+
+struct CacheCliOptions {
+  CLI::App* list = nullptr;
+  CLI::App* dir = nullptr;
+  CLI::App* add = nullptr;
+  CLI::App* remove = nullptr;
+  CLI::App* gc = nullptr;
+  std::string wheel;   // add: a path or URL
+  std::optional<std::string> sha256;
+  std::string target;  // remove: sha256 or file name
+  int keep_days = 30;
+  bool dry_run = false;
+  bool json = false;
+  bool quiet = false;
+};
+
+util::Result<store::WheelCache> open_cache() {
+  const auto root = util::cache_root();
+  if (!root) {
+    return util::fail(util::ErrorKind::failed, "no cache directory", {}, "set FLASHFIT_CACHE_DIR or HOME");
+  }
+  return store::WheelCache::open(*root);
+}
+
+json optional_json(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+json entry_json(const store::CacheEntry& e) {
+  json inspections = json::array();
+  for (const auto& r : e.inspections) {
+    inspections.push_back({{"environment", r.environment}, {"compatible", r.compatible}, {"summary", r.summary},
+                           {"at", r.at}});
+  }
+  return {{"sha256", e.sha256},
+          {"filename", e.filename},
+          {"package", e.package},
+          {"version", e.version},
+          {"size", e.size},
+          {"source", e.source},
+          {"urls", e.urls},
+          {"added_at", e.added_at},
+          {"last_used_at", e.last_used_at},
+          {"installed", store::entry_installed(e)},
+          {"installed_in", e.installed_in},
+          {"torch", optional_json(e.torch)},
+          {"cuda", optional_json(e.cuda)},
+          {"python", optional_json(e.python)},
+          {"platform", optional_json(e.platform)},
+          {"cxx11_abi", e.cxx11_abi ? json(*e.cxx11_abi) : json(nullptr)},
+          {"archs", e.archs},
+          {"inspections", inspections},
+          {"path", e.path.string()}};
+}
+
+std::string dump(const json& doc) { return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
+
+// "today", "3 h ago", "12 d ago"; the stored time itself when it cannot be read.
+std::string ago(const std::string& iso) {
+  std::tm parts{};
+  if (iso.size() != 20 || ::strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%SZ", &parts) == nullptr) {
+    return iso.empty() ? "-" : util::printable(iso, 24);
+  }
+  const double seconds = std::difftime(std::time(nullptr), ::timegm(&parts));
+  if (seconds < 3600) return "< 1 h ago";
+  if (seconds < 86400) return fmt::format("{} h ago", static_cast<long>(seconds / 3600));
+  return fmt::format("{} d ago", static_cast<long>(seconds / 86400));
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::fprintf(stderr, "flashfit: warning: %s\n", w.c_str());
+}
+
+std::string entry_text(const store::CacheEntry& e) {
+  return fmt::format("{} {}\n  file    {}\n  sha256  {}\n  size    {}\n  path    {}\n", e.package, e.version,
+                     e.filename, e.sha256, net::format_bytes(e.size), e.path.string());
+}
+
+util::Result<int> run_list(store::WheelCache& cache, const CacheCliOptions& options) {
+  std::vector<std::string> warnings;
+  const auto entries = cache.list(&warnings);
+  print_warnings(warnings);
+  std::uint64_t total = 0;
+  for (const auto& e : entries) total += e.size;
+  if (options.json) {
+    json rows = json::array();
+    for (const auto& e : entries) rows.push_back(entry_json(e));
+    write_stdout(dump({{"cache_dir", cache.root().string()},
+                       {"entries", rows},
+                       {"total_bytes", total},
+                       {"warnings", warnings}}));
+    return 0;
+  }
+  if (entries.empty()) {
+    write_stdout(fmt::format("no cached wheels in {}\n", cache.root().string()));
+    return 0;
+  }
+  std::vector<std::array<std::string, 6>> rows = {{"PACKAGE", "VERSION", "SIZE", "SOURCE", "LAST USED", "INSTALLED"}};
+  for (const auto& e : entries) {
+    rows.push_back({util::printable(e.package, 60), util::printable(e.version, 80), net::format_bytes(e.size),
+                    util::printable(e.source, 20), ago(e.last_used_at), store::entry_installed(e) ? "yes" : "no"});
+  }
+  std::array<std::size_t, 6> width{};
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += i + 1 < row.size() ? fmt::format("{:<{}}  ", row[i], width[i]) : row[i];
+    }
+    out += line + "\n";
+  }
+  out += fmt::format("{} wheel(s), {}\n", entries.size(), net::format_bytes(total));
+  write_stdout(out);
+  return 0;
+}
+
+util::Result<int> run_add(store::WheelCache& cache, const CacheCliOptions& options) {
+  const std::string lower = util::ascii_lower(options.wheel.substr(0, 8));
+  const bool url = util::starts_with(lower, "http://") || util::starts_with(lower, "https://") ||
+                   util::starts_with(lower, "file://");
+  if (!url && options.sha256) {
+    return util::fail(util::ErrorKind::usage, "--sha256 is for URLs; a local wheel is hashed as it is copied");
+  }
+  net::DownloadRequest download;
+  download.quiet = options.quiet;
+  auto entry = url ? cache.fetch(options.wheel, options.sha256, "add", download) : cache.add(options.wheel, "add");
+  if (!entry) return tl::unexpected(entry.error());
+  write_stdout(options.json ? dump(entry_json(*entry)) : "cached " + entry_text(*entry));
+  return 0;
+}
+
+util::Result<int> run_remove(store::WheelCache& cache, const CacheCliOptions& options) {
+  std::optional<store::CacheEntry> found = cache.find_sha256(options.target);
+  if (!found) {
+    std::vector<store::CacheEntry> matches;
+    for (auto& e : cache.list()) {
+      if (e.filename == options.target) matches.push_back(std::move(e));
+    }
+    if (matches.size() > 1) {
+      std::string shas;
+      for (const auto& e : matches) shas += " " + e.sha256;
+      return util::fail(util::ErrorKind::usage,
+                        fmt::format("{} cached wheels are named {}", matches.size(), util::printable(options.target)),
+                        {}, "remove one by its sha256:" + shas);
+    }
+    if (matches.empty()) {
+      return util::input_error(fmt::format("no cached wheel has the sha256 or file name '{}'",
+                                           util::printable(options.target)),
+                               {}, "`flashfit cache list` shows what is cached");
+    }
+    found = std::move(matches.front());
+  }
+  if (auto removed = cache.remove(found->sha256); !removed) return tl::unexpected(removed.error());
+  write_stdout(options.json ? dump({{"removed", entry_json(*found)}})
+                            : fmt::format("removed {} ({}, sha256 {})\n", found->filename,
+                                          net::format_bytes(found->size), found->sha256));
+  return 0;
+}
+
+util::Result<int> run_gc(store::WheelCache& cache, const CacheCliOptions& options) {
+  auto report = cache.gc(std::chrono::hours(24) * options.keep_days, options.dry_run);
+  if (!report) return tl::unexpected(report.error());
+  if (options.json) {
+    json removed = json::array();
+    for (const auto& e : report->removed_entries) {
+      removed.push_back({{"sha256", e.sha256},
+                         {"filename", e.filename.empty() ? json(nullptr) : json(e.filename)},
+                         {"package", e.package},
+                         {"version", e.version},
+                         {"size", e.size}});
+    }
+    write_stdout(dump({{"dry_run", options.dry_run},
+                       {"keep_days", options.keep_days},
+                       {"removed", removed},
+                       {"kept", report->kept},
+                       {"temp_files_removed", report->temp_files_removed},
+                       {"freed_bytes", report->freed_bytes}}));
+    return 0;
+  }
+  const char* verb = options.dry_run ? "would remove" : "removed";
+  std::string out;
+  for (const auto& e : report->removed_entries) {
+    out += e.filename.empty() ? fmt::format("{} unreadable entry {}\n", verb, e.sha256)
+                              : fmt::format("{} {} ({}, last used {})\n", verb, e.filename,
+                                            net::format_bytes(e.size), ago(e.last_used_at));
+  }
+  out += fmt::format("{} {} wheel(s) and {} temporary file(s), {} {}; kept {} wheel(s)\n", verb, report->removed,
+                     report->temp_files_removed, options.dry_run ? "would free" : "freed",
+                     net::format_bytes(report->freed_bytes), report->kept);
+  write_stdout(out);
+  return 0;
+}
+
+util::Result<int> run_cache(const CacheCliOptions& options) {
+  auto cache = open_cache();
+  if (!cache) return tl::unexpected(cache.error());
+  if (options.dir->parsed()) {
+    write_stdout(cache->root().string() + "\n");
+    return 0;
+  }
+  if (options.add->parsed()) return run_add(*cache, options);
+  if (options.remove->parsed()) return run_remove(*cache, options);
+  if (options.gc->parsed()) return run_gc(*cache, options);
+  return run_list(*cache, options);
+}
+
+}  // namespace
+
+Runner define_cache(CLI::App& app) {
+  auto options = std::make_shared<CacheCliOptions>();
+  app.require_subcommand(1);
+  options->list = app.add_subcommand("list", "Show the cached wheels: package, version, size, source, last use");
+  options->dir = app.add_subcommand("dir", "Print the cache's wheel directory");
+  options->add = app.add_subcommand("add", "Copy a local wheel (or fetch a URL) into the cache");
+  options->remove = app.add_subcommand("remove", "Remove a cached wheel by sha256 or file name");
+  options->gc = app.add_subcommand("gc", "Remove wheels neither installed nor used recently");
+  options->list->add_flag("--json", options->json, "Print JSON");
+  options->add->add_option("wheel", options->wheel, "A .whl file, or an http(s):// or file:// URL of one")
+      ->required();
+  options->add->add_option("--sha256", options->sha256, "The sha256 a URL's file must have");
+  options->add->add_flag("--json", options->json, "Print JSON");
+  options->add->add_flag("-q,--quiet", options->quiet, "No download progress on stderr");
+  options->remove->add_option("target", options->target, "The wheel's sha256 or file name")->required();
+  options->remove->add_flag("--json", options->json, "Print JSON");
+  options->gc->add_option("--keep-days", options->keep_days, "Keep wheels used within this many days")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 36500));
+  options->gc->add_flag("--dry-run", options->dry_run, "Only say what would be removed");
+  options->gc->add_flag("--json", options->json, "Print JSON");
+  return [options]() { return run_cache(*options); };
+}
+
+}  // namespace flashfit::cli

@@ -1,0 +1,69 @@
+#pragma once
+// Pieces of download_file shared by the HTTP path (download.cpp) and the
+// local-copy path (download_local.cpp). Internal to net/.
+#include <unistd.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "net/download.hpp"
+#include "util/error.hpp"
+#include "util/sha256.hpp"
+
+namespace flashfit::net::detail {
+
+// An owned file descriptor, closed on destruction.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) reset(other.release());
+    return *this;
+  }
+  ~UniqueFd() { reset(); }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// `<destination>.part`.
+std::filesystem::path part_path(const std::filesystem::path& destination);
+
+// Writes all of `data`, retrying short writes and EINTR; false with errno set on failure.
+bool write_all(int fd, const char* data, std::size_t size);
+
+// The end of every download: fsync and close the part file, compare the
+// digest with the expected one (a mismatch deletes the part: ErrorKind::input),
+// rename it to `destination` and fsync the directory. Returns the hex digest.
+util::Result<std::string> commit_part(UniqueFd fd, const std::filesystem::path& part,
+                                      const std::filesystem::path& destination, util::Sha256& hasher,
+                                      const std::optional<std::string>& expected_sha256, std::string_view where);
+
+// An absolute path or a file:// URL (copied rather than fetched).
+bool is_local_source(std::string_view url);
+// The path a local source names: the path itself, or a file:// URL's
+// percent-decoded path (host empty or "localhost").
+util::Result<std::filesystem::path> local_source_path(std::string_view url);
+
+// download_file for a local source: copy and hash with the same temp + rename discipline.
+util::Result<DownloadResult> copy_local(const DownloadRequest& request);
+
+}  // namespace flashfit::net::detail

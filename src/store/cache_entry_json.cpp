@@ -1,0 +1,165 @@
+// entry.json: the metadata of one cached wheel (docs/cache.md). Written by
+// flashfit, but read defensively: a hand-edited, truncated or hostile file
+// makes that one entry unreadable, never the cache.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "store/cache_layout.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::store::detail {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kSchema = 1;
+
+json optional_string(const std::optional<std::string>& value) { return value ? json(*value) : json(nullptr); }
+
+// Typed field readers: a missing or null optional field is fine, a wrong type is not.
+struct Reader {
+  const json& object;
+  std::string problem;
+
+  const json* field(const char* key) {
+    auto it = object.find(key);
+    return it == object.end() || it->is_null() ? nullptr : &*it;
+  }
+  void wrong(const char* key, const char* want) {
+    if (problem.empty()) problem = fmt::format("\"{}\" is not {}", key, want);
+  }
+  std::optional<std::string> string(const char* key) {
+    const json* v = field(key);
+    if (!v) return std::nullopt;
+    if (!v->is_string()) {
+      wrong(key, "a string");
+      return std::nullopt;
+    }
+    return v->get<std::string>();
+  }
+  std::string required_string(const char* key) {
+    auto v = string(key);
+    if (!v && problem.empty()) problem = fmt::format("\"{}\" is missing", key);
+    return v.value_or("");
+  }
+  std::optional<bool> boolean(const char* key) {
+    const json* v = field(key);
+    if (!v) return std::nullopt;
+    if (!v->is_boolean()) {
+      wrong(key, "true or false");
+      return std::nullopt;
+    }
+    return v->get<bool>();
+  }
+  std::vector<std::string> strings(const char* key) {
+    std::vector<std::string> out;
+    const json* v = field(key);
+    if (!v) return out;
+    if (!v->is_array()) {
+      wrong(key, "an array of strings");
+      return out;
+    }
+    for (const json& item : *v) {
+      if (!item.is_string()) {
+        wrong(key, "an array of strings");
+        return {};
+      }
+      out.push_back(item.get<std::string>());
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::string entry_to_json(const CacheEntry& e) {
+  json inspections = json::array();
+  for (const InspectRecord& r : e.inspections) {
+    inspections.push_back(
+        {{"environment", r.environment}, {"compatible", r.compatible}, {"summary", r.summary}, {"at", r.at}});
+  }
+  const json doc = {
+      {"schema", kSchema},
+      {"sha256", e.sha256},
+      {"filename", e.filename},
+      {"package", e.package},
+      {"version", e.version},
+      {"urls", e.urls},
+      {"source", e.source},
+      {"size", e.size},
+      {"added_at", e.added_at},
+      {"last_used_at", e.last_used_at},
+      {"torch", optional_string(e.torch)},
+      {"cuda", optional_string(e.cuda)},
+      {"python", optional_string(e.python)},
+      {"platform", optional_string(e.platform)},
+      {"cxx11_abi", e.cxx11_abi ? json(*e.cxx11_abi) : json(nullptr)},
+      {"archs", e.archs},
+      {"inspections", inspections},
+      {"installed_in", e.installed_in},
+  };
+  // Invalid UTF-8 (from a hostile URL) is replaced rather than thrown on.
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+util::Result<CacheEntry> entry_from_json(std::string_view text) {
+  json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return util::input_error("entry.json is not valid JSON");
+  if (!doc.is_object()) return util::input_error("entry.json is not a JSON object");
+  if (auto schema = doc.find("schema"); schema != doc.end() && !(schema->is_number_integer() && *schema == kSchema)) {
+    return util::input_error("entry.json has an unknown schema (written by a newer flashfit?)");
+  }
+  Reader r{doc, {}};
+  CacheEntry e;
+  e.sha256 = r.required_string("sha256");
+  e.filename = r.required_string("filename");
+  e.package = r.string("package").value_or("");
+  e.version = r.string("version").value_or("");
+  e.urls = r.strings("urls");
+  e.source = r.string("source").value_or("");
+  if (const json* size = r.field("size"); size && size->is_number_unsigned()) {
+    e.size = size->get<std::uint64_t>();
+  } else if (size && size->is_number_integer() && size->get<std::int64_t>() >= 0) {
+    e.size = static_cast<std::uint64_t>(size->get<std::int64_t>());
+  } else {
+    r.wrong("size", "a byte count");
+  }
+  e.added_at = r.string("added_at").value_or("");
+  e.last_used_at = r.string("last_used_at").value_or("");
+  e.torch = r.string("torch");
+  e.cuda = r.string("cuda");
+  e.python = r.string("python");
+  e.platform = r.string("platform");
+  e.cxx11_abi = r.boolean("cxx11_abi");
+  e.archs = r.strings("archs");
+  e.installed_in = r.strings("installed_in");
+  if (const json* list = r.field("inspections")) {
+    if (!list->is_array()) r.wrong("inspections", "an array");
+    for (const json& item : list->is_array() ? *list : json::array()) {
+      if (!item.is_object()) {
+        r.wrong("inspections", "an array of objects");
+        break;
+      }
+      Reader ir{item, {}};
+      InspectRecord record;
+      record.environment = ir.string("environment").value_or("");
+      record.compatible = ir.boolean("compatible").value_or(false);
+      record.summary = ir.string("summary").value_or("");
+      record.at = ir.string("at").value_or("");
+      if (!ir.problem.empty()) {
+        r.wrong("inspections", "an array of inspection records");
+        break;
+      }
+      e.inspections.push_back(std::move(record));
+    }
+  }
+  if (!r.problem.empty()) return util::input_error("entry.json: " + util::printable(r.problem));
+  if (!is_sha256_hex(e.sha256)) return util::input_error("entry.json: \"sha256\" is not 64 lower-case hex digits");
+  if (!is_safe_basename(e.filename)) {
+    return util::input_error(fmt::format("entry.json: unsafe file name '{}'", util::printable(e.filename)));
+  }
+  return e;
+}
+
+}  // namespace flashfit::store::detail

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# flashfit cache list|dir|add|remove|gc against a private cache, with wheels
+# fetched from a real local HTTP server (a dropped connection resumes, a 503
+# is retried, a 404 is not, a wrong sha256 stores nothing), and bad input
+# answered with clean exit-2 errors.
+# shellcheck source=tests/integration/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+WHEELS="$TMP/wheels"
+mkdir -p "$WHEELS/drop" "$WHEELS/flaky"
+SMALL=demo_pkg-1.0-py3-none-any.whl
+BIG=flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl
+"$TEST_PYTHON" - "$WHEELS" "$SMALL" "$BIG" <<'PY'
+import os, sys, zipfile
+root, small, big = sys.argv[1:]
+with zipfile.ZipFile(os.path.join(root, small), "w") as z:
+    z.writestr("demo_pkg/__init__.py", "x = 1\n")
+data = os.urandom(3_000_000)
+for sub in ("", "drop", "flaky"):
+    with zipfile.ZipFile(os.path.join(root, sub, big), "w", zipfile.ZIP_STORED) as z:
+        z.writestr("flash_attn/blob.bin", data)
+PY
+sha_of() { sha256sum "$1" | cut -d' ' -f1; }
+SMALL_SHA=$(sha_of "$WHEELS/$SMALL")
+BIG_SHA=$(sha_of "$WHEELS/$BIG")
+entries() { "$FLASHFIT" cache list --json | "$TEST_PYTHON" -c 'import json, sys; print(len(json.load(sys.stdin)["entries"]))'; }
+
+# --- dir, add, list ------------------------------------------------------------
+ff cache dir
+expect_rc 0 "cache dir"
+[[ $(cat "$TMP/out") == "$FLASHFIT_CACHE_DIR/wheels" ]] || fail "cache dir printed $(cat "$TMP/out")"
+[[ -f $FLASHFIT_CACHE_DIR/CACHEDIR.TAG ]] || fail "no CACHEDIR.TAG"
+
+ff cache list
+expect_rc 0 "empty list"
+expect_out_contains "no cached wheels"
+
+ff cache add "$WHEELS/$SMALL"
+expect_rc 0 "cache add"
+expect_out_contains "cached demo-pkg 1.0"
+expect_out_contains "$SMALL_SHA"
+[[ -f $FLASHFIT_CACHE_DIR/wheels/${SMALL_SHA:0:2}/$SMALL_SHA/$SMALL ]] || fail "the wheel is not at <sha[0:2]>/<sha>/<file>"
+[[ -f $FLASHFIT_CACHE_DIR/wheels/${SMALL_SHA:0:2}/$SMALL_SHA/entry.json ]] || fail "no entry.json"
+ff cache add "$WHEELS/$SMALL" --json
+expect_rc 0 "adding the same wheel again"
+[[ $(json_field "$TMP/out" 'd["sha256"]') == "$SMALL_SHA" ]] || fail "add --json sha256"
+[[ $(entries) == 1 ]] || fail "the same bytes added twice made two entries"
+pass_note "dir, add (twice: one entry), layout"
+
+# --- fetching URLs: resume, retry, refusals --------------------------------------
+cat >"$TMP/routes.json" <<EOF2
+{"/drop/$BIG": {"drop_after": 1000000, "times": 1},
+ "/flaky/$BIG": {"status": 503, "times": 2},
+ "/gone/$BIG": {"status": 404}}
+EOF2
+start_http_server "$WHEELS" "$TMP/routes.json"
+
+ff cache add "$HTTP_URL/drop/$BIG" --sha256 "$BIG_SHA"
+expect_rc 0 "a dropped download resumes"
+grep -qF "GET /drop/$BIG bytes=1000000-" "$HTTP_LOG" || fail "no Range request in the server log: $(cat "$HTTP_LOG")"
+cmp -s "$WHEELS/drop/$BIG" "$FLASHFIT_CACHE_DIR/wheels/${BIG_SHA:0:2}/$BIG_SHA/$BIG" || fail "the resumed wheel differs"
+expect_err_contains "retrying"
+before=$(grep -c "GET /drop/" "$HTTP_LOG")
+ff cache add "$HTTP_URL/drop/$BIG"
+expect_rc 0 "the same URL again"
+[[ $(grep -c "GET /drop/" "$HTTP_LOG") == "$before" ]] || fail "a cached URL was downloaded again"
+pass_note "resume after a dropped connection; a cached URL is not fetched again"
+
+ff cache add "$HTTP_URL/flaky/$BIG"
+expect_rc 0 "503 twice, then OK"
+[[ $(grep -c "GET /flaky/" "$HTTP_LOG") == 3 ]] || fail "expected 3 requests for the flaky URL"
+
+ff cache add -q "$HTTP_URL/gone/$BIG"
+expect_clean_error 1 "404"
+expect_err_contains "HTTP 404"
+[[ $(grep -c "GET /gone/" "$HTTP_LOG") == 1 ]] || fail "a 404 was retried"
+
+ff cache add -q "$HTTP_URL/$BIG" --sha256 "$(printf 'a%.0s' {1..64})"
+expect_clean_error 2 "a wrong sha256"
+expect_err_contains "sha256 mismatch: expected $(printf 'a%.0s' {1..64}), got $BIG_SHA"
+[[ -z $(ls -A "$FLASHFIT_CACHE_DIR/wheels/tmp") ]] || fail "tmp/ is not empty after a refusal: $(ls -A "$FLASHFIT_CACHE_DIR/wheels/tmp")"
+[[ $(entries) == 2 ]] || fail "a refused wheel was stored"
+
+ff cache add "$HTTP_URL/..%2F..%2Fevil-1.0-py3-none-any.whl"
+expect_clean_error 2 "a hostile file name"
+expect_err_contains "refusing the file name"
+ff cache add "$HTTP_URL/index.html"
+expect_clean_error 2 "not a wheel URL"
+port=$(closed_port)
+FF_TIMEOUT=60 ff cache add -q "http://127.0.0.1:$port/$BIG"
+expect_clean_error 1 "a refused connection"
+pass_note "retries, 404, sha256 mismatch, hostile names, refused connection"
+
+# --- list -------------------------------------------------------------------------
+ff cache list
+expect_rc 0 "list"
+expect_out_contains "PACKAGE"
+expect_out_contains "flash-attn"
+expect_out_contains "demo-pkg"
+expect_out_contains "2 wheel(s)"
+ff cache list --json
+expect_rc 0 "list --json"
+[[ $(json_field "$TMP/out" 'sorted(e["package"] for e in d["entries"])') == "['demo-pkg', 'flash-attn']" ]] ||
+  fail "list --json packages"
+[[ $(json_field "$TMP/out" '[e for e in d["entries"] if e["package"] == "flash-attn"][0]["torch"]') == 2.8 ]] ||
+  fail "variant fields"
+[[ $(json_field "$TMP/out" 'd["total_bytes"] > 3000000') == True ]] || fail "total_bytes"
+
+# A garbled entry is skipped with a warning.
+mkdir -p "$FLASHFIT_CACHE_DIR/wheels/ff/$(printf 'f%.0s' {1..64})"
+printf '{"sha256": [' >"$FLASHFIT_CACHE_DIR/wheels/ff/$(printf 'f%.0s' {1..64})/entry.json"
+ff cache list
+expect_rc 0 "list with a garbled entry"
+expect_err_contains "warning: skipping"
+expect_out_contains "2 wheel(s)"
+rm -rf "$FLASHFIT_CACHE_DIR/wheels/ff"
+pass_note "list (text, JSON, a garbled entry skipped)"
+
+# --- gc -----------------------------------------------------------------------------
+# Make the flash-attn entry old (as if last used in 2000).
+"$TEST_PYTHON" - "$FLASHFIT_CACHE_DIR/wheels/${BIG_SHA:0:2}/$BIG_SHA/entry.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+entry = json.load(open(path))
+entry["last_used_at"] = "2000-01-01T00:00:00Z"
+json.dump(entry, open(path, "w"))
+PY
+ff cache gc --dry-run
+expect_rc 0 "gc --dry-run"
+expect_out_contains "would remove $BIG"
+[[ $(entries) == 2 ]] || fail "a dry run removed something"
+ff cache gc --json --keep-days 30
+expect_rc 0 "gc --json"
+[[ $(json_field "$TMP/out" '[e["filename"] for e in d["removed"]]') == "['$BIG']" ]] || fail "gc removed the wrong wheels"
+[[ $(json_field "$TMP/out" 'd["freed_bytes"] >= 3000000') == True ]] || fail "freed_bytes"
+[[ $(json_field "$TMP/out" 'd["kept"]') == 1 ]] || fail "kept"
+[[ $(entries) == 1 ]] || fail "gc did not remove the old entry"
+pass_note "gc (dry run, JSON, keeps recent)"
+
+# --- remove ---------------------------------------------------------------------------
+ff cache remove "$SMALL"
+expect_rc 0 "remove by file name"
+expect_out_contains "removed $SMALL"
+ff cache add "$WHEELS/$SMALL"
+ff cache remove "${SMALL_SHA^^}"
+expect_rc 0 "remove by sha256 (any case)"
+[[ $(entries) == 0 ]] || fail "remove left entries"
+ff cache remove "$SMALL"
+expect_clean_error 2 "removing what is not cached"
+expect_err_contains "no cached wheel"
+pass_note "remove by name and sha256"
+
+# --- bad input ---------------------------------------------------------------------------
+ff cache add "$TMP/nope-1.0-py3-none-any.whl"
+expect_clean_error 2 "a missing file"
+printf 'x' >"$TMP/notes.txt"
+ff cache add "$TMP/notes.txt"
+expect_clean_error 2 "not a wheel"
+ff cache add "$WHEELS/$SMALL" --sha256 abc
+expect_clean_error 2 "--sha256 with a local file"
+ff cache add -q "$HTTP_URL/$BIG" --sha256 xyz
+expect_clean_error 2 "a malformed --sha256"
+ff cache gc --keep-days abc
+expect_clean_error 2 "--keep-days abc"
+ff cache gc --keep-days -1
+expect_clean_error 2 "--keep-days -1"
+ff cache remove
+expect_clean_error 2 "remove without a target"
+ff cache frobnicate
+expect_clean_error 2 "an unknown subcommand"
+ff cache
+expect_clean_error 2 "no subcommand"
+pass_note "bad input: clean exit-2 errors"
