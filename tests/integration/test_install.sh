@@ -59,6 +59,9 @@ make_index() {
   } >"$dir/simple/$name/index.html"
 }
 
+# The installed ffinst's version (sed reads everything: no SIGPIPE under pipefail).
+installed_version() { "$PY" -m pip show ffinst 2>/dev/null | sed -n 's/^Version: //p'; }
+
 new_venv() {
   rm -rf "$TMP/venv"
   "$TEST_PYTHON" -m venv --system-site-packages "$TMP/venv" || fail "cannot create a venv"
@@ -83,7 +86,7 @@ json_field "$TMP/out" 'd["attempts"][0]["detail"]' | grep -q 'torch-symbols' || 
 [[ $(json_field "$TMP/out" 'd["installed"]["filename"]') == "$(basename "$W10")" ]] || fail "the good wheel was not installed"
 [[ $(json_field "$TMP/out" 'd["torch_untouched"]') == True ]] || fail "flashfit says torch changed"
 "$PY" -c 'import torch, ffinst' || fail "the installed extension does not import"
-"$PY" -m pip show ffinst 2>/dev/null | grep -q '^Version: 1.0+pt' || fail "pip does not show ffinst 1.0"
+[[ $(installed_version) == 1.0+pt* ]] || fail "pip does not show ffinst 1.0"
 grep -c "GET /files/$(basename "${W11//+/%2B}")" "$HTTP_LOG" >/dev/null || fail "the bad wheel was never downloaded"
 torch_files >"$TMP/torch.after"
 cmp -s "$TMP/torch.before" "$TMP/torch.after" || fail "torch's files changed"
@@ -108,7 +111,7 @@ expect_rc 1 "nothing works"
 json_field "$TMP/out" 'd["attempts"][0]["detail"]' | grep -q 'deliberately broken import' || fail "the import failure is not reported"
 [[ $(json_field "$TMP/out" 'd["previous"]') == 0.9 ]] || fail "the previous version was not noticed"
 [[ $(json_field "$TMP/out" 'd["restore"]') == "restored 0.9" ]] || fail "the previous version was not restored"
-"$PY" -m pip show ffinst 2>/dev/null | grep -q '^Version: 0.9$' || fail "0.9 is not installed any more"
+[[ $(installed_version) == "0.9" ]] || fail "0.9 is not installed any more"
 "$PY" -c 'import torch, ffinst' || fail "the restored 0.9 does not import"
 pass_note "import failure rolled back, previous version restored"
 
@@ -116,7 +119,7 @@ pass_note "import failure rolled back, previous version restored"
 ff install ffinst --python "$PY" --index-url "$INDEX" --dry-run
 expect_rc 0 "--dry-run"
 expect_out_contains "dry run"
-"$PY" -m pip show ffinst 2>/dev/null | grep -q '^Version: 0.9$' || fail "--dry-run changed the environment"
+[[ $(installed_version) == "0.9" ]] || fail "--dry-run changed the environment"
 
 # --- no recipe: the wheel's own modules prove it --------------------------------
 new_venv
@@ -131,7 +134,7 @@ pass_note "a package without a recipe installs through the same path"
 new_venv
 ff install "$OFFICIAL" --python "$PY" --json
 expect_rc 0 "official-style file name"
-"$PY" -m pip show ffinst 2>/dev/null | grep -q '^Version: 1.0$' || fail "the official-style wheel is not installed as 1.0"
+[[ $(installed_version) == "1.0" ]] || fail "the official-style wheel is not installed as 1.0"
 "$PY" -c 'import torch, ffinst' || fail "the official-style wheel does not import"
 pass_note "an upstream-style +cu12torch...cxx11abiTRUE file installs with this pip"
 
@@ -143,5 +146,5 @@ expect_clean_error 2 "an invalid requirement"
 printf 'not a zip' >"$TMP/ffinst-3.0-py3-none-any.whl"
 ff install "$TMP/ffinst-3.0-py3-none-any.whl" --python "$PY" --json
 expect_rc 1 "a garbage wheel"
-"$PY" -m pip show ffinst 2>/dev/null | grep -q '^Version: 1.0$' || fail "a garbage wheel changed the environment"
+[[ $(installed_version) == "1.0" ]] || fail "a garbage wheel changed the environment"
 pass_note "bad input"
