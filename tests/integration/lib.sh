@@ -156,6 +156,7 @@ start_http_server() {
   local args=(--root "$root" --port-file "$TMP/http.port" --log "$TMP/http.log")
   [[ -n $routes ]] && args+=(--routes "$routes")
   rm -f "$TMP/http.port"
+  : >"$TMP/http.log"  # a fresh log per server
   setsid "$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/http_server.py" "${args[@]}" \
     >"$TMP/http.out" 2>&1 &
   BACKGROUND_PIDS+=("$!")

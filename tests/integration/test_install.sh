@@ -148,3 +148,49 @@ ff install "$TMP/ffinst-3.0-py3-none-any.whl" --python "$PY" --json
 expect_rc 1 "a garbage wheel"
 [[ $(installed_version) == "1.0" ]] || fail "a garbage wheel changed the environment"
 pass_note "bad input"
+
+# --- two concurrent installs share one download; a killed one leaves no entry ---------
+W10NAME=$(basename "$W10")
+mkdir -p "$TMP/www3"
+make_index "$TMP/www3" ffinst "$W10"
+printf '{"/files/%s": {"delay": 1.5}}\n' "${W10NAME//+/%2B}" >"$TMP/slow.json"
+start_http_server "$TMP/www3" "$TMP/slow.json"
+export FLASHFIT_CACHE_DIR="$TMP/cache-concurrent"
+for n in 1 2; do
+  rm -rf "$TMP/venv$n"
+  "$TEST_PYTHON" -m venv --system-site-packages "$TMP/venv$n" || fail "venv $n"
+done
+timeout "$FF_TIMEOUT" "$FLASHFIT" install 'ffinst==1.0' --python "$TMP/venv1/bin/python" --index-url "$HTTP_URL/simple" \
+  >"$TMP/c1.out" 2>"$TMP/c1.err" &
+p1=$!
+timeout "$FF_TIMEOUT" "$FLASHFIT" install 'ffinst==1.0' --python "$TMP/venv2/bin/python" --index-url "$HTTP_URL/simple" \
+  >"$TMP/c2.out" 2>"$TMP/c2.err" &
+p2=$!
+rc1=0 rc2=0
+wait "$p1" || rc1=$?
+wait "$p2" || rc2=$?
+((rc1 == 0 && rc2 == 0)) || fail "concurrent installs: exit codes $rc1 and $rc2 ($(tail -n 3 "$TMP/c1.err" "$TMP/c2.err"))"
+gets=$(grep -c "GET /files/${W10NAME//+/%2B}" "$HTTP_LOG" || true)
+[[ $gets == 1 ]] || fail "two concurrent installs downloaded the wheel $gets times"
+for n in 1 2; do "$TMP/venv$n/bin/python" -c 'import torch, ffinst' || fail "concurrent install $n does not import"; done
+pass_note "two concurrent installs: one download, both installed"
+
+export FLASHFIT_CACHE_DIR="$TMP/cache-killed"
+printf '{"/files/%s": {"delay": 30, "times": 1}}\n' "${W10NAME//+/%2B}" >"$TMP/stall.json"
+start_http_server "$TMP/www3" "$TMP/stall.json"
+new_venv
+setsid "$FLASHFIT" install 'ffinst==1.0' --python "$PY" --index-url "$HTTP_URL/simple" >"$TMP/k.out" 2>&1 &
+killed=$!
+for ((i = 0; i < 100; i++)); do
+  grep -q "GET /files/" "$HTTP_LOG" 2>/dev/null && break
+  sleep 0.1
+done
+kill -KILL -- "-$killed" 2>/dev/null || kill -KILL "$killed"
+wait "$killed" 2>/dev/null || true
+ff cache list --json
+[[ $(json_field "$TMP/out" 'len(d if isinstance(d, list) else d.get("entries", []))') == 0 ]] ||
+  fail "a killed download left a cache entry"
+ff install 'ffinst==1.0' --python "$PY" --index-url "$HTTP_URL/simple" --json
+expect_rc 0 "install after a killed download"
+"$PY" -c 'import torch, ffinst' || fail "the install after a kill does not import"
+pass_note "a killed download leaves no entry; the next run recovers"
