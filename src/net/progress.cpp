@@ -159,4 +159,40 @@ void ProgressRenderer::finish(const DownloadProgress& p, bool ok) {
                        : std::string()));
 }
 
+DownloadReporter::DownloadReporter(const DownloadRequest& request) : request_(request) {
+  if (!request.progress && !request.quiet) {
+    renderer_ = std::make_unique<ProgressRenderer>(
+        request.label.empty() ? request.destination.filename().string() : request.label, stderr_wants_bar());
+  }
+}
+
+void DownloadReporter::attempt_started(std::uint64_t received) {
+  attempt_start_ = std::chrono::steady_clock::now();
+  attempt_start_bytes_ = received;
+}
+
+void DownloadReporter::tick(std::uint64_t received, std::optional<std::uint64_t> total, bool force) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_ < std::chrono::milliseconds(100)) return;
+  last_ = now;
+  last_progress_ = {received, total, speed(received, now)};
+  if (request_.progress) request_.progress(last_progress_);
+  if (renderer_) renderer_->update(last_progress_);
+}
+
+void DownloadReporter::note(const std::string& line) {
+  if (renderer_) renderer_->note(line);
+}
+
+void DownloadReporter::finish(std::uint64_t received, bool ok) {
+  if (ok) tick(received, received, true);
+  if (renderer_) renderer_->finish(last_progress_, ok);
+}
+
+double DownloadReporter::speed(std::uint64_t received, std::chrono::steady_clock::time_point now) const {
+  const double seconds = std::chrono::duration<double>(now - attempt_start_).count();
+  if (seconds < 0.05 || received < attempt_start_bytes_) return 0;
+  return static_cast<double>(received - attempt_start_bytes_) / seconds;
+}
+
 }  // namespace flashfit::net
