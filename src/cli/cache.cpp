@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <cstdio>
 #include <ctime>
@@ -152,8 +153,19 @@ util::Result<int> run_add(store::WheelCache& cache, const CacheCliOptions& optio
   return 0;
 }
 
+bool looks_like_sha256(const std::string& text) {
+  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
 util::Result<int> run_remove(store::WheelCache& cache, const CacheCliOptions& options) {
   std::optional<store::CacheEntry> found = cache.find_sha256(options.target);
+  if (!found && looks_like_sha256(options.target)) {
+    // Possibly a damaged entry list() skips: remove() still can.
+    if (auto removed = cache.remove(options.target); !removed) return tl::unexpected(removed.error());
+    const std::string sha = util::ascii_lower(options.target);
+    write_stdout(options.json ? dump({{"removed", {{"sha256", sha}}}}) : fmt::format("removed {}\n", sha));
+    return 0;
+  }
   if (!found) {
     std::vector<store::CacheEntry> matches;
     for (auto& e : cache.list()) {

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "net/curl_common.hpp"
 #include "net/download_internal.hpp"
@@ -58,51 +59,6 @@ ContentRange parse_content_range(std::string_view value) {
   return out;
 }
 
-// Progress for the caller's sink and the default renderer, at most ~10
-// updates a second, with the speed of the current attempt.
-class Reporter {
- public:
-  explicit Reporter(const DownloadRequest& request) : request_(request) {
-    if (!request.progress && !request.quiet) {
-      renderer_ = std::make_unique<ProgressRenderer>(
-          request.label.empty() ? request.destination.filename().string() : request.label, stderr_wants_bar());
-    }
-  }
-  void attempt_started(std::uint64_t received) {
-    attempt_start_ = Clock::now();
-    attempt_start_bytes_ = received;
-  }
-  void tick(std::uint64_t received, std::optional<std::uint64_t> total, bool force = false) {
-    const auto now = Clock::now();
-    if (!force && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    last_progress_ = {received, total, speed(received, now)};
-    if (request_.progress) request_.progress(last_progress_);
-    if (renderer_) renderer_->update(last_progress_);
-  }
-  void note(const std::string& line) {
-    if (renderer_) renderer_->note(line);
-  }
-  void finish(std::uint64_t received, bool ok) {
-    if (ok) tick(received, received, true);
-    if (renderer_) renderer_->finish(last_progress_, ok);
-  }
-
- private:
-  double speed(std::uint64_t received, Clock::time_point now) const {
-    const double seconds = std::chrono::duration<double>(now - attempt_start_).count();
-    if (seconds < 0.05 || received < attempt_start_bytes_) return 0;
-    return static_cast<double>(received - attempt_start_bytes_) / seconds;
-  }
-
-  const DownloadRequest& request_;
-  std::unique_ptr<ProgressRenderer> renderer_;
-  Clock::time_point attempt_start_ = Clock::now();
-  std::uint64_t attempt_start_bytes_ = 0;
-  Clock::time_point last_{};
-  DownloadProgress last_progress_;
-};
-
 // The state of the .part file across attempts: its bytes are exactly what
 // `hasher` has seen.
 struct Part {
@@ -123,7 +79,7 @@ struct Part {
 struct Attempt {
   CURL* curl = nullptr;
   Part* part = nullptr;
-  Reporter* reporter = nullptr;
+  DownloadReporter* reporter = nullptr;
   std::uint64_t offset = 0;  // the Range asked for (0: none)
   std::uint64_t max_bytes = 0;
   bool decided = false;
@@ -363,7 +319,7 @@ util::Result<DownloadResult> download_file(const DownloadRequest& request) {
     std::error_code ec;
     std::filesystem::remove(part.path, ec);
   };
-  Reporter reporter(request);
+  DownloadReporter reporter(request);
   DownloadResult result;
   const int budget = std::max(1, request.max_attempts);
   int failures = 0;  // attempts in a row that brought no new bytes

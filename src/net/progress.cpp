@@ -1,5 +1,6 @@
 #include "net/progress.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -60,7 +61,10 @@ bool stderr_wants_bar() {
 }
 
 ProgressRenderer::ProgressRenderer(std::string label, bool bar, Sink sink)
-    : label_(std::move(label)), bar_(bar), sink_(std::move(sink)) {}
+    : label_(std::move(label)), bar_(bar), sink_(std::move(sink)) {
+  struct winsize size {};
+  if (bar_ && !sink_ && ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= 20) columns_ = size.ws_col;
+}
 
 ProgressRenderer::~ProgressRenderer() { end_bar_line(); }
 
@@ -78,18 +82,20 @@ void ProgressRenderer::end_bar_line() {
   bar_drawn_ = false;
 }
 
-std::string ProgressRenderer::bar_line(std::string_view label, const DownloadProgress& p) {
-  std::string line = shorten(label, 40) + "  " + format_bytes(p.received);
+std::string ProgressRenderer::bar_line(std::string_view label, const DownloadProgress& p, std::size_t columns) {
+  std::string numbers = "  " + format_bytes(p.received);
   if (p.total) {
     const double fraction =
         *p.total == 0 ? 1.0 : std::min(1.0, static_cast<double>(p.received) / static_cast<double>(*p.total));
-    line += fmt::format(" / {}  {:3.0f}%", format_bytes(*p.total), fraction * 100.0);
+    numbers += fmt::format(" / {}  {:3.0f}%", format_bytes(*p.total), fraction * 100.0);
   }
   if (p.bytes_per_second > 0) {
-    line += fmt::format("  {}/s", format_bytes(static_cast<std::uint64_t>(p.bytes_per_second)));
+    numbers += fmt::format("  {}/s", format_bytes(static_cast<std::uint64_t>(p.bytes_per_second)));
   }
-  if (p.total) line += "  ETA " + format_duration(eta_seconds(p));
-  return line;
+  if (p.total) numbers += "  ETA " + format_duration(eta_seconds(p));
+  // A line as wide as the terminal wraps, and "\r" then rewrites only its last row.
+  const std::size_t room = columns > numbers.size() + 11 ? columns - numbers.size() - 1 : 10;
+  return shorten(label, room) + numbers;
 }
 
 void ProgressRenderer::update(const DownloadProgress& p) {
@@ -111,7 +117,7 @@ void ProgressRenderer::update(const DownloadProgress& p) {
     if (bar_drawn_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
     last_draw_ = now;
     bar_drawn_ = true;
-    emit("\r" + bar_line(label_, p) + "\x1b[K");
+    emit("\r" + bar_line(label_, p, columns_) + "\x1b[K");
     return;
   }
   if (!p.total || *p.total == 0) return;
@@ -141,7 +147,7 @@ void ProgressRenderer::finish(const DownloadProgress& p, bool ok) {
       started_ ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() : 0.0;
   if (bar_) {
     // The final state drawn once more, unthrottled, then kept on screen.
-    emit("\r" + bar_line(label_, p) + "\x1b[K");
+    emit("\r" + bar_line(label_, p, columns_) + "\x1b[K");
     bar_drawn_ = true;
     end_bar_line();
     return;
@@ -151,6 +157,42 @@ void ProgressRenderer::finish(const DownloadProgress& p, bool ok) {
                    p.bytes_per_second > 0
                        ? " (" + format_bytes(static_cast<std::uint64_t>(p.bytes_per_second)) + "/s)"
                        : std::string()));
+}
+
+DownloadReporter::DownloadReporter(const DownloadRequest& request) : request_(request) {
+  if (!request.progress && !request.quiet) {
+    renderer_ = std::make_unique<ProgressRenderer>(
+        request.label.empty() ? request.destination.filename().string() : request.label, stderr_wants_bar());
+  }
+}
+
+void DownloadReporter::attempt_started(std::uint64_t received) {
+  attempt_start_ = std::chrono::steady_clock::now();
+  attempt_start_bytes_ = received;
+}
+
+void DownloadReporter::tick(std::uint64_t received, std::optional<std::uint64_t> total, bool force) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_ < std::chrono::milliseconds(100)) return;
+  last_ = now;
+  last_progress_ = {received, total, speed(received, now)};
+  if (request_.progress) request_.progress(last_progress_);
+  if (renderer_) renderer_->update(last_progress_);
+}
+
+void DownloadReporter::note(const std::string& line) {
+  if (renderer_) renderer_->note(line);
+}
+
+void DownloadReporter::finish(std::uint64_t received, bool ok) {
+  if (ok) tick(received, received, true);
+  if (renderer_) renderer_->finish(last_progress_, ok);
+}
+
+double DownloadReporter::speed(std::uint64_t received, std::chrono::steady_clock::time_point now) const {
+  const double seconds = std::chrono::duration<double>(now - attempt_start_).count();
+  if (seconds < 0.05 || received < attempt_start_bytes_) return 0;
+  return static_cast<double>(received - attempt_start_bytes_) / seconds;
 }
 
 }  // namespace flashfit::net

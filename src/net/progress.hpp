@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,8 +43,9 @@ class ProgressRenderer {
   // The last line: the size, time and speed, or that it failed.
   void finish(const DownloadProgress& progress, bool ok);
 
-  // The bar's line for these numbers (without "\r" and the erase sequence).
-  static std::string bar_line(std::string_view label, const DownloadProgress& progress);
+  // The bar's line for these numbers (without "\r" and the erase sequence),
+  // shorter than `columns` so it never wraps (the label is shortened).
+  static std::string bar_line(std::string_view label, const DownloadProgress& progress, std::size_t columns = 80);
 
  private:
   void emit(std::string_view text);
@@ -56,8 +58,31 @@ class ProgressRenderer {
   bool finished_ = false;
   bool bar_drawn_ = false;
   int quarters_shown_ = 0;  // plain mode: 25%-marks already printed
+  std::size_t columns_ = 80;  // bar mode: the terminal's width
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;
+};
+
+// What download_file reports through: the caller's sink, else the default
+// renderer (unless quiet), at most ~10 updates a second, with the speed of
+// the current attempt.
+class DownloadReporter {
+ public:
+  explicit DownloadReporter(const DownloadRequest& request);
+  void attempt_started(std::uint64_t received);
+  void tick(std::uint64_t received, std::optional<std::uint64_t> total, bool force = false);
+  void note(const std::string& line);
+  void finish(std::uint64_t received, bool ok);
+
+ private:
+  double speed(std::uint64_t received, std::chrono::steady_clock::time_point now) const;
+
+  const DownloadRequest& request_;
+  std::unique_ptr<ProgressRenderer> renderer_;
+  std::chrono::steady_clock::time_point attempt_start_ = std::chrono::steady_clock::now();
+  std::uint64_t attempt_start_bytes_ = 0;
+  std::chrono::steady_clock::time_point last_{};
+  DownloadProgress last_progress_;
 };
 
 }  // namespace flashfit::net

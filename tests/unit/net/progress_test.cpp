@@ -87,7 +87,19 @@ TEST(ProgressRenderer, HostileLabelsArePrintableAndShort) {
   const std::string line = ProgressRenderer::bar_line(label, {1, 2, 0});
   EXPECT_EQ(line.find('\x1b'), std::string::npos);
   EXPECT_EQ(line.find('\n'), std::string::npos);
-  EXPECT_LT(line.size(), 120u);
+  EXPECT_LT(line.size(), 80u);
+}
+
+TEST(ProgressRenderer, TheBarFitsTheTerminal) {
+  const std::string label = "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl";
+  const DownloadProgress p{100 << 20, 200 << 20, 10 << 20};
+  for (std::size_t columns : {40u, 80u, 200u}) {
+    const std::string line = ProgressRenderer::bar_line(label, p, columns);
+    EXPECT_LT(line.size(), std::max<std::size_t>(columns, 60)) << line;
+    EXPECT_THAT(line, HasSubstr("50%"));
+  }
+  EXPECT_EQ(ProgressRenderer::bar_line(label, p, 200).substr(0, label.size()), label);
+  EXPECT_THAT(ProgressRenderer::bar_line(label, p, 80), HasSubstr("..."));
 }
 
 }  // namespace
