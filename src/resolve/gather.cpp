@@ -9,6 +9,7 @@
 #include "pkg/name.hpp"
 #include "resolve/catalog.hpp"
 #include "resolve/index_page.hpp"
+#include "store/wheel_cache.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::resolve {
@@ -213,11 +214,22 @@ Gathered gather(const std::string& package, const Recipe* recipe, const std::vec
       }
     } else if (!p.enabled) {
       report.status = "not consulted (disabled)";
-    } else if (p.role == SourceRole::cache || (p.role == SourceRole::find_links && !is_url(p.location))) {
+    } else if (p.role == SourceRole::cache) {
+      // The local cache's entries (content-addressed; their sha256 is known).
       std::error_code ec;
-      if (p.role == SourceRole::cache && !std::filesystem::is_directory(p.location, ec)) {
+      if (!cache_root || !std::filesystem::is_directory(p.location, ec)) {
         report.status = "empty";
-      } else if (auto links = list_wheel_directory(p.location)) {
+      } else if (auto cache = store::WheelCache::open(*cache_root)) {
+        std::vector<IndexLink> links;
+        for (const store::CacheEntry& e : cache->list(&out.warnings)) {
+          links.push_back(IndexLink{e.filename, e.path.string(), e.sha256, std::nullopt, false, {}});
+        }
+        add_links(out, p, package, links, report.wheels);
+      } else {
+        report.status = "unreadable: " + cache.error().message;
+      }
+    } else if (p.role == SourceRole::find_links && !is_url(p.location)) {
+      if (auto links = list_wheel_directory(p.location)) {
         add_links(out, p, package, *links, report.wheels);
       } else {
         report.status = "unreadable: " + links.error().message;

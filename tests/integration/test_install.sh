@@ -97,9 +97,19 @@ requests_before=$(wc -l <"$HTTP_LOG")
 ff install ffinst --python "$PY" --index-url "$INDEX" --json
 expect_rc 0 "reinstall"
 [[ $(grep -c 'GET /files/' <(tail -n +"$((requests_before + 1))" "$HTTP_LOG")) == 0 ]] || fail "a cached wheel was downloaded again"
-pass_note "cached wheels are not downloaded twice"
+# The cache is a source of its own: no index needed any more.
+ff resolve ffinst --python "$PY" --json
+expect_rc 0 "resolve from the cache alone"
+[[ $(json_field "$TMP/out" 'd["selected"]["source"]') == cache ]] || fail "the cached wheel is not a cache candidate"
+# (1.1 ranks first again: the resolver judges labels; install re-inspects it and moves on.)
+ff install ffinst --python "$PY" --json
+expect_rc 0 "install from the cache alone"
+[[ $(json_field "$TMP/out" 'd["installed"]["source"]') == cache ]] || fail "not installed from the cache"
+[[ $(json_field "$TMP/out" 'd["attempts"][0]["stage"]') == inspect ]] || fail "the cached mismatched wheel was not re-inspected"
+pass_note "cached wheels are not downloaded twice; the cache is a source"
 
 # --- every candidate fails: the previous version is restored -------------------
+export FLASHFIT_CACHE_DIR="$TMP/cache-restore"  # (the cache above holds a good 1.0)
 new_venv
 "$PY" -m pip install --no-deps --no-index --disable-pip-version-check -q "$W09" || fail "cannot pre-install 0.9"
 make_index "$TMP/www2" ffinst "$W12" "$W11"

@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""flashfit install of a cached ~100 MB wheel against a bare pip install, and
+flashfit's download throughput against curl.
+
+    /usr/bin/python3 bench/install_bench.py build-rel/src/flashfit [RUNS]
+
+Generates bench/.work/ffbig-1.0-py3-none-any.whl: a package whose 100 MB
+blob is stored uncompressed, as a flash-attn wheel's big .so mostly is
+(RECORD hashes real). Then, RUNS times each (default 7), interleaved:
+
+  install  flashfit install ffbig --find-links DIR --python VENV_PY (the wheel
+           already in flashfit's cache: resolve, inspect the bytes, pip
+           install --no-deps, import check)
+  pip      VENV_PY -m pip install --no-deps --no-index --force-reinstall WHEEL
+           (what the install step itself costs)
+  fetch    flashfit cache add http://127.0.0.1:PORT/ffbig-...whl into an empty
+           cache (download, sha256, rename) from tests/fixtures/http_server.py
+  curl     curl -s -o FILE of the same URL
+
+Both installs replace the previous install in the same venv, so both pay an
+uninstall. Prints medians and the ratios install/pip (goal <= 1.3) and
+fetch/curl (goal <= 1.1). Tests never assert on time; bench/README.md has the
+record.
+"""
+
+import argparse
+import base64
+import hashlib
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+PYTHON = "/usr/bin/python3"
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORK = os.path.join(HERE, ".work")
+SIZE = 100 * 1024 * 1024
+
+
+def record_hash(data):
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def make_wheel(path):
+    if os.path.exists(path):
+        return
+    blob = os.urandom(SIZE)
+    files = {
+        "ffbig/__init__.py": b"BLOB = __file__\n",
+        "ffbig/blob.bin": blob,
+        "ffbig-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: ffbig\nVersion: 1.0\n",
+        "ffbig-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: bench\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        "ffbig-1.0.dist-info/top_level.txt": b"ffbig\n",
+    }
+    record = "".join(f"{name},{record_hash(data)},{len(data)}\n" for name, data in files.items())
+    record += "ffbig-1.0.dist-info/RECORD,,\n"
+    tmp = path + ".tmp"
+    with zipfile.ZipFile(tmp, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data, compress_type=zipfile.ZIP_STORED if name.endswith(".bin") else zipfile.ZIP_DEFLATED)
+        z.writestr("ffbig-1.0.dist-info/RECORD", record)
+    os.replace(tmp, path)
+
+
+def timed(argv, env=None):
+    start = time.perf_counter()
+    proc = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, check=False, timeout=600)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"install_bench: {' '.join(argv)} failed ({proc.returncode}):\n{proc.stderr.decode()[-2000:]}")
+    return elapsed
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("flashfit")
+    parser.add_argument("runs", nargs="?", type=int, default=7)
+    args = parser.parse_args()
+    flashfit = os.path.abspath(args.flashfit)
+    os.makedirs(os.path.join(WORK, "wheels"), exist_ok=True)
+    wheel = os.path.join(WORK, "wheels", "ffbig-1.0-py3-none-any.whl")
+    make_wheel(wheel)
+    with tempfile.TemporaryDirectory(prefix="flashfit-install-bench-", dir=WORK) as tmp:
+        venv = os.path.join(tmp, "venv")
+        subprocess.run([PYTHON, "-m", "venv", "--system-site-packages", venv], check=True)
+        py = os.path.join(venv, "bin", "python")
+        cache = os.path.join(tmp, "cache")
+        config = os.path.join(tmp, "empty.toml")
+        with open(config, "w") as f:
+            f.write("# no recipes, no indexes\n")
+        env = dict(os.environ, FLASHFIT_CACHE_DIR=cache, FLASHFIT_CONFIG=config)
+        install = [flashfit, "install", "ffbig", "--find-links", os.path.dirname(wheel), "--python", py]
+        pip = [py, "-m", "pip", "install", "--no-deps", "--no-index", "--force-reinstall",
+               "--disable-pip-version-check", "-q", wheel]
+        timed(install, env)  # fills the cache and the interpreter facts
+        port_file = os.path.join(tmp, "port")
+        server = subprocess.Popen([PYTHON, os.path.join(HERE, "..", "tests", "fixtures", "http_server.py"),
+                                   "--root", os.path.dirname(wheel), "--port-file", port_file],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(100):
+                if os.path.exists(port_file) and open(port_file).read().strip():
+                    break
+                time.sleep(0.1)
+            url = f"http://127.0.0.1:{open(port_file).read().strip()}/ffbig-1.0-py3-none-any.whl"
+            fetch_env = dict(env, no_proxy="127.0.0.1")
+            times = {"install": [], "pip": [], "fetch": [], "curl": []}
+            for i in range(args.runs):
+                times["install"].append(timed(install, env))
+                times["pip"].append(timed(pip))
+                fetch_cache = os.path.join(tmp, f"fetch-cache-{i}")
+                times["fetch"].append(timed([flashfit, "cache", "add", url],
+                                            dict(fetch_env, FLASHFIT_CACHE_DIR=fetch_cache)))
+                shutil.rmtree(fetch_cache, ignore_errors=True)
+                out = os.path.join(tmp, "curl.out")
+                times["curl"].append(timed(["curl", "-s", "--noproxy", "127.0.0.1", "-o", out, url]))
+                os.remove(out)
+        finally:
+            server.terminate()
+            server.wait()
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print("| run | median | min | max |")
+    print("| --- | --- | --- | --- |")
+    for k, v in times.items():
+        print(f"| `{k}` | {med[k]:.2f} s | {min(v):.2f} s | {max(v):.2f} s |")
+    print(f"\ninstall / pip = {med['install'] / med['pip']:.2f} (goal <= 1.3); "
+          f"fetch / curl = {med['fetch'] / med['curl']:.2f} (goal <= 1.1); "
+          f"throughput {SIZE / med['fetch'] / 1e6:.0f} MB/s vs curl {SIZE / med['curl'] / 1e6:.0f} MB/s")
+
+
+if __name__ == "__main__":
+    main()
