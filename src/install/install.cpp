@@ -90,7 +90,20 @@ util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resol
   std::optional<InstalledDist> before = find_installed(interpreter.site_dirs, package);
   if (before) outcome.previous = before->version;
   std::vector<std::string> torch_before;
-  if (environment.torch.package_dir.known()) torch_before = tree_fingerprint(*environment.torch.package_dir);
+  // torch's libraries and dist metadata: what a reinstall of torch would replace.
+  auto torch_fingerprint = [&] {
+    std::vector<std::string> out;
+    if (environment.torch.library_dir.known()) out = tree_fingerprint(*environment.torch.library_dir);
+    if (environment.torch.package_dir.known()) {
+      std::error_code ec;
+      const fs::path version = *environment.torch.package_dir / "version.py";
+      auto size = fs::file_size(version, ec);
+      auto mtime = fs::last_write_time(version, ec).time_since_epoch().count();
+      out.push_back(fmt::format("{} {} {}", version.string(), size, mtime));
+    }
+    return out;
+  };
+  if (environment.torch.package_dir.known()) torch_before = torch_fingerprint();
 
   std::optional<Backup> backup;
   bool replaced = false;  // the previous version is no longer in place
@@ -122,19 +135,37 @@ util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resol
     attempt.sha256 = entry->sha256;
 
     attempt.stage = "inspect";
-    say(options, fmt::format("inspecting {}", entry->filename));
-    auto report = binary::inspect_wheel(entry->path, host, {work, {}});
-    if (!report) {
-      attempt.detail = report.error().message;
-      outcome.attempts.push_back(std::move(attempt));
-      continue;
+    // The cache is content-addressed: a verdict recorded for these bytes in
+    // this same environment still holds, and re-reading 100+ MB proves nothing new.
+    const std::string env_key = environment_key(environment);
+    std::optional<store::InspectRecord> record;
+    bool torch_extension = recipe != nullptr;
+    for (const store::InspectRecord& r : entry->inspections) {
+      if (r.environment == env_key) record = r;
     }
-    store::InspectRecord record{environment_key(environment), report->compatible(),
-                                report->compatible() ? "compatible" : first_failure(*report), now_utc()};
-    entry->inspections.push_back(record);
-    (void)cache.update(*entry);
-    if (!report->compatible()) {
-      attempt.detail = "rejected before installing: " + record.summary;
+    if (record) {
+      say(options, fmt::format("{} was inspected for this environment before: {}", entry->filename, record->summary));
+      torch_extension = torch_extension || record->torch_extension;
+    } else {
+      say(options, fmt::format("inspecting {}", entry->filename));
+      auto report = binary::inspect_wheel(entry->path, host, {work, {}});
+      if (!report) {
+        attempt.detail = report.error().message;
+        outcome.attempts.push_back(std::move(attempt));
+        continue;
+      }
+      // torch first when the package is a torch extension (a recipe says so, or
+      // a module of the wheel calls into torch); a plain package is imported alone.
+      bool calls_torch = std::any_of(report->modules.begin(), report->modules.end(),
+                                     [](const binary::ModuleReport& m) { return m.torch && m.torch->checked > 0; });
+      torch_extension = torch_extension || calls_torch;
+      record = store::InspectRecord{env_key, report->compatible(),
+                                    report->compatible() ? "compatible" : first_failure(*report), now_utc(), calls_torch};
+      entry->inspections.push_back(*record);
+      (void)cache.update(*entry);
+    }
+    if (!record->compatible) {
+      attempt.detail = "rejected before installing: " + record->summary;
       say(options, attempt.detail);
       outcome.attempts.push_back(std::move(attempt));
       continue;
@@ -160,10 +191,6 @@ util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resol
     attempt.stage = "import";
     say(options, "checking the import in a fresh interpreter");
     bool gpu_present = environment.gpu.gpus.known() && !environment.gpu.gpus->empty();
-    // torch first when the package is a torch extension (a recipe says so, or
-    // a module of the wheel calls into torch); a plain package is imported alone.
-    bool torch_extension = recipe != nullptr || std::any_of(report->modules.begin(), report->modules.end(),
-                                                            [](const binary::ModuleReport& m) { return m.torch && m.torch->checked > 0; });
     auto check = check_imports({interpreter.executable, modules_to_import(recipe, entry->path), gpu_present,
                                 torch_extension, options.import_timeout});
     if (!check) return tl::unexpected(check.error());
@@ -198,7 +225,7 @@ util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resol
     }
   }
   if (!torch_before.empty() && !options.dry_run) {
-    outcome.torch_untouched = tree_fingerprint(*environment.torch.package_dir) == torch_before;
+    outcome.torch_untouched = torch_fingerprint() == torch_before;
     outcome.torch_note = outcome.torch_untouched ? "torch's files are unchanged" : "torch's files changed";
   }
   std::error_code ec;

@@ -52,7 +52,13 @@ util::Result<Backup> backup_installed(const InstalledDist& dist, const fs::path&
     const fs::path original = (dist.site_dir / row.path).lexically_normal();
     if (!fs::is_regular_file(original, ec)) continue;  // .pyc written later, or already gone
     const fs::path copy = backup_dir / std::to_string(backup.files.size());
-    fs::copy_file(original, copy, fs::copy_options::overwrite_existing, ec);
+    // A hard link keeps the bytes alive when pip unlinks the original, at no
+    // copying cost (a flash-attn .so is hundreds of MB); copy across devices.
+    fs::create_hard_link(original, copy, ec);
+    if (ec) {
+      ec.clear();
+      fs::copy_file(original, copy, fs::copy_options::overwrite_existing, ec);
+    }
     if (ec) {
       return util::fail(util::ErrorKind::failed, fmt::format("cannot back up {}: {}", original.string(), ec.message()));
     }
@@ -65,6 +71,8 @@ util::Result<void> restore_backup(const Backup& backup) {
   for (std::size_t i = 0; i < backup.files.size(); ++i) {
     std::error_code ec;
     fs::create_directories(backup.files[i].parent_path(), ec);
+    fs::remove(backup.files[i], ec);  // never write through a link into the backup
+    ec.clear();
     fs::copy_file(backup.dir / std::to_string(i), backup.files[i], fs::copy_options::overwrite_existing, ec);
     if (ec) {
       return util::fail(util::ErrorKind::failed,

@@ -77,7 +77,7 @@ std::string entry_to_json(const CacheEntry& e) {
   json inspections = json::array();
   for (const InspectRecord& r : e.inspections) {
     inspections.push_back(
-        {{"environment", r.environment}, {"compatible", r.compatible}, {"summary", r.summary}, {"at", r.at}});
+        {{"environment", r.environment}, {"compatible", r.compatible}, {"summary", r.summary}, {"at", r.at}, {"torch_extension", r.torch_extension}});
   }
   const json doc = {
       {"schema", kSchema},
@@ -147,6 +147,7 @@ util::Result<CacheEntry> entry_from_json(std::string_view text) {
       record.compatible = ir.boolean("compatible").value_or(false);
       record.summary = ir.string("summary").value_or("");
       record.at = ir.string("at").value_or("");
+      record.torch_extension = ir.boolean("torch_extension").value_or(false);
       if (!ir.problem.empty()) {
         r.wrong("inspections", "an array of inspection records");
         break;

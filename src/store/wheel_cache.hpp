@@ -24,6 +24,7 @@ struct InspectRecord {
   bool compatible = false;
   std::string summary;      // the first failure, or "compatible"
   std::string at;           // ISO 8601 UTC
+  bool torch_extension = false;  // a module calls into torch (import torch first)
 };
 
 struct CacheEntry {
