@@ -344,6 +344,7 @@ util::Result<DownloadResult> download_file(const DownloadRequest& request) {
     a.max_bytes = request.max_bytes;
     const std::string range = fmt::format("{}-", part.size);
     if (part.size > 0) curl_easy_setopt(curl, CURLOPT_RANGE, range.c_str());
+    curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024);  // fewer, larger writes and hash updates
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &a);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
