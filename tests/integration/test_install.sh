@@ -204,3 +204,20 @@ ff install 'ffinst==1.0' --python "$PY" --index-url "$HTTP_URL/simple" --json
 expect_rc 0 "install after a killed download"
 "$PY" -c 'import torch, ffinst' || fail "the install after a kill does not import"
 pass_note "a killed download leaves no entry; the next run recovers"
+
+# --- a wrong sha256 from the index: refused, nothing installed, nothing cached ---------
+export FLASHFIT_CACHE_DIR="$TMP/cache-badhash"
+mkdir -p "$TMP/www4/files" "$TMP/www4/simple/ffinst"
+cp "$W10" "$TMP/www4/files/"
+printf '<a href="../../files/%s#sha256=%s">x</a>\n' "${W10NAME//+/%2B}" \
+  0000000000000000000000000000000000000000000000000000000000000000 >"$TMP/www4/simple/ffinst/index.html"
+start_http_server "$TMP/www4"
+new_venv
+ff install ffinst --python "$PY" --index-url "$HTTP_URL/simple" --json
+expect_rc 1 "a wrong sha256"
+json_field "$TMP/out" 'd["attempts"][0]["detail"]' | grep -q 'sha256 mismatch' || fail "the hash mismatch is not reported"
+[[ -z $(installed_version) ]] || fail "a wheel with a wrong hash was installed"
+ff cache list --json
+[[ $(json_field "$TMP/out" 'len(d if isinstance(d, list) else d.get("entries", []))') == 0 ]] ||
+  fail "a wheel with a wrong hash was cached"
+pass_note "a wrong sha256 is refused: nothing installed, nothing cached"
