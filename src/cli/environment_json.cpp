@@ -8,15 +8,9 @@ namespace {
 
 using nlohmann::json;
 
-// Every fact has the same shape: value (null when unknown), source, overridden,
-// and unknown_reason when unknown.
 template <class T, class ToJson>
 json fact(const env::Fact<T>& f, ToJson to_json) {
-  json out{{"value", f.known() ? to_json(*f.value) : json(nullptr)},
-           {"source", f.source},
-           {"overridden", f.overridden}};
-  if (!f.known()) out["unknown_reason"] = f.unknown_reason;
-  return out;
+  return fact_json(f, to_json);
 }
 
 template <class T>

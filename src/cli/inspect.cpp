@@ -15,6 +15,7 @@
 #include "cli/inspect_report.hpp"
 #include "cli/what_if_flags.hpp"
 #include "env/load_host.hpp"
+#include "install/installed.hpp"
 #include "pkg/name.hpp"
 #include "util/interrupt.hpp"
 #include "util/paths.hpp"
@@ -30,24 +31,6 @@ struct InspectCliOptions {
   EnvironmentFlags environment;
   bool json = false;
 };
-
-// "<site>/flash_attn-2.8.3.dist-info" for "flash-attn", searched in import order.
-std::optional<fs::path> find_installed(const env::Environment& environment,
-                                       const std::string& name) {
-  if (!environment.python.interpreter.known()) return std::nullopt;
-  const std::string wanted = pkg::canonicalize_name(name);
-  for (const std::string& site : environment.python.interpreter->site_dirs) {
-    std::error_code ec;
-    for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string entry = it->path().filename().string();
-      if (!util::ends_with(entry, ".dist-info")) continue;
-      const std::string stem = entry.substr(0, entry.size() - std::string_view(".dist-info").size());
-      const auto dash = stem.find('-');
-      if (pkg::canonicalize_name(stem.substr(0, dash)) == wanted) return it->path();
-    }
-  }
-  return std::nullopt;
-}
 
 // Wheels' modules are extracted under the cache (on disk, unlike a tmpfs /tmp:
 // a flash-attn module is hundreds of MB).
@@ -92,8 +75,11 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
   } else if (is_file) {
     report = binary::inspect_library(target, host);
   } else {
-    auto dist_info = find_installed(environment, options.target);
-    if (!dist_info) {
+    std::optional<install::InstalledDist> installed;
+    if (environment.python.interpreter.known()) {
+      installed = install::find_installed(environment.python.interpreter->site_dirs, options.target);
+    }
+    if (!installed) {
       const std::string where = environment.python.interpreter.known()
                                     ? environment.python.interpreter->executable
                                     : std::string("the interpreter (none found)");
@@ -101,7 +87,7 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
                         fmt::format("no distribution '{}' is installed for {}", options.target, where),
                         "", "give a .whl or .so path, or choose the environment with --python");
     }
-    report = binary::inspect_installed(*dist_info, host);
+    report = binary::inspect_installed(installed->dist_info, host);
   }
   // Ctrl-C during the read: say so, not "unreadable", and print nothing partial.
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");

@@ -66,26 +66,28 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   probe->probe_toolkit = false;
   out->probe = *probe;
   const auto cache_root = util::cache_root();
-  std::vector<resolve::Candidate> candidates;
-  if (options.wheel_file) {
-    candidates = std::move(file_candidates);
-  } else {
-    auto plan = resolve::plan_sources(out->recipe, out->config, flags, cache_root);
-    if (!plan) return tl::unexpected(plan.error());
-    out->environment = env::probe_environment(*probe);
-    if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+  std::vector<resolve::Candidate> candidates = std::move(file_candidates);
+  std::vector<std::string> warnings;
+  std::optional<std::vector<resolve::SourcePlan>> plan;
+  if (!options.wheel_file) {
+    auto planned = resolve::plan_sources(out->recipe, out->config, flags, cache_root);
+    if (!planned) return tl::unexpected(planned.error());
+    plan = std::move(*planned);
+  }
+  out->environment = env::probe_environment(*probe);
+  if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+  if (plan) {
     resolve::Gathered gathered = resolve::gather(request->name, out->recipe, *plan, cache_root);
+    if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
     candidates = std::move(gathered.candidates);
     out->sources = std::move(gathered.sources);
-    out->resolution.warnings = std::move(gathered.warnings);
+    warnings = std::move(gathered.warnings);
   }
-  if (options.wheel_file) out->environment = env::probe_environment(*probe);
-  if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
   const resolve::ResolveTarget target = resolve::target_from_environment(out->environment);
 
   resolve::ResolveOptions resolve_options;
   resolve_options.explain_rejected = options.explain_rejected;
-  std::vector<std::string> warnings = std::move(out->resolution.warnings);
+  resolve_options.suggest = false;  // below, once the toolkit is known
   out->resolution = resolve::resolve(*request, out->recipe, target, std::move(candidates), resolve_options);
   if (!out->resolution.selected) {
     // Only now is the toolkit worth its `nvcc --version`: the build suggestion needs it.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/environment_json.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::cli {
@@ -10,13 +11,6 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t nearest_shown = 8;
-
-template <class T, class F>
-json fact_json(const env::Fact<T>& f, F value) {
-  json out{{"value", f.known() ? value(*f.value) : json(nullptr)}, {"source", f.source}, {"overridden", f.overridden}};
-  if (!f.known()) out["unknown_reason"] = f.unknown_reason;
-  return out;
-}
 
 json environment_facts(const env::Environment& env) {
   json gpus = fact_json(env.gpu.gpus, [](const std::vector<env::GpuDevice>& list) {

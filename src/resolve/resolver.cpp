@@ -105,7 +105,7 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
   r.candidates = std::move(sorted);
   if (!r.candidates.empty() && r.candidates.front().compatible()) r.selected = 0;
   warn_about_torch(target, r.warnings);
-  if (!r.selected) r.suggestions = suggest(r, recipe, target, options.build);
+  if (!r.selected && options.suggest) r.suggestions = suggest(r, recipe, target, options.build);
   return r;
 }
 

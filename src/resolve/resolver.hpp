@@ -45,6 +45,8 @@ struct ResolveOptions {
   // Rejected candidates whose reasons get messages (compatible ones always
   // do); SIZE_MAX: all of them (--json, --all). The rest carry codes only.
   std::size_t explain_rejected = SIZE_MAX;
+  // false: the caller calls suggest() itself (after probing what a build needs).
+  bool suggest = true;
   BuildOutlook build;
 };
 

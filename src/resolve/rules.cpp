@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 
 #include "pkg/name.hpp"
 #include "util/strings.hpp"
@@ -74,7 +73,7 @@ void check_tags(Judged& j, const ResolveTarget& target) {
     j.tag_rank = *rank;
     return;
   }
-  const ResolveTarget::TagParts& parts = target.tag_parts();
+  const ResolveTarget::Derived& parts = target.derived();
   bool python_ok = false, platform_ok = false;
   for (const pkg::Tag& t : tags) {
     python_ok |= parts.python.count(t.interpreter + "-" + t.abi) > 0;
@@ -116,7 +115,7 @@ bool linux_plain_platform(const pkg::WheelName& wheel) {
 }
 
 void check_python_requirements(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts) {
-  const std::optional<pkg::Version>& python = target.tag_parts().python_version;
+  const std::optional<pkg::Version>& python = target.derived().python_version;
   if (!target.python || !python) return;
   if (j.candidate->requires_python) {
     auto spec = pkg::SpecifierSet::parse(*j.candidate->requires_python);

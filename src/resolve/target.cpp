@@ -13,9 +13,9 @@ std::optional<pkg::TorchVersion> ResolveTarget::torch_minor() const {
   }
 }
 
-const ResolveTarget::TagParts& ResolveTarget::tag_parts() const {
-  if (!tag_parts_) {
-    auto parts = std::make_shared<TagParts>();
+const ResolveTarget::Derived& ResolveTarget::derived() const {
+  if (!derived_) {
+    auto parts = std::make_shared<Derived>();
     if (python) {
       if (auto v = pkg::Version::parse(python->str())) parts->python_version = std::move(*v);
     }
@@ -25,9 +25,9 @@ const ResolveTarget::TagParts& ResolveTarget::tag_parts() const {
         parts->platforms.insert(t.platform);
       }
     }
-    tag_parts_ = std::move(parts);
+    derived_ = std::move(parts);
   }
-  return *tag_parts_;
+  return *derived_;
 }
 
 ResolveTarget target_from_environment(const env::Environment& env) {

@@ -32,18 +32,19 @@ struct ResolveTarget {
 
   std::optional<pkg::TorchVersion> torch_minor() const;  // 2.9
 
-  // The supported tags split into their Python half ("cp312-cp312") and
-  // platforms, to say which half of an unsupported wheel fails. Built on
-  // first use and shared by copies (the tags do not change).
-  struct TagParts {
+  // Facts derived once for thousands of rule checks: the supported tags split
+  // into their Python half ("cp312-cp312") and platforms (to say which half of
+  // an unsupported wheel fails), and the Python version as a PEP 440 version.
+  // Built on first use and shared by copies.
+  struct Derived {
     std::unordered_set<std::string> python;     // "interpreter-abi"
     std::unordered_set<std::string> platforms;
     std::optional<pkg::Version> python_version;  // "3.12" as a PEP 440 version, for requires-python
   };
-  const TagParts& tag_parts() const;
+  const Derived& derived() const;
 
  private:
-  mutable std::shared_ptr<const TagParts> tag_parts_;
+  mutable std::shared_ptr<const Derived> derived_;
 };
 
 ResolveTarget target_from_environment(const env::Environment& env);
