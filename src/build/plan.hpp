@@ -1,0 +1,65 @@
+#pragma once
+// The build plan: which GPU archs to compile, how many ninja jobs and nvcc
+// threads the memory allows, the expected peak and duration, and the exact
+// environment the build gets. A pure function of the environment, the recipe
+// (may be absent), what the source contains and the user's flags, so tests
+// build environments by hand (facts/flash-attn.md §7-§9).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "build/source.hpp"
+#include "env/environment.hpp"
+#include "resolve/recipe.hpp"
+#include "util/error.hpp"
+
+namespace flashfit::build {
+
+struct PlanRequest {
+  std::optional<std::vector<std::string>> archs;  // --archs: recipe tokens ("80") or capabilities ("8.9")
+  std::optional<unsigned> jobs;                   // --jobs
+  std::optional<unsigned> threads;                // --threads
+  std::optional<std::uint64_t> memory_budget;     // --memory-budget, bytes
+};
+
+struct ArchPlan {
+  std::vector<std::string> tokens;  // what the build variable gets: {"80"} or, without a recipe, {"8.9"}
+  std::string variable;             // "FLASH_ATTN_CUDA_ARCHS", or "TORCH_CUDA_ARCH_LIST" without a recipe
+  std::string basis;                // "--archs", "detected GPUs (NVIDIA L4 8.9 -> 80)", "recipe default (no GPU detected)"
+  std::vector<std::string> sass;    // what the wheel will hold: {"sm_80"}
+};
+
+struct BuildPlan {
+  bool cuda = false;                // a CUDA build (recipe says so, or .cu files)
+  std::optional<ArchPlan> archs;    // CUDA builds only
+  unsigned jobs = 1;
+  std::string jobs_basis;           // "--jobs", "memory: 20 GiB / 5 GiB per job = 4, CPUs 8"
+  unsigned threads = 1;             // nvcc threads per job (1 without a threads variable)
+  std::uint64_t budget_bytes = 0;   // the memory the build may use
+  std::string budget_basis;         // "--memory-budget", "available 22 GiB (cgroup) - reserve 2 GiB"
+  std::uint64_t reserve_bytes = 0;  // kept free for the rest of the machine
+  std::uint64_t per_job_bytes = 0;  // expected peak of one job
+  std::uint64_t per_worker_bytes = 0;    // expected peak of one compiler process (the governor's estimate)
+  std::uint64_t expected_peak_bytes = 0;  // jobs x per_job
+  std::optional<std::chrono::seconds> time_estimate;  // rough, from the compile units
+  std::string time_basis;           // "73 .cu x 1 arch x ~60 s / 4 jobs"
+  std::uint64_t disk_estimate_bytes = 0;  // build tree + wheel
+  std::vector<std::pair<std::string, std::string>> env;  // exactly what the build gets, in order
+  std::vector<std::string> warnings;
+};
+
+// Errors: usage for an --archs token the recipe does not accept (the message
+// lists the accepted ones and which capability each serves) or a zero
+// --jobs/--threads; never probes anything.
+util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::Recipe* recipe,
+                                   const SourceScan& scan, const PlanRequest& request);
+
+// "16G", "16GiB", "1.5g", "800M", "800MiB", "2048K", "123456" (bytes):
+// binary units; usage error otherwise (zero, negative, garbage, overflow).
+util::Result<std::uint64_t> parse_memory_size(std::string_view text);
+
+}  // namespace flashfit::build

@@ -1,0 +1,34 @@
+#pragma once
+// What the memory governor sees of a build: every process in the build's
+// process group (pip, setup.py, ninja, nvcc, cicc, cc1plus, ...) with its
+// resident memory and start time, and how much memory the machine (and the
+// cgroup this process runs in) still has available. Read from /proc under a
+// root prefix so tests can point it at fixture trees.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace flashfit::build {
+
+struct ProcessSample {
+  int pid = 0;
+  int ppid = 0;
+  std::uint64_t start_ticks = 0;  // /proc/<pid>/stat field 22: larger = younger
+  std::uint64_t rss_bytes = 0;    // resident set (statm resident x page size)
+  char state = '?';               // R, S, D, T (stopped), Z, ...
+  std::string comm;               // "cicc", "cc1plus", "ninja"
+};
+
+// Every live (non-zombie) process whose process group is `pgid`. A process
+// that exits while being read is skipped; never fails.
+std::vector<ProcessSample> sample_process_group(int pgid, const std::filesystem::path& proc_root = "/proc");
+
+// Bytes the machine can still give: MemAvailable from <root>/proc/meminfo,
+// capped by the headroom of this process's cgroup (env::read_cgroup_limits).
+// nullopt when neither can be read.
+std::optional<std::uint64_t> sample_available_memory(const std::filesystem::path& root = "/");
+
+}  // namespace flashfit::build
