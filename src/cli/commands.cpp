@@ -7,6 +7,8 @@ namespace flashfit::cli {
 
 const std::vector<Command>& command_table() {
   static const std::vector<Command> table = {
+      {"build", "Build a wheel from source for this environment: planned from real memory and GPUs, supervised, cached",
+       define_build},
       {"cache", "List, add, remove or garbage-collect the locally cached wheels (cache list | dir | add | remove | gc)",
        define_cache},
       {"catalog", "List or refresh the catalogs of known release wheels (catalog list | update)",

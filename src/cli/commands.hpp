@@ -5,6 +5,7 @@
 
 namespace flashfit::cli {
 
+Runner define_build(CLI::App& app);
 Runner define_cache(CLI::App& app);
 Runner define_catalog(CLI::App& app);
 Runner define_doctor(CLI::App& app);

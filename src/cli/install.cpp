@@ -10,6 +10,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/build_command.hpp"
+#include "cli/build_report.hpp"
 #include "cli/resolve_pipeline.hpp"
 #include "cli/resolve_report.hpp"
 #include "install/install.hpp"
@@ -67,6 +69,63 @@ std::string outcome_text(const Resolved& r, const install::InstallOutcome& o, bo
   return out;
 }
 
+// One pass of resolve + install (the second pass, after a source build, finds
+// the built wheel in the cache).
+struct Pass {
+  std::unique_ptr<Resolved> resolved;
+  install::InstallOutcome outcome;
+  bool named_file = false;
+};
+
+util::Result<Pass> resolve_and_install(const InstallCliOptions& options, const PipelineOptions& pipeline) {
+  Pass pass;
+  std::error_code ec;
+  auto resolved = run_pipeline(pipeline);
+  if (!resolved) return tl::unexpected(resolved.error());
+  pass.resolved = std::move(*resolved);
+  const Resolved& r = *pass.resolved;
+  pass.named_file = pipeline.wheel_file.has_value() && !r.resolution.candidates.empty();
+  if (pass.named_file && !r.resolution.selected) {
+    for (const resolve::Reason& reason : r.resolution.candidates.front().reasons) {
+      std::fprintf(stderr, "flashfit: warning: %s: %s (the file's bytes will decide)\n",
+                   std::string(to_string(reason.code)).c_str(), reason.message.c_str());
+    }
+  }
+  if (r.resolution.selected || pass.named_file) {
+    auto cache_root = util::cache_root();
+    if (!cache_root) return util::fail(util::ErrorKind::failed, "no cache directory", {}, "set FLASHFIT_CACHE_DIR or HOME");
+    auto cache = store::WheelCache::open(*cache_root);
+    if (!cache) return tl::unexpected(cache.error());
+    install::InstallOptions install_options;
+    install_options.dry_run = options.dry_run;
+    install_options.max_attempts = options.max_attempts;
+    install_options.try_rejected = pass.named_file;
+    install_options.temp_dir = *cache_root / "tmp" / fmt::format("install-{}", ::getpid());
+    fs::create_directories(install_options.temp_dir, ec);
+    install_options.progress = [](std::string_view line) {
+      std::fprintf(stderr, "flashfit: %.*s\n", static_cast<int>(line.size()), line.data());
+    };
+    auto done = install::install_resolution(r.resolution, r.recipe, r.environment, *cache, install_options);
+    fs::remove_all(install_options.temp_dir, ec);
+    if (!done) return tl::unexpected(done.error());
+    pass.outcome = std::move(*done);
+  }
+  return pass;
+}
+
+bool installed_ok(const InstallCliOptions& options, const Pass& pass) {
+  return pass.outcome.installed.has_value() || (options.dry_run && !pass.outcome.attempts.empty());
+}
+
+// No prebuilt wheel works: build from the package's sdist, unless told not
+// to, or the resolver says no GPU here can ever run the package (then the
+// fallback is the answer, not hours of compiling).
+bool hand_over_to_build(const InstallCliOptions& options, const Pass& pass) {
+  if (options.no_build || options.dry_run || pass.named_file || installed_ok(options, pass)) return false;
+  const auto& suggestions = pass.resolved->resolution.suggestions;
+  return std::none_of(suggestions.begin(), suggestions.end(), [](const auto& s) { return s.kind == "fallback"; });
+}
+
 util::Result<int> run_install(const InstallCliOptions& options) {
   PipelineOptions pipeline;
   pipeline.environment = &options.environment;
@@ -78,47 +137,48 @@ util::Result<int> run_install(const InstallCliOptions& options) {
   } else {
     pipeline.spec = options.spec;
   }
-  auto resolved = run_pipeline(pipeline);
-  if (!resolved) return tl::unexpected(resolved.error());
-  const Resolved& r = **resolved;
+  auto pass = resolve_and_install(options, pipeline);
+  if (!pass) return tl::unexpected(pass.error());
 
-  install::InstallOutcome outcome;
-  const bool named_file = pipeline.wheel_file.has_value() && !r.resolution.candidates.empty();
-  if (named_file && !r.resolution.selected) {
-    for (const resolve::Reason& reason : r.resolution.candidates.front().reasons) {
-      std::fprintf(stderr, "flashfit: warning: %s: %s (the file's bytes will decide)\n",
-                   std::string(to_string(reason.code)).c_str(), reason.message.c_str());
-    }
-  }
-  if (r.resolution.selected || named_file) {
+  json build_report = nullptr;
+  std::string build_text;
+  if (hand_over_to_build(options, *pass)) {
+    const Resolved& first = *pass->resolved;
+    if (!options.json) write_stdout(resolve_text({first.resolution, first.recipe, first.environment, first.sources, false}));
+    std::fprintf(stderr, "flashfit: no prebuilt wheel works here: building %s from source\n", options.spec.c_str());
+    build::BuildRequest request;
+    request.spec = options.spec;
+    request.package = first.resolution.request.name;
+    SdistSources sdists = sdist_sources(first.config, options.sources);
+    request.index_urls = sdists.index_urls;
+    request.find_links = sdists.find_links;
     auto cache_root = util::cache_root();
     if (!cache_root) return util::fail(util::ErrorKind::failed, "no cache directory", {}, "set FLASHFIT_CACHE_DIR or HOME");
-    auto cache = store::WheelCache::open(*cache_root);
-    if (!cache) return tl::unexpected(cache.error());
-    install::InstallOptions install_options;
-    install_options.dry_run = options.dry_run;
-    install_options.max_attempts = options.max_attempts;
-    install_options.try_rejected = named_file;
-    install_options.temp_dir = *cache_root / "tmp" / fmt::format("install-{}", ::getpid());
-    fs::create_directories(install_options.temp_dir, ec);
-    install_options.progress = [](std::string_view line) {
-      std::fprintf(stderr, "flashfit: %.*s\n", static_cast<int>(line.size()), line.data());
-    };
-    auto done = install::install_resolution(r.resolution, r.recipe, r.environment, *cache, install_options);
-    fs::remove_all(install_options.temp_dir, ec);
-    if (!done) return tl::unexpected(done.error());
-    outcome = std::move(*done);
-  }
-
-  const bool ok = outcome.installed.has_value() || (options.dry_run && !outcome.attempts.empty());
-  std::vector<resolve::Suggestion> next;
-  if (!ok) {
-    next = r.resolution.suggestions;
-    bool has_build = std::any_of(next.begin(), next.end(), [](const auto& s) { return s.kind == "build"; });
-    if (has_build && !options.no_build) {
-      next.push_back({"build", "`flashfit build` is not available yet: run the build command above yourself", std::nullopt});
+    request.cache_root = *cache_root;
+    auto built = run_build_shown(first.environment, first.book, request, options.json);
+    if (!built) {
+      if (built.error().kind == util::ErrorKind::interrupted) return tl::unexpected(built.error());
+      build_report = {{"ok", false}, {"stage", "source"}, {"failure", built.error().message},
+                      {"hint", built.error().hint.empty() ? json(nullptr) : json(built.error().hint)}};
+      build_text = "\nno source build: " + built.error().message + (built.error().hint.empty() ? "" : " (" + built.error().hint + ")") + "\n";
+    } else {
+      build_report = build_json(options.spec, *built);
+      build_text = build_outcome_text(*built);
+      if (built->ok) {
+        if (!options.json) write_stdout(build_text);
+        build_text.clear();
+        auto again = resolve_and_install(options, pipeline);
+        if (!again) return tl::unexpected(again.error());
+        pass = std::move(again);
+      }
     }
   }
+  const Resolved& r = *pass->resolved;
+  const install::InstallOutcome& outcome = pass->outcome;
+  const bool named_file = pass->named_file;
+  const bool ok = installed_ok(options, *pass);
+  std::vector<resolve::Suggestion> next;
+  if (!ok) next = r.resolution.suggestions;
   if (options.json) {
     json attempts = json::array();
     for (const auto& a : outcome.attempts) attempts.push_back(attempt_json(a));
@@ -143,13 +203,14 @@ util::Result<int> run_install(const InstallCliOptions& options) {
              {"torch_untouched", outcome.torch_untouched},
              {"attempts", attempts},
              {"suggestions", suggestions},
+             {"build", build_report},
              {"warnings", r.resolution.warnings}};
     write_stdout(out.dump(2) + "\n");
   } else {
     std::string text;
     if (!r.resolution.selected && !named_file) {
-      ResolveReport report{r.resolution, r.recipe, r.environment, r.sources, false};
-      text = resolve_text(report);
+      // After a hand-over the resolve report was shown before the build.
+      if (build_report.is_null()) text = resolve_text(ResolveReport{r.resolution, r.recipe, r.environment, r.sources, false});
     } else {
       text = outcome_text(r, outcome, options.dry_run);
       if (!ok && !next.empty()) {
@@ -157,7 +218,7 @@ util::Result<int> run_install(const InstallCliOptions& options) {
         for (const auto& s : next) text += "  [" + s.kind + "] " + s.message + (s.command ? "\n       $ " + *s.command : "") + "\n";
       }
     }
-    write_stdout(text);
+    write_stdout(text + build_text);
   }
   return ok ? 0 : 1;
 }

@@ -8,6 +8,7 @@
 #include "binary/inspect.hpp"
 #include "binary/wheel.hpp"
 #include "env/load_host.hpp"
+#include "install/cached_verdict.hpp"
 #include "install/installed.hpp"
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
@@ -18,23 +19,6 @@ namespace fs = std::filesystem;
 
 void say(const InstallOptions& options, const std::string& line) {
   if (options.progress) options.progress(line);
-}
-
-// The first failing check of an inspect report, in one line.
-std::string first_failure(const binary::InspectReport& report) {
-  auto from = [](const std::vector<binary::Check>& checks) -> std::string {
-    for (const binary::Check& c : checks) {
-      if (c.status == binary::CheckStatus::fail) {
-        return c.id + ": " + c.summary + (c.details.empty() ? "" : " (" + c.details.front() + ")");
-      }
-    }
-    return "";
-  };
-  if (auto s = from(report.checks); !s.empty()) return s;
-  for (const binary::ModuleReport& m : report.modules) {
-    if (auto s = from(m.checks); !s.empty()) return m.member + ": " + s;
-  }
-  return "incompatible";
 }
 
 // What proves the binary: the recipe's module, else every extension module
@@ -50,28 +34,6 @@ std::vector<std::string> modules_to_import(const resolve::Recipe* recipe, const 
     for (std::string_view line : util::split(*text, '\n')) top_level.emplace_back(util::trim(line));
   }
   return module_names(members, top_level);
-}
-
-std::string environment_key(const env::Environment& env) {
-  std::vector<std::string> parts;
-  if (env.python.version.known()) parts.push_back("python " + env.python.version->str());
-  if (env.torch.version.known()) parts.push_back("torch " + env.torch.version->str());
-  if (env.torch.cxx11_abi.known()) parts.push_back(*env.torch.cxx11_abi ? "cxx11abi" : "pre-cxx11abi");
-  if (env.gpu.gpus.known()) {
-    for (const auto& g : *env.gpu.gpus) {
-      if (g.capability.known()) parts.push_back("sm " + g.capability->str());
-    }
-  }
-  return util::join(parts, ", ");
-}
-
-std::string now_utc() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 }  // namespace
@@ -137,33 +99,18 @@ util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resol
     attempt.stage = "inspect";
     // The cache is content-addressed: a verdict recorded for these bytes in
     // this same environment still holds, and re-reading 100+ MB proves nothing new.
-    const std::string env_key = environment_key(environment);
-    std::optional<store::InspectRecord> record;
     bool torch_extension = recipe != nullptr;
-    for (const store::InspectRecord& r : entry->inspections) {
-      if (r.environment == env_key) record = r;
+    auto verdict = inspect_cached(cache, *entry, environment, host, work);
+    if (!verdict) {
+      attempt.detail = verdict.error().message;
+      outcome.attempts.push_back(std::move(attempt));
+      continue;
     }
-    if (record) {
-      say(options, fmt::format("{} was inspected for this environment before: {}", entry->filename, record->summary));
-      torch_extension = torch_extension || record->torch_extension;
-    } else {
-      say(options, fmt::format("inspecting {}", entry->filename));
-      auto report = binary::inspect_wheel(entry->path, host, {work, {}});
-      if (!report) {
-        attempt.detail = report.error().message;
-        outcome.attempts.push_back(std::move(attempt));
-        continue;
-      }
-      // torch first when the package is a torch extension (a recipe says so, or
-      // a module of the wheel calls into torch); a plain package is imported alone.
-      bool calls_torch = std::any_of(report->modules.begin(), report->modules.end(),
-                                     [](const binary::ModuleReport& m) { return m.torch && m.torch->checked > 0; });
-      torch_extension = torch_extension || calls_torch;
-      record = store::InspectRecord{env_key, report->compatible(),
-                                    report->compatible() ? "compatible" : first_failure(*report), now_utc(), calls_torch};
-      entry->inspections.push_back(*record);
-      (void)cache.update(*entry);
-    }
+    const std::optional<store::InspectRecord> record = verdict->record;
+    torch_extension = torch_extension || record->torch_extension;
+    say(options, verdict->reused
+                     ? fmt::format("{} was inspected for this environment before: {}", entry->filename, record->summary)
+                     : fmt::format("inspected {}: {}", entry->filename, record->summary));
     if (!record->compatible) {
       attempt.detail = "rejected before installing: " + record->summary;
       say(options, attempt.detail);

@@ -28,6 +28,12 @@ struct Candidate {
   std::optional<std::string> requires_python;
   bool yanked = false;
   std::string yanked_reason;
+  // What the wheel was built against when its file name does not say: a
+  // `flashfit build` records torch, CUDA (or CPU), C++11 ABI and the SASS it
+  // compiled in the cache entry, and a plain `name-1.0-cp311-cp311-linux_x86_64.whl`
+  // is judged by that record as if it were a label.
+  std::optional<pkg::VariantLabel> built_variant;
+  std::optional<std::vector<std::string>> built_archs;  // "sm_80"; empty: no CUDA code
 };
 
 // Stable reason codes (docs/json.md); the message says the particulars.

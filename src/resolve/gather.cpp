@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 #include "net/http.hpp"
@@ -101,6 +102,42 @@ void add_catalog(Gathered& out, const SourcePlan& p, const std::string& package,
     out.candidates.push_back(std::move(c));
     ++wheels;
   }
+}
+
+// A wheel `flashfit build` made is named like any local build
+// (`name-1.0-cp311-cp311-linux_x86_64.whl`); what it was built against is in
+// its cache entry, and the rules read that record as they would a label.
+bool small_int(std::string_view text, int& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size() && out >= 0 && out < 1000;
+}
+
+void attach_build_record(Candidate& candidate, const std::vector<store::CacheEntry>& entries) {
+  auto it = std::find_if(entries.begin(), entries.end(),
+                         [&](const store::CacheEntry& e) { return e.path.string() == candidate.url; });
+  if (it == entries.end() || it->source != "build") return;
+  if (auto wheel = pkg::parse_wheel_filename(candidate.filename); !wheel || !wheel->version.local().empty()) return;
+  pkg::VariantLabel v;
+  v.raw = "recorded by flashfit build";
+  if (it->torch) {
+    auto mm = util::split(*it->torch, '.');
+    int major = 0, minor = 0;
+    if (mm.size() >= 2 && small_int(mm[0], major) && small_int(mm[1], minor)) {
+      v.torch = pkg::TorchVersion{major, minor};
+    }
+  }
+  if (it->cuda && *it->cuda == "cpu") {
+    v.cpu_only = true;
+  } else if (it->cuda) {
+    auto mm = util::split(*it->cuda, '.');
+    int major = 0, minor = 0;
+    if (mm.size() == 2 && small_int(mm[0], major) && small_int(mm[1], minor)) {
+      v.cuda = pkg::CudaVersion{major, minor};
+    }
+  }
+  v.cxx11_abi = it->cxx11_abi;
+  candidate.built_variant = std::move(v);
+  candidate.built_archs = it->archs;
 }
 
 // A page from an index or a find-links URL; 404 from a simple index means
@@ -221,10 +258,13 @@ Gathered gather(const std::string& package, const Recipe* recipe, const std::vec
         report.status = "empty";
       } else if (auto cache = store::WheelCache::open(*cache_root)) {
         std::vector<IndexLink> links;
-        for (const store::CacheEntry& e : cache->list(&out.warnings)) {
+        std::vector<store::CacheEntry> entries = cache->list(&out.warnings);
+        for (const store::CacheEntry& e : entries) {
           links.push_back(IndexLink{e.filename, e.path.string(), e.sha256, std::nullopt, false, {}});
         }
+        std::size_t first = out.candidates.size();
         add_links(out, p, package, links, report.wheels);
+        for (std::size_t i = first; i < out.candidates.size(); ++i) attach_build_record(out.candidates[i], entries);
       } else {
         report.status = "unreadable: " + cache.error().message;
       }

@@ -184,7 +184,7 @@ void check_abi(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
   const RecipeSource* source = recipe ? recipe->source(j.candidate->source) : nullptr;
   if (j.variant.cxx11_abi) {
     j.cxx11_abi = j.variant.cxx11_abi;
-    j.abi_basis = "label";
+    j.abi_basis = j.candidate->built_variant ? "recorded by flashfit build" : "label";
   } else if (source && source->abi == AbiRule::pytorch_official && j.variant.torch) {
     j.cxx11_abi = official_torch_abi(*j.variant.torch, j.variant.cuda);
     j.abi_basis = j.explained ? fmt::format("inferred: built against the official torch {}{}", j.variant.torch->str(),
@@ -219,6 +219,28 @@ bool arch_built(const GpuArch& arch, const std::optional<pkg::CudaVersion>& whee
   return *wheel_cuda->minor >= *arch.min_cuda->minor;
 }
 
+// "sm_80" -> 8.0; what does not parse is left out (the cache entry is only a record).
+std::vector<GpuArch> built_archs(const Candidate& candidate) {
+  std::vector<GpuArch> out;
+  if (!candidate.built_archs) return out;
+  for (const std::string& name : *candidate.built_archs) {
+    std::string_view digits(name);
+    if (!util::starts_with(digits, "sm_") || digits.size() < 5) continue;
+    digits.remove_prefix(3);
+    int number = 0;
+    bool ok = true;
+    for (char ch : digits) {
+      if (ch < '0' || ch > '9' || number > 1000) {
+        ok = false;
+        break;
+      }
+      number = number * 10 + (ch - '0');
+    }
+    if (ok) out.push_back(GpuArch{number / 10, number % 10, std::nullopt});
+  }
+  return out;
+}
+
 void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe, const ReleaseFacts& facts) {
   if (!recipe || !recipe->needs_cuda) return;
   if (!target.gpus) {
@@ -232,7 +254,11 @@ void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe, co
   auto min_cc = parse_cc(facts.min_compute_capability);
   auto max_cc = parse_cc(facts.max_compute_capability);
   static const std::vector<GpuArch> no_archs;
-  const std::vector<GpuArch>& listed = facts.gpu_archs ? *facts.gpu_archs : no_archs;
+  // A wheel flashfit built carries exactly the SASS its build recorded.
+  std::vector<GpuArch> built = built_archs(*j.candidate);
+  bool known_archs = facts.gpu_archs.has_value() || j.candidate->built_archs.has_value();
+  bool ptx = facts.ptx && !j.candidate->built_archs;
+  const std::vector<GpuArch>& listed = j.candidate->built_archs ? built : facts.gpu_archs ? *facts.gpu_archs : no_archs;
   auto arch_names = [&] {
     std::vector<std::string> out;
     for (const GpuArch& a : listed) {
@@ -251,19 +277,19 @@ void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe, co
       reject(j, ReasonCode::compute_capability, [&] { return std::string(fmt::format("this release accepts compute capability up to {} at run time; a GPU here has {}",
                          max_cc->str(), cc.str())); });
     }
-    if (!facts.gpu_archs) continue;
+    if (!known_archs) continue;
     bool covered = std::any_of(listed.begin(), listed.end(), [&](const GpuArch& a) {
       if (!arch_built(a, j.variant.cuda)) return false;
       bool sass = a.major == cc.major && a.minor <= cc.minor;
-      bool ptx = facts.ptx && env::ComputeCapability{a.major, a.minor} <= cc;
-      return sass || ptx;
+      bool jit = ptx && env::ComputeCapability{a.major, a.minor} <= cc;
+      return sass || jit;
     });
     if (!covered) {
       reject(j, ReasonCode::gpu_arch, [&] { return std::string(fmt::format("no kernel image for compute capability {} (the wheel has {}{})", cc.str(),
-                         arch_names().empty() ? "none" : util::join(arch_names(), ", "), facts.ptx ? "" : ", no PTX")); });
+                         arch_names().empty() ? "none" : util::join(arch_names(), ", "), ptx ? "" : ", no PTX")); });
     }
   }
-  if (!facts.gpu_archs) note(j, "the GPU archs inside this wheel are not known; inspect reads them");
+  if (!known_archs) note(j, "the GPU archs inside this wheel are not known; inspect reads them");
 }
 
 void note_evidence(Judged& j) {
@@ -310,7 +336,7 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request, 
   j.wheel = std::move(*wheel);
   const pkg::Version& version = j.wheel->version;
   // The label as written in the file name keeps its case; Version::local() lower-cases it.
-  j.variant = pkg::decode_variant(version.local());
+  j.variant = candidate.built_variant ? *candidate.built_variant : pkg::decode_variant(version.local());
   if (j.variant.scheme == pkg::VariantScheme::unknown) {
     note(j, fmt::format("unrecognised variant label '{}'", j.variant.raw));
   }
