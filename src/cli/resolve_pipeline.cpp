@@ -1,5 +1,7 @@
 #include "cli/resolve_pipeline.hpp"
 
+#include "store/wheel_cache.hpp"
+
 #include <fmt/core.h>
 
 #include "pkg/name.hpp"
@@ -47,7 +49,17 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   const resolve::SourceFlags& flags = *options.sources;
   const bool has_indexes = flags.index_url || !flags.extra_index_urls.empty() || !flags.find_links.empty() ||
                            !out->config.indexes.empty();
-  if (!out->recipe && !has_indexes && !options.wheel_file) {
+  // A package flashfit built (or the user added) is known to the cache, the one source needing no config.
+  auto cache_knows = [&] {
+    auto root = util::cache_root();
+    auto cache = root ? store::WheelCache::open(*root) : util::Result<store::WheelCache>(tl::unexpect, util::Error{});
+    if (!cache) return false;
+    for (const store::CacheEntry& e : cache->list()) {
+      if (e.package == request->name) return true;
+    }
+    return false;
+  };
+  if (!out->recipe && !has_indexes && !options.wheel_file && !cache_knows()) {
     auto similar = out->book.similar(request->name);
     std::vector<std::string> known;
     for (const auto& r : out->book.recipes()) known.push_back(r.name);
