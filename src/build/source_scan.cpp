@@ -1,0 +1,126 @@
+// What is in a source tree, for the planner and preflight: whether it has
+// CUDA sources (the CUDA checks apply), how many translation units (the time
+// estimate), and the package's name and version (the cache key). The tree
+// may be anything a user points at, so the walk is bounded and never follows
+// links, and unreadable metadata just leaves the field unknown.
+#include <toml++/toml.h>
+
+#include <exception>
+#include <filesystem>
+
+#include "build/source.hpp"
+#include "pkg/name.hpp"
+#include "pkg/version.hpp"
+#include "util/atomic_file.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::build {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kMaxEntries = 100000;
+constexpr std::size_t kMaxMetadataBytes = std::size_t{1} << 20;
+
+bool is_printable(std::string_view text) {
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) return false;
+  }
+  return true;
+}
+
+std::optional<std::string> checked_name(std::string_view text) {
+  text = util::trim(text);
+  if (text.empty() || !pkg::is_valid_project_name(text)) return std::nullopt;
+  return std::string(text);
+}
+
+std::optional<std::string> checked_version(std::string_view text) {
+  text = util::trim(text);
+  if (text.empty() || !is_printable(text)) return std::nullopt;
+  auto version = pkg::Version::parse(text);
+  if (!version) return std::nullopt;
+  return version->str();
+}
+
+// PKG-INFO is RFC 822 headers then a body: the first Name and Version before
+// the first blank line count; continuation lines and other headers are skipped.
+void read_pkg_info(const fs::path& file, SourceScan& scan) {
+  std::optional<std::string> text = util::read_small_file(file, kMaxMetadataBytes);
+  if (!text) return;
+  std::optional<std::string> name;
+  std::optional<std::string> version;
+  for (std::string_view line : util::split(*text, '\n')) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) break;
+    if (line.front() == ' ' || line.front() == '\t') continue;
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string key = util::ascii_lower(util::trim(line.substr(0, colon)));
+    const std::string_view value = line.substr(colon + 1);
+    if (key == "name" && !name) name = checked_name(value);
+    if (key == "version" && !version) version = checked_version(value);
+  }
+  if (name) scan.name = std::move(name);
+  if (version) scan.version = std::move(version);
+}
+
+// pyproject.toml's [project] table (PEP 621); a dynamic version is simply absent.
+void read_pyproject(const fs::path& file, SourceScan& scan) {
+  std::optional<std::string> text = util::read_small_file(file, kMaxMetadataBytes);
+  if (!text || text->find('\0') != std::string::npos) return;
+  try {
+    toml::table doc = toml::parse(*text, file.string());
+    if (!scan.name) {
+      if (auto name = doc["project"]["name"].value<std::string>()) scan.name = checked_name(*name);
+    }
+    if (!scan.version) {
+      if (auto version = doc["project"]["version"].value<std::string>()) scan.version = checked_version(*version);
+    }
+  } catch (const std::exception&) {
+    // Unparsable TOML: the fields stay unknown; the build itself will say more.
+  }
+}
+
+bool has_extension(const std::string& name, std::initializer_list<const char*> extensions) {
+  for (const char* ext : extensions) {
+    if (util::ends_with(name, ext) && name.size() > std::string_view(ext).size()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+SourceScan scan_source_tree(const fs::path& root) {
+  SourceScan scan;
+  std::error_code ec;
+  scan.has_setup_py = fs::is_regular_file(root / "setup.py", ec);
+  scan.has_pyproject = fs::is_regular_file(root / "pyproject.toml", ec);
+  if (fs::is_regular_file(root / "PKG-INFO", ec)) read_pkg_info(root / "PKG-INFO", scan);
+  if (scan.has_pyproject && (!scan.name || !scan.version)) read_pyproject(root / "pyproject.toml", scan);
+
+  // directory_options::none: directory links are not entered.
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
+  std::size_t seen = 0;
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (++seen > kMaxEntries) break;
+    std::error_code entry_ec;
+    const fs::file_status status = it->symlink_status(entry_ec);
+    if (entry_ec) continue;
+    const std::string name = it->path().filename().string();
+    if (fs::is_directory(status)) {
+      // A previous build's output and version control hold no sources of the package.
+      if (name == ".git" || (name == "build" && it.depth() == 0)) it.disable_recursion_pending();
+      continue;
+    }
+    if (!fs::is_regular_file(status)) continue;
+    if (has_extension(name, {".cu"})) {
+      ++scan.cuda_files;
+    } else if (has_extension(name, {".cpp", ".cc", ".cxx", ".c"})) {
+      ++scan.cpp_files;
+    }
+  }
+  return scan;
+}
+
+}  // namespace flashfit::build
