@@ -53,8 +53,10 @@ struct BuildPlan {
 };
 
 // Errors: usage for an --archs token the recipe does not accept (the message
-// lists the accepted ones and which capability each serves) or a zero
-// --jobs/--threads; never probes anything.
+// lists the accepted ones and which capability each serves), --archs for a
+// recipe whose setup.py fixes the archs, --threads for a package without an
+// nvcc threads variable, or a zero --jobs/--threads/--memory-budget; never
+// probes anything.
 util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::Recipe* recipe,
                                    const SourceScan& scan, const PlanRequest& request);
 

@@ -101,7 +101,9 @@ struct BuildKnobs {
   std::string jobs_variable = "MAX_JOBS";
   std::string threads_variable;            // "NVCC_THREADS"; empty: the package has none
   int default_threads = 1;
-  double memory_per_compile_gib = 0;       // peak per nvcc thread-set, from measurements
+  // Peak GiB of one nvcc thread, i.e. of compiling one -gencode target; a job
+  // with T threads over A archs peaks near this x min(T, A). 0: not measured.
+  double memory_per_thread_gib = 0;
   std::vector<std::string> build_requires;  // importable modules a no-isolation build needs
   bool needs_cuda = true;                  // preflight's CUDA checks apply
 };

@@ -76,7 +76,7 @@ void parse_build(TomlReader& reader, const toml::table& table, BuildKnobs& build
   reader.check_keys(table, path,
                     {"env", "arch_variable", "arch_separator", "arch_token", "default_archs",
                      "jobs_variable", "threads_variable", "default_threads",
-                     "memory_per_compile_gib", "build_requires", "needs_cuda"});
+                     "memory_per_thread_gib", "build_requires", "needs_cuda"});
   if (const toml::table* env = reader.table(table, path, "env")) {
     for (auto&& [key, node] : *env) {
       const std::string here = key_path("build.env", key.str());
@@ -126,12 +126,12 @@ void parse_build(TomlReader& reader, const toml::table& table, BuildKnobs& build
       build.default_threads = static_cast<int>(*threads);
     }
   }
-  if (auto gib = reader.number(table, path, "memory_per_compile_gib")) {
+  if (auto gib = reader.number(table, path, "memory_per_thread_gib")) {
     if (*gib <= 0 || *gib > 4096) {
-      reader.fail(table.get("memory_per_compile_gib"), "build.memory_per_compile_gib",
+      reader.fail(table.get("memory_per_thread_gib"), "build.memory_per_thread_gib",
                   "expected a number of GiB above 0 and at most 4096");
     } else {
-      build.memory_per_compile_gib = *gib;
+      build.memory_per_thread_gib = *gib;
     }
   }
   if (auto modules = reader.strings(table, path, "build_requires", "a module name")) {

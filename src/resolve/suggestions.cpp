@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "resolve/build_knobs.hpp"
 #include "resolve/torch_releases.hpp"
 #include "util/strings.hpp"
 
@@ -141,6 +142,21 @@ std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe) {
   return lowest;
 }
 
+// The recipe's arch tokens that serve the GPUs here (an 8.6 GPU builds "80"
+// for FlashAttention-2, whose "86" token does nothing): a build for these GPUs only.
+std::vector<std::string> arch_tokens_for(const Recipe& recipe, const ResolveTarget& target) {
+  if (!target.gpus) return {};
+  return tokens_serving(recipe.build, *target.gpus);
+}
+
+// One compile job's peak for the build the command below runs: the GPUs'
+// tokens (else the recipe's defaults) at the recipe's default nvcc threads.
+std::optional<double> job_gib(const Recipe& recipe, const ResolveTarget& target) {
+  std::size_t archs = arch_tokens_for(recipe, target).size();
+  if (archs == 0) archs = recipe.build.default_archs.size();
+  return memory_per_job_gib(recipe.build, static_cast<unsigned>(recipe.build.default_threads), archs);
+}
+
 std::string build_needs(const Recipe* recipe, const ResolveTarget& target, const BuildOutlook& build) {
   std::vector<std::string> parts;
   bool cuda = !recipe || recipe->needs_cuda;
@@ -158,27 +174,12 @@ std::string build_needs(const Recipe* recipe, const ResolveTarget& target, const
   if (build.toolkit) {
     parts.push_back(build.toolkit->ninja.known() ? "ninja: found" : "ninja: missing (the build would be serial)");
   }
-  if (recipe && recipe->build.memory_per_compile_gib > 0) {
-    parts.push_back(fmt::format("about {:.1f} GiB of memory per parallel compile", recipe->build.memory_per_compile_gib));
-  }
-  return parts.empty() ? "" : " (" + util::join(parts, "; ") + ")";
-}
-
-// The recipe's arch tokens that serve the GPUs here (an 8.6 GPU builds "80"
-// for FlashAttention-2, whose "86" token does nothing): a build for these GPUs only.
-std::vector<std::string> arch_tokens_for(const Recipe& recipe, const ResolveTarget& target) {
-  std::vector<std::string> out;
-  if (!target.gpus) return out;
-  for (const env::ComputeCapability& cc : *target.gpus) {
-    for (const BuildKnobs::ArchToken& t : recipe.build.arch_tokens) {
-      auto lo = env::parse_major_minor(t.min_cc);
-      auto hi = env::parse_major_minor(t.max_cc);
-      if (!lo || !hi) continue;
-      env::ComputeCapability low{lo->major, lo->minor}, high{hi->major, hi->minor};
-      if (low <= cc && cc <= high && std::find(out.begin(), out.end(), t.token) == out.end()) out.push_back(t.token);
+  if (recipe) {
+    if (auto gib = job_gib(*recipe, target)) {
+      parts.push_back(fmt::format("about {:.1f} GiB of memory per parallel compile", *gib));
     }
   }
-  return out;
+  return parts.empty() ? "" : " (" + util::join(parts, "; ") + ")";
 }
 
 // Until `flashfit build` exists: the pip command that builds it here, with
@@ -220,9 +221,11 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe, const
   if (!never_runs && !(recipe && recipe->needs_cuda && (cpu_torch || no_gpu))) {
     std::string name = recipe ? recipe->name : r.request.name;
     std::string jobs;
-    if (recipe && recipe->build.memory_per_compile_gib > 0 && !recipe->build.jobs_variable.empty()) {
-      jobs = fmt::format("; raise {} to (free memory / {:.0f} GiB) if you have more", recipe->build.jobs_variable,
-                         recipe->build.memory_per_compile_gib);
+    if (recipe && !recipe->build.jobs_variable.empty()) {
+      if (auto gib = job_gib(*recipe, target)) {
+        jobs = fmt::format("; raise {} to (free memory / {:.0f} GiB) if you have more", recipe->build.jobs_variable,
+                           *gib);
+      }
     }
     out.push_back({"build",
                    fmt::format("build {} from source for this environment{}{}", name,

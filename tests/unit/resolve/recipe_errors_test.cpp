@@ -240,9 +240,9 @@ TEST(RecipeErrors, Build) {
                 .find("build.default_threads: expected 1 to 256"),
             std::string::npos);
   EXPECT_NE(
-      message_for("[build]\nmemory_per_compile_gib = -1\n").find("build.memory_per_compile_gib"),
+      message_for("[build]\nmemory_per_thread_gib = -1\n").find("build.memory_per_thread_gib"),
       std::string::npos);
-  EXPECT_NE(message_for("[build]\nmemory_per_compile_gib = nan\n").find("finite"),
+  EXPECT_NE(message_for("[build]\nmemory_per_thread_gib = nan\n").find("finite"),
             std::string::npos);
   EXPECT_NE(
       message_for("[build]\nbuild_requires = [\"torch>=2\"]\n").find("build.build_requires[0]"),

@@ -103,7 +103,7 @@ TEST(RecipeParse, FlashAttnBuildKnobs) {
   EXPECT_EQ(build.jobs_variable, "MAX_JOBS");
   EXPECT_EQ(build.threads_variable, "NVCC_THREADS");
   EXPECT_EQ(build.default_threads, 4);
-  EXPECT_GT(build.memory_per_compile_gib, 4.0);
+  EXPECT_GE(build.memory_per_thread_gib, 5.0);
   EXPECT_EQ(build.build_requires, (std::vector<std::string>{"torch", "setuptools", "wheel",
                                                             "packaging", "psutil", "ninja"}));
   EXPECT_TRUE(build.needs_cuda);
@@ -320,7 +320,7 @@ TEST(RecipeParse, Defaults) {
   EXPECT_TRUE(recipe->build.needs_cuda);
   EXPECT_EQ(recipe->build.jobs_variable, "MAX_JOBS");
   EXPECT_EQ(recipe->build.default_threads, 1);
-  EXPECT_EQ(recipe->build.memory_per_compile_gib, 0);
+  EXPECT_EQ(recipe->build.memory_per_thread_gib, 0);
 
   auto community = parse_recipe(R"([package]
 name = "Demo_Pkg"

@@ -1,0 +1,32 @@
+#pragma once
+// The arch part of the build plan, apart because it is most of the rules:
+// --archs in recipe tokens or capabilities, the GPUs here mapped to the
+// tokens serving them, the recipe's defaults, or, for a package without a
+// recipe, torch's TORCH_CUDA_ARCH_LIST (facts/flash-attn.md §9).
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "build/plan.hpp"
+
+namespace flashfit::build::detail {
+
+struct ArchSelection {
+  ArchPlan plan;
+  // How many -gencode targets each .cu file compiles: what nvcc threads can
+  // run in parallel and what the time and disk estimates multiply by.
+  // nullopt when not known (fixed by setup.py, or torch's default).
+  std::optional<std::size_t> count;
+  std::vector<std::string> warnings;
+};
+
+// CUDA builds only. Errors: usage, for an --archs entry nothing accepts.
+util::Result<ArchSelection> plan_select_archs(const env::Environment& env, const resolve::Recipe* recipe,
+                                              const std::optional<std::vector<std::string>>& archs);
+
+// "80 (8.0-8.9), 90 (9.0), ...": the recipe's tokens and what each serves.
+std::string plan_accepted_tokens(const resolve::BuildKnobs& build);
+
+}  // namespace flashfit::build::detail
