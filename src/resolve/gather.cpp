@@ -9,6 +9,8 @@
 #include "net/http.hpp"
 #include "pkg/name.hpp"
 #include "resolve/catalog.hpp"
+#include "resolve/index_fetch.hpp"
+#include "resolve/index_link_url.hpp"
 #include "resolve/index_page.hpp"
 #include "store/wheel_cache.hpp"
 #include "util/strings.hpp"
@@ -146,9 +148,8 @@ void fetch_page(Gathered& out, SourceReport& report, const std::string& url, con
                 bool simple) {
   net::HttpRequest request;
   request.url = url;
-  request.headers.push_back(
-      "Accept: application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01");
-  request.max_bytes = 64u << 20;
+  request.headers.emplace_back(kIndexAcceptHeader);
+  request.max_bytes = detail::kMaxIndexPageBytes;
   auto response = net::http_get(request);
   if (!response) {
     report.status = "unreachable: " + response.error().message;
@@ -167,9 +168,7 @@ void fetch_page(Gathered& out, SourceReport& report, const std::string& url, con
     return;
   }
   const std::string& base = response->effective_url.empty() ? url : response->effective_url;
-  auto links = response->content_type == "application/vnd.pypi.simple.v1+json"
-                   ? parse_simple_json(response->body, base)
-                   : parse_simple_html(response->body, base);
+  auto links = parse_index_page(response->body, response->content_type, base);
   if (!links) {
     report.status = "unreadable: " + links.error().message;
     out.warnings.push_back(fmt::format("source '{}' sent a page flashfit cannot read ({}); continuing without it",

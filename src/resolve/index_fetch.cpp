@@ -12,6 +12,12 @@ namespace flashfit::resolve {
 const char* const kIndexAcceptHeader =
     "Accept: application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01";
 
+util::Result<std::vector<IndexLink>> parse_index_page(std::string_view body, std::string_view content_type,
+                                                      std::string_view base_url) {
+  return content_type == "application/vnd.pypi.simple.v1+json" ? parse_simple_json(body, base_url)
+                                                               : parse_simple_html(body, base_url);
+}
+
 util::Result<std::optional<std::vector<IndexLink>>> fetch_index_links(const std::string& url, bool simple) {
   net::HttpRequest request;
   request.url = url;
@@ -25,9 +31,7 @@ util::Result<std::optional<std::vector<IndexLink>>> fetch_index_links(const std:
                       util::printable(url));
   }
   const std::string& base = response->effective_url.empty() ? url : response->effective_url;
-  auto links = response->content_type == "application/vnd.pypi.simple.v1+json"
-                   ? parse_simple_json(response->body, base)
-                   : parse_simple_html(response->body, base);
+  auto links = parse_index_page(response->body, response->content_type, base);
   if (!links) return tl::unexpected(std::move(links.error()));
   return std::optional<std::vector<IndexLink>>(std::move(*links));
 }

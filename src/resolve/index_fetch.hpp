@@ -15,6 +15,11 @@ namespace flashfit::resolve {
 // The Accept header flashfit sends to indexes: PEP 691 JSON preferred, HTML accepted.
 extern const char* const kIndexAcceptHeader;
 
+// A fetched page's links, read by the content type the server declared: PEP
+// 691 JSON for application/vnd.pypi.simple.v1+json, else HTML.
+util::Result<std::vector<IndexLink>> parse_index_page(std::string_view body, std::string_view content_type,
+                                                      std::string_view base_url);
+
 // GETs `url` and parses the page: PEP 691 JSON when the server says
 // application/vnd.pypi.simple.v1+json, else HTML. With `simple` (a project
 // page of a simple index) a 404 means "not on this index": nullopt, no error.

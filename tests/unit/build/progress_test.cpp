@@ -1,7 +1,10 @@
 // ninja's status lines as pip -v relays them, and what the user sees of them.
 #include "build/progress.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include <string>
 #include <vector>
