@@ -216,6 +216,7 @@ TEST_F(SourceTest, AUrlIsDownloadedCheckedAndUnpacked) {
   auto missing = prepare_source(request(server_->url("/files/none-1.0.tar.gz")));
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().kind, util::ErrorKind::failed);
+  EXPECT_EQ(listing(work_.path()), std::vector<std::string>{"source"});
   auto not_archive = prepare_source(request(server_->url("/files/demo_pkg-1.1-py3-none-any.whl")));
   ASSERT_FALSE(not_archive);
   EXPECT_EQ(not_archive.error().kind, util::ErrorKind::input);
