@@ -1,0 +1,84 @@
+#pragma once
+// The supervisor's plumbing, apart from its loop: an owned file descriptor,
+// the log file, the splitter that turns output chunks into lines, and the
+// spawn of the command in its own session with stdout and stderr merged into
+// one pipe. Private to build/supervisor.cpp and its tests.
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "build/supervisor.hpp"
+#include "util/error.hpp"
+
+namespace flashfit::build {
+
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    reset(std::exchange(other.fd_, -1));
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  void reset(int fd = -1);
+
+ private:
+  int fd_ = -1;
+};
+
+// The build log: created with its parents, truncated, written as the bytes
+// come (a line of any length is kept whole here).
+class LogFile {
+ public:
+  static util::Result<LogFile> create(const std::filesystem::path& path);
+  bool write(const char* data, std::size_t size);  // false once a write failed
+  bool close();                                    // false if any write or the close failed
+
+ private:
+  Fd fd_;
+  bool ok_ = true;
+};
+
+// Output chunks in, lines out (without '\n', a trailing '\r' dropped). A line
+// longer than `max_line` is handed on cut to that length and the rest of it
+// skipped up to its newline; a last line without a newline comes out of
+// finish().
+class LineSplitter {
+ public:
+  static constexpr std::size_t kMaxLine = std::size_t{64} << 10;
+  explicit LineSplitter(std::function<void(std::string_view)> emit, std::size_t max_line = kMaxLine)
+      : emit_(std::move(emit)), max_line_(max_line) {}
+  void feed(std::string_view chunk);
+  void finish();
+
+ private:
+  void emit(std::string_view line);
+  std::function<void(std::string_view)> emit_;
+  std::size_t max_line_;
+  std::string pending_;
+  bool skipping_ = false;  // inside a line already handed on cut
+};
+
+struct SpawnedBuild {
+  pid_t pid = -1;  // also its process group and session
+  Fd output;       // read end of the merged stdout + stderr pipe, non-blocking
+};
+
+// Starts options.argv (PATH lookup when argv[0] has no '/') with stdin from
+// /dev/null, stdout and stderr into one pipe, its own session, default
+// signal dispositions, options.cwd and the environment changes applied.
+util::Result<SpawnedBuild> spawn_with_merged_output(const SupervisorOptions& options);
+
+}  // namespace flashfit::build
