@@ -205,6 +205,8 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment, const 
   // Plain status lines to parse, output as it happens, the user's pip config out of the way.
   run.set_env.emplace_back("NINJA_STATUS", "[%f/%t] ");
   run.set_env.emplace_back("PYTHONUNBUFFERED", "1");
+  // ASCII quotes in compiler messages: the log and the diagnosis stay plain text.
+  run.set_env.emplace_back("LC_ALL", "C");
   run.set_env.emplace_back("PIP_CONFIG_FILE", "/dev/null");
   run.set_env.emplace_back("PIP_DISABLE_PIP_VERSION_CHECK", "1");
   run.set_env.emplace_back("PIP_NO_INPUT", "1");
@@ -266,8 +268,10 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment, const 
   }
   auto entry = cache_built_wheel(*cache, wheels.front(), environment, *plan);
   if (!entry) return tl::unexpected(entry.error());
+  out.package = entry->package;  // a source tree may not say its name; the wheel does
   say(request, fmt::format("checking {} against this environment", entry->filename));
   const binary::LoadHost host = env::load_host_for(environment);
+  fs::create_directories(temp_path / "inspect", ec);
   auto verdict = install::inspect_cached(*cache, *entry, environment, host, temp_path / "inspect");
   if (!verdict) return tl::unexpected(verdict.error());
   BuiltWheel built{*entry, *verdict, {}};

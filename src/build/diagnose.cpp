@@ -51,7 +51,8 @@ const std::vector<Pattern>& patterns() {
        "nvcc or torch does not know a requested GPU architecture",
        "pass --archs with tokens this toolkit supports (flashfit plan shows them), or use a newer CUDA toolkit"},
       {"nvcc-missing",
-       {"nvcc: not found", "nvcc not found", "CUDA_HOME environment variable is not set", "No CUDA runtime is found"},
+       // (torch prints "No CUDA runtime is found, using CUDA_HOME=..." in every CPU build: not a failure.)
+       {"nvcc: not found", "nvcc not found", "CUDA_HOME environment variable is not set"},
        "the build could not find nvcc",
        "install the CUDA toolkit matching torch's CUDA version and set CUDA_HOME (e.g. /usr/local/cuda)"},
       {"disk-full",
@@ -80,7 +81,10 @@ std::optional<Diagnosis> diagnose_build_failure(const std::deque<std::string>& l
         std::string_view t = util::trim(line);
         hit = t == "Killed" || util::ends_with(t, ": Killed") || util::starts_with(t, "Killed ");
       }
-      if (hit) evidence.push_back(util::printable(line, 300));
+      if (hit) {
+        std::string shown = util::printable(line, 300);
+        if (std::find(evidence.begin(), evidence.end(), shown) == evidence.end()) evidence.push_back(std::move(shown));
+      }
     }
     if (evidence.empty() && std::string_view(p.id) == "oom-killed" && term_signal == 9) {
       evidence.push_back("the build command was killed by signal 9 (SIGKILL)");

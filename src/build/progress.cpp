@@ -99,10 +99,14 @@ bool BuildProgress::on_line(std::string_view line, Clock::time_point now) {
   auto status = parse_ninja_status(line);
   if (!status || finished_) return false;
   if (phase_ == 0 || status->done <= done_) {  // the first line, or a new ninja run counting from 1 again
+    // ninja reports a step when it ends: the first phase's pace counts from
+    // the start (setup.py's work before ninja included), later ones from the
+    // previous phase's end.
+    if (phase_ > 0) phase_start_ = last_status_;
     ++phase_;
-    phase_start_ = now;
     tenths_shown_ = 0;
   }
+  last_status_ = now;
   done_ = status->done;
   total_ = status->total;
   const double elapsed = seconds(now - start_);

@@ -57,6 +57,7 @@ class BuildProgress {
   Clock::time_point phase_start_ = start_;
   Clock::time_point last_plain_ = start_;
   Clock::time_point last_draw_{};
+  Clock::time_point last_status_ = start_;
   unsigned done_ = 0, total_ = 0;
   std::size_t phase_ = 0;   // 1 after the first status line
   int tenths_shown_ = 0;    // plain mode: 10%-marks printed in this phase

@@ -9,6 +9,8 @@
 #include <filesystem>
 
 #include "build/source.hpp"
+#include <cctype>
+
 #include "pkg/name.hpp"
 #include "pkg/version.hpp"
 #include "util/atomic_file.hpp"
@@ -65,6 +67,38 @@ void read_pkg_info(const fs::path& file, SourceScan& scan) {
   if (version) scan.version = std::move(version);
 }
 
+// A source checkout (flash-attn's git tree) has neither PKG-INFO nor a
+// [project] name: setup.py states it, usually as a string literal, either
+// `PACKAGE_NAME = "flash_attn"` (flash-attn, causal-conv1d) or
+// `setup(name="x", ...)`. Only a plain literal counts; setup.py is never run.
+std::optional<std::string> literal_after(std::string_view text, std::string_view key) {
+  for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+    // A whole word: not "my_name=" nor "PACKAGE_NAME_SUFFIX".
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) continue;
+    std::size_t i = at + key.size();
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i >= text.size() || text[i] != '=' || (i + 1 < text.size() && text[i + 1] == '=')) continue;
+    ++i;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i >= text.size() || (text[i] != '"' && text[i] != '\'')) continue;
+    const char quote = text[i];
+    const std::size_t end = text.find(quote, i + 1);
+    if (end == std::string_view::npos || end - i > 200) continue;
+    if (auto name = checked_name(text.substr(i + 1, end - i - 1))) return name;
+  }
+  return std::nullopt;
+}
+
+void read_setup_py_name(const fs::path& file, SourceScan& scan) {
+  std::optional<std::string> text = util::read_small_file(file, kMaxMetadataBytes);
+  if (!text) return;
+  if (auto name = literal_after(*text, "PACKAGE_NAME")) {
+    scan.name = std::move(name);
+  } else if (auto plain = literal_after(*text, "name")) {
+    scan.name = std::move(plain);
+  }
+}
+
 // pyproject.toml's [project] table (PEP 621); a dynamic version is simply absent.
 void read_pyproject(const fs::path& file, SourceScan& scan) {
   std::optional<std::string> text = util::read_small_file(file, kMaxMetadataBytes);
@@ -98,6 +132,7 @@ SourceScan scan_source_tree(const fs::path& root) {
   scan.has_pyproject = fs::is_regular_file(root / "pyproject.toml", ec);
   if (fs::is_regular_file(root / "PKG-INFO", ec)) read_pkg_info(root / "PKG-INFO", scan);
   if (scan.has_pyproject && (!scan.name || !scan.version)) read_pyproject(root / "pyproject.toml", scan);
+  if (!scan.name && scan.has_setup_py) read_setup_py_name(root / "setup.py", scan);
 
   // directory_options::none: directory links are not entered.
   fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);

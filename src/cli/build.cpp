@@ -127,7 +127,7 @@ util::Result<build::BuildOutcome> run_build_shown(const env::Environment& enviro
     request.on_planned = [](const build::SourceTree& source, const build::BuildPlan& plan,
                             const build::PreflightReport& preflight) {
       // Shown before anything compiles; the name comes from the source when known.
-      std::string package = source.scan.name.value_or(source.root.filename().string());
+      std::string package = source.scan.name.value_or("");  // setup.py alone does not say it
       write_stdout(plan_text(source, package, plan, preflight));
     };
   }

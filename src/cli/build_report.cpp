@@ -35,7 +35,7 @@ json optional_json(const std::optional<std::string>& v) { return v ? json(*v) : 
 
 std::string plan_text(const build::SourceTree& source, const std::string& package, const build::BuildPlan& plan,
                       const build::PreflightReport& preflight) {
-  std::string out = fmt::format("build {}{} from {} ({})\n", package,
+  std::string out = fmt::format("build {}{} from {} ({})\n", package.empty() ? "the package" : package,
                                 source.scan.version ? " " + *source.scan.version : std::string(),
                                 util::printable(source.origin, 300), build::to_string(source.kind));
   out += fmt::format("  sources       {} .cu, {} C/C++ files\n", source.scan.cuda_files, source.scan.cpp_files);

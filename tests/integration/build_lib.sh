@@ -50,5 +50,5 @@ build_processes() {
       pids+=("$(basename "$(dirname "$file")")")
     fi
   done
-  printf '%s ' "${pids[@]}"
+  ((${#pids[@]} == 0)) || printf '%s ' "${pids[@]}"
 }

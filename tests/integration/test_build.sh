@@ -32,7 +32,7 @@ WHEEL=$(json_field "$TMP/out" 'd["wheel"]["path"]')
 [[ $(basename "$WHEEL") == ffbuild-1.0.0-cp311-cp311-linux_x86_64.whl ]] || fail "wrong wheel tags: $WHEEL"
 [[ -f $WHEEL ]] || fail "the wheel is not in the cache"
 [[ $(json_field "$TMP/out" 'd["wheel"]["inspect"]["compatible"]') == True ]] || fail "the built wheel does not inspect compatible"
-[[ $(json_field "$TMP/out" 'd["wheel"]["key"]["torch"]') == 1.13.1 ]] || fail "the cache key lacks torch"
+[[ $(json_field "$TMP/out" 'd["wheel"]["key"]["torch"]') == 1.13* ]] || fail "the cache key lacks torch"
 [[ $(json_field "$TMP/out" 'd["wheel"]["key"]["cuda"]') == cpu ]] || fail "the cache key lacks the CPU build"
 [[ $(json_field "$TMP/out" 'd["wheel"]["key"]["cxx11_abi"]') == True ]] || fail "the cache key lacks the C++11 ABI"
 [[ $(json_field "$TMP/out" 'd["wheel"]["key"]["python"]') == cp311 ]] || fail "the cache key lacks Python"

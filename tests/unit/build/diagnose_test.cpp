@@ -36,6 +36,12 @@ TEST(Diagnose, KnownFailures) {
   EXPECT_EQ(id_of({"csrc/add.cpp:4:1: error: 'this' does not name a type"}), "compile-error");
 }
 
+TEST(Diagnose, TorchsCpuBuildNoticeIsNoFailure) {
+  EXPECT_EQ(id_of({"  No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'",
+                   "csrc/add.cpp:4:1: error: expected unqualified-id before 'this'"}),
+            "compile-error");
+}
+
 TEST(Diagnose, WordsThatOnlyLookLikeFailures) {
   // Every compile line carries -Werror=format-security; "Killed" inside a word is not the shell's report.
   EXPECT_EQ(id_of({"[1/4] c++ -Wformat -Werror=format-security -c add.cpp", "KilledBy = 3"}), "none");

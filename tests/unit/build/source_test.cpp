@@ -436,6 +436,21 @@ TEST_F(ScanTest, NameAndVersionFromPkgInfoElsePyproject) {
   EXPECT_EQ(scan.version, "1.0");
 }
 
+// A git checkout has only setup.py: its literal name is what finds the recipe
+// (flash-attn's own tree says PACKAGE_NAME = "flash_attn").
+TEST_F(ScanTest, NameFromSetupPyLiteralsOnly) {
+  write_text(root() / "setup.py", "import os\n# name = 'comment'\nmy_name = 'nope'\nPACKAGE_NAME = \"flash_attn\"\n"
+                                  "setup(name=PACKAGE_NAME, version=get_version())\n");
+  EXPECT_EQ(scan_source_tree(root()).name, "flash_attn");
+  write_text(root() / "setup.py", "setup(\n    name='ffbuild',\n    version=os.environ['V'])\n");
+  EXPECT_EQ(scan_source_tree(root()).name, "ffbuild");
+  for (const char* text : {"setup(name=compute())\n", "if name == 'x': pass\n", "name = '\"unclosed\n",
+                           "name = 'bad name!'\n", "\x00\xffname='\x01'"}) {
+    write_text(root() / "setup.py", text);
+    EXPECT_FALSE(scan_source_tree(root()).name) << text;
+  }
+}
+
 TEST_F(ScanTest, GarbageMetadataLeavesTheFieldsUnknown) {
   write_text(root() / "PKG-INFO", std::string("\x00\xff\xfeName\x01: \x02\n", 12));
   write_text(root() / "pyproject.toml", "[project\nname = ");
