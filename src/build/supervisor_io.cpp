@@ -10,31 +10,14 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <map>
 #include <system_error>
 #include <vector>
 
-extern char** environ;
+#include "util/env_vars.hpp"
+
 
 namespace flashfit::build {
 namespace {
-
-// The child's environment: ours, with the options' changes applied.
-std::vector<std::string> child_environment(const SupervisorOptions& options) {
-  std::map<std::string, std::string> vars;
-  for (char** entry = environ; entry && *entry; ++entry) {
-    std::string_view text(*entry);
-    const auto eq = text.find('=');
-    if (eq == std::string_view::npos) continue;
-    vars[std::string(text.substr(0, eq))] = std::string(text.substr(eq + 1));
-  }
-  for (const auto& name : options.unset_env) vars.erase(name);
-  for (const auto& [name, value] : options.set_env) vars[name] = value;
-  std::vector<std::string> out;
-  out.reserve(vars.size());
-  for (const auto& [name, value] : vars) out.push_back(name + "=" + value);
-  return out;
-}
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;
@@ -170,7 +153,7 @@ util::Result<SpawnedBuild> spawn_with_merged_output(const SupervisorOptions& opt
                            POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 
   std::vector<std::string> argv_strings = options.argv;
-  std::vector<std::string> env_strings = child_environment(options);
+  std::vector<std::string> env_strings = util::environment_with(options.unset_env, options.set_env);
   auto argv = c_strings(argv_strings);
   auto envp = c_strings(env_strings);
 

@@ -10,11 +10,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <map>
 
+#include "util/env_vars.hpp"
 #include "util/interrupt.hpp"
 
-extern char** environ;
 
 namespace flashfit::util {
 namespace {
@@ -54,23 +53,6 @@ Result<Pipe> make_pipe() {
     return fail(ErrorKind::failed, std::string("cannot create a pipe: ") + std::strerror(errno));
   }
   return Pipe{Fd(fds[0]), Fd(fds[1])};
-}
-
-// The child's environment: ours, with the spec's changes applied.
-std::vector<std::string> child_environment(const ProcessSpec& spec) {
-  std::map<std::string, std::string> vars;
-  for (char** entry = environ; entry && *entry; ++entry) {
-    std::string_view text(*entry);
-    const auto eq = text.find('=');
-    if (eq == std::string_view::npos) continue;
-    vars[std::string(text.substr(0, eq))] = std::string(text.substr(eq + 1));
-  }
-  for (const auto& name : spec.unset_env) vars.erase(name);
-  for (const auto& [name, value] : spec.set_env) vars[name] = value;
-  std::vector<std::string> out;
-  out.reserve(vars.size());
-  for (const auto& [name, value] : vars) out.push_back(name + "=" + value);
-  return out;
 }
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
@@ -193,7 +175,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
                                       POSIX_SPAWN_SETSIGMASK);
 
   std::vector<std::string> argv_strings = spec.argv;
-  std::vector<std::string> env_strings = child_environment(spec);
+  std::vector<std::string> env_strings = environment_with(spec.unset_env, spec.set_env);
   auto argv = c_strings(argv_strings);
   auto envp = c_strings(env_strings);
 
