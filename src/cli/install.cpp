@@ -155,7 +155,11 @@ util::Result<int> run_install(const InstallCliOptions& options) {
     auto cache_root = util::cache_root();
     if (!cache_root) return util::fail(util::ErrorKind::failed, "no cache directory", {}, "set FLASHFIT_CACHE_DIR or HOME");
     request.cache_root = *cache_root;
-    auto built = run_build_shown(first.environment, first.book, request, options.json);
+    // The resolve probed the toolkit only if nothing was picked; a picked wheel
+    // that failed its import leaves it unprobed, and preflight needs nvcc's facts.
+    env::Environment environment = first.environment;
+    environment.toolkit = env::probe_toolkit(first.probe.toolkit);
+    auto built = run_build_shown(environment, first.book, request, options.json);
     if (!built) {
       if (built.error().kind == util::ErrorKind::interrupted) return tl::unexpected(built.error());
       build_report = {{"ok", false}, {"stage", "source"}, {"failure", built.error().message},
