@@ -70,7 +70,14 @@ std::string torch_text(const env::Environment& env) {
   return env.torch.version_text.known() ? "torch " + *env.torch.version_text : "torch";
 }
 
+// A what-if torch (--torch) is not installed here; its facts still are the
+// ones to plan and preflight against.
+bool torch_present(const env::Environment& env) { return env.torch.installed() || env.torch.version.overridden; }
+
 PreflightCheck check_torch(const Context& c) {
+  if (!c.env.torch.installed() && c.env.torch.version.overridden) {
+    return check("torch", S::ok, fmt::format("{} (what-if: planning only)", torch_text(c.env)));
+  }
   if (c.env.torch.installed()) {
     return check("torch", S::ok, fmt::format("{} in {}", torch_text(c.env), c.env.torch.package_dir->string()));
   }
@@ -90,7 +97,7 @@ PreflightCheck check_torch(const Context& c) {
 PreflightCheck check_torch_cuda(const Context& c) {
   const char* id = "torch-cuda";
   if (!c.plan.cuda) return check(id, S::skipped, "not a CUDA build: a CPU torch is fine");
-  if (!c.env.torch.installed()) return check(id, S::skipped, "torch is not installed");
+  if (!torch_present(c.env)) return check(id, S::skipped, "torch is not installed");
   if (!c.env.torch.cuda.known()) {
     return check(id, S::warning,
                  fmt::format("could not tell whether torch is a CUDA build ({})", c.env.torch.cuda.unknown_reason),

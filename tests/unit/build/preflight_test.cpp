@@ -113,6 +113,23 @@ TEST_F(Preflight, TorchMissing) {
   EXPECT_EQ(get(report, "torch-cuda").status, CheckStatus::skipped);
 }
 
+// --torch 2.9.1+cu130 on a machine whose torch is Debian's: the what-if torch
+// is what the plan and the CUDA checks are about, though it is not installed.
+TEST_F(Preflight, WhatIfTorchIsPlannedAgainst) {
+  env::TorchFacts what_if;
+  what_if.package_dir = env::Fact<fs::path>::unknown("not known for the what-if torch 2.9.1+cu130");
+  what_if.version = env::Fact<pkg::Version>::overridden_by(*pkg::Version::parse("2.9.1+cu130"), "--torch");
+  what_if.version_text = env::Fact<std::string>::overridden_by("2.9.1+cu130", "--torch");
+  what_if.cuda = env::Fact<env::ToolkitBuild>::overridden_by(env::ToolkitBuild::of("13.0"), "--torch");
+  env_.torch = what_if;
+  set_nvcc(env_, 12, 8);
+  const PreflightReport report = run();
+  EXPECT_EQ(get(report, "torch").status, CheckStatus::ok);
+  EXPECT_THAT(get(report, "torch").message, HasSubstr("what-if"));
+  EXPECT_EQ(get(report, "torch-cuda").status, CheckStatus::ok);
+  EXPECT_EQ(get(report, "nvcc-cuda-major").status, CheckStatus::failed);
+}
+
 TEST_F(Preflight, NoNvcc) {
   env_.toolkit.nvcc = env::Fact<fs::path>::unknown("not found (looked in CUDA_HOME unset, PATH, /usr/local/cuda/bin/nvcc)");
   env_.toolkit.cuda_version = env::Fact<env::NvccVersion>::unknown("nvcc not found");
