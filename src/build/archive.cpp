@@ -27,6 +27,7 @@
 
 #include "build/source_archive_path.hpp"
 #include "util/interrupt.hpp"
+#include "util/unique_fd.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::build {
@@ -38,21 +39,6 @@ struct ReaderFree {
   void operator()(struct archive* a) const noexcept { archive_read_free(a); }
 };
 using Reader = std::unique_ptr<struct archive, ReaderFree>;
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
 
 // What the file system says about names it cannot take is the archive's
 // fault; the rest (disk full, permissions) is the machine's.
@@ -269,7 +255,7 @@ util::Result<void> Extractor::clear_place(const std::string& rel, const std::str
 util::Result<void> Extractor::write_file(struct archive_entry* e, const std::string& rel, const std::string& name) {
   mode_t perm = archive_entry_perm(e) & 0777;
   if (perm == 0) perm = 0644;  // zips made without Unix attributes
-  Fd fd(::open((root_ / rel).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perm | S_IRUSR));
+  util::UniqueFd fd(::open((root_ / rel).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perm | S_IRUSR));
   if (fd.get() < 0) return io_error(errno, name, "create the file");
   std::uint64_t written = 0;
   for (;;) {

@@ -168,7 +168,7 @@ class ExitWatch {
       if (it != watched_.end()) {
         next.push_back(std::move(*it));
       } else if (next.size() < kMaxWatched) {
-        Fd fd(static_cast<int>(::syscall(SYS_pidfd_open, s.pid, 0)));
+        util::UniqueFd fd(static_cast<int>(::syscall(SYS_pidfd_open, s.pid, 0)));
         if (fd) next.push_back({s.pid, s.start_ticks, std::move(fd)});
       }
     }
@@ -196,7 +196,7 @@ class ExitWatch {
   struct Entry {
     int pid;
     std::uint64_t start_ticks;
-    Fd fd;
+    util::UniqueFd fd;
   };
   std::vector<Entry> watched_;
 };
@@ -266,8 +266,8 @@ util::Result<SupervisedRun> supervise(const SupervisorOptions& options) {
   if (!spawned) return tl::unexpected(spawned.error());
   Group group(spawned->pid);
   const auto started = Clock::now();
-  Fd& output = spawned->output;
-  Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, group.pid(), 0)));
+  util::UniqueFd& output = spawned->output;
+  util::UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, group.pid(), 0)));
 
   std::optional<MemoryGovernor> governor;
   if (options.governor) governor.emplace(*options.governor);

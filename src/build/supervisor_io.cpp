@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "util/env_vars.hpp"
+#include "util/process.hpp"
 
 
 namespace flashfit::build {
@@ -45,10 +46,6 @@ struct SpawnSetup {
 
 }  // namespace
 
-void Fd::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
 
 util::Result<LogFile> LogFile::create(const std::filesystem::path& path) {
   if (path.empty()) {
@@ -83,7 +80,7 @@ bool LogFile::write(const char* data, std::size_t size) {
 
 bool LogFile::close() {
   if (fd_ && ::close(fd_.get()) != 0) ok_ = false;
-  fd_ = Fd(-1);  // closed above: only forget the number
+  fd_ = util::UniqueFd(-1);  // closed above: only forget the number
   return ok_;
 }
 
@@ -129,8 +126,8 @@ util::Result<SpawnedBuild> spawn_with_merged_output(const SupervisorOptions& opt
     return util::fail(util::ErrorKind::failed,
                       std::string("cannot create a pipe: ") + std::strerror(errno));
   }
-  Fd read_end(fds[0]);
-  Fd write_end(fds[1]);
+  util::UniqueFd read_end(fds[0]);
+  util::UniqueFd write_end(fds[1]);
 
   SpawnSetup setup;
   posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -139,18 +136,10 @@ util::Result<SpawnedBuild> spawn_with_merged_output(const SupervisorOptions& opt
   if (options.cwd) posix_spawn_file_actions_addchdir_np(&setup.actions, options.cwd->c_str());
   // Own session, and so own process group: Ctrl-C reaches flashfit alone,
   // which then ends the build, and every process of the build, in whatever
-  // process group ninja puts it, stays findable by its session. Default
-  // dispositions for what flashfit catches or ignores, an empty signal mask.
-  sigset_t defaults, empty;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  sigemptyset(&empty);
-  posix_spawnattr_setsigdefault(&setup.attr, &defaults);
-  posix_spawnattr_setsigmask(&setup.attr, &empty);
-  posix_spawnattr_setflags(&setup.attr,
-                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  // process group ninja puts it, stays findable by its session; signals as
+  // a fresh process has them.
+  const short signal_flags = util::reset_child_signals(setup.attr);
+  posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETSID | signal_flags);
 
   std::vector<std::string> argv_strings = options.argv;
   std::vector<std::string> env_strings = util::environment_with(options.unset_env, options.set_env);

@@ -15,28 +15,9 @@
 
 #include "build/supervisor.hpp"
 #include "util/error.hpp"
+#include "util/unique_fd.hpp"
 
 namespace flashfit::build {
-
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    reset(std::exchange(other.fd_, -1));
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-  void reset(int fd = -1);
-
- private:
-  int fd_ = -1;
-};
 
 // The build log: created with its parents, truncated, written as the bytes
 // come (a line of any length is kept whole here).
@@ -47,7 +28,7 @@ class LogFile {
   bool close();                                    // false if any write or the close failed
 
  private:
-  Fd fd_;
+  util::UniqueFd fd_;
   bool ok_ = true;
 };
 
@@ -73,7 +54,7 @@ class LineSplitter {
 
 struct SpawnedBuild {
   pid_t pid = -1;  // also its process group and session
-  Fd output;       // read end of the merged stdout + stderr pipe, non-blocking
+  util::UniqueFd output;       // read end of the merged stdout + stderr pipe, non-blocking
 };
 
 // Starts options.argv (PATH lookup when argv[0] has no '/') with stdin from

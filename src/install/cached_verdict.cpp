@@ -1,10 +1,10 @@
 #include "install/cached_verdict.hpp"
 
 #include <algorithm>
-#include <ctime>
 #include <vector>
 
 #include "util/strings.hpp"
+#include "util/utc_time.hpp"
 
 namespace flashfit::install {
 
@@ -37,15 +37,6 @@ std::string environment_key(const env::Environment& env) {
   return util::join(parts, ", ");
 }
 
-std::string now_utc() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 util::Result<CachedVerdict> inspect_cached(store::WheelCache& cache, store::CacheEntry& entry,
                                            const env::Environment& environment, const binary::LoadHost& host,
                                            const std::filesystem::path& work_dir) {
@@ -64,7 +55,7 @@ util::Result<CachedVerdict> inspect_cached(store::WheelCache& cache, store::Cach
   bool calls_torch = std::any_of(report->modules.begin(), report->modules.end(),
                                  [](const binary::ModuleReport& m) { return m.torch && m.torch->checked > 0; });
   out.record = store::InspectRecord{key, report->compatible(),
-                                    report->compatible() ? "compatible" : first_failure(*report), now_utc(), calls_torch};
+                                    report->compatible() ? "compatible" : first_failure(*report), util::now_utc(), calls_torch};
   entry.inspections.push_back(out.record);
   (void)cache.update(entry);
   out.report = std::move(*report);

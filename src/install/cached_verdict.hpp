@@ -33,7 +33,5 @@ util::Result<CachedVerdict> inspect_cached(store::WheelCache& cache, store::Cach
 std::string environment_key(const env::Environment& environment);
 // The first failing check of an inspect report, in one line.
 std::string first_failure(const binary::InspectReport& report);
-// Now, ISO 8601 UTC.
-std::string now_utc();
 
 }  // namespace flashfit::install

@@ -14,6 +14,7 @@
 #include "util/atomic_file.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
+#include "util/utc_time.hpp"
 
 namespace flashfit::resolve {
 namespace {
@@ -22,15 +23,6 @@ using nlohmann::json;
 
 constexpr std::string_view kApiEvidence = "release-api-listing";
 constexpr std::size_t kMaxPageBytes = std::size_t{32} << 20;
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm parts{};
-  ::gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
 
 std::string page_url(const std::string& base, std::size_t page) {
   return fmt::format("{}{}per_page=100&page={}", base,
@@ -215,7 +207,7 @@ util::Result<CatalogUpdateResult> update_catalog(const Recipe& recipe, const Rec
   result.catalog.recipe = recipe.name;
   result.catalog.source = source.name;
   result.catalog.origin = path->string();
-  result.catalog.updated_at = utc_now();
+  result.catalog.updated_at = util::now_utc();
   result.catalog.entries = std::move(collected.entries);
   result.releases = collected.releases;
   result.assets = collected.assets;

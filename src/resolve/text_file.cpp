@@ -8,29 +8,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/unique_fd.hpp"
+
 namespace flashfit::resolve::detail {
-namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-}  // namespace
-
 util::Result<std::string> read_text_file(const std::filesystem::path& path, std::size_t max_bytes) {
   const std::string shown = path.string();
   // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  util::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) {
     return util::input_error(fmt::format("cannot open: {}", std::strerror(errno)), shown);
   }

@@ -51,16 +51,6 @@ std::filesystem::path entry_lock_path(const std::filesystem::path& root, const s
   return root / "locks" / ("entry-" + sha256 + ".lock");
 }
 
-std::string format_time(std::time_t when) {
-  std::tm parts{};
-  ::gmtime_r(&when, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
-
-std::string now_iso8601() { return format_time(std::time(nullptr)); }
-
 std::optional<std::time_t> parse_time(std::string_view text) {
   // Exactly "YYYY-MM-DDTHH:MM:SSZ".
   if (text.size() != 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' ||

@@ -33,10 +33,7 @@ std::filesystem::path url_index_path(const std::filesystem::path& root, std::str
 std::filesystem::path url_lock_path(const std::filesystem::path& root, std::string_view url);
 std::filesystem::path entry_lock_path(const std::filesystem::path& root, const std::string& sha256);
 
-// ISO 8601 UTC with seconds: "2025-06-01T12:00:00Z".
-std::string format_time(std::time_t when);
-std::string now_iso8601();
-// The inverse of format_time (only that exact form); nullopt otherwise.
+// The inverse of util::format_utc ("2025-06-01T12:00:00Z" exactly); nullopt otherwise.
 std::optional<std::time_t> parse_time(std::string_view text);
 
 // entry.json <-> CacheEntry (path excluded: it is where the entry lies).

@@ -26,6 +26,7 @@
 #include "util/paths.hpp"
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
+#include "util/utc_time.hpp"
 
 namespace flashfit::store {
 namespace {
@@ -88,7 +89,7 @@ CacheEntry new_entry(const pkg::WheelName& name, const std::string& filename, co
   if (url) e.urls.push_back(url_key(*url));
   e.source = source;
   e.size = size;
-  e.added_at = e.last_used_at = now_iso8601();
+  e.added_at = e.last_used_at = util::now_utc();
   e.python = joined_tag_field(name, &pkg::Tag::interpreter);
   e.platform = joined_tag_field(name, &pkg::Tag::platform);
   const pkg::VariantLabel label = pkg::decode_variant(name.version.local());
@@ -121,7 +122,7 @@ util::Result<CacheEntry> modify_entry(const std::filesystem::path& root, const s
 util::Result<CacheEntry> touch(const std::filesystem::path& root, const std::string& sha256,
                                const std::optional<std::string>& url) {
   return modify_entry(root, sha256, [&](CacheEntry& e) {
-    e.last_used_at = now_iso8601();
+    e.last_used_at = util::now_utc();
     if (url && std::find(e.urls.begin(), e.urls.end(), url_key(*url)) == e.urls.end()) {
       e.urls.push_back(url_key(*url));
     }

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "util/env_vars.hpp"
+#include "util/unique_fd.hpp"
 #include "util/interrupt.hpp"
 
 
@@ -20,31 +21,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    reset(std::exchange(other.fd_, -1));
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-  void reset(int fd = -1) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = fd;
-  }
-
- private:
-  int fd_ = -1;
-};
-
 struct Pipe {
-  Fd read, write;
+  UniqueFd read, write;
 };
 
 Result<Pipe> make_pipe() {
@@ -52,7 +30,7 @@ Result<Pipe> make_pipe() {
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     return fail(ErrorKind::failed, std::string("cannot create a pipe: ") + std::strerror(errno));
   }
-  return Pipe{Fd(fds[0]), Fd(fds[1])};
+  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
@@ -100,7 +78,7 @@ class Spawned {
 
  private:
   pid_t pid_;
-  Fd pidfd_;
+  UniqueFd pidfd_;
   bool reaped_ = false;
   int status_ = 0;
 };
@@ -117,6 +95,18 @@ std::string ProcessResult::describe() const {
     return "killed by signal " + std::to_string(term_signal) + " (" + (name ? name : "?") + ")";
   }
   return "exited with status " + std::to_string(exit_code);
+}
+
+short reset_child_signals(posix_spawnattr_t& attr) {
+  sigset_t defaults, empty;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigemptyset(&empty);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  return POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
 }
 
 Result<ProcessResult> run_process(const ProcessSpec& spec) {
@@ -159,20 +149,11 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
 
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  // Own process group (so Ctrl-C reaches flashfit, which ends the group), default
-  // signal dispositions (flashfit ignores SIGPIPE; children must not inherit that)
-  // and an empty signal mask.
-  sigset_t defaults, empty;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  sigemptyset(&empty);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setsigmask(&attr, &empty);
+  // Own process group (so Ctrl-C reaches flashfit, which ends the group), and
+  // signals as a fresh process has them.
+  const short signal_flags = reset_child_signals(attr);
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
-                                      POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | signal_flags);
 
   std::vector<std::string> argv_strings = spec.argv;
   std::vector<std::string> env_strings = environment_with(spec.unset_env, spec.set_env);

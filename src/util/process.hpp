@@ -4,6 +4,8 @@
 // with the given data); a timeout or Ctrl-C ends the whole group with
 // SIGTERM, then SIGKILL after a grace period, so nothing is left orphaned.
 
+#include <spawn.h>
+
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
@@ -45,5 +47,11 @@ struct ProcessResult {
 // not be started, or flashfit was interrupted; a child that exits non-zero is
 // a successful run with exit_code set.
 Result<ProcessResult> run_process(const ProcessSpec& spec);
+
+// For a posix_spawn'ed child: default dispositions for the signals flashfit
+// catches or ignores (SIGINT, SIGTERM, SIGPIPE: a child must not inherit an
+// ignored SIGPIPE) and an empty signal mask. Returns the flags that make
+// posix_spawn apply them, to OR into the attribute's flags.
+short reset_child_signals(posix_spawnattr_t& attr);
 
 }  // namespace flashfit::util

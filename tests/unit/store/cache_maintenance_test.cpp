@@ -8,6 +8,7 @@
 #include "cache_fixture.hpp"
 #include "store/cache_layout.hpp"
 #include "util/atomic_file.hpp"
+#include "util/utc_time.hpp"
 
 namespace flashfit::store::test {
 namespace {
@@ -109,7 +110,7 @@ TEST(EntryJson, RoundTrips) {
 }
 
 TEST(CacheTime, FormatsAndParsesOneForm) {
-  EXPECT_EQ(detail::format_time(0), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(util::format_utc(0), "1970-01-01T00:00:00Z");
   EXPECT_EQ(detail::parse_time("2025-06-01T12:30:00Z"), std::time_t{1748781000});
   for (const char* bad : {"", "2025-06-01", "2025-13-01T00:00:00Z", "2025-06-01T12:30:00+01:00",
                           "2025-06-01T1a:30:00Z", "yesterday"}) {
