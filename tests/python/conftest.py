@@ -10,6 +10,9 @@ import sys
 import pytest
 import torch
 
+# One thread: the test machines are small and shared, and torch's spinning worker threads make
+# a loaded machine several times slower on these tiny tensors.
+torch.set_num_threads(1)
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 MODULE = os.environ.get("FLASHFIT_ATTENTION_MODULE") or os.path.join(
