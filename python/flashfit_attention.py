@@ -482,7 +482,7 @@ def _flash_failed(key, choice, error):
     fallback = Backend("math" if not _HAS_SDPA else "sdpa",
                        "SDPA: flash-attn failed at its first call (%s)" % _first_line(error))
     if fallback[0] == "math":
-        fallback = Backend("math", "math: torch < 2.0; flash-attn failed (%s)"
+        fallback = Backend("math", "math: torch < 2.0; flash-attn failed at its first call (%s)"
                            % _first_line(error))
     _decisions[key] = fallback
     _log.warning("%s", fallback.reason)
