@@ -16,6 +16,8 @@ packages=(
   unzip time binutils
   # the Python side: interpreters and oracles the tests run against
   python3 python3-pip python3-venv python3-setuptools python3-wheel python3-packaging
+  # the runtime fallback's tests on Debian's torch 1.13 (tests/python)
+  python3-pytest python3-hypothesis
   # a real torch and libtorch to probe and build against (CPU, C++11 ABI = 1)
   python3-torch libtorch-dev
   # torch's extension headers include pybind11 (tests/fixtures/torch_ext)
