@@ -50,6 +50,7 @@ def _version_tuple(text):
 
 _TORCH = _version_tuple(torch.__version__)
 _HAS_SDPA = hasattr(F, "scaled_dot_product_attention")
+_SDPA = getattr(F, "scaled_dot_product_attention", None)
 _SDPA_HAS_SCALE = _TORCH >= (2, 1, 0)  # the `scale` argument
 _SDPA_HAS_GQA = _TORCH >= (2, 5, 0)  # the `enable_gqa` argument
 try:  # torch >= 2.2: a bottom-right causal mask SDPA's fused kernels understand
@@ -73,22 +74,21 @@ _F_MISALIGNED_CAUSAL, _F_WINDOW, _F_SOFTCAP, _F_ALIBI, _F_DROPOUT, _F_DETERMINIS
     1, 2, 4, 8, 16, 32)
 
 
-class Backend(tuple):
-    """(name, reason): name is "flash-attn", "sdpa" or "math"; str() is the sentence."""
-
-    __slots__ = ()
+class Backend(str):
+    """The sentence saying which path runs and why (a str, so it prints and formats as one), with
+    .name: "flash-attn", "sdpa" or "math", and .reason: the sentence again."""
 
     def __new__(cls, name, reason):
-        return tuple.__new__(cls, (name, reason))
+        self = str.__new__(cls, reason)
+        self.name = name
+        return self
 
-    name = property(lambda self: self[0])
-    reason = property(lambda self: self[1])
-
-    def __str__(self):
-        return self[1]
+    @property
+    def reason(self):
+        return str.__str__(self)
 
     def __repr__(self):
-        return "Backend(%r, %r)" % (self[0], self[1])
+        return "Backend(%r, %r)" % (self.name, self.reason)
 
 
 # --------------------------------------------------------------------------- flash-attn probing
@@ -321,6 +321,7 @@ def _dense_shape_error(q, k, v):
               % (qs[2], ks[2]))
     if qs[3] == 0:
         _fail(ValueError, "head dim must be positive")
+    _fail(ValueError, "q, k and v do not fit together: %s, %s, %s" % (qs, ks, vs))
 
 
 # --------------------------------------------------------------------------- masks
@@ -380,10 +381,10 @@ def _alibi_bias(slopes, seqlen_q, seqlen_k, dtype, device):
 
 # --------------------------------------------------------------------------- fallback paths
 
-def _sdpa(q, k, v, left, right, dropout_p, scale, alibi_slopes):
-    """(B, Sq, H, D) through scaled_dot_product_attention with flash-attn's masks."""
-    seqlen_q, nheads, head_dim = q.shape[1], q.shape[2], q.shape[3]
-    seqlen_k, nheads_k = k.shape[1], k.shape[2]
+def _sdpa(q, k, v, qs, ks, left, right, dropout_p, softmax_scale, alibi_slopes):
+    """(B, Sq, H, D) through scaled_dot_product_attention with flash-attn's masks. The plain
+    case is one SDPA call with positional arguments: this runs on every call."""
+    seqlen_q, nheads, seqlen_k, nheads_k = qs[1], qs[2], ks[1], ks[2]
     qt, kt, vt = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     kwargs = {}
     if nheads != nheads_k:
@@ -392,10 +393,11 @@ def _sdpa(q, k, v, left, right, dropout_p, scale, alibi_slopes):
         else:
             kt = kt.repeat_interleave(nheads // nheads_k, dim=1)
             vt = vt.repeat_interleave(nheads // nheads_k, dim=1)
-    if _SDPA_HAS_SCALE:
-        kwargs["scale"] = scale
-    elif scale != 1.0 / math.sqrt(head_dim):
-        qt = qt * (scale * math.sqrt(head_dim))
+    if softmax_scale is not None:  # None: SDPA's default, 1/sqrt(headdim), is flash-attn's
+        if _SDPA_HAS_SCALE:
+            kwargs["scale"] = softmax_scale
+        else:
+            qt = qt * (softmax_scale * math.sqrt(qs[3]))
     row_ok = None
     mask = None
     is_causal = False
@@ -414,16 +416,20 @@ def _sdpa(q, k, v, left, right, dropout_p, scale, alibi_slopes):
         if alibi_slopes is not None:
             bias = _alibi_bias(alibi_slopes, seqlen_q, seqlen_k, q.dtype, q.device)
             mask = bias.masked_fill(~allowed, float("-inf"))
-    out = F.scaled_dot_product_attention(qt, kt, vt, attn_mask=mask, dropout_p=dropout_p,
-                                         is_causal=is_causal, **kwargs).transpose(1, 2)
+    if kwargs:
+        out = _SDPA(qt, kt, vt, mask, dropout_p, is_causal, **kwargs)
+    else:
+        out = _SDPA(qt, kt, vt, mask, dropout_p, is_causal)
+    out = out.transpose(1, 2)
     if row_ok is not None:
         out = out * row_ok.view(1, seqlen_q, 1, 1).to(out.dtype)
     return out.contiguous()
 
 
-def _math(q, k, v, left, right, dropout_p, scale, softcap, alibi_slopes):
+def _math(q, k, v, qs, ks, left, right, dropout_p, softmax_scale, softcap, alibi_slopes):
     """(B, Sq, H, D) eagerly, accumulating in float32 for 16-bit inputs as flash-attn does."""
-    seqlen_q, nheads, seqlen_k, nheads_k = q.shape[1], q.shape[2], k.shape[1], k.shape[2]
+    seqlen_q, nheads, seqlen_k, nheads_k = qs[1], qs[2], ks[1], ks[2]
+    scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(qs[3])
     compute = torch.float32 if q.dtype in _LOW_PRECISION else q.dtype
     qf, kf, vf = q.to(compute), k.to(compute), v.to(compute)
     if nheads != nheads_k:
@@ -449,14 +455,13 @@ def _math(q, k, v, left, right, dropout_p, scale, softcap, alibi_slopes):
     return out.to(q.dtype).contiguous()
 
 
-def _run_fallback(choice, q, k, v, left, right, dropout_p, scale, softcap, alibi_slopes):
-    if q.shape[1] == 0 or q.shape[0] == 0:
-        return q.new_zeros(q.shape[0], q.shape[1], q.shape[2], v.shape[3])
-    if k.shape[1] == 0:  # no key at all: every row is fully masked
-        return q.new_zeros(q.shape[0], q.shape[1], q.shape[2], v.shape[3])
-    if choice[0] == "sdpa":
-        return _sdpa(q, k, v, left, right, dropout_p, scale, alibi_slopes)
-    return _math(q, k, v, left, right, dropout_p, scale, softcap, alibi_slopes)
+def _run_fallback(choice, q, k, v, qs, ks, left, right, dropout_p, softmax_scale, softcap,
+                  alibi_slopes):
+    if not (qs[0] and qs[1] and ks[1]):  # nothing to compute, or no key: every row is zero
+        return q.new_zeros(qs[0], qs[1], qs[2], v.shape[3])
+    if choice.name == "sdpa":
+        return _sdpa(q, k, v, qs, ks, left, right, dropout_p, softmax_scale, alibi_slopes)
+    return _math(q, k, v, qs, ks, left, right, dropout_p, softmax_scale, softcap, alibi_slopes)
 
 
 def _flash_kwargs(window, softcap, alibi_slopes, deterministic, device):
@@ -481,7 +486,7 @@ def _flash_failed(key, choice, error):
         return None
     fallback = Backend("math" if not _HAS_SDPA else "sdpa",
                        "SDPA: flash-attn failed at its first call (%s)" % _first_line(error))
-    if fallback[0] == "math":
+    if fallback.name == "math":
         fallback = Backend("math", "math: torch < 2.0; flash-attn failed at its first call (%s)"
                            % _first_line(error))
     _decisions[key] = fallback
@@ -500,33 +505,48 @@ def attention(q, k, v, *, causal=False, window=(-1, -1), softcap=0.0, dropout_p=
     nheads a multiple of nheads_k. Returns (batch, seqlen_q, nheads, headdim_v), q's dtype."""
     try:
         qs, ks, vs = q.shape, k.shape, v.shape
-        bad = (len(qs) != 4 or len(ks) != 4 or len(vs) != 4 or ks[:3] != vs[:3]
-               or qs[0] != ks[0] or qs[3] != ks[3] or not ks[2] or qs[2] % ks[2] or not qs[3])
-    except AttributeError:
-        bad = True
-    dtype = q.dtype if not bad else None
-    if bad or k.dtype != dtype or v.dtype != dtype or not q.is_floating_point():
-        _dense_shape_error(q, k, v)
-        _check_tensors(q, k, v, 4, "(batch, seqlen, nheads, headdim)")
-    if (window != (-1, -1) or softcap or dropout_p or softmax_scale is not None
-            or alibi_slopes is not None):
-        _check_options(window, softcap, dropout_p, softmax_scale, alibi_slopes, qs[0], qs[2])
-    features = _features(causal, qs[1], ks[1], window, softcap, dropout_p, alibi_slopes,
-                         deterministic)
-    device = q.device
-    key = (device, dtype, qs[3], vs[3], features, False)
-    choice = _decisions.get(key)
-    if choice is None:
-        if k.device != device or v.device != device:
-            _check_tensors(q, k, v, 4, "(batch, seqlen, nheads, headdim)")
-        choice = _lookup(key, device, dtype, qs[3], vs[3], features)
-        first = True
+        batch, seqlen_q, nheads, head_dim = qs
+        batch_k, seqlen_k, nheads_k, head_dim_k = ks
+        batch_v, seqlen_v, nheads_v, head_dim_v = vs
+        dtype = q.dtype
+        ok = (batch == batch_k == batch_v and seqlen_k == seqlen_v and nheads_k == nheads_v
+              and head_dim == head_dim_k and nheads_k and head_dim and not nheads % nheads_k
+              and k.dtype == dtype and v.dtype == dtype)
+    except (AttributeError, TypeError, ValueError):
+        ok = False
+    if not ok:
+        _dense_shape_error(q, k, v)  # raises
+    plain = (softmax_scale is None and alibi_slopes is None and window == (-1, -1)
+             and not (softcap or dropout_p or deterministic))
+    if plain:  # the common call: nothing but maybe causal
+        features = _F_MISALIGNED_CAUSAL if causal and seqlen_q != seqlen_k else 0
     else:
-        first = False
-    scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(qs[3])
-    if choice[0] == "flash-attn":
+        _check_options(window, softcap, dropout_p, softmax_scale, alibi_slopes, batch, nheads)
+        features = _features(causal, seqlen_q, seqlen_k, window, softcap, dropout_p,
+                             alibi_slopes, deterministic)
+    device = q.device
+    key = (device, dtype, head_dim, head_dim_v, features, False)
+    choice = _decisions.get(key)
+    if plain and choice is not None:
+        # The hot path, decided before: one call, as a user would write it by hand.
+        name = choice.name
+        if name == "flash-attn":
+            return _flash[0][0](q, k, v, 0.0, None, causal)
+        if name == "sdpa" and not features and batch and seqlen_q and seqlen_k:
+            qt, kt, vt = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+            if nheads == nheads_k:
+                return _SDPA(qt, kt, vt, None, 0.0, causal).transpose(1, 2).contiguous()
+            if _SDPA_HAS_GQA:
+                return _SDPA(qt, kt, vt, None, 0.0, causal,
+                             enable_gqa=True).transpose(1, 2).contiguous()
+    first = choice is None
+    if first:  # once per shape class: what the fast checks above leave out
+        _check_tensors(q, k, v, 4, "(batch, seqlen, nheads, headdim)")
+        choice = _lookup(key, device, dtype, head_dim, head_dim_v, features)
+    if choice.name == "flash-attn":
         call = _probe_flash()[0][0]
-        extra = _flash_kwargs(window, softcap, alibi_slopes, deterministic, device)
+        extra = _flash_kwargs(window, softcap, alibi_slopes, deterministic, device) \
+            if features & ~_F_MISALIGNED_CAUSAL else {}
         if not first:
             return call(q, k, v, dropout_p, softmax_scale, causal, **extra)
         try:
@@ -535,8 +555,12 @@ def attention(q, k, v, *, causal=False, window=(-1, -1), softcap=0.0, dropout_p=
             choice = _flash_failed(key, choice, error)
             if choice is None:
                 raise
-    left, right = _normalize_window(causal, window, ks[1])
-    return _run_fallback(choice, q, k, v, left, right, dropout_p, scale, softcap, alibi_slopes)
+    if causal or window != (-1, -1):
+        left, right = _normalize_window(causal, window, seqlen_k)
+    else:
+        left = right = -1
+    return _run_fallback(choice, q, k, v, qs, ks, left, right, dropout_p, softmax_scale, softcap,
+                         alibi_slopes)
 
 
 def _check_cu_seqlens(name, cu, total, batch):
@@ -603,7 +627,7 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seql
     first = choice is None
     if first:
         choice = _lookup(key, device, q.dtype, qs[2], vs[2], features)
-    if choice[0] == "flash-attn":
+    if choice.name == "flash-attn":
         call = _probe_flash()[0][1]
         extra = _flash_kwargs(window, softcap, alibi_slopes, deterministic, device)
         try:
@@ -619,7 +643,6 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seql
     starts_q = cu_seqlens_q.tolist()
     starts_k = cu_seqlens_k.tolist()
     lengths_k = _check_cu_values("cu_seqlens_k", starts_k, ks[0], max_seqlen_k)
-    scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(qs[2])
     left, right = _normalize_window(causal, window, max_seqlen_k)
     out = q.new_zeros(qs[0], qs[1], vs[2])
     for b in range(batch):
@@ -632,5 +655,6 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seql
         if slopes is not None and slopes.dim() == 2:
             slopes = slopes[b]
         out[starts_q[b]:starts_q[b + 1]] = _run_fallback(
-            choice, qb, kb, vb, left, right, dropout_p, scale, softcap, slopes)[0]
+            choice, qb, kb, vb, qb.shape, kb.shape, left, right, dropout_p, softmax_scale,
+            softcap, slopes)[0]
     return out

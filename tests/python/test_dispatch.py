@@ -128,7 +128,7 @@ def test_flash_attn_gates(tmp_path, monkeypatch, capability, dtype, head_dim, v_
     monkeypatch.setattr(torch.version, "hip", None, raising=False)
     choice = decide(dtype, head_dim, v_head_dim, features)
     if " on sm_" in expected:
-        assert choice == fa.Backend("flash-attn", expected)
+        assert choice.name == "flash-attn" and choice == expected
     else:
         assert choice.name in ("sdpa", "math")
         assert expected in choice.reason
@@ -159,7 +159,10 @@ def test_calls_flash_attn_with_its_own_arguments(tmp_path, monkeypatch):
                         cu, cu, 3, 3, causal=True)
     kind, args, kwargs = flash_attn.calls[-1]
     assert kind == "varlen" and args[2:] == (3, 3, 0.0, None, True)
-    assert fa.backend(q, k, v) == fa.Backend("flash-attn", "flash-attn fake on sm_80")
+    choice = fa.backend(q, k, v)
+    assert choice.name == "flash-attn" and choice == "flash-attn fake on sm_80"
+    assert "%s" % choice == "flash-attn fake on sm_80"  # prints and formats as its sentence
+    assert repr(choice) == "Backend('flash-attn', 'flash-attn fake on sm_80')"
 
 
 def test_flash_attn_failing_at_first_call_falls_back_for_good(tmp_path, monkeypatch, caplog):
