@@ -176,7 +176,8 @@ void check_gpus(const Environment& env, std::vector<Finding>& out) {
                    "no NVIDIA GPU here (" + env.gpu.summary +
                        "): flash-attn's kernels cannot run on this machine",
                    "use PyTorch's scaled_dot_product_attention (transformers: "
-                   "attn_implementation=\"sdpa\"); to plan for another machine, pass --gpu X.Y"});
+                   "attn_implementation=\"sdpa\"; flash-attn's own call on it: flashfit fallback); "
+                   "to plan for another machine, pass --gpu X.Y"});
     return;
   }
   if (!env.gpu.gpus.known()) return;
@@ -187,7 +188,8 @@ void check_gpus(const Environment& env, std::vector<Finding>& out) {
                        ") has compute capability " + gpu.capability->str() +
                        "; FlashAttention-2 needs 8.0 (Ampere) or newer",
                    "use PyTorch's scaled_dot_product_attention (transformers: "
-                   "attn_implementation=\"sdpa\") on this GPU"});
+                   "attn_implementation=\"sdpa\"; flash-attn's own call on it: flashfit fallback) "
+                   "on this GPU"});
   }
 }
 

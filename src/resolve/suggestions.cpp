@@ -239,7 +239,7 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe, const
                       : cpu_torch ? fmt::format("torch here is a CPU build, and {} needs CUDA", recipe->name)
                                   : fmt::format("there is no GPU here, and {} needs one", recipe->name);
     out.push_back({"fallback", fmt::format("{}: use {} instead; it needs no extra package", why, recipe->fallback),
-                   std::nullopt});
+                   recipe->fallback.ends_with("_attention") ? std::optional<std::string>("flashfit fallback") : std::nullopt});
   }
   return out;
 }

@@ -349,7 +349,8 @@ TEST(Diagnose, NoGpu) {
   const auto f = only(env, "no-gpu");
   EXPECT_EQ(f.severity, Severity::warning);
   EXPECT_THAT(f.message, HasSubstr("no NVIDIA GPU visible, driver 570.124.06"));
-  EXPECT_THAT(f.fix, AllOf(HasSubstr("attn_implementation=\"sdpa\""), HasSubstr("--gpu X.Y")));
+  EXPECT_THAT(f.fix, AllOf(HasSubstr("attn_implementation=\"sdpa\""), HasSubstr("--gpu X.Y"),
+                           HasSubstr("flashfit fallback")));
 }
 
 TEST(Diagnose, GpuTooOldNamesTheGpuAndItsCapability) {
@@ -360,7 +361,8 @@ TEST(Diagnose, GpuTooOldNamesTheGpuAndItsCapability) {
   EXPECT_EQ(f.severity, Severity::problem);
   EXPECT_THAT(f.message,
               AllOf(HasSubstr("GPU 1"), HasSubstr("Tesla T4"), HasSubstr("7.5"), HasSubstr("8.0")));
-  EXPECT_THAT(f.fix, HasSubstr("scaled_dot_product_attention"));
+  EXPECT_THAT(f.fix,
+              AllOf(HasSubstr("scaled_dot_product_attention"), HasSubstr("flashfit fallback")));
 }
 
 TEST(Diagnose, GpuTooOldOncePerOldGpu) {

@@ -155,6 +155,9 @@ TEST(ResolveReal, TeslaT4GetsTheStandardAttentionFallbackNotABuild) {
   EXPECT_TRUE(has_suggestion(r, "fallback"));
   EXPECT_FALSE(has_suggestion(r, "build"));
   EXPECT_FALSE(has_suggestion(r, "torch"));
+  for (const auto& s : r.suggestions) {
+    if (s.kind == "fallback") EXPECT_EQ(s.command, std::optional<std::string>("flashfit fallback"));
+  }
 }
 
 TEST(ResolveReal, CpuOnlyTorchRejectsEveryCudaWheel) {
