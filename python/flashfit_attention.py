@@ -233,6 +233,8 @@ def backend(q=None, k=None, v=None, *, causal=False, window=(-1, -1), softcap=0.
     seq_axis = 0 if varlen else 1
     features = _features(causal, q.shape[seq_axis], k.shape[seq_axis], window, softcap,
                          dropout_p, alibi_slopes, deterministic)
+    if varlen and causal:  # as attention_varlen: lengths differ per sequence in general
+        features |= _F_MISALIGNED_CAUSAL
     key = (q.device, q.dtype, q.shape[-1], v.shape[-1], features, varlen)
     return _lookup(key, q.device, q.dtype, q.shape[-1], v.shape[-1], features)
 

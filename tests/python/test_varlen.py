@@ -82,3 +82,14 @@ def test_varlen_equals_dense_per_sequence(path):
         vb = v[cu_k[b]:cu_k[b + 1]].unsqueeze(0)
         dense = fa.attention(qb, kb, vb, causal=True)[0]
         assert torch.allclose(out[cu_q[b]:cu_q[b + 1]], dense, atol=1e-12)
+
+
+def test_backend_names_the_class_attention_varlen_uses(caplog):
+    """backend() on varlen tensors answers for the same shape class (one log line for both)."""
+    import logging
+    caplog.set_level(logging.INFO, logger="flashfit_attention")
+    q, k, v, cu_q, cu_k = packed([2, 3], [2, 3], 2, 2, 4)
+    fa.attention_varlen(q, k, v, cu_q, cu_k, 3, 3, causal=True)
+    choice = fa.backend(q, k, v, causal=True)
+    assert choice.name in ("sdpa", "math")
+    assert len(caplog.records) == 1
