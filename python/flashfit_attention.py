@@ -163,11 +163,13 @@ _decisions = {}  # shape class -> Backend
 def force_backend(name=None):
     """Pins the path ("flash-attn", "sdpa", "math"; None or "auto" = decide) and forgets every
     decision made so far. Meant for tests and benchmarks; FLASHFIT_ATTENTION_BACKEND does the
-    same for a whole process. A pinned path that cannot run a call raises instead of falling back."""
+    same for a whole process. A pinned path that cannot run a call raises instead of falling
+    back."""
     global _forced
     name = "auto" if name is None else str(name).lower()
     if name not in _PATHS:
-        raise ValueError("force_backend(%r): expected one of %s or None" % (name, ", ".join(_PATHS)))
+        raise ValueError("force_backend(%r): expected one of %s or None"
+                         % (name, ", ".join(_PATHS)))
     _forced = name
     _decisions.clear()
 
@@ -364,7 +366,7 @@ def _allowed(seqlen_q, seqlen_k, left, right, device):
     if not rows_all_ok:
         allowed |= ~row_ok.unsqueeze(1)
     hit = (allowed.to(device), row_ok.to(device), rows_all_ok)
-    if len(_mask_cache) >= 64:
+    if len(_mask_cache) >= 16:  # a few shapes recur in practice; long ones are large
         _mask_cache.clear()
     _mask_cache[key] = hit
     return hit

@@ -40,7 +40,8 @@ def main(argv):
         "Metadata-Version: 2.1\n"
         "Name: flashfit-attention\n"
         "Version: %s\n"
-        "Summary: flash-attn's attention semantics on flash-attn when it can run, else PyTorch SDPA\n"
+        "Summary: flash-attn's attention semantics, on flash-attn when it can run, "
+        "else PyTorch SDPA\n"
         "Requires-Python: >=3.8\n"
         "Requires-Dist: torch\n" % version).encode()
     wheel = ("Wheel-Version: 1.0\nGenerator: flashfit make_wheel.py\nRoot-Is-Purelib: true\n"

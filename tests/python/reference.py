@@ -51,7 +51,8 @@ def _row(qrow, keys, vrows, scale, softcap, slope, center):
 def reference_dense(q, k, v, causal=False, window=(-1, -1), softcap=0.0, softmax_scale=None,
                     alibi_slopes=None, clamp_seqlen_k=None, v_dim=None):
     """q: nested lists [batch][seqlen_q][nheads][headdim] (floats); k, v likewise with
-    seqlen_k and nheads_k. alibi_slopes: [nheads] or [batch][nheads]. v_dim: headdim_v, needed when seqlen_k is 0. Returns nested lists
+    seqlen_k and nheads_k. alibi_slopes: [nheads] or [batch][nheads]. v_dim: headdim_v, needed
+    when seqlen_k is 0. Returns nested lists
     [batch][seqlen_q][nheads][headdim_v]."""
     batch, seqlen_q = len(q), len(q[0]) if q else 0
     seqlen_k = len(k[0]) if k else 0

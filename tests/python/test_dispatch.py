@@ -103,8 +103,9 @@ def test_flash_attn_not_installed(monkeypatch):
 def test_flash_attn_that_does_not_import(tmp_path, monkeypatch):
     fake_flash(tmp_path, monkeypatch, import_error="/x/flash_attn_2_cuda.so: undefined symbol: "
                "_ZN3c105ErrorC2ENS_14SourceLocationESs")
-    assert decide().reason.endswith("flash-attn does not import (ImportError: /x/flash_attn_2_cuda"
-                                    ".so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs)")
+    assert decide().reason.endswith(
+        "flash-attn does not import (ImportError: /x/flash_attn_2_cuda.so: undefined symbol: "
+        "_ZN3c105ErrorC2ENS_14SourceLocationESs)")
 
 
 @pytest.mark.parametrize("capability,dtype,head_dim,v_head_dim,features,version,expected", [
@@ -116,9 +117,11 @@ def test_flash_attn_that_does_not_import(tmp_path, monkeypatch):
     ((8, 0), torch.float16, 64, 32, 0, "2.8.3", "value head dim 32 != query head dim 64"),
     ((8, 0), torch.float16, 64, 64, 1, "2.0.9",
      "flash-attn 2.0.9 has no causal with seqlen_q != seqlen_k (bottom-right) (needs 2.1)"),
-    ((8, 0), torch.float16, 64, 64, 2, "2.2.0", "flash-attn 2.2.0 has no sliding windows (needs 2.3)"),
+    ((8, 0), torch.float16, 64, 64, 2, "2.2.0",
+     "flash-attn 2.2.0 has no sliding windows (needs 2.3)"),
     ((8, 0), torch.float16, 64, 64, 8, "2.3.6", "flash-attn 2.3.6 has no ALiBi (needs 2.4)"),
-    ((8, 0), torch.float16, 64, 64, 4, "2.5.9.post1", "flash-attn 2.5.9.post1 has no softcap (needs 2.6)"),
+    ((8, 0), torch.float16, 64, 64, 4, "2.5.9.post1",
+     "flash-attn 2.5.9.post1 has no softcap (needs 2.6)"),
     ((8, 0), torch.float16, 64, 64, 4 | 16, "2.8.3", "flash-attn has no dropout with softcap"),
 ])
 def test_flash_attn_gates(tmp_path, monkeypatch, capability, dtype, head_dim, v_head_dim, features,
@@ -210,7 +213,8 @@ def run_with_env(value, code):
 def test_environment_variable_pins_the_path():
     done = run_with_env("math", "import flashfit_attention as f; print(f.backend())")
     assert done.returncode == 0, done.stderr
-    expected = "math: forced" if HAS_SDPA else "math: torch < 2.0; cpu tensors (flash-attn needs CUDA)"
+    expected = "math: forced" if HAS_SDPA \
+        else "math: torch < 2.0; cpu tensors (flash-attn needs CUDA)"
     assert done.stdout.strip() == expected
 
 

@@ -34,7 +34,8 @@ def dense(**changes):
      r"nheads of q \(5\) must be a multiple of nheads of k and v \(2\)"),
     (dict(window=(2,)), TypeError, r"window must be a pair of ints \(left, right\), got \(2,\)"),
     (dict(window=(1.5, 0)), TypeError, "window must be a pair of ints"),
-    (dict(window=(-2, 0)), ValueError, r"window sides must be >= 0, or -1 for unbounded, got \(-2, 0\)"),
+    (dict(window=(-2, 0)), ValueError,
+     r"window sides must be >= 0, or -1 for unbounded, got \(-2, 0\)"),
     (dict(softcap=-1.0), ValueError, r"softcap must be >= 0 \(0 = off\), got -1.0"),
     (dict(softcap=float("nan")), ValueError, "softcap must be >= 0"),
     (dict(dropout_p=1.0), ValueError, r"dropout_p must be in \[0, 1\), got 1.0"),
@@ -81,12 +82,14 @@ def varlen(**changes):
      r"cu_seqlens_q must be non-decreasing, got \[0, 4, 3, 5\]"),
     (dict(cu_seqlens_k=torch.tensor([0, 3, 5], dtype=torch.int32)), ValueError,
      r"cu_seqlens_k must end at the total number of tokens \(6\), got 5"),
-    (dict(max_seqlen_q=2), ValueError, "max_seqlen for cu_seqlens_q is 2 but a sequence has 3 tokens"),
+    (dict(max_seqlen_q=2), ValueError,
+     "max_seqlen for cu_seqlens_q is 2 but a sequence has 3 tokens"),
     (dict(max_seqlen_k=-1), TypeError, "max_seqlen_k must be a non-negative int, got -1"),
     (dict(max_seqlen_q=3.0), TypeError, "max_seqlen_q must be a non-negative int, got 3.0"),
     (dict(v=torch.zeros(5, 2, 8)), ValueError, r"k and v must agree in \(total_k, nheads_k\)"),
     (dict(q=torch.zeros(5, 3, 8)), ValueError, r"nheads of q \(3\) must be a multiple"),
-    (dict(alibi_slopes=torch.ones(3, 4)), ValueError, r"alibi_slopes must have shape \(4,\) or \(2, 4\)"),
+    (dict(alibi_slopes=torch.ones(3, 4)), ValueError,
+     r"alibi_slopes must have shape \(4,\) or \(2, 4\)"),
 ])
 def test_varlen_bad_input(path, changes, kind, text):
     args = varlen(**changes)

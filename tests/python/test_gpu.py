@@ -14,7 +14,7 @@ if not torch.cuda.is_available():
     pytest.skip("no CUDA GPU on this machine (no GPU lent to this run): the comparison with the "
                 "real flash-attn did not run", allow_module_level=True)
 try:
-    import flash_attn  # noqa: F401
+    import flash_attn  # noqa: F401  (only whether it imports)
 except Exception as error:  # not installed, or does not import
     pytest.skip("flash-attn does not import here (%s): the comparison with the real flash-attn "
                 "did not run" % error, allow_module_level=True)

@@ -49,7 +49,8 @@ def test_gqa_groups_are_contiguous(path):
     v = torch.zeros_like(v)
     v[:, :, 1] = 1.0  # kv head 1 is all ones, kv head 0 all zeros
     out = run(q, k, v)
-    assert torch.all(out[:, :, :4] == 0) and torch.allclose(out[:, :, 4:], torch.ones_like(out[:, :, 4:]))
+    assert torch.all(out[:, :, :4] == 0)
+    assert torch.allclose(out[:, :, 4:], torch.ones_like(out[:, :, 4:]))
 
 
 @pytest.mark.parametrize("softcap", [0.5, 3.0, 30.0])
