@@ -118,6 +118,7 @@ f = findings.get('no-gpu')
 assert f, f'no no-gpu finding on a machine without an NVIDIA driver: {sorted(findings)}'
 assert f['severity'] == 'warning', f
 assert 'scaled_dot_product_attention' in f['fix'], f
+assert 'flashfit fallback' in f['fix'], f
 assert d['gpu']['presence'] in ('no-driver', 'no-gpu'), d['gpu']['presence']
 "
 else

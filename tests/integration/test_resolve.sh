@@ -46,6 +46,7 @@ expect_rc 1 "T4"
   fail "T4: expected only the SDPA fallback, got $(json_field "$TMP/out" '[s["kind"] for s in d["suggestions"]]')"
 ff resolve flash-attn "${PY[@]}" --python-version 3.11 --torch 2.5.1+cu124 --cxx11-abi FALSE --gpu 7.5
 expect_out_contains "scaled_dot_product_attention"
+expect_out_contains "\$ flashfit fallback"
 pass_note "T4: fallback, no build"
 
 # Debian's own torch, as probed: a CPU build.
