@@ -32,6 +32,17 @@ expect_rc 0 "fallback --json"
 [[ $(json_field "$TMP/out" 'd["requires"]') == "['torch']" ]] || fail "--json requires"
 pass_note "--json: version, wheel, sha256 of the embedded module"
 
+# Installed as `cmake --install` lays it out: <prefix>/bin/flashfit, <prefix>/share/flashfit/*.whl;
+# (it looks there before the build tree it came from).
+mkdir -p "$TMP/prefix/bin" "$TMP/prefix/share/flashfit" "$TMP/bare/bin"
+cp "$FLASHFIT" "$TMP/prefix/bin/flashfit"
+cp "$wheel" "$TMP/prefix/share/flashfit/"
+capture "$TMP/prefix/bin/flashfit" fallback --json
+expect_rc 0 "installed fallback --json"
+[[ $(json_field "$TMP/out" 'd["wheel"]') == "$TMP/prefix/share/flashfit/$(basename "$wheel")" ]] ||
+  fail "an installed flashfit does not find the wheel in <prefix>/share/flashfit"
+pass_note "an installed flashfit finds <prefix>/share/flashfit"
+
 ff fallback --help
 expect_rc 0 "fallback --help"
 expect_out_contains "--vendor"
