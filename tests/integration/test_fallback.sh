@@ -32,9 +32,9 @@ expect_rc 0 "fallback --json"
 [[ $(json_field "$TMP/out" 'd["requires"]') == "['torch']" ]] || fail "--json requires"
 pass_note "--json: version, wheel, sha256 of the embedded module"
 
-# Installed as `cmake --install` lays it out: <prefix>/bin/flashfit, <prefix>/share/flashfit/*.whl;
+# Installed as `cmake --install` lays it out: <prefix>/bin/flashfit, <prefix>/share/flashfit/*.whl
 # (it looks there before the build tree it came from).
-mkdir -p "$TMP/prefix/bin" "$TMP/prefix/share/flashfit" "$TMP/bare/bin"
+mkdir -p "$TMP/prefix/bin" "$TMP/prefix/share/flashfit"
 cp "$FLASHFIT" "$TMP/prefix/bin/flashfit"
 cp "$wheel" "$TMP/prefix/share/flashfit/"
 capture "$TMP/prefix/bin/flashfit" fallback --json
