@@ -643,9 +643,9 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seql
             choice = _flash_failed(key, choice, error)
             if choice is None:
                 raise
-    lengths_q = _check_cu_values("cu_seqlens_q", cu_seqlens_q.tolist(), qs[0], max_seqlen_q)
-    starts_q = cu_seqlens_q.tolist()
+    starts_q = cu_seqlens_q.tolist()  # one host copy each (a sync on a GPU)
     starts_k = cu_seqlens_k.tolist()
+    lengths_q = _check_cu_values("cu_seqlens_q", starts_q, qs[0], max_seqlen_q)
     lengths_k = _check_cu_values("cu_seqlens_k", starts_k, ks[0], max_seqlen_k)
     left, right = _normalize_window(causal, window, max_seqlen_k)
     out = q.new_zeros(qs[0], qs[1], vs[2])
