@@ -17,7 +17,7 @@
 namespace flashfit::resolve {
 
 struct Suggestion {
-  std::string kind;     // "version", "source", "torch", "python", "build", "fallback"
+  std::string kind;  // "version", "source", "torch", "python", "build", "fallback"
   std::string message;
   std::optional<std::string> command;
 };
@@ -27,13 +27,16 @@ struct Resolution {
   // The candidates as gathered; Judged::candidate points into them (shared, so
   // a copy of the Resolution stays valid).
   std::shared_ptr<const std::vector<Candidate>> inputs;
-  // Compatible candidates first, best first; then rejected ones, nearest to
-  // fitting first (fewest reasons, newest).
+  // Certain fits first, best first; then uncertain ones (a rule skipped for an
+  // unknown fact); then rejected ones, nearest to fitting first (fewest
+  // reasons, newest). `selected` is the first fit, uncertain only when no
+  // certain one exists.
   std::vector<Judged> candidates;
   std::optional<std::size_t> selected;  // index into candidates (0 when set)
   std::vector<Suggestion> suggestions;
-  std::vector<std::string> warnings;    // sources that failed, a pre-release torch, ...
-  std::size_t compatible_count() const;
+  std::vector<std::string> warnings;     // sources that failed, a pre-release torch, ...
+  std::size_t compatible_count() const;  // no rule rejects them, certain or not
+  std::size_t certain_count() const;     // ... and none rests on an unknown fact
 };
 
 // What a source build would need, for the suggestion (from the probe).

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "resolve/build_knobs.hpp"
+#include "resolve/torch_abi.hpp"
 #include "resolve/torch_releases.hpp"
 #include "util/strings.hpp"
 
@@ -14,23 +15,26 @@ namespace flashfit::resolve {
 namespace {
 
 bool only(const Judged& j, std::initializer_list<ReasonCode> allowed) {
-  return !j.reasons.empty() && std::all_of(j.reasons.begin(), j.reasons.end(), [&](const Reason& r) {
+  return !j.reasons.empty() &&
+         std::all_of(j.reasons.begin(), j.reasons.end(), [&](const Reason& r) {
            return std::find(allowed.begin(), allowed.end(), r.code) != allowed.end();
          });
 }
 
 std::string pin_command(const Request& request, const Judged& j, const std::string& extra = {}) {
-  return fmt::format("flashfit resolve '{}=={}'{}", request.name, j.wheel->version.public_str(), extra);
+  return fmt::format("flashfit resolve '{}=={}'{}", request.name, j.wheel->version.public_str(),
+                     extra);
 }
 
 void suggest_version(const Resolution& r, std::vector<Suggestion>& out) {
   // Candidates are sorted nearest first, newest first within a reason count.
   for (const Judged& j : r.candidates) {
     if (only(j, {ReasonCode::version})) {
-      out.push_back({"version",
-                     fmt::format("{} {} has a wheel that fits ({}, from {})", r.request.name,
-                                 j.wheel->version.public_str(), j.candidate->filename, j.candidate->source),
-                     pin_command(r.request, j)});
+      out.push_back(
+          {"version",
+           fmt::format("{} {} has a wheel that fits ({}, from {})", r.request.name,
+                       j.wheel->version.public_str(), j.candidate->filename, j.candidate->source),
+           pin_command(r.request, j)});
       return;
     }
   }
@@ -39,12 +43,15 @@ void suggest_version(const Resolution& r, std::vector<Suggestion>& out) {
 void suggest_sources(const Resolution& r, std::vector<Suggestion>& out) {
   std::set<std::string> said;
   for (const Judged& j : r.candidates) {
-    if (!only(j, {ReasonCode::source_disabled}) || !said.insert(j.candidate->source).second) continue;
-    std::string trust = j.candidate->role == SourceRole::community ? " (third-party builds: a trust decision)" : "";
-    out.push_back({"source",
-                   fmt::format("source '{}'{} has a wheel that fits: {}", j.candidate->source, trust,
-                               j.candidate->filename),
-                   fmt::format("flashfit resolve '{}' --source {}", r.request.text, j.candidate->source)});
+    if (!only(j, {ReasonCode::source_disabled}) || !said.insert(j.candidate->source).second)
+      continue;
+    std::string trust =
+        j.candidate->role == SourceRole::community ? " (third-party builds: a trust decision)" : "";
+    out.push_back(
+        {"source",
+         fmt::format("source '{}'{} has a wheel that fits: {}", j.candidate->source, trust,
+                     j.candidate->filename),
+         fmt::format("flashfit resolve '{}' --source {}", r.request.text, j.candidate->source)});
   }
 }
 
@@ -62,7 +69,8 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
   };
   std::map<pkg::TorchVersion, Fit> fits;
   for (const Judged& j : r.candidates) {
-    if (!j.variant.torch || !only(j, {ReasonCode::torch, ReasonCode::cxx11_abi, ReasonCode::cuda})) continue;
+    if (!j.variant.torch || !only(j, {ReasonCode::torch, ReasonCode::cxx11_abi, ReasonCode::cuda}))
+      continue;
     if (current && *j.variant.torch == *current) continue;
     if (fits.count(*j.variant.torch)) continue;
     for (const TorchRelease& release : torch_releases()) {
@@ -74,14 +82,19 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
       for (const env::MajorMinor& c : release.cudas) {
         if (cuda && c.major != cuda->major) continue;
         if (!cuda && j.variant.cuda && c.major != j.variant.cuda->major) continue;
-        if (!pick || (cuda ? std::abs(c.minor - cuda->minor) < std::abs(pick->minor - cuda->minor) : *pick < c)) pick = c;
+        if (!pick || (cuda ? std::abs(c.minor - cuda->minor) < std::abs(pick->minor - cuda->minor)
+                           : *pick < c))
+          pick = c;
       }
       if (!pick) continue;
       ResolveTarget other = target;
-      other.torch = *pkg::Version::parse(fmt::format("{}+cu{}{}", release.latest, pick->major, pick->minor));
+      other.torch =
+          *pkg::Version::parse(fmt::format("{}+cu{}{}", release.latest, pick->major, pick->minor));
       other.torch_cuda = std::optional<env::MajorMinor>{*pick};
       other.torch_installed = true;
-      other.cxx11_abi = official_torch_abi(release.minor, pkg::CudaVersion{pick->major, pick->minor});
+      other.cxx11_abi = official_torch_abi({release.minor, OfficialTorchBuild::Kind::cuda,
+                                            pkg::CudaVersion{pick->major, pick->minor},
+                                            target.arch.empty() ? "x86_64" : target.arch});
       auto again = judge(*j.candidate, r.request, recipe, other, {false, nullptr});
       if (again && again->compatible()) fits.emplace(release.minor, Fit{&release, *pick, &j});
     }
@@ -91,7 +104,8 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
   // Nearest minor first; newer wins a tie.
   auto distance = [&](const Fit& f) {
     if (!current) return 0;
-    return std::abs((f.release->minor.major * 100 + f.release->minor.minor) - (current->major * 100 + current->minor));
+    return std::abs((f.release->minor.major * 100 + f.release->minor.minor) -
+                    (current->major * 100 + current->minor));
   };
   std::sort(ordered.begin(), ordered.end(), [&](const Fit& a, const Fit& b) {
     if (distance(a) != distance(b)) return distance(a) < distance(b);
@@ -106,7 +120,8 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
   }
 }
 
-void suggest_python(const Resolution& r, const ResolveTarget& target, std::vector<Suggestion>& out) {
+void suggest_python(const Resolution& r, const ResolveTarget& target,
+                    std::vector<Suggestion>& out) {
   std::map<int, const Judged*> by_minor;  // 3.X -> a wheel that fails only on Python
   for (const Judged& j : r.candidates) {
     if (!only(j, {ReasonCode::python})) continue;
@@ -124,10 +139,11 @@ void suggest_python(const Resolution& r, const ResolveTarget& target, std::vecto
   auto best = std::min_element(by_minor.begin(), by_minor.end(), [&](const auto& a, const auto& b) {
     return std::abs(a.first - here) < std::abs(b.first - here);
   });
-  out.push_back({"python",
-                 fmt::format("with Python 3.{}, {} fits", best->first, best->second->candidate->filename),
-                 fmt::format("python3.{} -m venv .venv && flashfit resolve '{}' --python .venv/bin/python",
-                             best->first, r.request.text)});
+  out.push_back(
+      {"python",
+       fmt::format("with Python 3.{}, {} fits", best->first, best->second->candidate->filename),
+       fmt::format("python3.{} -m venv .venv && flashfit resolve '{}' --python .venv/bin/python",
+                   best->first, r.request.text)});
 }
 
 std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe) {
@@ -154,10 +170,12 @@ std::vector<std::string> arch_tokens_for(const Recipe& recipe, const ResolveTarg
 std::optional<double> job_gib(const Recipe& recipe, const ResolveTarget& target) {
   std::size_t archs = arch_tokens_for(recipe, target).size();
   if (archs == 0) archs = recipe.build.default_archs.size();
-  return memory_per_job_gib(recipe.build, static_cast<unsigned>(recipe.build.default_threads), archs);
+  return memory_per_job_gib(recipe.build, static_cast<unsigned>(recipe.build.default_threads),
+                            archs);
 }
 
-std::string build_needs(const Recipe* recipe, const ResolveTarget& target, const BuildOutlook& build) {
+std::string build_needs(const Recipe* recipe, const ResolveTarget& target,
+                        const BuildOutlook& build) {
   std::vector<std::string> parts;
   bool cuda = !recipe || recipe->needs_cuda;
   if (cuda && target.torch_cuda && *target.torch_cuda) {
@@ -172,7 +190,8 @@ std::string build_needs(const Recipe* recipe, const ResolveTarget& target, const
     parts.push_back(want);
   }
   if (build.toolkit) {
-    parts.push_back(build.toolkit->ninja.known() ? "ninja: found" : "ninja: missing (the build would be serial)");
+    parts.push_back(build.toolkit->ninja.known() ? "ninja: found"
+                                                 : "ninja: missing (the build would be serial)");
   }
   if (recipe) {
     if (auto gib = job_gib(*recipe, target)) {
@@ -185,24 +204,26 @@ std::string build_needs(const Recipe* recipe, const ResolveTarget& target, const
 // Until `flashfit build` exists: the pip command that builds it here, with
 // the recipe's switches and the GPUs' arch tokens, without build isolation
 // (setup.py imports torch) and without touching torch (--no-deps).
-std::string build_command(const Recipe* recipe, const ResolveTarget& target, const Request& request) {
+std::string build_command(const Recipe* recipe, const ResolveTarget& target,
+                          const Request& request) {
   std::vector<std::string> env;
   if (recipe) {
     for (const auto& [name, value] : recipe->build.env) env.push_back(name + "=" + value);
     auto tokens = arch_tokens_for(*recipe, target);
     if (!recipe->build.arch_variable.empty() && !tokens.empty()) {
-      env.push_back(fmt::format("{}=\"{}\"", recipe->build.arch_variable, util::join(tokens, recipe->build.arch_separator)));
+      env.push_back(fmt::format("{}=\"{}\"", recipe->build.arch_variable,
+                                util::join(tokens, recipe->build.arch_separator)));
     }
     if (!recipe->build.jobs_variable.empty()) env.push_back(recipe->build.jobs_variable + "=2");
   }
-  return fmt::format("{}{}pip install --no-build-isolation --no-deps '{}'", util::join(env, " "), env.empty() ? "" : " ",
-                     request.text);
+  return fmt::format("{}{}pip install --no-build-isolation --no-deps '{}'", util::join(env, " "),
+                     env.empty() ? "" : " ", request.text);
 }
 
 }  // namespace
 
-std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe, const ResolveTarget& target,
-                                const BuildOutlook& build) {
+std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
+                                const ResolveTarget& target, const BuildOutlook& build) {
   std::vector<Suggestion> out;
   suggest_version(r, out);
   suggest_sources(r, out);
@@ -223,8 +244,8 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe, const
     std::string jobs;
     if (recipe && !recipe->build.jobs_variable.empty()) {
       if (auto gib = job_gib(*recipe, target)) {
-        jobs = fmt::format("; raise {} to (free memory / {:.0f} GiB) if you have more", recipe->build.jobs_variable,
-                           *gib);
+        jobs = fmt::format("; raise {} to (free memory / {:.0f} GiB) if you have more",
+                           recipe->build.jobs_variable, *gib);
       }
     }
     out.push_back({"build",
@@ -232,14 +253,18 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe, const
                                build_needs(recipe, target, build), jobs),
                    build_command(recipe, target, r.request)});
   }
-  if (recipe && !recipe->fallback.empty() && (never_runs || (recipe->needs_cuda && (cpu_torch || no_gpu)))) {
-    std::string why = never_runs ? fmt::format("no GPU here can run {} (compute capability below {})",
-                                               recipe->summary.empty() ? recipe->name : recipe->summary,
-                                               package_min_cc(*recipe)->str())
-                      : cpu_torch ? fmt::format("torch here is a CPU build, and {} needs CUDA", recipe->name)
-                                  : fmt::format("there is no GPU here, and {} needs one", recipe->name);
-    out.push_back({"fallback", fmt::format("{}: use {} instead; it needs no extra package", why, recipe->fallback),
-                   std::nullopt});
+  if (recipe && !recipe->fallback.empty() &&
+      (never_runs || (recipe->needs_cuda && (cpu_torch || no_gpu)))) {
+    std::string why =
+        never_runs  ? fmt::format("no GPU here can run {} (compute capability below {})",
+                                 recipe->summary.empty() ? recipe->name : recipe->summary,
+                                  package_min_cc(*recipe)->str())
+        : cpu_torch ? fmt::format("torch here is a CPU build, and {} needs CUDA", recipe->name)
+                    : fmt::format("there is no GPU here, and {} needs one", recipe->name);
+    out.push_back(
+        {"fallback",
+         fmt::format("{}: use {} instead; it needs no extra package", why, recipe->fallback),
+         std::nullopt});
   }
   return out;
 }

@@ -34,6 +34,26 @@ done
 [[ $(json_field "$TMP/out" 'd["suggestions"]') == "[]" ]] || fail "suggestions despite a pick"
 pass_note "real catalog: pick, JSON shape, reason codes"
 
+# An unprobed torch's ABI is derived for an official build (torch 2.6 cu124: pre-C++11), said so.
+ff resolve flash-attn "${PY[@]}" --python-version 3.11 --torch 2.6.0+cu124 --gpu 8.0 --json
+expect_rc 0 "torch 2.6.0+cu124, ABI not given"
+[[ $(json_field "$TMP/out" '"cxx11abiFALSE" in d["selected"]["filename"]') == True ]] ||
+  fail "derived-ABI pick carries the C++11 ABI: $(json_field "$TMP/out" 'd["selected"]["filename"]')"
+[[ $(json_field "$TMP/out" 'd["environment"]["cxx11_abi"]["source"].startswith("derived from torch 2.6.0+cu124")') == True ]] ||
+  fail "the derived ABI does not say where it came from"
+[[ $(json_field "$TMP/out" 'd["selected"]["certain"]') == True ]] || fail "a derived ABI made the pick uncertain"
+ff resolve flash-attn "${PY[@]}" --python-version 3.11 --torch 2.6.0+cu124 --gpu 8.0
+expect_out_contains "derived from torch 2.6.0+cu124"
+# A source-built torch: the ABI stays unknown, and the pick says it is uncertain and which flag fixes it.
+ff resolve flash-attn "${PY[@]}" --python-version 3.12 --torch 2.6.0+git1a2b3c --cuda 12.4 --gpu 8.0 --json
+expect_rc 0 "torch +git, ABI unknown"
+[[ $(json_field "$TMP/out" 'd["selected"]["certain"]') == False ]] || fail "an unknown ABI gave a certain pick"
+[[ $(json_field "$TMP/out" '[a["flag"] for a in d["selected"]["assumptions"]]') == "['--cxx11-abi TRUE|FALSE']" ]] ||
+  fail "assumptions: $(json_field "$TMP/out" 'd["selected"]["assumptions"]')"
+ff resolve flash-attn "${PY[@]}" --python-version 3.12 --torch 2.6.0+git1a2b3c --cuda 12.4 --gpu 8.0
+expect_out_contains "uncertain: no wheel fits for certain"
+pass_note "ABI derived for official torches; unknown facts give an uncertain pick with the flag"
+
 ff resolve 'flash-attn==2.8.3' "${L4[@]}" --all
 expect_rc 0 "--all"
 expect_out_contains "every candidate:"
@@ -142,6 +162,20 @@ ff resolve tinyext "${L4[@]}" --find-links "$TMP/plain" --json
 expect_rc 0 "a package without a recipe"
 [[ $(json_field "$TMP/out" 'd["selected"]["version"]') == 1.0 ]] || fail "recipe-less pick"
 [[ $(json_field "$TMP/out" 'd["package"]["recipe"]') == None ]] || fail "recipe-less package claims a recipe"
+
+# A pure or non-torch wheel needs no torch: resolve agrees with install (a venv without torch).
+"$TEST_PYTHON" -m venv --without-pip "$TMP/notorch"
+: >"$TMP/plain/purepkg-1.0-py3-none-any.whl"
+ff resolve purepkg --python "$TMP/notorch/bin/python" --find-links "$TMP/plain" --json
+expect_rc 0 "a pure wheel without torch"
+[[ $(json_field "$TMP/out" 'd["selected"]["certain"]') == True ]] || fail "pure wheel pick not certain"
+cp=$("$TEST_PYTHON" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+: >"$TMP/plain/nontorch-1.0-$cp-$cp-linux_x86_64.whl"
+ff resolve nontorch --python "$TMP/notorch/bin/python" --find-links "$TMP/plain" --json
+expect_rc 0 "a non-torch binary wheel without torch"
+[[ $(json_field "$TMP/out" '[r["code"] for c in d["candidates"] for r in c["reasons"]]') != *torch* ]] ||
+  fail "a non-torch wheel was rejected for torch"
+pass_note "torch-free wheels: resolve does not apply the torch rules"
 
 # --- catalog update ---------------------------------------------------------------
 mkdir -p "$TMP/api"
