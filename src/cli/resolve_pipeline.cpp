@@ -2,9 +2,11 @@
 
 #include <fmt/core.h>
 
+#include "env/pep668.hpp"
 #include "pkg/name.hpp"
 #include "pkg/wheel_name.hpp"
 #include "resolve/suggestions.hpp"
+#include "resolve/url_check.hpp"
 #include "store/wheel_cache.hpp"
 #include "util/interrupt.hpp"
 #include "util/paths.hpp"
@@ -29,6 +31,24 @@ util::Result<resolve::Request> request_for_file(const std::filesystem::path& whe
   c.role = resolve::SourceRole::find_links;
   candidates.push_back(std::move(c));
   return resolve::Request{name->canonical_name, {}, wheel.filename().string()};
+}
+
+// How suggested commands address what was judged: the probed interpreter's
+// own pip (a venv when PEP 668 forbids it) and the flags given.
+resolve::CommandContext command_context(const env::Environment& environment,
+                                        const EnvironmentFlags& flags) {
+  resolve::CommandContext ctx;
+  if (environment.python.interpreter.known()) {
+    ctx.python = environment.python.interpreter->executable;
+    ctx.externally_managed = env::externally_managed(*environment.python.interpreter);
+  }
+  if (flags.python) ctx.flags.emplace_back("--python", resolve::shell_quote(*flags.python));
+  for (const std::string& given : environment.what_if.describe()) {
+    auto space = given.find(' ');
+    if (space == std::string::npos) continue;
+    ctx.flags.emplace_back(given.substr(0, space), resolve::shell_quote(given.substr(space + 1)));
+  }
+  return ctx;
 }
 
 }  // namespace
@@ -107,11 +127,17 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   resolve_options.suggest = false;  // below, once the toolkit is known
   out->resolution =
       resolve::resolve(*request, out->recipe, target, std::move(candidates), resolve_options);
+  // A catalog row may be a prediction: ask for the pick's URL before presenting it.
+  resolve::UrlCheckStore url_checks(cache_root);
+  resolve::confirm_pick(out->resolution, out->recipe, target, resolve_options, url_checks,
+                        resolve::ConfirmOptions{!flags.offline});
+  if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
   if (!out->resolution.selected) {
     // Only now is the toolkit worth its `nvcc --version`: the build suggestion needs it.
     out->environment.toolkit = env::probe_toolkit(probe->toolkit);
     out->resolution.suggestions = resolve::suggest(
-        out->resolution, out->recipe, target, resolve::BuildOutlook{&out->environment.toolkit});
+        out->resolution, out->recipe, target, resolve::BuildOutlook{&out->environment.toolkit},
+        command_context(out->environment, *options.environment));
   }
   out->resolution.warnings.insert(out->resolution.warnings.begin(), warnings.begin(),
                                   warnings.end());

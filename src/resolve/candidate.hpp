@@ -35,6 +35,9 @@ struct Candidate {
   // is judged by that record as if it were a label.
   std::optional<pkg::VariantLabel> built_variant;
   std::optional<std::vector<std::string>> built_archs;  // "sm_80"; empty: no CUDA code
+  // Set when its URL answered 404 to flashfit's check (resolve/url_check):
+  // "HTTP 404 when flashfit asked on 2026-...". Rejected with `missing`.
+  std::optional<std::string> missing;
 };
 
 // Stable reason codes (docs/json.md); the message says the particulars.
@@ -52,6 +55,7 @@ enum class ReasonCode {
   gpu_arch,            // no kernel image for a GPU present
   compute_capability,  // a GPU outside the package's supported range
   pure_wheel,          // a py3-none-any wheel of a package that needs its compiled module
+  missing,             // its URL answered 404: the file does not exist
 };
 std::string_view to_string(ReasonCode code);  // "cxx11-abi", "gpu-arch", ...
 

@@ -17,6 +17,13 @@ bool tag_matches_version(const Judged& j) {
   return tag == v || tag == "v" + v;
 }
 
+// A catalog row known only from a prediction (the release workflow's build
+// matrix) or a single third-party mention: it may never have been uploaded.
+// Every other candidate was listed by someone who saw the file.
+bool unconfirmed(const Candidate& c) {
+  return c.evidence == "workflow-matrix" || c.evidence == "single-third-party-mention";
+}
+
 // download.pytorch.org's local labels: cu128, cpu, rocm6.2, xpu.
 bool is_pytorch_index_label(const std::string& local) {
   return local.rfind("cu", 0) == 0 || local == "cpu" || local.rfind("rocm", 0) == 0 ||
@@ -91,6 +98,10 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
     if (x.compatible() != y.compatible()) return x.compatible();
     // An uncertain fit (a rule skipped for an unknown fact) only when nothing certain fits.
     if (x.compatible() && x.certain() != y.certain()) return x.certain();
+    // A confirmed fit before an unconfirmed one of any version: a guessed row
+    // is picked only when nothing confirmed fits (or the pin leaves only it).
+    if (x.compatible() && unconfirmed(*x.candidate) != unconfirmed(*y.candidate))
+      return !unconfirmed(*x.candidate);
     if (!x.compatible()) {  // nearest first: fewest reasons, then newest
       if (x.reasons.size() != y.reasons.size()) return x.reasons.size() < y.reasons.size();
     }
@@ -118,7 +129,8 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
   r.candidates = std::move(sorted);
   if (!r.candidates.empty() && r.candidates.front().compatible()) r.selected = 0;
   warn_about_torch(target, r.warnings);
-  if (!r.selected && options.suggest) r.suggestions = suggest(r, recipe, target, options.build);
+  if (!r.selected && options.suggest)
+    r.suggestions = suggest(r, recipe, target, options.build, options.commands);
   return r;
 }
 

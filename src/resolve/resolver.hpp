@@ -44,6 +44,17 @@ struct BuildOutlook {
   const env::ToolkitFacts* toolkit = nullptr;  // nullptr: not probed
 };
 
+// How printed commands address the environment that was judged, so that a
+// pasted command acts on that environment and repeats the question asked.
+struct CommandContext {
+  std::string python;  // the probed interpreter's absolute path; empty: none was probed
+  bool externally_managed =
+      false;  // its stdlib has PEP 668's EXTERNALLY-MANAGED: pip refuses, use a venv
+  // The flags the resolution was computed under, each already shell-quoted:
+  // {"--python", "/v/bin/python"}, {"--torch", "2.6.0+cu124"} (what-if), ...
+  std::vector<std::pair<std::string, std::string>> flags;
+};
+
 struct ResolveOptions {
   // Rejected candidates whose reasons get messages (compatible ones always
   // do); SIZE_MAX: all of them (--json, --all). The rest carry codes only.
@@ -51,6 +62,7 @@ struct ResolveOptions {
   // false: the caller calls suggest() itself (after probing what a build needs).
   bool suggest = true;
   BuildOutlook build;
+  CommandContext commands;
 };
 
 Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTarget& target,

@@ -449,6 +449,10 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
       });
     }
   }
+  if (candidate.missing) {
+    reject(j, ReasonCode::missing,
+           [&] { return "the file does not exist: its URL answered " + *candidate.missing; });
+  }
   if (!candidate.source_enabled) {
     reject(j, ReasonCode::source_disabled, [&] {
       return std::string(fmt::format("source '{}' is not enabled (--source {})", candidate.source,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -21,49 +22,72 @@ bool only(const Judged& j, std::initializer_list<ReasonCode> allowed) {
          });
 }
 
-std::string pin_command(const Request& request, const Judged& j, const std::string& extra = {}) {
-  return fmt::format("flashfit resolve '{}=={}'{}", request.name, j.wheel->version.public_str(),
-                     extra);
+// The flags the resolution was computed under, appended so that the pasted
+// command asks the same question; `drop` leaves out the ones it replaces.
+std::string with_flags(std::string command, const CommandContext& ctx,
+                       std::initializer_list<std::string_view> drop = {}) {
+  for (const auto& [flag, value] : ctx.flags) {
+    if (std::find(drop.begin(), drop.end(), flag) != drop.end()) continue;
+    command += " " + flag + " " + value;
+  }
+  return command;
 }
 
-void suggest_version(const Resolution& r, std::vector<Suggestion>& out) {
+// pip of the interpreter that was judged, never a bare `pip` from PATH; for an
+// externally managed one (PEP 668: pip refuses) a venv that still sees its packages.
+std::string pip_install(const CommandContext& ctx, const std::string& args) {
+  const std::string python = ctx.python.empty() ? "python3" : shell_quote(ctx.python);
+  if (ctx.externally_managed) {
+    return fmt::format(
+        "{} -m venv --system-site-packages .venv && .venv/bin/python -m pip install {}", python,
+        args);
+  }
+  return fmt::format("{} -m pip install {}", python, args);
+}
+
+void suggest_version(const Resolution& r, const CommandContext& ctx, std::vector<Suggestion>& out) {
   // Candidates are sorted nearest first, newest first within a reason count.
   for (const Judged& j : r.candidates) {
     if (only(j, {ReasonCode::version})) {
+      std::string pin = r.request.name + "==" + j.wheel->version.public_str();
       out.push_back(
           {"version",
            fmt::format("{} {} has a wheel that fits ({}, from {})", r.request.name,
                        j.wheel->version.public_str(), j.candidate->filename, j.candidate->source),
-           pin_command(r.request, j)});
+           with_flags("flashfit resolve " + shell_quote(pin), ctx)});
       return;
     }
   }
 }
 
-void suggest_sources(const Resolution& r, std::vector<Suggestion>& out) {
+void suggest_sources(const Resolution& r, const CommandContext& ctx, std::vector<Suggestion>& out) {
   std::set<std::string> said;
   for (const Judged& j : r.candidates) {
     if (!only(j, {ReasonCode::source_disabled}) || !said.insert(j.candidate->source).second)
       continue;
     std::string trust =
         j.candidate->role == SourceRole::community ? " (third-party builds: a trust decision)" : "";
-    out.push_back(
-        {"source",
-         fmt::format("source '{}'{} has a wheel that fits: {}", j.candidate->source, trust,
-                     j.candidate->filename),
-         fmt::format("flashfit resolve '{}' --source {}", r.request.text, j.candidate->source)});
+    out.push_back({"source",
+                   fmt::format("source '{}'{} has a wheel that fits: {}", j.candidate->source,
+                               trust, j.candidate->filename),
+                   with_flags(fmt::format("flashfit resolve {} --source {}",
+                                          shell_quote(r.request.text), j.candidate->source),
+                              ctx)});
   }
 }
 
 // Another torch minor with the same CUDA major and Python: re-judge the
-// candidates that fail only on torch-bound rules against that torch.
+// candidates that fail only on torch-bound rules against that torch. A CPU
+// torch is first told about the CUDA build of its own version.
 void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarget& target,
-                   std::vector<Suggestion>& out) {
+                   const CommandContext& ctx, std::vector<Suggestion>& out) {
   if (!target.python || !target.torch_cuda) return;
   auto current = target.torch_minor();
   std::optional<env::MajorMinor> cuda = *target.torch_cuda;
+  const bool cpu_torch = !cuda;
   struct Fit {
     const TorchRelease* release;
+    std::string version;  // what to install: the release's newest, or a CPU torch's own version
     env::MajorMinor cuda;
     const Judged* example;
   };
@@ -71,7 +95,7 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
   for (const Judged& j : r.candidates) {
     if (!j.variant.torch || !only(j, {ReasonCode::torch, ReasonCode::cxx11_abi, ReasonCode::cuda}))
       continue;
-    if (current && *j.variant.torch == *current) continue;
+    if (current && *j.variant.torch == *current && !cpu_torch) continue;
     if (fits.count(*j.variant.torch)) continue;
     for (const TorchRelease& release : torch_releases()) {
       if (release.minor != *j.variant.torch) continue;
@@ -87,21 +111,27 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
           pick = c;
       }
       if (!pick) continue;
+      const bool same_minor = current && release.minor == *current && target.torch;
+      std::string version = same_minor ? target.torch->public_str() : std::string(release.latest);
+      auto as_cuda =
+          pkg::Version::parse(fmt::format("{}+cu{}{}", version, pick->major, pick->minor));
+      if (!as_cuda) continue;
       ResolveTarget other = target;
-      other.torch =
-          *pkg::Version::parse(fmt::format("{}+cu{}{}", release.latest, pick->major, pick->minor));
+      other.torch = *as_cuda;
       other.torch_cuda = std::optional<env::MajorMinor>{*pick};
       other.torch_installed = true;
       other.cxx11_abi = official_torch_abi({release.minor, OfficialTorchBuild::Kind::cuda,
                                             pkg::CudaVersion{pick->major, pick->minor},
                                             target.arch.empty() ? "x86_64" : target.arch});
       auto again = judge(*j.candidate, r.request, recipe, other, {false, nullptr});
-      if (again && again->compatible()) fits.emplace(release.minor, Fit{&release, *pick, &j});
+      if (again && again->compatible()) {
+        fits.emplace(release.minor, Fit{&release, version, *pick, &j});
+      }
     }
   }
   std::vector<Fit> ordered;
   for (const auto& [minor, fit] : fits) ordered.push_back(fit);
-  // Nearest minor first; newer wins a tie.
+  // Nearest minor first (a CPU torch's own first); newer wins a tie.
   auto distance = [&](const Fit& f) {
     if (!current) return 0;
     return std::abs((f.release->minor.major * 100 + f.release->minor.minor) -
@@ -113,14 +143,18 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
   });
   for (std::size_t i = 0; i < ordered.size() && i < 2; ++i) {
     const Fit& f = ordered[i];
-    out.push_back({"torch",
-                   fmt::format("with torch {} (CUDA {}), {} fits", f.release->latest, f.cuda.str(),
-                               f.example->candidate->filename),
-                   pip_install_torch(*f.release, f.cuda)});
+    const bool own = cpu_torch && current && f.release->minor == *current;
+    out.push_back(
+        {"torch",
+         fmt::format("with {}torch {} (CUDA {}), {} fits", own ? "the CUDA build of " : "",
+                     f.version, f.cuda.str(), f.example->candidate->filename),
+         pip_install(ctx,
+                     fmt::format("torch=={} --index-url https://download.pytorch.org/whl/cu{}{}",
+                                 f.version, f.cuda.major, f.cuda.minor))});
   }
 }
 
-void suggest_python(const Resolution& r, const ResolveTarget& target,
+void suggest_python(const Resolution& r, const ResolveTarget& target, const CommandContext& ctx,
                     std::vector<Suggestion>& out) {
   std::map<int, const Judged*> by_minor;  // 3.X -> a wheel that fails only on Python
   for (const Judged& j : r.candidates) {
@@ -142,8 +176,10 @@ void suggest_python(const Resolution& r, const ResolveTarget& target,
   out.push_back(
       {"python",
        fmt::format("with Python 3.{}, {} fits", best->first, best->second->candidate->filename),
-       fmt::format("python3.{} -m venv .venv && flashfit resolve '{}' --python .venv/bin/python",
-                   best->first, r.request.text)});
+       with_flags(
+           fmt::format("python3.{} -m venv .venv && flashfit resolve {} --python .venv/bin/python",
+                       best->first, shell_quote(r.request.text)),
+           ctx, {"--python", "--python-version"})});
 }
 
 std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe) {
@@ -201,34 +237,40 @@ std::string build_needs(const Recipe* recipe, const ResolveTarget& target,
   return parts.empty() ? "" : " (" + util::join(parts, "; ") + ")";
 }
 
-// Until `flashfit build` exists: the pip command that builds it here, with
-// the recipe's switches and the GPUs' arch tokens, without build isolation
-// (setup.py imports torch) and without touching torch (--no-deps).
-std::string build_command(const Recipe* recipe, const ResolveTarget& target,
-                          const Request& request) {
-  std::vector<std::string> env;
+// `flashfit build SPEC` with the arch tokens the GPUs here need (the
+// recipe's defaults when they are unknown) and the interpreter that was
+// judged; build itself sets the recipe's switches, picks jobs from free
+// memory and runs pip without build isolation.
+std::string build_command(const Recipe* recipe, const ResolveTarget& target, const Request& request,
+                          const CommandContext& ctx) {
+  std::string command = "flashfit build " + shell_quote(request.text);
   if (recipe) {
-    for (const auto& [name, value] : recipe->build.env) env.push_back(name + "=" + value);
     auto tokens = arch_tokens_for(*recipe, target);
-    if (!recipe->build.arch_variable.empty() && !tokens.empty()) {
-      env.push_back(fmt::format("{}=\"{}\"", recipe->build.arch_variable,
-                                util::join(tokens, recipe->build.arch_separator)));
-    }
-    if (!recipe->build.jobs_variable.empty()) env.push_back(recipe->build.jobs_variable + "=2");
+    if (!tokens.empty()) command += " --archs " + util::join(tokens, ",");
   }
-  return fmt::format("{}{}pip install --no-build-isolation --no-deps '{}'", util::join(env, " "),
-                     env.empty() ? "" : " ", request.text);
+  for (const auto& [flag, value] : ctx.flags) {
+    if (flag == "--python") command += " --python " + value;
+  }
+  return command;
+}
+
+// Whether the package's own authors publish wheels (a recipe source that is not a third party's).
+bool upstream_publishes_wheels(const Recipe& recipe) {
+  return std::any_of(recipe.sources.begin(), recipe.sources.end(),
+                     [](const RecipeSource& s) { return !s.third_party; });
 }
 
 }  // namespace
 
 std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
-                                const ResolveTarget& target, const BuildOutlook& build) {
+                                const ResolveTarget& target, const BuildOutlook& build,
+                                const CommandContext& commands) {
   std::vector<Suggestion> out;
-  suggest_version(r, out);
-  suggest_sources(r, out);
-  suggest_torch(r, recipe, target, out);
-  suggest_python(r, target, out);
+  suggest_version(r, commands, out);
+  suggest_sources(r, commands, out);
+  const std::size_t fallback_at = out.size();  // with no GPU: before the CUDA torches
+  suggest_torch(r, recipe, target, commands, out);
+  suggest_python(r, target, commands, out);
 
   bool cpu_torch = target.torch_cuda && !*target.torch_cuda;
   bool never_runs = false;
@@ -241,17 +283,17 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
   bool no_gpu = target.gpus && target.gpus->empty();
   if (!never_runs && !(recipe && recipe->needs_cuda && (cpu_torch || no_gpu))) {
     std::string name = recipe ? recipe->name : r.request.name;
-    std::string jobs;
-    if (recipe && !recipe->build.jobs_variable.empty()) {
-      if (auto gib = job_gib(*recipe, target)) {
-        jobs = fmt::format("; raise {} to (free memory / {:.0f} GiB) if you have more",
-                           recipe->build.jobs_variable, *gib);
-      }
-    }
+    std::string no_wheels = recipe && !upstream_publishes_wheels(*recipe)
+                                ? fmt::format("{}'s authors publish no wheels: ", name)
+                                : std::string();
+    auto tokens = recipe ? arch_tokens_for(*recipe, target) : std::vector<std::string>{};
+    std::string archs = tokens.empty()
+                            ? std::string()
+                            : fmt::format(" (arch {}, for the GPUs here)", util::join(tokens, ","));
     out.push_back({"build",
-                   fmt::format("build {} from source for this environment{}{}", name,
-                               build_needs(recipe, target, build), jobs),
-                   build_command(recipe, target, r.request)});
+                   fmt::format("{}build {} from source for this environment{}{}", no_wheels, name,
+                               archs, build_needs(recipe, target, build)),
+                   build_command(recipe, target, r.request, commands)});
   }
   if (recipe && !recipe->fallback.empty() &&
       (never_runs || (recipe->needs_cuda && (cpu_torch || no_gpu)))) {
@@ -261,12 +303,28 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
                                   package_min_cc(*recipe)->str())
         : cpu_torch ? fmt::format("torch here is a CPU build, and {} needs CUDA", recipe->name)
                     : fmt::format("there is no GPU here, and {} needs one", recipe->name);
-    out.push_back(
-        {"fallback",
-         fmt::format("{}: use {} instead; it needs no extra package", why, recipe->fallback),
-         std::nullopt});
+    Suggestion fallback{
+        "fallback",
+        fmt::format("{}: use {} instead; it needs no extra package", why, recipe->fallback),
+        std::nullopt};
+    if (no_gpu || never_runs) {
+      out.insert(out.begin() + static_cast<std::ptrdiff_t>(fallback_at), std::move(fallback));
+    } else {
+      out.push_back(std::move(fallback));
+    }
   }
   return out;
+}
+
+std::string shell_quote(std::string_view text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("-_.,/+=:@%").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(text);
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 }  // namespace flashfit::resolve
