@@ -287,13 +287,16 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
                                 ? fmt::format("{}'s authors publish no wheels: ", name)
                                 : std::string();
     auto tokens = recipe ? arch_tokens_for(*recipe, target) : std::vector<std::string>{};
-    std::string archs = tokens.empty()
-                            ? std::string()
-                            : fmt::format(" (arch {}, for the GPUs here)", util::join(tokens, ","));
-    out.push_back({"build",
-                   fmt::format("{}build {} from source for this environment{}{}", no_wheels, name,
-                               archs, build_needs(recipe, target, build)),
-                   build_command(recipe, target, r.request, commands)});
+    // " (arch 80 for the GPUs here; nvcc 12.x ...; ...)": one parenthesis.
+    std::string needs = build_needs(recipe, target, build);
+    if (!tokens.empty()) {
+      std::string archs = fmt::format("arch {} for the GPUs here", util::join(tokens, ","));
+      needs = needs.empty() ? " (" + archs + ")" : " (" + archs + "; " + needs.substr(2);
+    }
+    out.push_back(
+        {"build",
+         fmt::format("{}build {} from source for this environment{}", no_wheels, name, needs),
+         build_command(recipe, target, r.request, commands)});
   }
   if (recipe && !recipe->fallback.empty() &&
       (never_runs || (recipe->needs_cuda && (cpu_torch || no_gpu)))) {
