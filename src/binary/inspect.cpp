@@ -9,8 +9,8 @@
 #include <system_error>
 
 #include "binary/wheel_zip.hpp"
-#include "util/atomic_file.hpp"
 #include "pkg/name.hpp"
+#include "util/atomic_file.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::binary {
@@ -84,14 +84,16 @@ util::Result<ModuleReport> inspect_module(const std::filesystem::path& file, std
     module.abi = classify_cxx_abi(module.elf.defined_symbols);
   }
   module.fatbin = std::move(fatbins->entries);
-  if (auto ids = find_strings_with_prefix(file, "__pybind11_internals_v", 4); ids && !ids->empty()) {
+  if (auto ids = find_strings_with_prefix(file, "__pybind11_internals_v", 4);
+      ids && !ids->empty()) {
     module.pybind11_id = ids->front();
   }
   module.resolved = resolve_needed(module.elf, origin_dir, host.search);
   // A wheel's own libraries (auditwheel's <pkg>.libs/) are not installed yet;
   // the loader finds them once they are.
   for (NeededLibrary& lib : module.resolved) {
-    if (lib.via != FoundVia::not_found || lib.path) continue;  // a path: ld.so stopped at a bad file
+    if (lib.via != FoundVia::not_found || lib.path)
+      continue;  // a path: ld.so stopped at a bad file
     auto it = std::find_if(bundled.begin(), bundled.end(),
                            [&](const std::string& m) { return base_name(m) == lib.name; });
     if (it == bundled.end()) continue;
@@ -127,11 +129,9 @@ util::Result<InspectReport> inspect_wheel(const std::filesystem::path& path, con
   for (const auto& entry : verified->extracted) temps.paths.push_back(entry.second);
 
   report.checks.push_back(check_record(verified->problems));
-  report.checks.push_back(check_wheel_contents(*wheel));
-  report.checks.push_back(check_wheel_tags(wheel->wheel_fields().tags.empty()
-                                               ? report.tags
-                                               : wheel->wheel_fields().tags,
-                                           host));
+  report.checks.push_back(check_wheel_contents(*wheel, host.required_modules));
+  report.checks.push_back(check_wheel_tags(
+      wheel->wheel_fields().tags.empty() ? report.tags : wheel->wheel_fields().tags, host));
 
   std::vector<std::string> members;
   for (const WheelMember& m : wheel->members()) members.push_back(m.name);
@@ -153,8 +153,8 @@ util::Result<InspectReport> inspect_library(const std::filesystem::path& library
   report.path = library;
   std::error_code ec;
   const std::filesystem::path absolute = std::filesystem::absolute(library, ec);
-  auto module = inspect_module(library, library.string(),
-                               (ec ? library : absolute).parent_path(), host);
+  auto module =
+      inspect_module(library, library.string(), (ec ? library : absolute).parent_path(), host);
   if (!module) return tl::unexpected(std::move(module.error()));
   report.modules.push_back(std::move(*module));
   return report;
@@ -191,7 +191,7 @@ util::Result<InspectReport> inspect_installed(const std::filesystem::path& dist_
     c.id = "wheel";
     c.status = CheckStatus::note;
     c.summary = "no compiled modules installed: a pure-Python distribution";
-    for (const RequiredModule& required : required_modules()) {
+    for (const RequiredModule& required : host.required_modules) {
       if (pkg::canonicalize_name(report.name) != required.distribution) continue;
       c.status = CheckStatus::fail;
       c.summary = fmt::format("{} is installed without its compiled module {}",

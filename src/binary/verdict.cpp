@@ -78,15 +78,7 @@ std::string needed_fix(const std::vector<std::string>& missing) {
          "LD_LIBRARY_PATH";
 }
 
-constexpr RequiredModule kRequiredModules[] = {
-    {"flash-attn", "flash_attn_2_cuda"},
-    {"causal-conv1d", "causal_conv1d_cuda"},
-    {"mamba-ssm", "selective_scan_cuda"},
-};
-
 }  // namespace
-
-std::span<const RequiredModule> required_modules() { return kRequiredModules; }
 
 std::string_view to_string(CheckStatus status) {
   switch (status) {
@@ -127,23 +119,27 @@ bool InspectReport::compatible() const {
 Check check_module_platform(const ModuleReport& module, const LoadHost& host) {
   const char* id = "platform";
   if (host.arch && module.elf.machine_name() != *host.arch) {
-    Check c = make(id, CheckStatus::fail,
-                   fmt::format("built for {}, this machine is {}", module.elf.machine_name(), *host.arch));
+    Check c = make(
+        id, CheckStatus::fail,
+        fmt::format("built for {}, this machine is {}", module.elf.machine_name(), *host.arch));
     c.fix = fmt::format("use the {} build of the package", *host.arch);
     return c;
   }
   const std::string suffix = module_suffix(module.member);
-  const bool versioned = util::starts_with(suffix, ".cpython-") || util::starts_with(suffix, ".pypy");
-  if (versioned && util::ends_with(suffix, ".so") && host.ext_suffix && suffix != *host.ext_suffix) {
+  const bool versioned =
+      util::starts_with(suffix, ".cpython-") || util::starts_with(suffix, ".pypy");
+  if (versioned && util::ends_with(suffix, ".so") && host.ext_suffix &&
+      suffix != *host.ext_suffix) {
     Check c = make(id, CheckStatus::fail,
                    fmt::format("a module for '{}', but {} loads only '{}', '.abi3.so' and '.so'",
                                suffix, host.interpreter, *host.ext_suffix));
     c.fix = "use the build of the package for this Python version";
     return c;
   }
-  std::string summary = host.arch ? fmt::format("{} module", module.elf.machine_name())
-                                  : fmt::format("{} module (this machine's arch unknown: {})",
-                                                module.elf.machine_name(), host.arch_unknown_reason);
+  std::string summary = host.arch
+                            ? fmt::format("{} module", module.elf.machine_name())
+                            : fmt::format("{} module (this machine's arch unknown: {})",
+                                          module.elf.machine_name(), host.arch_unknown_reason);
   if (!host.ext_suffix && versioned) summary += "; the interpreter's module suffix is unknown";
   return make(id, CheckStatus::pass, summary);
 }
@@ -158,10 +154,9 @@ Check check_needed_libraries(const ModuleReport& module, const LoadHost& /*host*
       c.details.push_back(fmt::format("{}: not found{}", lib.name,
                                       lib.detail.empty() ? "" : " (" + lib.detail + ")"));
     } else {
-      c.details.push_back(fmt::format("{} -> {} ({}{})", lib.name,
-                                      lib.path ? lib.path->string() : std::string("?"),
-                                      to_string(lib.via),
-                                      lib.detail.empty() ? "" : ": " + lib.detail));
+      c.details.push_back(
+          fmt::format("{} -> {} ({}{})", lib.name, lib.path ? lib.path->string() : std::string("?"),
+                      to_string(lib.via), lib.detail.empty() ? "" : ": " + lib.detail));
     }
   }
   if (missing.empty()) {
@@ -192,8 +187,8 @@ Check check_symbol_versions(const ModuleReport& module, const std::vector<Define
         ++checked;
         if (glibc_tag_newer_than(tag, *host.glibc_override)) {
           missing_tags.push_back(tag);
-          c.details.push_back(
-              fmt::format("{} needs {}; glibc is {} (--glibc)", need.file, tag, *host.glibc_override));
+          c.details.push_back(fmt::format("{} needs {}; glibc is {} (--glibc)", need.file, tag,
+                                          *host.glibc_override));
         }
         continue;
       }
@@ -217,14 +212,14 @@ Check check_symbol_versions(const ModuleReport& module, const std::vector<Define
   }
   c.status = CheckStatus::fail;
   c.summary = fmt::format("missing symbol versions: {}", util::join(missing_tags, ", "));
-  const bool any_glibc = std::any_of(missing_tags.begin(), missing_tags.end(), [](const auto& t) {
-    return util::starts_with(t, "GLIBC_");
-  });
-  c.fix = any_glibc
-              ? "the wheel was built on a newer Linux than this one: use an older release of the "
-                "package built for this glibc (see `flashfit resolve`), or build it from source here"
-              : "the module needs a newer libstdc++ than the one loaded: upgrade the system's "
-                "libstdc++6 (or `conda install libstdcxx-ng` in conda), or build from source here";
+  const bool any_glibc = std::any_of(missing_tags.begin(), missing_tags.end(),
+                                     [](const auto& t) { return util::starts_with(t, "GLIBC_"); });
+  c.fix =
+      any_glibc
+          ? "the wheel was built on a newer Linux than this one: use an older release of the "
+            "package built for this glibc (see `flashfit resolve`), or build it from source here"
+          : "the module needs a newer libstdc++ than the one loaded: upgrade the system's "
+            "libstdc++6 (or `conda install libstdcxx-ng` in conda), or build from source here";
   return c;
 }
 
@@ -235,11 +230,11 @@ Check check_torch(ModuleReport& module, const LoadHost& host) {
   for (std::size_t i = 0; i < undefined.size(); ++i) uses += is_torch_symbol(undefined[i]) ? 1 : 0;
   if (uses == 0) return make(id, CheckStatus::skip, "the module does not call into torch");
   if (!host.torch_installed) {
-    Check c = make(id, CheckStatus::fail,
-                   fmt::format("the module calls {} torch functions, and torch is not installed{}",
-                               uses, host.torch_unknown_reason.empty()
-                                         ? ""
-                                         : " (" + host.torch_unknown_reason + ")"));
+    Check c =
+        make(id, CheckStatus::fail,
+             fmt::format(
+                 "the module calls {} torch functions, and torch is not installed{}", uses,
+                 host.torch_unknown_reason.empty() ? "" : " (" + host.torch_unknown_reason + ")"));
     c.fix = "install torch first: the version the wheel was built for";
     return c;
   }
@@ -279,9 +274,10 @@ Check check_torch(ModuleReport& module, const LoadHost& host) {
         "build from source against this torch",
         host.torch->abi == CxxAbi::cxx11 ? "TRUE" : "FALSE");
   } else {
-    c.fix = fmt::format("use a wheel built for {}, or pin torch to the version the wheel was "
-                        "built for, or build from source",
-                        host.torch_version ? "torch " + *host.torch_version : "this torch");
+    c.fix = fmt::format(
+        "use a wheel built for {}, or pin torch to the version the wheel was "
+        "built for, or build from source",
+        host.torch_version ? "torch " + *host.torch_version : "this torch");
   }
   return c;
 }
@@ -290,17 +286,16 @@ Check check_pybind11(const ModuleReport& module, const LoadHost& host) {
   const char* id = "pybind11";
   if (!module.pybind11_id) return make(id, CheckStatus::skip, "no pybind11 internals id");
   if (!host.torch_pybind11_id) {
-    return make(id, CheckStatus::skip,
-                fmt::format("{}; torch's is unknown", *module.pybind11_id));
+    return make(id, CheckStatus::skip, fmt::format("{}; torch's is unknown", *module.pybind11_id));
   }
   if (*module.pybind11_id == *host.torch_pybind11_id) {
     return make(id, CheckStatus::pass, fmt::format("same as torch's: {}", *module.pybind11_id));
   }
   // Different ids load fine; pybind11 types are just not shared with torch's
   // bindings (a compiler or libstdc++ ABI difference shows here first).
-  Check c = make(id, CheckStatus::note,
-                 fmt::format("{} differs from torch's {}", *module.pybind11_id,
-                             *host.torch_pybind11_id));
+  Check c =
+      make(id, CheckStatus::note,
+           fmt::format("{} differs from torch's {}", *module.pybind11_id, *host.torch_pybind11_id));
   return c;
 }
 
@@ -315,7 +310,8 @@ Check check_kernel_images(ModuleReport& module, const LoadHost& host) {
     const std::string name = e.name();
     if (std::find(images.begin(), images.end(), name) == images.end()) images.push_back(name);
   }
-  const std::string carried = images.empty() ? std::string("no SASS or PTX") : util::join(images, ", ");
+  const std::string carried =
+      images.empty() ? std::string("no SASS or PTX") : util::join(images, ", ");
   if (!host.gpus) {
     return make(id, CheckStatus::skip,
                 fmt::format("carries {}; GPUs unknown: {}", carried, host.gpus_unknown_reason));
@@ -323,8 +319,9 @@ Check check_kernel_images(ModuleReport& module, const LoadHost& host) {
   if (host.gpus->empty()) {
     Check c = make(id, CheckStatus::warn,
                    fmt::format("carries {}, and there is no NVIDIA GPU here to run them", carried));
-    c.fix = "the module may import, but its CUDA kernels cannot run on this machine; use the "
-            "standard attention path (torch.nn.functional.scaled_dot_product_attention) here";
+    c.fix =
+        "the module may import, but its CUDA kernels cannot run on this machine; use the "
+        "standard attention path (torch.nn.functional.scaled_dot_product_attention) here";
     return c;
   }
   Check c = make(id, CheckStatus::pass, "");
@@ -341,8 +338,7 @@ Check check_kernel_images(ModuleReport& module, const LoadHost& host) {
                                       v.entry->name(), v.warning));
     } else {
       none.push_back(cc);
-      c.details.push_back(fmt::format("{}, cc {}: {}", gpu.label, cc,
-                                      v.warning));
+      c.details.push_back(fmt::format("{}, cc {}: {}", gpu.label, cc, v.warning));
     }
     module.kernels.push_back(std::move(kernel));
   }
@@ -350,13 +346,15 @@ Check check_kernel_images(ModuleReport& module, const LoadHost& host) {
     c.status = CheckStatus::fail;
     c.summary = fmt::format("no kernel image for compute capability {} (carries {})",
                             util::join(none, ", "), carried);
-    c.fix = "use a build that includes this GPU's architecture (or PTX it can JIT), or build from "
-            "source with TORCH_CUDA_ARCH_LIST set to it; FlashAttention 2 needs compute "
-            "capability 8.0 or newer, below that use torch.nn.functional.scaled_dot_product_attention";
+    c.fix =
+        "use a build that includes this GPU's architecture (or PTX it can JIT), or build from "
+        "source with TORCH_CUDA_ARCH_LIST set to it; FlashAttention 2 needs compute "
+        "capability 8.0 or newer, below that use torch.nn.functional.scaled_dot_product_attention";
   } else if (!jit.empty()) {
     c.status = CheckStatus::warn;
-    c.summary = fmt::format("compute capability {} only via PTX JIT (slow first launch; carries {})",
-                            util::join(jit, ", "), carried);
+    c.summary =
+        fmt::format("compute capability {} only via PTX JIT (slow first launch; carries {})",
+                    util::join(jit, ", "), carried);
     c.fix = "a build with SASS for this GPU avoids the JIT";
   } else {
     c.summary = fmt::format("SASS for every GPU (carries {})", carried);
@@ -367,7 +365,8 @@ Check check_kernel_images(ModuleReport& module, const LoadHost& host) {
 Check check_wheel_tags(const std::vector<pkg::Tag>& tags, const LoadHost& host) {
   const char* id = "tags";
   if (!host.tags) {
-    return make(id, CheckStatus::skip, fmt::format("interpreter unknown: {}", host.tags_unknown_reason));
+    return make(id, CheckStatus::skip,
+                fmt::format("interpreter unknown: {}", host.tags_unknown_reason));
   }
   if (auto rank = host.tags->best_rank(tags)) {
     return make(id, CheckStatus::pass,
@@ -394,18 +393,19 @@ Check check_record(const std::vector<RecordProblem>& problems) {
   return c;
 }
 
-Check check_wheel_contents(const Wheel& wheel) {
+Check check_wheel_contents(const Wheel& wheel, std::span<const RequiredModule> required_modules) {
   const char* id = "wheel";
   Check c = make(id, CheckStatus::pass, "");
   const std::string canonical = pkg::canonicalize_name(wheel.filename().name);
-  for (const RequiredModule& required : kRequiredModules) {
+  for (const RequiredModule& required : required_modules) {
     if (canonical != required.distribution || wheel.has_extension_module(required.module)) continue;
     c.status = CheckStatus::fail;
-    c.details.push_back(fmt::format(
-        "{} without its compiled module {}: `import {}` fails with ModuleNotFoundError",
-        required.distribution, required.module, required.module));
-    c.fix = "this is a source-only or SKIP_CUDA_BUILD build; use a binary wheel for this "
-            "environment (`flashfit resolve`) or build from source";
+    c.details.push_back(
+        fmt::format("{} without its compiled module {}: `import {}` fails with ModuleNotFoundError",
+                    required.distribution, required.module, required.module));
+    c.fix =
+        "this is a source-only or SKIP_CUDA_BUILD build; use a binary wheel for this "
+        "environment (`flashfit resolve`) or build from source";
   }
   for (const WheelFinding& f : wheel.findings()) {
     const CheckStatus status = f.note ? CheckStatus::note : CheckStatus::warn;

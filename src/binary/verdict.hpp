@@ -40,6 +40,15 @@ struct GpuTarget {
   int minor = 0;
 };
 
+// A module a package's Python code imports and that only a binary wheel
+// carries (the flash_attn_2_cuda trap: a SKIP_CUDA_BUILD wheel imports but
+// fails at first use). Data from the recipes (resolve::required_modules), put
+// into the LoadHost by the caller: this layer knows no package.
+struct RequiredModule {
+  std::string distribution;  // canonical name: "flash-attn"
+  std::string module;        // "flash_attn_2_cuda", "flash_attn_3._C"
+};
+
 // What the checks compare against. Unknown parts carry the reason, and the
 // checks that need them are skipped with it.
 struct LoadHost {
@@ -49,8 +58,8 @@ struct LoadHost {
 
   std::optional<pkg::SupportedTags> tags;  // the interpreter's, best first
   std::string tags_unknown_reason;
-  std::string interpreter;                 // "CPython 3.11.2 (/usr/bin/python3)"
-  std::optional<std::string> ext_suffix;   // ".cpython-311-x86_64-linux-gnu.so"
+  std::string interpreter;                           // "CPython 3.11.2 (/usr/bin/python3)"
+  std::optional<std::string> ext_suffix;             // ".cpython-311-x86_64-linux-gnu.so"
   std::optional<std::filesystem::path> install_dir;  // platlib: where a wheel's files land
 
   bool torch_installed = false;
@@ -65,6 +74,8 @@ struct LoadHost {
   std::optional<CudaVersion> driver_cuda;
 
   LibrarySearch search;  // how the dynamic loader finds NEEDED libraries here
+
+  std::vector<RequiredModule> required_modules;  // from the recipes; empty: none checked
 };
 
 struct GpuKernel {
@@ -102,14 +113,6 @@ struct InspectReport {
   bool compatible() const;
 };
 
-// Modules that a package's Python code imports and that only a binary wheel
-// carries (facts/flash-attn.md: the flash_attn_2_cuda trap).
-struct RequiredModule {
-  std::string_view distribution;  // canonical name
-  std::string_view module;
-};
-std::span<const RequiredModule> required_modules();
-
 // ------------------------------------------------------------ the checks
 // Pure functions of what was read and the host; exposed for tests.
 
@@ -139,6 +142,6 @@ Check check_record(const std::vector<RecordProblem>& problems);
 // File name / WHEEL / METADATA disagreements, and the pure-wheel trap: a
 // known CUDA package (flash-attn, causal-conv1d, mamba-ssm) without its
 // compiled module.
-Check check_wheel_contents(const Wheel& wheel);
+Check check_wheel_contents(const Wheel& wheel, std::span<const RequiredModule> required);
 
 }  // namespace flashfit::binary

@@ -13,10 +13,12 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/inspect_report.hpp"
+#include "cli/source_flags.hpp"
 #include "cli/what_if_flags.hpp"
 #include "env/load_host.hpp"
 #include "install/installed.hpp"
 #include "pkg/name.hpp"
+#include "resolve/required_modules.hpp"
 #include "util/interrupt.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
@@ -67,7 +69,13 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
   if (!probe) return tl::unexpected(probe.error());
   const env::Environment environment = env::probe_environment(*probe);
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
-  const binary::LoadHost host = env::load_host_for(environment);
+  binary::LoadHost host = env::load_host_for(environment);
+  // Which compiled module each package must carry: from the recipes (built-in and the user's).
+  auto config = load_user_config();
+  if (!config) return tl::unexpected(config.error());
+  auto book = load_recipes(*config);
+  if (!book) return tl::unexpected(book.error());
+  host.required_modules = resolve::required_modules(*book);
 
   util::Result<binary::InspectReport> report = tl::unexpected(util::Error{});
   if (is_wheel) {

@@ -17,35 +17,55 @@ json environment_facts(const env::Environment& env) {
     json out = json::array();
     for (const env::GpuDevice& g : list) {
       out.push_back({{"name", g.name.known() ? json(*g.name) : json(nullptr)},
-                     {"compute_capability", g.capability.known() ? json(g.capability->str()) : json(nullptr)}});
+                     {"compute_capability",
+                      g.capability.known() ? json(g.capability->str()) : json(nullptr)}});
     }
     return out;
   });
   return {
-      {"python", fact_json(env.python.version, [](const env::MajorMinor& v) { return json(v.str()); })},
-      {"interpreter", fact_json(env.python.interpreter, [](const env::Interpreter& i) { return json(i.executable); })},
+      {"python",
+       fact_json(env.python.version, [](const env::MajorMinor& v) { return json(v.str()); })},
+      {"interpreter", fact_json(env.python.interpreter,
+                                [](const env::Interpreter& i) { return json(i.executable); })},
       {"arch", fact_json(env.machine.arch, [](const std::string& a) { return json(a); })},
-      {"libc", fact_json(env.machine.libc, [](const env::LibcInfo& l) { return json(l.name + " " + l.version); })},
+      {"libc", fact_json(env.machine.libc,
+                         [](const env::LibcInfo& l) { return json(l.name + " " + l.version); })},
       {"torch", fact_json(env.torch.version, [](const pkg::Version& v) { return json(v.str()); })},
-      {"torch_cuda", fact_json(env.torch.cuda, [](const env::ToolkitBuild& b) {
-         return b.none() ? json("none") : json(*b.version);
-       })},
+      {"torch_cuda", fact_json(env.torch.cuda,
+                               [](const env::ToolkitBuild& b) {
+                                 return b.none() ? json("none") : json(*b.version);
+                               })},
       {"cxx11_abi", fact_json(env.torch.cxx11_abi, [](bool b) { return json(b); })},
       {"gpus", gpus},
       {"overrides", env.what_if.describe()},
   };
 }
 
+json assumptions_json(const resolve::Judged& j) {
+  json out = json::array();
+  for (const resolve::Assumption& a : j.assumptions) {
+    out.push_back({{"fact", a.fact}, {"message", a.message}, {"flag", a.flag}});
+  }
+  return out;
+}
+
+const char* verdict(const resolve::Judged& j) {
+  return j.certain() ? "compatible" : j.compatible() ? "uncertain" : "rejected";
+}
+
 json candidate_json(const resolve::Judged& j) {
   json reasons = json::array();
-  for (const resolve::Reason& r : j.reasons) reasons.push_back({{"code", to_string(r.code)}, {"message", r.message}});
+  for (const resolve::Reason& r : j.reasons)
+    reasons.push_back({{"code", to_string(r.code)}, {"message", r.message}});
   json out{{"filename", j.candidate->filename},
            {"version", j.wheel->version.public_str()},
            {"url", j.candidate->url},
            {"source", j.candidate->source},
-           {"verdict", j.compatible() ? "compatible" : "rejected"},
+           {"verdict", verdict(j)},
            {"reasons", reasons},
            {"notes", j.notes},
+           {"certain", j.certain()},
+           {"assumptions", assumptions_json(j)},
            {"variant", {{"scheme", to_string(j.variant.scheme)}, {"label", j.variant.raw}}},
            {"cxx11_abi", j.cxx11_abi ? json(*j.cxx11_abi) : json(nullptr)}};
   if (!j.abi_basis.empty()) out["abi_basis"] = j.abi_basis;
@@ -57,34 +77,46 @@ json candidate_json(const resolve::Judged& j) {
 
 std::string env_line(const env::Environment& env) {
   std::vector<std::string> parts;
-  parts.push_back(env.python.version.known() ? "Python " + env.python.version->str() : "Python unknown");
+  parts.push_back(env.python.version.known() ? "Python " + env.python.version->str()
+                                             : "Python unknown");
   if (env.torch.version.known()) {
-    std::string cuda = env.torch.cuda.known() ? (env.torch.cuda->none() ? "CPU" : "CUDA " + *env.torch.cuda->version)
-                                              : "CUDA unknown";
-    std::string abi = env.torch.cxx11_abi.known() ? (*env.torch.cxx11_abi ? ", C++11 ABI" : ", pre-C++11 ABI") : "";
+    std::string cuda = env.torch.cuda.known()
+                           ? (env.torch.cuda->none() ? "CPU" : "CUDA " + *env.torch.cuda->version)
+                           : "CUDA unknown";
+    std::string abi = env.torch.cxx11_abi.known()
+                          ? (*env.torch.cxx11_abi ? ", C++11 ABI" : ", pre-C++11 ABI")
+                          : "";
+    if (env.torch.cxx11_abi.known() && util::starts_with(env.torch.cxx11_abi.source, "derived"))
+      abi += " derived";
     parts.push_back(fmt::format("torch {} ({}{})", env.torch.version->str(), cuda, abi));
   } else {
     parts.push_back("no torch");
   }
   std::string platform = env.machine.arch.known() ? *env.machine.arch : "unknown arch";
-  if (env.machine.libc.known()) platform += " " + env.machine.libc->name + " " + env.machine.libc->version;
+  if (env.machine.libc.known())
+    platform += " " + env.machine.libc->name + " " + env.machine.libc->version;
   parts.push_back(platform);
   if (env.gpu.gpus.known()) {
     std::vector<std::string> ccs;
-    for (const auto& g : *env.gpu.gpus) ccs.push_back(g.capability.known() ? g.capability->str() : "?");
+    for (const auto& g : *env.gpu.gpus)
+      ccs.push_back(g.capability.known() ? g.capability->str() : "?");
     parts.push_back(ccs.empty() ? "no GPU" : "GPUs " + util::join(ccs, ", "));
   } else {
     parts.push_back("GPUs unknown");
   }
   std::string line = util::join(parts, ", ");
   if (env.what_if.any()) line += " [what-if: " + util::join(env.what_if.describe(), " ") + "]";
+  if (env.torch.cxx11_abi.known() && util::starts_with(env.torch.cxx11_abi.source, "derived")) {
+    line += "\ntorch's C++11 ABI " + env.torch.cxx11_abi.source + " (--cxx11-abi overrides)";
+  }
   return line;
 }
 
 void candidate_text(std::string& out, const resolve::Judged& j) {
   out += fmt::format("  {}  [{}{}]\n", j.candidate->filename, j.candidate->source,
                      j.candidate->release_tag.empty() ? "" : " " + j.candidate->release_tag);
-  for (const resolve::Reason& r : j.reasons) out += fmt::format("      {}: {}\n", to_string(r.code), r.message);
+  for (const resolve::Reason& r : j.reasons)
+    out += fmt::format("      {}: {}\n", to_string(r.code), r.message);
 }
 
 }  // namespace
@@ -94,30 +126,41 @@ std::string resolve_text(const ResolveReport& report) {
   std::string out = fmt::format("{} for {}\n", r.request.text, env_line(report.environment));
   for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
   std::size_t compatible = r.compatible_count();
+  std::size_t certain = r.certain_count();
   std::size_t rejected = r.candidates.size() - compatible;
   if (r.selected) {
     const resolve::Judged& j = r.candidates[*r.selected];
-    out += fmt::format("\nselected: {}\n  version: {}\n  source:  {}{}\n  url:     {}\n", j.candidate->filename,
-                       j.wheel->version.public_str(), j.candidate->source,
-                       j.candidate->release_tag.empty() ? "" : " (release " + j.candidate->release_tag + ")",
-                       j.candidate->url);
+    out += fmt::format(
+        "\nselected: {}\n  version: {}\n  source:  {}{}\n  url:     {}\n", j.candidate->filename,
+        j.wheel->version.public_str(), j.candidate->source,
+        j.candidate->release_tag.empty() ? "" : " (release " + j.candidate->release_tag + ")",
+        j.candidate->url);
     if (j.candidate->sha256) out += "  sha256:  " + *j.candidate->sha256 + "\n";
     for (const std::string& n : j.notes) out += "  note: " + n + "\n";
+    if (!j.certain()) {
+      out += "  uncertain: no wheel fits for certain; this one fits only if\n";
+      for (const resolve::Assumption& a : j.assumptions) {
+        out += fmt::format("    - {} (give {})\n", a.message, a.flag);
+      }
+    }
   } else {
     out += "\nno wheel fits this environment.\n";
   }
-  out += fmt::format("\n{} wheel(s) considered: {} compatible, {} rejected.\n", r.candidates.size(), compatible, rejected);
+  out += fmt::format(
+      "\n{} wheel(s) considered: {} compatible, {}{} rejected.\n", r.candidates.size(), certain,
+      compatible == certain ? "" : fmt::format("{} uncertain, ", compatible - certain), rejected);
   std::size_t shown = 0;
   bool header = false;
   for (const resolve::Judged& j : r.candidates) {
     if (j.compatible() && !report.all) continue;
     if (!report.all && shown == nearest_shown) break;
     if (!header) {
-      out += report.all ? "\nevery candidate:\n" : "\nnearest rejected (--all for every candidate):\n";
+      out +=
+          report.all ? "\nevery candidate:\n" : "\nnearest rejected (--all for every candidate):\n";
       header = true;
     }
     if (j.compatible()) {
-      out += fmt::format("  {}  [{}] compatible\n", j.candidate->filename, j.candidate->source);
+      out += fmt::format("  {}  [{}] {}\n", j.candidate->filename, j.candidate->source, verdict(j));
     } else {
       candidate_text(out, j);
     }
@@ -145,6 +188,8 @@ json resolve_json(const ResolveReport& report) {
                 {"source", j.candidate->source}};
     if (j.candidate->sha256) selected["sha256"] = *j.candidate->sha256;
     if (!j.candidate->release_tag.empty()) selected["release_tag"] = j.candidate->release_tag;
+    selected["certain"] = j.certain();
+    selected["assumptions"] = assumptions_json(j);
   }
   json candidates = json::array();
   for (const resolve::Judged& j : r.candidates) candidates.push_back(candidate_json(j));
@@ -165,8 +210,9 @@ json resolve_json(const ResolveReport& report) {
                        {"status", s.status}});
   }
   return {{"requirement", r.request.text},
-          {"package", {{"name", r.request.name},
-                       {"recipe", report.recipe ? json(report.recipe->origin) : json(nullptr)}}},
+          {"package",
+           {{"name", r.request.name},
+            {"recipe", report.recipe ? json(report.recipe->origin) : json(nullptr)}}},
           {"environment", environment_facts(report.environment)},
           {"sources", sources},
           {"selected", selected},

@@ -47,7 +47,8 @@ util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resol
   outcome.installer = installer->version;
   const auto& interpreter = *environment.python.interpreter;
   const std::string package = resolution.request.name;
-  const binary::LoadHost host = env::load_host_for(environment);
+  binary::LoadHost host = env::load_host_for(environment);
+  if (recipe && !recipe->binary_module.empty()) host.required_modules = {{recipe->name, recipe->binary_module}};
 
   std::optional<InstalledDist> before = find_installed(interpreter.site_dirs, package);
   if (before) outcome.previous = before->version;

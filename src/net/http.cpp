@@ -109,7 +109,11 @@ util::Result<HttpResponse> http_get(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // whatever libcurl can decode
   // A declared Content-Length above the cap fails before any byte arrives;
   // the write callback catches bodies without one.
-  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_bytes));
+  if (request.head_only) {
+    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+  } else {
+    curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_bytes));
+  }
   if (header_list) curl_easy_setopt(curl, CURLOPT_HTTPHEADER, header_list.get());
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
@@ -128,9 +132,10 @@ util::Result<HttpResponse> http_get(const HttpRequest& request) {
         "the server sent far more than such a response should hold: check the URL");
   }
   if (code != CURLE_OK) {
-    return util::fail(util::ErrorKind::failed,
-                      fmt::format("cannot fetch {}: {}", where, detail::curl_cause(code, error_text)), {},
-                      kNetworkHint);
+    return util::fail(
+        util::ErrorKind::failed,
+        fmt::format("cannot fetch {}: {}", where, detail::curl_cause(code, error_text)), {},
+        kNetworkHint);
   }
 
   HttpResponse response;

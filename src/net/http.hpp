@@ -13,17 +13,19 @@ namespace flashfit::net {
 
 struct HttpRequest {
   std::string url;
-  std::vector<std::string> headers;           // "Accept: application/vnd.pypi.simple.v1+json"
-  std::size_t max_bytes = 64u << 20;          // a larger body is an error, not an allocation
+  std::vector<std::string> headers;   // "Accept: application/vnd.pypi.simple.v1+json"
+  std::size_t max_bytes = 64u << 20;  // a larger body is an error, not an allocation
   std::chrono::seconds connect_timeout{10};
-  std::chrono::seconds stall_timeout{30};     // less than 1 byte/s for this long: give up
+  std::chrono::seconds stall_timeout{30};  // less than 1 byte/s for this long: give up
   std::chrono::seconds total_timeout{120};
   int max_redirects = 10;
+  bool head_only =
+      false;  // HEAD: the status and headers, no body (and no size cap: it is not fetched)
 };
 
 struct HttpResponse {
-  long status = 0;            // the final response's status (after redirects)
-  std::string content_type;   // lower-cased media type without parameters: "text/html"
+  long status = 0;           // the final response's status (after redirects)
+  std::string content_type;  // lower-cased media type without parameters: "text/html"
   std::string body;
   std::string effective_url;  // after redirects: relative links resolve against this
   std::vector<std::pair<std::string, std::string>> headers;  // final response, names lower-cased

@@ -13,14 +13,15 @@ namespace flashfit::resolve {
 // Where sources rank by default, best first (configurable): cache, indexes,
 // upstream, community.
 enum class SourceRole { cache, index, find_links, upstream, community };
-std::string_view to_string(SourceRole role);  // "cache", "index", "find-links", "upstream", "community"
+std::string_view to_string(
+    SourceRole role);  // "cache", "index", "find-links", "upstream", "community"
 
 struct Candidate {
   std::string filename;  // percent-decoded file name
   std::string url;       // http(s) URL, or an absolute path for local wheels
   std::string source;    // the source's name ("upstream", "team", "cache")
   SourceRole role = SourceRole::upstream;
-  int priority = 0;      // lower is preferred (from the source order)
+  int priority = 0;            // lower is preferred (from the source order)
   bool source_enabled = true;  // false: a disabled source's wheel, judged only for suggestions
   std::optional<std::string> sha256;
   std::string release_tag;  // catalog sources: the release it hangs under
@@ -34,6 +35,9 @@ struct Candidate {
   // is judged by that record as if it were a label.
   std::optional<pkg::VariantLabel> built_variant;
   std::optional<std::vector<std::string>> built_archs;  // "sm_80"; empty: no CUDA code
+  // Set when its URL answered 404 to flashfit's check (resolve/url_check):
+  // "HTTP 404 when flashfit asked on 2026-...". Rejected with `missing`.
+  std::optional<std::string> missing;
 };
 
 // Stable reason codes (docs/json.md); the message says the particulars.
@@ -51,6 +55,7 @@ enum class ReasonCode {
   gpu_arch,            // no kernel image for a GPU present
   compute_capability,  // a GPU outside the package's supported range
   pure_wheel,          // a py3-none-any wheel of a package that needs its compiled module
+  missing,             // its URL answered 404: the file does not exist
 };
 std::string_view to_string(ReasonCode code);  // "cxx11-abi", "gpu-arch", ...
 
@@ -59,17 +64,30 @@ struct Reason {
   std::string message;
 };
 
+// A fact a candidate's fit rests on that is not known here (no interpreter,
+// torch's ABI or CUDA unknown, the GPUs unreadable, glibc unknown): the rule
+// could not be applied, so the candidate is uncertain, not compatible.
+struct Assumption {
+  std::string fact;     // stable: "python", "glibc", "torch", "torch-cuda", "cxx11-abi", "gpu"
+  std::string message;  // what is assumed ("torch uses the C++11 ABI, as this wheel does")
+  std::string flag;     // what removes the doubt ("--cxx11-abi TRUE")
+};
+
 struct Judged {
   const Candidate* candidate = nullptr;  // owned by the caller (Resolution::inputs)
-  std::optional<pkg::WheelName> wheel;  // nullopt: the file name is not a valid wheel name
+  std::optional<pkg::WheelName> wheel;   // nullopt: the file name is not a valid wheel name
   pkg::VariantLabel variant;
-  std::optional<bool> cxx11_abi;        // what the wheel was built with, and how it is known
-  std::string abi_basis;                // "label", "inferred from torch 2.7 (official wheels)", ""
-  std::vector<Reason> reasons;          // empty: compatible
-  bool explained = false;               // messages and notes filled in (see JudgeOptions)
-  std::vector<std::string> notes;       // rules not applied, and why; doubts about the label
+  std::optional<bool> cxx11_abi;   // what the wheel was built with, and how it is known
+  std::string abi_basis;           // "label", "inferred from torch 2.7 (official wheels)", ""
+  std::vector<Reason> reasons;     // empty: compatible
+  bool explained = false;          // messages and notes filled in (see JudgeOptions)
+  std::vector<std::string> notes;  // doubts about the label, rules the wheel's name leaves open
+  std::vector<Assumption> assumptions;  // unknown facts of this environment the fit rests on
   std::size_t tag_rank = 0;             // pip's preference among the interpreter's tags
+  // No rule rejects it. It is `certain` only when no rule was skipped for an
+  // unknown fact; otherwise it is uncertain, picked only when nothing certain fits.
   bool compatible() const { return reasons.empty(); }
+  bool certain() const { return reasons.empty() && assumptions.empty(); }
   bool has(ReasonCode code) const;
 };
 

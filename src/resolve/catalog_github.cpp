@@ -11,6 +11,7 @@
 #include "net/http.hpp"
 #include "resolve/catalog.hpp"
 #include "resolve/catalog_cache.hpp"
+#include "resolve/url_check.hpp"
 #include "util/atomic_file.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
@@ -220,6 +221,11 @@ util::Result<CatalogUpdateResult> update_catalog(const Recipe& recipe, const Rec
   if (auto written = util::write_file_atomic(*path, format_catalog_cache(result.catalog));
       !written) {
     return tl::unexpected(std::move(written.error()).with_context(what));
+  }
+  // What was learnt about the old rows' URLs is asked again under the new listing.
+  if (auto checks = url_checks_path(cache_root, recipe.name, source.name)) {
+    std::error_code ec;
+    std::filesystem::remove(*checks, ec);
   }
   return result;
 }

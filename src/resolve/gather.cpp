@@ -18,7 +18,9 @@
 namespace flashfit::resolve {
 namespace {
 
-bool is_url(const std::string& s) { return util::starts_with(s, "http://") || util::starts_with(s, "https://"); }
+bool is_url(const std::string& s) {
+  return util::starts_with(s, "http://") || util::starts_with(s, "https://");
+}
 
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& known) {
   std::string best;
@@ -35,16 +37,21 @@ std::string did_you_mean(const std::string& name, const std::vector<std::string>
 
 int default_priority(SourceRole role) {
   switch (role) {
-    case SourceRole::cache: return 0;
+    case SourceRole::cache:
+      return 0;
     case SourceRole::index:
-    case SourceRole::find_links: return 1;
-    case SourceRole::upstream: return 2;
-    case SourceRole::community: return 3;
+    case SourceRole::find_links:
+      return 1;
+    case SourceRole::upstream:
+      return 2;
+    case SourceRole::community:
+      return 3;
   }
   return 9;
 }
 
-util::Result<void> apply_priority(std::vector<SourcePlan>& plan, const std::vector<std::string>& priority) {
+util::Result<void> apply_priority(std::vector<SourcePlan>& plan,
+                                  const std::vector<std::string>& priority) {
   if (priority.empty()) return {};
   // Position in the configured list; a name beats its kind word ("index").
   auto rank = [&](const SourcePlan& p) -> int {
@@ -65,7 +72,8 @@ bool names_package(const std::string& filename, const std::string& package) {
   if (!util::ends_with(filename, ".whl")) return false;
   // Cheap name filter before the resolver parses the whole file name.
   auto dash = filename.find('-');
-  return dash != std::string::npos && pkg::canonicalize_name(std::string_view(filename).substr(0, dash)) == package;
+  return dash != std::string::npos &&
+         pkg::canonicalize_name(std::string_view(filename).substr(0, dash)) == package;
 }
 
 Candidate make_candidate(const SourcePlan& p, std::string filename, std::string url) {
@@ -79,8 +87,8 @@ Candidate make_candidate(const SourcePlan& p, std::string filename, std::string 
   return c;
 }
 
-void add_links(Gathered& out, const SourcePlan& p, const std::string& package, const std::vector<IndexLink>& links,
-               std::size_t& wheels) {
+void add_links(Gathered& out, const SourcePlan& p, const std::string& package,
+               const std::vector<IndexLink>& links, std::size_t& wheels) {
   for (const IndexLink& link : links) {
     if (!names_package(link.filename, package)) continue;
     Candidate c = make_candidate(p, link.filename, link.url);
@@ -93,8 +101,8 @@ void add_links(Gathered& out, const SourcePlan& p, const std::string& package, c
   }
 }
 
-void add_catalog(Gathered& out, const SourcePlan& p, const std::string& package, const Catalog& catalog,
-                 std::size_t& wheels) {
+void add_catalog(Gathered& out, const SourcePlan& p, const std::string& package,
+                 const Catalog& catalog, std::size_t& wheels) {
   for (const CatalogEntry& e : catalog.entries) {
     if (!names_package(e.filename, package)) continue;
     Candidate c = make_candidate(p, e.filename, e.url);
@@ -115,10 +123,13 @@ bool small_int(std::string_view text, int& out) {
 }
 
 void attach_build_record(Candidate& candidate, const std::vector<store::CacheEntry>& entries) {
-  auto it = std::find_if(entries.begin(), entries.end(),
-                         [&](const store::CacheEntry& e) { return e.path.string() == candidate.url; });
+  auto it = std::find_if(entries.begin(), entries.end(), [&](const store::CacheEntry& e) {
+    return e.path.string() == candidate.url;
+  });
   if (it == entries.end() || it->source != "build") return;
-  if (auto wheel = pkg::parse_wheel_filename(candidate.filename); !wheel || !wheel->version.local().empty()) return;
+  if (auto wheel = pkg::parse_wheel_filename(candidate.filename);
+      !wheel || !wheel->version.local().empty())
+    return;
   pkg::VariantLabel v;
   v.raw = "recorded by flashfit build";
   if (it->torch) {
@@ -144,8 +155,8 @@ void attach_build_record(Candidate& candidate, const std::vector<store::CacheEnt
 
 // A page from an index or a find-links URL; 404 from a simple index means
 // "not on this index", which is not a failure.
-void fetch_page(Gathered& out, SourceReport& report, const std::string& url, const std::string& package,
-                bool simple) {
+void fetch_page(Gathered& out, SourceReport& report, const std::string& url,
+                const std::string& package, bool simple) {
   net::HttpRequest request;
   request.url = url;
   request.headers.emplace_back(kIndexAcceptHeader);
@@ -153,8 +164,9 @@ void fetch_page(Gathered& out, SourceReport& report, const std::string& url, con
   auto response = net::http_get(request);
   if (!response) {
     report.status = "unreachable: " + response.error().message;
-    out.warnings.push_back(fmt::format("source '{}' could not be reached ({}); continuing with the other sources",
-                                       report.plan.name, response.error().message));
+    out.warnings.push_back(
+        fmt::format("source '{}' could not be reached ({}); continuing with the other sources",
+                    report.plan.name, response.error().message));
     return;
   }
   if (response->status == 404 && simple) {
@@ -163,16 +175,18 @@ void fetch_page(Gathered& out, SourceReport& report, const std::string& url, con
   }
   if (response->status != 200) {
     report.status = fmt::format("HTTP {}", response->status);
-    out.warnings.push_back(fmt::format("source '{}' answered HTTP {} for {}; continuing with the other sources",
-                                       report.plan.name, response->status, url));
+    out.warnings.push_back(
+        fmt::format("source '{}' answered HTTP {} for {}; continuing with the other sources",
+                    report.plan.name, response->status, url));
     return;
   }
   const std::string& base = response->effective_url.empty() ? url : response->effective_url;
   auto links = parse_index_page(response->body, response->content_type, base);
   if (!links) {
     report.status = "unreadable: " + links.error().message;
-    out.warnings.push_back(fmt::format("source '{}' sent a page flashfit cannot read ({}); continuing without it",
-                                       report.plan.name, links.error().message));
+    out.warnings.push_back(
+        fmt::format("source '{}' sent a page flashfit cannot read ({}); continuing without it",
+                    report.plan.name, links.error().message));
     return;
   }
   add_links(out, report.plan, package, *links, report.wheels);
@@ -181,26 +195,32 @@ void fetch_page(Gathered& out, SourceReport& report, const std::string& url, con
 
 }  // namespace
 
-std::filesystem::path cache_wheel_dir(const std::filesystem::path& cache_root) { return cache_root / "wheels"; }
+std::filesystem::path cache_wheel_dir(const std::filesystem::path& cache_root) {
+  return cache_root / "wheels";
+}
 
-util::Result<std::vector<SourcePlan>> plan_sources(const Recipe* recipe, const Config& config,
-                                                   const SourceFlags& flags,
-                                                   const std::optional<std::filesystem::path>& cache_root) {
+util::Result<std::vector<SourcePlan>> plan_sources(
+    const Recipe* recipe, const Config& config, const SourceFlags& flags,
+    const std::optional<std::filesystem::path>& cache_root) {
   std::vector<SourcePlan> plan;
-  if (cache_root) plan.push_back({"cache", SourceRole::cache, cache_wheel_dir(*cache_root).string(), true, 0});
+  if (cache_root)
+    plan.push_back({"cache", SourceRole::cache, cache_wheel_dir(*cache_root).string(), true, 0});
   if (flags.index_url) {
     plan.push_back({"index", SourceRole::index, *flags.index_url, true, 0});
   } else {
     for (const IndexConfig& index : config.indexes) {
-      plan.push_back({index.name, index.kind == IndexKind::simple ? SourceRole::index : SourceRole::find_links,
+      plan.push_back({index.name,
+                      index.kind == IndexKind::simple ? SourceRole::index : SourceRole::find_links,
                       index.location, index.enabled, 0});
     }
   }
   for (std::size_t i = 0; i < flags.extra_index_urls.size(); ++i) {
-    plan.push_back({fmt::format("extra-index-{}", i + 1), SourceRole::index, flags.extra_index_urls[i], true, 0});
+    plan.push_back({fmt::format("extra-index-{}", i + 1), SourceRole::index,
+                    flags.extra_index_urls[i], true, 0});
   }
   for (std::size_t i = 0; i < flags.find_links.size(); ++i) {
-    plan.push_back({fmt::format("find-links-{}", i + 1), SourceRole::find_links, flags.find_links[i], true, 0});
+    plan.push_back({fmt::format("find-links-{}", i + 1), SourceRole::find_links,
+                    flags.find_links[i], true, 0});
   }
   if (recipe) {
     for (const RecipeSource& s : recipe->sources) {
@@ -208,30 +228,42 @@ util::Result<std::vector<SourcePlan>> plan_sources(const Recipe* recipe, const C
       plan.push_back({s.name, role, s.repository, s.enabled_by_default, 0});
     }
   }
-  for (SourcePlan& p : plan) p.priority = default_priority(p.role);
+  for (SourcePlan& p : plan) {
+    p.priority = default_priority(p.role);
+    bool network =
+        p.role == SourceRole::index || (p.role == SourceRole::find_links && is_url(p.location));
+    p.offline = flags.offline && network;
+  }
   std::vector<std::string> known;
   for (const SourcePlan& p : plan) known.push_back(p.name);
-  auto set_enabled = [&](const std::vector<std::string>& names, bool enabled, const char* what) -> util::Result<void> {
+  auto set_enabled = [&](const std::vector<std::string>& names, bool enabled,
+                         const char* what) -> util::Result<void> {
     for (const std::string& name : names) {
-      auto it = std::find_if(plan.begin(), plan.end(), [&](const SourcePlan& p) { return p.name == name; });
+      auto it = std::find_if(plan.begin(), plan.end(),
+                             [&](const SourcePlan& p) { return p.name == name; });
       if (it == plan.end()) {
-        return util::fail(util::ErrorKind::usage,
-                          fmt::format("{}: no source named '{}'{}", what, name, did_you_mean(name, known)), {},
-                          fmt::format("sources for this package: {}", util::join(known, ", ")));
+        return util::fail(
+            util::ErrorKind::usage,
+            fmt::format("{}: no source named '{}'{}", what, name, did_you_mean(name, known)), {},
+            fmt::format("sources for this package: {}", util::join(known, ", ")));
       }
       it->enabled = enabled;
     }
     return {};
   };
-  if (auto ok = set_enabled(config.enable, true, "config [sources] enable"); !ok) return tl::unexpected(ok.error());
-  if (auto ok = set_enabled(config.disable, false, "config [sources] disable"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = set_enabled(config.enable, true, "config [sources] enable"); !ok)
+    return tl::unexpected(ok.error());
+  if (auto ok = set_enabled(config.disable, false, "config [sources] disable"); !ok)
+    return tl::unexpected(ok.error());
   if (auto ok = set_enabled(flags.enable, true, "--source"); !ok) return tl::unexpected(ok.error());
-  if (auto ok = set_enabled(flags.disable, false, "--no-source"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = set_enabled(flags.disable, false, "--no-source"); !ok)
+    return tl::unexpected(ok.error());
   if (auto ok = apply_priority(plan, config.priority); !ok) return tl::unexpected(ok.error());
   return plan;
 }
 
-Gathered gather(const std::string& package, const Recipe* recipe, const std::vector<SourcePlan>& plan,
+Gathered gather(const std::string& package, const Recipe* recipe,
+                const std::vector<SourcePlan>& plan,
                 const std::optional<std::filesystem::path>& cache_root) {
   Gathered out;
   for (const SourcePlan& p : plan) {
@@ -246,10 +278,22 @@ Gathered gather(const std::string& package, const Recipe* recipe, const std::vec
       } else {
         report.plan.location = catalog->origin;
         add_catalog(out, p, package, *catalog, report.wheels);
-        if (!p.enabled) report.status = "disabled (its wheels are judged for suggestions only)";
+        if (report.wheels == 0) {
+          // Nothing known is not "nothing exists": say how to learn the releases.
+          report.status = "no wheels in its catalog";
+          out.warnings.push_back(
+              fmt::format("the '{}' catalog of {} lists no wheels ({}): `flashfit catalog update "
+                          "--package {} --source {}` "
+                          "fetches its releases",
+                          p.name, recipe->name, catalog->origin, recipe->name, p.name));
+        } else if (!p.enabled) {
+          report.status = "disabled (its wheels are judged for suggestions only)";
+        }
       }
     } else if (!p.enabled) {
       report.status = "not consulted (disabled)";
+    } else if (p.offline) {
+      report.status = "not consulted (--offline)";
     } else if (p.role == SourceRole::cache) {
       // The local cache's entries (content-addressed; their sha256 is known).
       std::error_code ec;
@@ -259,11 +303,13 @@ Gathered gather(const std::string& package, const Recipe* recipe, const std::vec
         std::vector<IndexLink> links;
         std::vector<store::CacheEntry> entries = cache->list(&out.warnings);
         for (const store::CacheEntry& e : entries) {
-          links.push_back(IndexLink{e.filename, e.path.string(), e.sha256, std::nullopt, false, {}});
+          links.push_back(
+              IndexLink{e.filename, e.path.string(), e.sha256, std::nullopt, false, {}});
         }
         std::size_t first = out.candidates.size();
         add_links(out, p, package, links, report.wheels);
-        for (std::size_t i = first; i < out.candidates.size(); ++i) attach_build_record(out.candidates[i], entries);
+        for (std::size_t i = first; i < out.candidates.size(); ++i)
+          attach_build_record(out.candidates[i], entries);
       } else {
         report.status = "unreadable: " + cache.error().message;
       }

@@ -17,11 +17,12 @@ namespace flashfit::resolve {
 
 // pip-like flags, applied over the config.
 struct SourceFlags {
-  std::optional<std::string> index_url;        // replaces the configured indexes
-  std::vector<std::string> extra_index_urls;   // added after them
-  std::vector<std::string> find_links;         // URLs or local directories
-  std::vector<std::string> enable;             // --source NAME
-  std::vector<std::string> disable;            // --no-source NAME
+  std::optional<std::string> index_url;       // replaces the configured indexes
+  std::vector<std::string> extra_index_urls;  // added after them
+  std::vector<std::string> find_links;        // URLs or local directories
+  std::vector<std::string> enable;            // --source NAME
+  std::vector<std::string> disable;           // --no-source NAME
+  bool offline = false;  // --offline: no index, find-links URL or URL check is contacted
 };
 
 struct SourcePlan {
@@ -30,6 +31,7 @@ struct SourcePlan {
   std::string location;  // URL, directory, or the catalog's origin
   bool enabled = true;
   int priority = 0;      // lower is preferred
+  bool offline = false;  // a network source under --offline: not consulted
 };
 
 struct SourceReport {
@@ -47,14 +49,15 @@ struct Gathered {
 // The sources for a package, enabled and ordered. Unknown names in
 // --source/--no-source or the config's lists are usage errors with a
 // did-you-mean.
-util::Result<std::vector<SourcePlan>> plan_sources(const Recipe* recipe, const Config& config,
-                                                   const SourceFlags& flags,
-                                                   const std::optional<std::filesystem::path>& cache_root);
+util::Result<std::vector<SourcePlan>> plan_sources(
+    const Recipe* recipe, const Config& config, const SourceFlags& flags,
+    const std::optional<std::filesystem::path>& cache_root);
 
 // Every wheel each source offers for `package` (canonical name). Catalog
 // sources that are disabled still contribute, marked, so suggestions can say
 // "enable community"; disabled indexes are not contacted.
-Gathered gather(const std::string& package, const Recipe* recipe, const std::vector<SourcePlan>& plan,
+Gathered gather(const std::string& package, const Recipe* recipe,
+                const std::vector<SourcePlan>& plan,
                 const std::optional<std::filesystem::path>& cache_root);
 
 // The local cache's wheel directory (until the store lands: a plain directory).

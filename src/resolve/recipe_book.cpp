@@ -8,6 +8,7 @@
 #include "pkg/name.hpp"
 #include "resolve/embedded.hpp"
 #include "resolve/recipe.hpp"
+#include "resolve/required_modules.hpp"
 #include "resolve/text_file.hpp"
 #include "resolve/toml_reader.hpp"
 #include "util/strings.hpp"
@@ -171,6 +172,18 @@ std::vector<std::string> RecipeBook::similar(std::string_view name) const {
   for (const Scored& entry : scored) {
     if (out.size() == 3) break;
     out.push_back(entry.name);
+  }
+  return out;
+}
+
+}  // namespace flashfit::resolve
+
+namespace flashfit::resolve {
+
+std::vector<binary::RequiredModule> required_modules(const RecipeBook& book) {
+  std::vector<binary::RequiredModule> out;
+  for (const Recipe& recipe : book.recipes()) {
+    if (!recipe.binary_module.empty()) out.push_back({recipe.name, recipe.binary_module});
   }
   return out;
 }

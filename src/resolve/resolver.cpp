@@ -17,9 +17,17 @@ bool tag_matches_version(const Judged& j) {
   return tag == v || tag == "v" + v;
 }
 
+// A catalog row known only from a prediction (the release workflow's build
+// matrix) or a single third-party mention: it may never have been uploaded.
+// Every other candidate was listed by someone who saw the file.
+bool unconfirmed(const Candidate& c) {
+  return c.evidence == "workflow-matrix" || c.evidence == "single-third-party-mention";
+}
+
 // download.pytorch.org's local labels: cu128, cpu, rocm6.2, xpu.
 bool is_pytorch_index_label(const std::string& local) {
-  return local.rfind("cu", 0) == 0 || local == "cpu" || local.rfind("rocm", 0) == 0 || local == "xpu";
+  return local.rfind("cu", 0) == 0 || local == "cpu" || local.rfind("rocm", 0) == 0 ||
+         local == "xpu";
 }
 
 void warn_about_torch(const ResolveTarget& target, std::vector<std::string>& warnings) {
@@ -27,22 +35,30 @@ void warn_about_torch(const ResolveTarget& target, std::vector<std::string>& war
   const pkg::Version& t = *target.torch;
   if (t.is_prerelease() || t.is_devrelease()) {
     warnings.push_back(fmt::format(
-        "torch {} is a pre-release: wheels built for torch {}.{} were linked against a release or another "
+        "torch {} is a pre-release: wheels built for torch {}.{} were linked against a release or "
+        "another "
         "nightly, and may miss symbols; `flashfit inspect` or `flashfit install` checks them",
-        t.str(), t.release().size() > 0 ? t.release()[0] : "?", t.release().size() > 1 ? t.release()[1] : "?"));
+        t.str(), t.release().size() > 0 ? t.release()[0] : "?",
+        t.release().size() > 1 ? t.release()[1] : "?"));
   } else if (t.has_local() && !is_pytorch_index_label(t.local())) {
-    warnings.push_back(fmt::format(
-        "torch {} is not a download.pytorch.org build (local label '{}'): its C++ symbols may differ from "
-        "the torch the wheels were built against; inspect checks them",
-        t.str(), t.local()));
+    warnings.push_back(
+        fmt::format("torch {} is not a download.pytorch.org build (local label '{}'): its C++ "
+                    "symbols may differ from "
+                    "the torch the wheels were built against; inspect checks them",
+                    t.str(), t.local()));
   }
 }
 
 }  // namespace
 
 std::size_t Resolution::compatible_count() const {
-  return static_cast<std::size_t>(
-      std::count_if(candidates.begin(), candidates.end(), [](const Judged& j) { return j.compatible(); }));
+  return static_cast<std::size_t>(std::count_if(candidates.begin(), candidates.end(),
+                                                [](const Judged& j) { return j.compatible(); }));
+}
+
+std::size_t Resolution::certain_count() const {
+  return static_cast<std::size_t>(std::count_if(candidates.begin(), candidates.end(),
+                                                [](const Judged& j) { return j.certain(); }));
 }
 
 int cuda_closeness(const std::optional<pkg::CudaVersion>& wheel_cuda,
@@ -63,7 +79,8 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
   // First pass: codes only. Thousands of wheels are judged; few are shown.
   r.candidates.reserve(r.inputs->size());
   for (const Candidate& c : *r.inputs) {
-    if (auto j = judge(c, request, recipe, target, {false, &cache})) r.candidates.push_back(std::move(*j));
+    if (auto j = judge(c, request, recipe, target, {false, &cache}))
+      r.candidates.push_back(std::move(*j));
   }
   std::vector<int> closeness;
   std::vector<char> own_release;
@@ -79,12 +96,19 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
     const Judged& x = r.candidates[a];
     const Judged& y = r.candidates[b];
     if (x.compatible() != y.compatible()) return x.compatible();
+    // An uncertain fit (a rule skipped for an unknown fact) only when nothing certain fits.
+    if (x.compatible() && x.certain() != y.certain()) return x.certain();
+    // A confirmed fit before an unconfirmed one of any version: a guessed row
+    // is picked only when nothing confirmed fits (or the pin leaves only it).
+    if (x.compatible() && unconfirmed(*x.candidate) != unconfirmed(*y.candidate))
+      return !unconfirmed(*x.candidate);
     if (!x.compatible()) {  // nearest first: fewest reasons, then newest
       if (x.reasons.size() != y.reasons.size()) return x.reasons.size() < y.reasons.size();
     }
     auto by_version = x.wheel->version.compare_public(y.wheel->version);
     if (by_version != 0) return by_version > 0;
-    if (x.candidate->priority != y.candidate->priority) return x.candidate->priority < y.candidate->priority;
+    if (x.candidate->priority != y.candidate->priority)
+      return x.candidate->priority < y.candidate->priority;
     if (closeness[a] != closeness[b]) return closeness[a] < closeness[b];
     if (x.tag_rank != y.tag_rank) return x.tag_rank < y.tag_rank;
     if (own_release[a] != own_release[b]) return own_release[a] > own_release[b];
@@ -105,7 +129,8 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
   r.candidates = std::move(sorted);
   if (!r.candidates.empty() && r.candidates.front().compatible()) r.selected = 0;
   warn_about_torch(target, r.warnings);
-  if (!r.selected && options.suggest) r.suggestions = suggest(r, recipe, target, options.build);
+  if (!r.selected && options.suggest)
+    r.suggestions = suggest(r, recipe, target, options.build, options.commands);
   return r;
 }
 

@@ -17,7 +17,7 @@
 namespace flashfit::resolve {
 
 struct Suggestion {
-  std::string kind;     // "version", "source", "torch", "python", "build", "fallback"
+  std::string kind;  // "version", "source", "torch", "python", "build", "fallback"
   std::string message;
   std::optional<std::string> command;
 };
@@ -27,18 +27,32 @@ struct Resolution {
   // The candidates as gathered; Judged::candidate points into them (shared, so
   // a copy of the Resolution stays valid).
   std::shared_ptr<const std::vector<Candidate>> inputs;
-  // Compatible candidates first, best first; then rejected ones, nearest to
-  // fitting first (fewest reasons, newest).
+  // Certain fits first, best first; then uncertain ones (a rule skipped for an
+  // unknown fact); then rejected ones, nearest to fitting first (fewest
+  // reasons, newest). `selected` is the first fit, uncertain only when no
+  // certain one exists.
   std::vector<Judged> candidates;
   std::optional<std::size_t> selected;  // index into candidates (0 when set)
   std::vector<Suggestion> suggestions;
-  std::vector<std::string> warnings;    // sources that failed, a pre-release torch, ...
-  std::size_t compatible_count() const;
+  std::vector<std::string> warnings;     // sources that failed, a pre-release torch, ...
+  std::size_t compatible_count() const;  // no rule rejects them, certain or not
+  std::size_t certain_count() const;     // ... and none rests on an unknown fact
 };
 
 // What a source build would need, for the suggestion (from the probe).
 struct BuildOutlook {
   const env::ToolkitFacts* toolkit = nullptr;  // nullptr: not probed
+};
+
+// How printed commands address the environment that was judged, so that a
+// pasted command acts on that environment and repeats the question asked.
+struct CommandContext {
+  std::string python;  // the probed interpreter's absolute path; empty: none was probed
+  bool externally_managed =
+      false;  // its stdlib has PEP 668's EXTERNALLY-MANAGED: pip refuses, use a venv
+  // The flags the resolution was computed under, each already shell-quoted:
+  // {"--python", "/v/bin/python"}, {"--torch", "2.6.0+cu124"} (what-if), ...
+  std::vector<std::pair<std::string, std::string>> flags;
 };
 
 struct ResolveOptions {
@@ -48,6 +62,7 @@ struct ResolveOptions {
   // false: the caller calls suggest() itself (after probing what a build needs).
   bool suggest = true;
   BuildOutlook build;
+  CommandContext commands;
 };
 
 Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTarget& target,

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pkg/name.hpp"
+#include "resolve/torch_abi.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::resolve {
@@ -21,6 +22,13 @@ void note(Judged& j, std::string text) {
   if (j.explained) j.notes.push_back(std::move(text));
 }
 
+// A rule skipped for an unknown fact: recorded on both passes (it ranks the
+// candidate), with its message only when explaining.
+template <class Message>
+void assume(Judged& j, const char* fact, const char* flag, Message message) {
+  j.assumptions.push_back(Assumption{fact, j.explained ? message() : std::string(), flag});
+}
+
 std::optional<env::MajorMinor> parse_mm(const std::optional<std::string>& text) {
   if (!text) return std::nullopt;
   return env::parse_major_minor(*text);
@@ -35,7 +43,8 @@ std::optional<ManylinuxTag> parse_manylinux(const std::string& platform) {
   static const std::pair<const char*, env::MajorMinor> legacy[] = {
       {"manylinux1_", {2, 5}}, {"manylinux2010_", {2, 12}}, {"manylinux2014_", {2, 17}}};
   for (const auto& [prefix, glibc] : legacy) {
-    if (util::starts_with(platform, prefix)) return ManylinuxTag{glibc, platform.substr(std::string(prefix).size())};
+    if (util::starts_with(platform, prefix))
+      return ManylinuxTag{glibc, platform.substr(std::string(prefix).size())};
   }
   if (!util::starts_with(platform, "manylinux_")) return std::nullopt;
   auto parts = util::split(std::string_view(platform).substr(10), '_');
@@ -55,7 +64,8 @@ std::string platform_arch(const std::string& platform) {
     if (util::starts_with(platform, prefix)) {
       if (prefix == "linux_") return platform.substr(prefix.size());
       auto parts = util::split(std::string_view(platform).substr(prefix.size()), '_');
-      if (parts.size() >= 3) return platform.substr(prefix.size() + parts[0].size() + parts[1].size() + 2);
+      if (parts.size() >= 3)
+        return platform.substr(prefix.size() + parts[0].size() + parts[1].size() + 2);
     }
   }
   return platform;
@@ -66,7 +76,10 @@ std::string platform_arch(const std::string& platform) {
 void check_tags(Judged& j, const ResolveTarget& target) {
   const auto& tags = j.wheel->tags;
   if (!target.tags) {
-    note(j, "no interpreter to compare wheel tags with: Python and platform tags not checked");
+    assume(j, "python", "--python PATH or --python-version X.Y", [] {
+      return std::string(
+          "the wheel's Python and platform tags fit (no interpreter to compare them with)");
+    });
     return;
   }
   if (auto rank = target.tags->best_rank(tags)) {
@@ -86,22 +99,29 @@ void check_tags(Judged& j, const ResolveTarget& target) {
   };
   if (!python_ok) {
     std::string py = target.python ? "Python " + target.python->str() : "this interpreter";
-    reject(j, ReasonCode::python, [&] { return std::string(fmt::format("built for {} ({}); {} does not accept it", tags.front().interpreter,
-                       util::join(wheel_tags(), ", "), py)); });
+    reject(j, ReasonCode::python, [&] {
+      return std::string(fmt::format("built for {} ({}); {} does not accept it",
+                                     tags.front().interpreter, util::join(wheel_tags(), ", "), py));
+    });
   }
   if (platform_ok) return;
   // A manylinux tag for this architecture but a newer glibc is a glibc problem.
   for (const pkg::Tag& t : tags) {
     auto ml = parse_manylinux(t.platform);
     if (ml && ml->arch == target.arch && target.glibc && *target.glibc < ml->glibc) {
-      reject(j, ReasonCode::glibc, [&] { return std::string(fmt::format("needs glibc {} ({}); this machine has glibc {}", ml->glibc.str(), t.platform,
-                         target.glibc->str())); });
+      reject(j, ReasonCode::glibc, [&] {
+        return std::string(fmt::format("needs glibc {} ({}); this machine has glibc {}",
+                                       ml->glibc.str(), t.platform, target.glibc->str()));
+      });
       return;
     }
   }
   std::string arch = platform_arch(tags.front().platform);
-  reject(j, ReasonCode::platform, [&] { return std::string(fmt::format("built for {} ({}); this machine is linux {}", arch, tags.front().platform,
-                     target.arch.empty() ? "of unknown architecture" : target.arch)); });
+  reject(j, ReasonCode::platform, [&] {
+    return std::string(fmt::format("built for {} ({}); this machine is linux {}", arch,
+                                   tags.front().platform,
+                                   target.arch.empty() ? "of unknown architecture" : target.arch));
+  });
 }
 
 bool is_pure(const pkg::WheelName& wheel) {
@@ -120,63 +140,105 @@ void check_python_requirements(Judged& j, const ResolveTarget& target, const Rel
   if (j.candidate->requires_python) {
     auto spec = pkg::SpecifierSet::parse(*j.candidate->requires_python);
     if (spec && !spec->contains(*python, true)) {
-      reject(j, ReasonCode::python, [&] { return std::string(fmt::format("requires Python {} (index metadata); this is Python {}", spec->str(),
-                         target.python->str())); });
+      reject(j, ReasonCode::python, [&] {
+        return std::string(fmt::format("requires Python {} (index metadata); this is Python {}",
+                                       spec->str(), target.python->str()));
+      });
     }
   }
   if (facts.python && !facts.python->contains(*python, true)) {
-    reject(j, ReasonCode::python, [&] { return std::string(fmt::format("this release supports Python {}; this is Python {}", facts.python->str(),
-                       target.python->str())); });
+    reject(j, ReasonCode::python, [&] {
+      return std::string(fmt::format("this release supports Python {}; this is Python {}",
+                                     facts.python->str(), target.python->str()));
+    });
   }
+}
+
+// A torch extension: the recipe's package (every recipe describes one), or a
+// wheel whose label names the torch it was built for. A pure or non-torch
+// wheel from an index or --find-links is not judged by the torch rules;
+// `inspect` (and install) read its binaries for calls into torch.
+bool torch_extension(const Judged& j, const Recipe* recipe) {
+  return recipe != nullptr || j.variant.torch.has_value();
 }
 
 void check_torch(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts) {
   if (!target.torch_installed) {
-    reject(j, ReasonCode::torch, [&] { return std::string("torch is not installed in this interpreter"); });
+    reject(j, ReasonCode::torch,
+           [&] { return std::string("torch is not installed in this interpreter"); });
     return;
   }
   auto here = target.torch_minor();
   if (!here) {
-    note(j, "torch's version is unknown: the torch rule was not applied");
+    if (j.variant.torch || facts.torch) {
+      assume(j, "torch", "--torch X.Y.Z", [&] {
+        return j.variant.torch ? fmt::format("torch here is {}.x, as this wheel was built for",
+                                             j.variant.torch->str())
+                               : fmt::format("torch here is within {}", facts.torch->str());
+      });
+    }
     return;
   }
   if (j.variant.torch && *j.variant.torch != *here) {
-    reject(j, ReasonCode::torch, [&] { return std::string(fmt::format("built for torch {}; torch here is {}", j.variant.torch->str(), target.torch->str())); });
+    reject(j, ReasonCode::torch, [&] {
+      return std::string(fmt::format("built for torch {}; torch here is {}", j.variant.torch->str(),
+                                     target.torch->str()));
+    });
   } else if (!j.variant.torch) {
     note(j, "the file name does not say which torch it was built for; inspect checks its symbols");
   }
   if (facts.torch && target.torch && !facts.torch->contains(*target.torch, true)) {
-    reject(j, ReasonCode::torch, [&] { return std::string(fmt::format("this release supports torch {}; torch here is {}", facts.torch->str(),
-                       target.torch->str())); });
+    reject(j, ReasonCode::torch, [&] {
+      return std::string(fmt::format("this release supports torch {}; torch here is {}",
+                                     facts.torch->str(), target.torch->str()));
+    });
   }
 }
 
 void check_cuda(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
   const pkg::VariantLabel& v = j.variant;
   if (target.torch_installed && !target.torch_cuda) {
-    note(j, "torch's CUDA version is unknown: the CUDA rule was not applied");
+    if (v.cuda || v.rocm || (recipe && recipe->needs_cuda && !v.cpu_only)) {
+      assume(j, "torch-cuda", "--cuda X.Y", [&] {
+        return v.cuda ? fmt::format("torch here is a CUDA {}.x build, as this wheel needs",
+                                    v.cuda->major)
+                      : std::string("torch here is a CUDA build");
+      });
+    }
     return;
   }
   if (!target.torch_cuda) return;  // no torch: the torch rule already said so
   const auto& torch_cuda = *target.torch_cuda;
   auto torch_text = [&] { return target.torch ? target.torch->str() : std::string("torch"); };
   if (v.rocm) {
-    reject(j, ReasonCode::cuda, [&] { return std::string(fmt::format("a ROCm {} build; torch here {}", v.rocm->str(),
-                       torch_cuda ? "uses CUDA " + torch_cuda->str() : "is a CPU build")); });
+    reject(j, ReasonCode::cuda, [&] {
+      return std::string(
+          fmt::format("a ROCm {} build; torch here {}", v.rocm->str(),
+                      torch_cuda ? "uses CUDA " + torch_cuda->str() : "is a CPU build"));
+    });
     return;
   }
   if (v.cuda) {
     if (!torch_cuda) {
-      reject(j, ReasonCode::cuda, [&] { return std::string(fmt::format("built for CUDA {}; torch {} is a CPU build", v.cuda->str(), torch_text())); });
+      reject(j, ReasonCode::cuda, [&] {
+        return std::string(
+            fmt::format("built for CUDA {}; torch {} is a CPU build", v.cuda->str(), torch_text()));
+      });
     } else if (v.cuda->major != torch_cuda->major) {
-      reject(j, ReasonCode::cuda, [&] { return std::string(fmt::format("built for CUDA {}; torch {} uses CUDA {} (the major must match)", v.cuda->str(),
-                         torch_text(), torch_cuda->str())); });
+      reject(j, ReasonCode::cuda, [&] {
+        return std::string(
+            fmt::format("built for CUDA {}; torch {} uses CUDA {} (the major must match)",
+                        v.cuda->str(), torch_text(), torch_cuda->str()));
+      });
     }
     return;
   }
   if (v.cpu_only) return;
   if (!torch_cuda && recipe && recipe->needs_cuda) {
-    reject(j, ReasonCode::cuda, [&] { return std::string(fmt::format("{} needs a CUDA build of torch; torch {} is a CPU build", recipe->name, torch_text())); });
+    reject(j, ReasonCode::cuda, [&] {
+      return std::string(fmt::format("{} needs a CUDA build of torch; torch {} is a CPU build",
+                                     recipe->name, torch_text()));
+    });
   }
 }
 
@@ -186,23 +248,40 @@ void check_abi(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
     j.cxx11_abi = j.variant.cxx11_abi;
     j.abi_basis = j.candidate->built_variant ? "recorded by flashfit build" : "label";
   } else if (source && source->abi == AbiRule::pytorch_official && j.variant.torch) {
-    j.cxx11_abi = official_torch_abi(*j.variant.torch, j.variant.cuda);
-    j.abi_basis = j.explained ? fmt::format("inferred: built against the official torch {}{}", j.variant.torch->str(),
-                                            j.variant.cuda ? " with CUDA " + j.variant.cuda->str() : "")
-                              : "inferred";
+    OfficialTorchBuild build{*j.variant.torch, OfficialTorchBuild::Kind::cuda, j.variant.cuda,
+                             platform_arch(j.wheel->tags.front().platform)};
+    j.cxx11_abi = official_torch_abi(build);
+    j.abi_basis =
+        j.explained
+            ? fmt::format("inferred: built against the official torch {}{}", j.variant.torch->str(),
+                          j.variant.cuda ? " with CUDA " + j.variant.cuda->str() : "")
+            : "inferred";
   }
   if (!j.cxx11_abi) {
     note(j, "the C++11 ABI of this wheel is not known from its name; inspect checks its symbols");
+    if (!target.cxx11_abi && target.torch_installed) {
+      assume(j, "cxx11-abi", "--cxx11-abi TRUE|FALSE", [] {
+        return std::string("torch here uses the same C++11 ABI as this wheel (neither is known)");
+      });
+    }
     return;
   }
   if (!target.cxx11_abi) {
-    if (target.torch_installed) note(j, "torch's C++11 ABI is unknown: the ABI rule was not applied");
+    if (target.torch_installed) {
+      bool abi = *j.cxx11_abi;
+      assume(j, "cxx11-abi", "--cxx11-abi TRUE|FALSE", [&] {
+        return fmt::format("torch here uses {}, as this wheel does ({})",
+                           abi ? "the C++11 ABI" : "the pre-C++11 ABI", j.abi_basis);
+      });
+    }
     return;
   }
   if (*j.cxx11_abi != *target.cxx11_abi) {
     auto name = [](bool abi) { return abi ? "the C++11 ABI" : "the pre-C++11 ABI"; };
-    reject(j, ReasonCode::cxx11_abi, [&] { return std::string(fmt::format("built with {} ({}); torch here uses {}", name(*j.cxx11_abi), j.abi_basis,
-                       name(*target.cxx11_abi))); });
+    reject(j, ReasonCode::cxx11_abi, [&] {
+      return std::string(fmt::format("built with {} ({}); torch here uses {}", name(*j.cxx11_abi),
+                                     j.abi_basis, name(*target.cxx11_abi)));
+    });
   }
 }
 
@@ -215,7 +294,8 @@ std::optional<env::ComputeCapability> parse_cc(const std::optional<std::string>&
 bool arch_built(const GpuArch& arch, const std::optional<pkg::CudaVersion>& wheel_cuda) {
   if (!arch.min_cuda || !wheel_cuda) return true;
   if (wheel_cuda->major != arch.min_cuda->major) return wheel_cuda->major > arch.min_cuda->major;
-  if (!wheel_cuda->minor || !arch.min_cuda->minor) return true;  // "cu12": cannot tell, assume the CI's
+  if (!wheel_cuda->minor || !arch.min_cuda->minor)
+    return true;  // "cu12": cannot tell, assume the CI's
   return *wheel_cuda->minor >= *arch.min_cuda->minor;
 }
 
@@ -241,10 +321,14 @@ std::vector<GpuArch> built_archs(const Candidate& candidate) {
   return out;
 }
 
-void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe, const ReleaseFacts& facts) {
+void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe,
+                const ReleaseFacts& facts) {
   if (!recipe || !recipe->needs_cuda) return;
   if (!target.gpus) {
-    note(j, "the GPUs could not be read: kernel coverage not checked");
+    assume(j, "gpu", "--gpu X.Y", [] {
+      return std::string(
+          "the GPUs here (which could not be read) are ones this wheel has kernels for");
+    });
     return;
   }
   if (target.gpus->empty()) {
@@ -258,7 +342,9 @@ void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe, co
   std::vector<GpuArch> built = built_archs(*j.candidate);
   bool known_archs = facts.gpu_archs.has_value() || j.candidate->built_archs.has_value();
   bool ptx = facts.ptx && !j.candidate->built_archs;
-  const std::vector<GpuArch>& listed = j.candidate->built_archs ? built : facts.gpu_archs ? *facts.gpu_archs : no_archs;
+  const std::vector<GpuArch>& listed = j.candidate->built_archs ? built
+                                       : facts.gpu_archs        ? *facts.gpu_archs
+                                                                : no_archs;
   auto arch_names = [&] {
     std::vector<std::string> out;
     for (const GpuArch& a : listed) {
@@ -271,11 +357,17 @@ void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe, co
     if (std::find(said.begin(), said.end(), cc) != said.end()) continue;
     said.push_back(cc);
     if (min_cc && cc < *min_cc) {
-      reject(j, ReasonCode::compute_capability, [&] { return std::string(fmt::format("{} needs compute capability {} or newer; a GPU here has {}",
-                         recipe->summary.empty() ? recipe->name : recipe->summary, min_cc->str(), cc.str())); });
+      reject(j, ReasonCode::compute_capability, [&] {
+        return std::string(fmt::format("{} needs compute capability {} or newer; a GPU here has {}",
+                                       recipe->summary.empty() ? recipe->name : recipe->summary,
+                                       min_cc->str(), cc.str()));
+      });
     } else if (max_cc && cc > *max_cc) {
-      reject(j, ReasonCode::compute_capability, [&] { return std::string(fmt::format("this release accepts compute capability up to {} at run time; a GPU here has {}",
-                         max_cc->str(), cc.str())); });
+      reject(j, ReasonCode::compute_capability, [&] {
+        return std::string(fmt::format(
+            "this release accepts compute capability up to {} at run time; a GPU here has {}",
+            max_cc->str(), cc.str()));
+      });
     }
     if (!known_archs) continue;
     bool covered = std::any_of(listed.begin(), listed.end(), [&](const GpuArch& a) {
@@ -285,8 +377,11 @@ void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe, co
       return sass || jit;
     });
     if (!covered) {
-      reject(j, ReasonCode::gpu_arch, [&] { return std::string(fmt::format("no kernel image for compute capability {} (the wheel has {}{})", cc.str(),
-                         arch_names().empty() ? "none" : util::join(arch_names(), ", "), ptx ? "" : ", no PTX")); });
+      reject(j, ReasonCode::gpu_arch, [&] {
+        return std::string(fmt::format(
+            "no kernel image for compute capability {} (the wheel has {}{})", cc.str(),
+            arch_names().empty() ? "none" : util::join(arch_names(), ", "), ptx ? "" : ", no PTX"));
+      });
     }
   }
   if (!known_archs) note(j, "the GPU archs inside this wheel are not known; inspect reads them");
@@ -295,7 +390,9 @@ void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe, co
 void note_evidence(Judged& j) {
   const std::string& e = j.candidate->evidence;
   if (e == "workflow-matrix") {
-    note(j, "known from the release workflow's build matrix, not a release listing: it may be missing");
+    note(
+        j,
+        "known from the release workflow's build matrix, not a release listing: it may be missing");
   } else if (e == "single-third-party-mention") {
     note(j, "mentioned once by a third party, not confirmed by a release listing");
   }
@@ -303,17 +400,8 @@ void note_evidence(Judged& j) {
 
 }  // namespace
 
-std::optional<bool> official_torch_abi(const pkg::TorchVersion& torch,
-                                       const std::optional<pkg::CudaVersion>& cuda) {
-  if (torch < pkg::TorchVersion{2, 6}) return false;
-  if (torch == pkg::TorchVersion{2, 6}) {
-    if (!cuda || !cuda->minor) return std::nullopt;
-    return cuda->major == 12 && *cuda->minor == 6;
-  }
-  return true;
-}
-
-const ReleaseFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& version, const std::string& source,
+const ReleaseFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& version,
+                                      const std::string& source,
                                       const std::optional<pkg::CudaVersion>& cuda) {
   std::string key = version.public_str();  // one format per wheel; a miss costs a merge
   key += '\0';
@@ -321,12 +409,14 @@ const ReleaseFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& 
   key += '\0';
   if (cuda) key += cuda->str();
   auto it = facts_.find(key);
-  if (it == facts_.end()) it = facts_.emplace(std::move(key), recipe.facts_for(version, source, cuda)).first;
+  if (it == facts_.end())
+    it = facts_.emplace(std::move(key), recipe.facts_for(version, source, cuda)).first;
   return it->second;
 }
 
-std::optional<Judged> judge(const Candidate& candidate, const Request& request, const Recipe* recipe,
-                            const ResolveTarget& target, const JudgeOptions& options) {
+std::optional<Judged> judge(const Candidate& candidate, const Request& request,
+                            const Recipe* recipe, const ResolveTarget& target,
+                            const JudgeOptions& options) {
   if (!util::ends_with(candidate.filename, ".whl")) return std::nullopt;
   auto wheel = pkg::parse_wheel_filename(candidate.filename);
   if (!wheel || wheel->canonical_name != request.name) return std::nullopt;
@@ -336,48 +426,85 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request, 
   j.wheel = std::move(*wheel);
   const pkg::Version& version = j.wheel->version;
   // The label as written in the file name keeps its case; Version::local() lower-cases it.
-  j.variant = candidate.built_variant ? *candidate.built_variant : pkg::decode_variant(version.local());
+  j.variant =
+      candidate.built_variant ? *candidate.built_variant : pkg::decode_variant(version.local());
   if (j.variant.scheme == pkg::VariantScheme::unknown) {
     note(j, fmt::format("unrecognised variant label '{}'", j.variant.raw));
   }
 
   if (!request.specifier.empty() && !request.specifier.contains(version)) {
-    reject(j, ReasonCode::version, [&] { return std::string(fmt::format("{} does not satisfy {}", version.public_str(), request.specifier.str())); });
+    reject(j, ReasonCode::version, [&] {
+      return std::string(
+          fmt::format("{} does not satisfy {}", version.public_str(), request.specifier.str()));
+    });
   }
   if (candidate.yanked) {
     bool pinned = request.specifier.specifiers().size() == 1 &&
-                  (request.specifier.specifiers()[0].op() == "==" || request.specifier.specifiers()[0].op() == "===");
+                  (request.specifier.specifiers()[0].op() == "==" ||
+                   request.specifier.specifiers()[0].op() == "===");
     if (!pinned) {
-      reject(j, ReasonCode::yanked, [&] { return std::string(candidate.yanked_reason.empty() ? "yanked by the index" : "yanked: " + candidate.yanked_reason); });
+      reject(j, ReasonCode::yanked, [&] {
+        return std::string(candidate.yanked_reason.empty() ? "yanked by the index"
+                                                           : "yanked: " + candidate.yanked_reason);
+      });
     }
   }
+  if (candidate.missing) {
+    reject(j, ReasonCode::missing,
+           [&] { return "the file does not exist: its URL answered " + *candidate.missing; });
+  }
   if (!candidate.source_enabled) {
-    reject(j, ReasonCode::source_disabled, [&] { return std::string(fmt::format("source '{}' is not enabled (--source {})", candidate.source, candidate.source)); });
+    reject(j, ReasonCode::source_disabled, [&] {
+      return std::string(fmt::format("source '{}' is not enabled (--source {})", candidate.source,
+                                     candidate.source));
+    });
   }
   static const ReleaseFacts no_facts;
   JudgeCache local_cache;
   JudgeCache& cache = options.cache ? *options.cache : local_cache;
-  const ReleaseFacts& facts = recipe ? cache.facts(*recipe, version, candidate.source, j.variant.cuda) : no_facts;
+  const ReleaseFacts& facts =
+      recipe ? cache.facts(*recipe, version, candidate.source, j.variant.cuda) : no_facts;
   if (recipe) {
-    if (const KnownBroken* broken = recipe->broken(version, candidate.source, candidate.filename, j.variant.torch)) {
-      reject(j, ReasonCode::known_broken, [&] { return std::string(broken->reason + (broken->reference.empty() ? "" : " (" + broken->reference + ")")); });
+    if (const KnownBroken* broken =
+            recipe->broken(version, candidate.source, candidate.filename, j.variant.torch)) {
+      reject(j, ReasonCode::known_broken, [&] {
+        return std::string(broken->reason +
+                           (broken->reference.empty() ? "" : " (" + broken->reference + ")"));
+      });
     }
   }
   check_tags(j, target);
   check_python_requirements(j, target, facts);
+  if (facts.min_glibc && linux_plain_platform(*j.wheel) && !target.glibc) {
+    assume(j, "glibc", "--glibc X.Y",
+           [&] { return fmt::format("this machine's glibc is {} or newer", *facts.min_glibc); });
+  }
   if (facts.min_glibc && linux_plain_platform(*j.wheel) && target.glibc) {
     if (auto need = env::parse_major_minor(*facts.min_glibc); need && *target.glibc < *need) {
-      reject(j, ReasonCode::glibc, [&] { return std::string(fmt::format("this release's wheels need glibc {}; this machine has glibc {}", need->str(),
-                         target.glibc->str())); });
+      reject(j, ReasonCode::glibc, [&] {
+        return std::string(
+            fmt::format("this release's wheels need glibc {}; this machine has glibc {}",
+                        need->str(), target.glibc->str()));
+      });
     }
   }
-  check_torch(j, target, facts);
-  check_cuda(j, target, recipe);
-  check_abi(j, target, recipe);
+  if (torch_extension(j, recipe)) {
+    check_torch(j, target, facts);
+    check_cuda(j, target, recipe);
+    check_abi(j, target, recipe);
+  } else {
+    note(j,
+         "not known to be a torch extension (no recipe, no torch in its label): the torch rules do "
+         "not apply; "
+         "inspect reads its binaries");
+  }
   check_gpus(j, target, recipe, facts);
   if (recipe && recipe->needs_cuda && is_pure(*j.wheel)) {
-    reject(j, ReasonCode::pure_wheel, [&] { return std::string(fmt::format("a py3-none-any wheel has no compiled {} module (the SKIP_CUDA_BUILD trap)",
-                       recipe->binary_module.empty() ? recipe->name : recipe->binary_module)); });
+    reject(j, ReasonCode::pure_wheel, [&] {
+      return std::string(
+          fmt::format("a py3-none-any wheel has no compiled {} module (the SKIP_CUDA_BUILD trap)",
+                      recipe->binary_module.empty() ? recipe->name : recipe->binary_module));
+    });
   }
   note_evidence(j);
   return j;

@@ -44,10 +44,4 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
                             const Recipe* recipe, const ResolveTarget& target,
                             const JudgeOptions& options = {});
 
-// The C++11 ABI of a wheel built against download.pytorch.org's torch:
-// torch <= 2.5 false; 2.6 true only for cu126; >= 2.7 true
-// (flash-attn.md §11, peers.md §3.1).
-std::optional<bool> official_torch_abi(const pkg::TorchVersion& torch,
-                                       const std::optional<pkg::CudaVersion>& cuda);
-
 }  // namespace flashfit::resolve

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
 #include "resolve/build_knobs.hpp"
+#include "resolve/torch_abi.hpp"
 #include "resolve/torch_releases.hpp"
 #include "util/strings.hpp"
 
@@ -14,56 +16,86 @@ namespace flashfit::resolve {
 namespace {
 
 bool only(const Judged& j, std::initializer_list<ReasonCode> allowed) {
-  return !j.reasons.empty() && std::all_of(j.reasons.begin(), j.reasons.end(), [&](const Reason& r) {
+  return !j.reasons.empty() &&
+         std::all_of(j.reasons.begin(), j.reasons.end(), [&](const Reason& r) {
            return std::find(allowed.begin(), allowed.end(), r.code) != allowed.end();
          });
 }
 
-std::string pin_command(const Request& request, const Judged& j, const std::string& extra = {}) {
-  return fmt::format("flashfit resolve '{}=={}'{}", request.name, j.wheel->version.public_str(), extra);
+// The flags the resolution was computed under, appended so that the pasted
+// command asks the same question; `drop` leaves out the ones it replaces.
+std::string with_flags(std::string command, const CommandContext& ctx,
+                       std::initializer_list<std::string_view> drop = {}) {
+  for (const auto& [flag, value] : ctx.flags) {
+    if (std::find(drop.begin(), drop.end(), flag) != drop.end()) continue;
+    command += " " + flag + " " + value;
+  }
+  return command;
 }
 
-void suggest_version(const Resolution& r, std::vector<Suggestion>& out) {
+// pip of the interpreter that was judged, never a bare `pip` from PATH; for an
+// externally managed one (PEP 668: pip refuses) a venv that still sees its packages.
+std::string pip_install(const CommandContext& ctx, const std::string& args) {
+  const std::string python = ctx.python.empty() ? "python3" : shell_quote(ctx.python);
+  if (ctx.externally_managed) {
+    return fmt::format(
+        "{} -m venv --system-site-packages .venv && .venv/bin/python -m pip install {}", python,
+        args);
+  }
+  return fmt::format("{} -m pip install {}", python, args);
+}
+
+void suggest_version(const Resolution& r, const CommandContext& ctx, std::vector<Suggestion>& out) {
   // Candidates are sorted nearest first, newest first within a reason count.
   for (const Judged& j : r.candidates) {
     if (only(j, {ReasonCode::version})) {
-      out.push_back({"version",
-                     fmt::format("{} {} has a wheel that fits ({}, from {})", r.request.name,
-                                 j.wheel->version.public_str(), j.candidate->filename, j.candidate->source),
-                     pin_command(r.request, j)});
+      std::string pin = r.request.name + "==" + j.wheel->version.public_str();
+      out.push_back(
+          {"version",
+           fmt::format("{} {} has a wheel that fits ({}, from {})", r.request.name,
+                       j.wheel->version.public_str(), j.candidate->filename, j.candidate->source),
+           with_flags("flashfit resolve " + shell_quote(pin), ctx)});
       return;
     }
   }
 }
 
-void suggest_sources(const Resolution& r, std::vector<Suggestion>& out) {
+void suggest_sources(const Resolution& r, const CommandContext& ctx, std::vector<Suggestion>& out) {
   std::set<std::string> said;
   for (const Judged& j : r.candidates) {
-    if (!only(j, {ReasonCode::source_disabled}) || !said.insert(j.candidate->source).second) continue;
-    std::string trust = j.candidate->role == SourceRole::community ? " (third-party builds: a trust decision)" : "";
+    if (!only(j, {ReasonCode::source_disabled}) || !said.insert(j.candidate->source).second)
+      continue;
+    std::string trust =
+        j.candidate->role == SourceRole::community ? " (third-party builds: a trust decision)" : "";
     out.push_back({"source",
-                   fmt::format("source '{}'{} has a wheel that fits: {}", j.candidate->source, trust,
-                               j.candidate->filename),
-                   fmt::format("flashfit resolve '{}' --source {}", r.request.text, j.candidate->source)});
+                   fmt::format("source '{}'{} has a wheel that fits: {}", j.candidate->source,
+                               trust, j.candidate->filename),
+                   with_flags(fmt::format("flashfit resolve {} --source {}",
+                                          shell_quote(r.request.text), j.candidate->source),
+                              ctx)});
   }
 }
 
 // Another torch minor with the same CUDA major and Python: re-judge the
-// candidates that fail only on torch-bound rules against that torch.
+// candidates that fail only on torch-bound rules against that torch. A CPU
+// torch is first told about the CUDA build of its own version.
 void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarget& target,
-                   std::vector<Suggestion>& out) {
+                   const CommandContext& ctx, std::vector<Suggestion>& out) {
   if (!target.python || !target.torch_cuda) return;
   auto current = target.torch_minor();
   std::optional<env::MajorMinor> cuda = *target.torch_cuda;
+  const bool cpu_torch = !cuda;
   struct Fit {
     const TorchRelease* release;
+    std::string version;  // what to install: the release's newest, or a CPU torch's own version
     env::MajorMinor cuda;
     const Judged* example;
   };
   std::map<pkg::TorchVersion, Fit> fits;
   for (const Judged& j : r.candidates) {
-    if (!j.variant.torch || !only(j, {ReasonCode::torch, ReasonCode::cxx11_abi, ReasonCode::cuda})) continue;
-    if (current && *j.variant.torch == *current) continue;
+    if (!j.variant.torch || !only(j, {ReasonCode::torch, ReasonCode::cxx11_abi, ReasonCode::cuda}))
+      continue;
+    if (current && *j.variant.torch == *current && !cpu_torch) continue;
     if (fits.count(*j.variant.torch)) continue;
     for (const TorchRelease& release : torch_releases()) {
       if (release.minor != *j.variant.torch) continue;
@@ -74,24 +106,36 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
       for (const env::MajorMinor& c : release.cudas) {
         if (cuda && c.major != cuda->major) continue;
         if (!cuda && j.variant.cuda && c.major != j.variant.cuda->major) continue;
-        if (!pick || (cuda ? std::abs(c.minor - cuda->minor) < std::abs(pick->minor - cuda->minor) : *pick < c)) pick = c;
+        if (!pick || (cuda ? std::abs(c.minor - cuda->minor) < std::abs(pick->minor - cuda->minor)
+                           : *pick < c))
+          pick = c;
       }
       if (!pick) continue;
+      const bool same_minor = current && release.minor == *current && target.torch;
+      std::string version = same_minor ? target.torch->public_str() : std::string(release.latest);
+      auto as_cuda =
+          pkg::Version::parse(fmt::format("{}+cu{}{}", version, pick->major, pick->minor));
+      if (!as_cuda) continue;
       ResolveTarget other = target;
-      other.torch = *pkg::Version::parse(fmt::format("{}+cu{}{}", release.latest, pick->major, pick->minor));
+      other.torch = *as_cuda;
       other.torch_cuda = std::optional<env::MajorMinor>{*pick};
       other.torch_installed = true;
-      other.cxx11_abi = official_torch_abi(release.minor, pkg::CudaVersion{pick->major, pick->minor});
+      other.cxx11_abi = official_torch_abi({release.minor, OfficialTorchBuild::Kind::cuda,
+                                            pkg::CudaVersion{pick->major, pick->minor},
+                                            target.arch.empty() ? "x86_64" : target.arch});
       auto again = judge(*j.candidate, r.request, recipe, other, {false, nullptr});
-      if (again && again->compatible()) fits.emplace(release.minor, Fit{&release, *pick, &j});
+      if (again && again->compatible()) {
+        fits.emplace(release.minor, Fit{&release, version, *pick, &j});
+      }
     }
   }
   std::vector<Fit> ordered;
   for (const auto& [minor, fit] : fits) ordered.push_back(fit);
-  // Nearest minor first; newer wins a tie.
+  // Nearest minor first (a CPU torch's own first); newer wins a tie.
   auto distance = [&](const Fit& f) {
     if (!current) return 0;
-    return std::abs((f.release->minor.major * 100 + f.release->minor.minor) - (current->major * 100 + current->minor));
+    return std::abs((f.release->minor.major * 100 + f.release->minor.minor) -
+                    (current->major * 100 + current->minor));
   };
   std::sort(ordered.begin(), ordered.end(), [&](const Fit& a, const Fit& b) {
     if (distance(a) != distance(b)) return distance(a) < distance(b);
@@ -99,14 +143,19 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
   });
   for (std::size_t i = 0; i < ordered.size() && i < 2; ++i) {
     const Fit& f = ordered[i];
-    out.push_back({"torch",
-                   fmt::format("with torch {} (CUDA {}), {} fits", f.release->latest, f.cuda.str(),
-                               f.example->candidate->filename),
-                   pip_install_torch(*f.release, f.cuda)});
+    const bool own = cpu_torch && current && f.release->minor == *current;
+    out.push_back(
+        {"torch",
+         fmt::format("with {}torch {} (CUDA {}), {} fits", own ? "the CUDA build of " : "",
+                     f.version, f.cuda.str(), f.example->candidate->filename),
+         pip_install(ctx,
+                     fmt::format("torch=={} --index-url https://download.pytorch.org/whl/cu{}{}",
+                                 f.version, f.cuda.major, f.cuda.minor))});
   }
 }
 
-void suggest_python(const Resolution& r, const ResolveTarget& target, std::vector<Suggestion>& out) {
+void suggest_python(const Resolution& r, const ResolveTarget& target, const CommandContext& ctx,
+                    std::vector<Suggestion>& out) {
   std::map<int, const Judged*> by_minor;  // 3.X -> a wheel that fails only on Python
   for (const Judged& j : r.candidates) {
     if (!only(j, {ReasonCode::python})) continue;
@@ -124,10 +173,13 @@ void suggest_python(const Resolution& r, const ResolveTarget& target, std::vecto
   auto best = std::min_element(by_minor.begin(), by_minor.end(), [&](const auto& a, const auto& b) {
     return std::abs(a.first - here) < std::abs(b.first - here);
   });
-  out.push_back({"python",
-                 fmt::format("with Python 3.{}, {} fits", best->first, best->second->candidate->filename),
-                 fmt::format("python3.{} -m venv .venv && flashfit resolve '{}' --python .venv/bin/python",
-                             best->first, r.request.text)});
+  out.push_back(
+      {"python",
+       fmt::format("with Python 3.{}, {} fits", best->first, best->second->candidate->filename),
+       with_flags(
+           fmt::format("python3.{} -m venv .venv && flashfit resolve {} --python .venv/bin/python",
+                       best->first, shell_quote(r.request.text)),
+           ctx, {"--python", "--python-version"})});
 }
 
 std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe) {
@@ -154,10 +206,12 @@ std::vector<std::string> arch_tokens_for(const Recipe& recipe, const ResolveTarg
 std::optional<double> job_gib(const Recipe& recipe, const ResolveTarget& target) {
   std::size_t archs = arch_tokens_for(recipe, target).size();
   if (archs == 0) archs = recipe.build.default_archs.size();
-  return memory_per_job_gib(recipe.build, static_cast<unsigned>(recipe.build.default_threads), archs);
+  return memory_per_job_gib(recipe.build, static_cast<unsigned>(recipe.build.default_threads),
+                            archs);
 }
 
-std::string build_needs(const Recipe* recipe, const ResolveTarget& target, const BuildOutlook& build) {
+std::string build_needs(const Recipe* recipe, const ResolveTarget& target,
+                        const BuildOutlook& build) {
   std::vector<std::string> parts;
   bool cuda = !recipe || recipe->needs_cuda;
   if (cuda && target.torch_cuda && *target.torch_cuda) {
@@ -172,7 +226,8 @@ std::string build_needs(const Recipe* recipe, const ResolveTarget& target, const
     parts.push_back(want);
   }
   if (build.toolkit) {
-    parts.push_back(build.toolkit->ninja.known() ? "ninja: found" : "ninja: missing (the build would be serial)");
+    parts.push_back(build.toolkit->ninja.known() ? "ninja: found"
+                                                 : "ninja: missing (the build would be serial)");
   }
   if (recipe) {
     if (auto gib = job_gib(*recipe, target)) {
@@ -182,32 +237,40 @@ std::string build_needs(const Recipe* recipe, const ResolveTarget& target, const
   return parts.empty() ? "" : " (" + util::join(parts, "; ") + ")";
 }
 
-// Until `flashfit build` exists: the pip command that builds it here, with
-// the recipe's switches and the GPUs' arch tokens, without build isolation
-// (setup.py imports torch) and without touching torch (--no-deps).
-std::string build_command(const Recipe* recipe, const ResolveTarget& target, const Request& request) {
-  std::vector<std::string> env;
+// `flashfit build SPEC` with the arch tokens the GPUs here need (the
+// recipe's defaults when they are unknown) and the interpreter that was
+// judged; build itself sets the recipe's switches, picks jobs from free
+// memory and runs pip without build isolation.
+std::string build_command(const Recipe* recipe, const ResolveTarget& target, const Request& request,
+                          const CommandContext& ctx) {
+  std::string command = "flashfit build " + shell_quote(request.text);
   if (recipe) {
-    for (const auto& [name, value] : recipe->build.env) env.push_back(name + "=" + value);
     auto tokens = arch_tokens_for(*recipe, target);
-    if (!recipe->build.arch_variable.empty() && !tokens.empty()) {
-      env.push_back(fmt::format("{}=\"{}\"", recipe->build.arch_variable, util::join(tokens, recipe->build.arch_separator)));
-    }
-    if (!recipe->build.jobs_variable.empty()) env.push_back(recipe->build.jobs_variable + "=2");
+    if (!tokens.empty()) command += " --archs " + util::join(tokens, ",");
   }
-  return fmt::format("{}{}pip install --no-build-isolation --no-deps '{}'", util::join(env, " "), env.empty() ? "" : " ",
-                     request.text);
+  for (const auto& [flag, value] : ctx.flags) {
+    if (flag == "--python") command += " --python " + value;
+  }
+  return command;
+}
+
+// Whether the package's own authors publish wheels (a recipe source that is not a third party's).
+bool upstream_publishes_wheels(const Recipe& recipe) {
+  return std::any_of(recipe.sources.begin(), recipe.sources.end(),
+                     [](const RecipeSource& s) { return !s.third_party; });
 }
 
 }  // namespace
 
-std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe, const ResolveTarget& target,
-                                const BuildOutlook& build) {
+std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
+                                const ResolveTarget& target, const BuildOutlook& build,
+                                const CommandContext& commands) {
   std::vector<Suggestion> out;
-  suggest_version(r, out);
-  suggest_sources(r, out);
-  suggest_torch(r, recipe, target, out);
-  suggest_python(r, target, out);
+  suggest_version(r, commands, out);
+  suggest_sources(r, commands, out);
+  const std::size_t fallback_at = out.size();  // with no GPU: before the CUDA torches
+  suggest_torch(r, recipe, target, commands, out);
+  suggest_python(r, target, commands, out);
 
   bool cpu_torch = target.torch_cuda && !*target.torch_cuda;
   bool never_runs = false;
@@ -220,28 +283,52 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe, const
   bool no_gpu = target.gpus && target.gpus->empty();
   if (!never_runs && !(recipe && recipe->needs_cuda && (cpu_torch || no_gpu))) {
     std::string name = recipe ? recipe->name : r.request.name;
-    std::string jobs;
-    if (recipe && !recipe->build.jobs_variable.empty()) {
-      if (auto gib = job_gib(*recipe, target)) {
-        jobs = fmt::format("; raise {} to (free memory / {:.0f} GiB) if you have more", recipe->build.jobs_variable,
-                           *gib);
-      }
+    std::string no_wheels = recipe && !upstream_publishes_wheels(*recipe)
+                                ? fmt::format("{}'s authors publish no wheels: ", name)
+                                : std::string();
+    auto tokens = recipe ? arch_tokens_for(*recipe, target) : std::vector<std::string>{};
+    // " (arch 80 for the GPUs here; nvcc 12.x ...; ...)": one parenthesis.
+    std::string needs = build_needs(recipe, target, build);
+    if (!tokens.empty()) {
+      std::string archs = fmt::format("arch {} for the GPUs here", util::join(tokens, ","));
+      needs = needs.empty() ? " (" + archs + ")" : " (" + archs + "; " + needs.substr(2);
     }
-    out.push_back({"build",
-                   fmt::format("build {} from source for this environment{}{}", name,
-                               build_needs(recipe, target, build), jobs),
-                   build_command(recipe, target, r.request)});
+    out.push_back(
+        {"build",
+         fmt::format("{}build {} from source for this environment{}", no_wheels, name, needs),
+         build_command(recipe, target, r.request, commands)});
   }
-  if (recipe && !recipe->fallback.empty() && (never_runs || (recipe->needs_cuda && (cpu_torch || no_gpu)))) {
-    std::string why = never_runs ? fmt::format("no GPU here can run {} (compute capability below {})",
-                                               recipe->summary.empty() ? recipe->name : recipe->summary,
-                                               package_min_cc(*recipe)->str())
-                      : cpu_torch ? fmt::format("torch here is a CPU build, and {} needs CUDA", recipe->name)
-                                  : fmt::format("there is no GPU here, and {} needs one", recipe->name);
-    out.push_back({"fallback", fmt::format("{}: use {} instead; it needs no extra package", why, recipe->fallback),
-                   recipe->fallback.ends_with("_attention") ? std::optional<std::string>("flashfit fallback") : std::nullopt});
+  if (recipe && !recipe->fallback.empty() &&
+      (never_runs || (recipe->needs_cuda && (cpu_torch || no_gpu)))) {
+    std::string why =
+        never_runs  ? fmt::format("no GPU here can run {} (compute capability below {})",
+                                 recipe->summary.empty() ? recipe->name : recipe->summary,
+                                  package_min_cc(*recipe)->str())
+        : cpu_torch ? fmt::format("torch here is a CPU build, and {} needs CUDA", recipe->name)
+                    : fmt::format("there is no GPU here, and {} needs one", recipe->name);
+    Suggestion fallback{
+        "fallback",
+        fmt::format("{}: use {} instead; it needs no extra package", why, recipe->fallback),
+        recipe->fallback.ends_with("_attention") ? std::optional<std::string>("flashfit fallback")
+                                                 : std::nullopt};
+    if (no_gpu || never_runs) {
+      out.insert(out.begin() + static_cast<std::ptrdiff_t>(fallback_at), std::move(fallback));
+    } else {
+      out.push_back(std::move(fallback));
+    }
   }
   return out;
+}
+
+std::string shell_quote(std::string_view text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("-_.,/+=:@%").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(text);
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 }  // namespace flashfit::resolve

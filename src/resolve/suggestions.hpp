@@ -9,7 +9,11 @@
 
 namespace flashfit::resolve {
 
-std::vector<Suggestion> suggest(const Resolution& resolution, const Recipe* recipe, const ResolveTarget& target,
-                                const BuildOutlook& build);
+std::vector<Suggestion> suggest(const Resolution& resolution, const Recipe* recipe,
+                                const ResolveTarget& target, const BuildOutlook& build,
+                                const CommandContext& commands = {});
+
+// ' quoting for a POSIX shell, only when needed: "flash-attn" stays, "a b" -> 'a b'.
+std::string shell_quote(std::string_view text);
 
 }  // namespace flashfit::resolve

@@ -1,5 +1,6 @@
 #include "resolve/target.hpp"
 
+#include "resolve/torch_abi.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::resolve {
@@ -51,7 +52,11 @@ ResolveTarget target_from_environment(const env::Environment& env) {
     }
   }
   t.torch_rocm = env.torch.hip.known() && !env.torch.hip->none();
-  if (env.torch.cxx11_abi.known()) t.cxx11_abi = *env.torch.cxx11_abi;
+  if (env.torch.cxx11_abi.known()) {
+    t.cxx11_abi = *env.torch.cxx11_abi;
+    if (util::starts_with(env.torch.cxx11_abi.source, "derived"))
+      t.cxx11_abi_basis = env.torch.cxx11_abi.source;
+  }
   if (env.gpu.gpus.known()) {
     std::vector<env::ComputeCapability> ccs;
     bool all_known = true;
@@ -65,6 +70,15 @@ ResolveTarget target_from_environment(const env::Environment& env) {
     if (all_known) t.gpus = std::move(ccs);
   }
   return t;
+}
+
+void fill_derived_torch_abi(env::Environment& env) {
+  if (env.torch.cxx11_abi.known() || !env.torch.version.known()) return;
+  if (!env.torch.installed() && !env.torch.version.overridden) return;
+  std::string arch = env.machine.arch.known() ? *env.machine.arch : std::string();
+  auto derived = derive_torch_abi(*env.torch.version, arch);
+  if (!derived) return;
+  env.torch.cxx11_abi = env::Fact<bool>::of(derived->cxx11_abi, derived->basis);
 }
 
 std::string describe_torch_cuda(const ResolveTarget& target) {

@@ -21,11 +21,12 @@ struct ResolveTarget {
   std::string arch;                        // "x86_64"; empty: unknown
   std::optional<env::MajorMinor> glibc;    // nullopt: unknown or not glibc
   bool torch_installed = false;
-  std::optional<pkg::Version> torch;       // 2.9.1+cu128
+  std::optional<pkg::Version> torch;  // 2.9.1+cu128
   // torch's CUDA: outer nullopt = unknown; inner nullopt = a CPU build.
   std::optional<std::optional<env::MajorMinor>> torch_cuda;
-  bool torch_rocm = false;                 // a ROCm build of torch
+  bool torch_rocm = false;  // a ROCm build of torch
   std::optional<bool> cxx11_abi;
+  std::string cxx11_abi_basis;  // "derived from torch 2.6.0+cu124: ..." when not probed or given
   // GPUs' compute capabilities: nullopt = unknown (a driver that could not
   // be read); empty = known to be none.
   std::optional<std::vector<env::ComputeCapability>> gpus;
@@ -37,7 +38,7 @@ struct ResolveTarget {
   // an unsupported wheel fails), and the Python version as a PEP 440 version.
   // Built on first use and shared by copies.
   struct Derived {
-    std::unordered_set<std::string> python;     // "interpreter-abi"
+    std::unordered_set<std::string> python;  // "interpreter-abi"
     std::unordered_set<std::string> platforms;
     std::optional<pkg::Version> python_version;  // "3.12" as a PEP 440 version, for requires-python
   };
@@ -48,6 +49,12 @@ struct ResolveTarget {
 };
 
 ResolveTarget target_from_environment(const env::Environment& env);
+
+// When torch's C++11 ABI was neither probed nor given (--torch without
+// --cxx11-abi, or libc10 unreadable) and torch is an official build, the ABI
+// that build uses (resolve/torch_abi.hpp) becomes the fact, its source saying
+// it was derived and from what. Anything else stays unknown.
+void fill_derived_torch_abi(env::Environment& env);
 
 // "12.8", "none" (a CPU build), or "unknown".
 std::string describe_torch_cuda(const ResolveTarget& target);

@@ -16,7 +16,7 @@ WHEEL283=flash_attn-2.8.3+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl
 # --- the real catalog, what-if environments ---------------------------------
 ff resolve flash-attn "${L4[@]}"
 expect_rc 0 "Python 3.12 + torch 2.9.1+cu128 + L4"
-expect_out_contains "selected: flash_attn-2.8.3.post1+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl"
+expect_out_contains "selected: flash_attn-2.8.3+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl"
 expect_out_contains "nearest rejected"
 ff resolve flash-attn "${L4[@]}" --json
 expect_rc 0 "--json"
@@ -33,6 +33,42 @@ for code in $codes; do
 done
 [[ $(json_field "$TMP/out" 'd["suggestions"]') == "[]" ]] || fail "suggestions despite a pick"
 pass_note "real catalog: pick, JSON shape, reason codes"
+
+ff catalog list --json
+expect_rc 0 "catalog list"
+fa_community=$(json_field "$TMP/out" '[r["wheels"] for r in d if r["package"] == "flash-attn" and r["source"] == "community"][0]')
+fa3_community=$(json_field "$TMP/out" '[r["wheels"] for r in d if r["package"] == "flash-attn-3" and r["source"] == "community"][0]')
+fa3_rows=$(grep -c '/flash_attn_3-' "$SOURCE_DIR/data/flash-attn-community-wheels.tsv")
+[[ $fa3_community == "$fa3_rows" && $((fa_community + fa3_community)) == 3567 ]] ||
+  fail "catalog list counts: flash-attn $fa_community, flash-attn-3 $fa3_community (rows $fa3_rows)"
+for pkg in causal-conv1d mamba-ssm; do
+  [[ $(json_field "$TMP/out" '[r["wheels"] for r in d if r["package"] == "'$pkg'"][0] > 2000') == True ]] ||
+    fail "$pkg has no built-in catalog"
+done
+ff resolve mamba-ssm "${PY[@]}" --python-version 3.12 --torch 2.6.0+cu124 --gpu 8.0 --offline --json
+expect_rc 0 "mamba-ssm from its built-in catalog"
+[[ $(json_field "$TMP/out" 'd["selected"]["filename"].startswith("mamba_ssm-")') == True ]] || fail "mamba-ssm pick"
+pass_note "catalog list counts per package; causal-conv1d and mamba-ssm catalogs built in"
+
+# An unprobed torch's ABI is derived for an official build (torch 2.6 cu124: pre-C++11), said so.
+ff resolve flash-attn "${PY[@]}" --python-version 3.11 --torch 2.6.0+cu124 --gpu 8.0 --json
+expect_rc 0 "torch 2.6.0+cu124, ABI not given"
+[[ $(json_field "$TMP/out" '"cxx11abiFALSE" in d["selected"]["filename"]') == True ]] ||
+  fail "derived-ABI pick carries the C++11 ABI: $(json_field "$TMP/out" 'd["selected"]["filename"]')"
+[[ $(json_field "$TMP/out" 'd["environment"]["cxx11_abi"]["source"].startswith("derived from torch 2.6.0+cu124")') == True ]] ||
+  fail "the derived ABI does not say where it came from"
+[[ $(json_field "$TMP/out" 'd["selected"]["certain"]') == True ]] || fail "a derived ABI made the pick uncertain"
+ff resolve flash-attn "${PY[@]}" --python-version 3.11 --torch 2.6.0+cu124 --gpu 8.0
+expect_out_contains "derived from torch 2.6.0+cu124"
+# A source-built torch: the ABI stays unknown, and the pick says it is uncertain and which flag fixes it.
+ff resolve flash-attn "${PY[@]}" --python-version 3.12 --torch 2.6.0+git1a2b3c --cuda 12.4 --gpu 8.0 --json
+expect_rc 0 "torch +git, ABI unknown"
+[[ $(json_field "$TMP/out" 'd["selected"]["certain"]') == False ]] || fail "an unknown ABI gave a certain pick"
+[[ $(json_field "$TMP/out" '[a["flag"] for a in d["selected"]["assumptions"]]') == "['--cxx11-abi TRUE|FALSE']" ]] ||
+  fail "assumptions: $(json_field "$TMP/out" 'd["selected"]["assumptions"]')"
+ff resolve flash-attn "${PY[@]}" --python-version 3.12 --torch 2.6.0+git1a2b3c --cuda 12.4 --gpu 8.0
+expect_out_contains "uncertain: no wheel fits for certain"
+pass_note "ABI derived for official torches; unknown facts give an uncertain pick with the flag"
 
 ff resolve 'flash-attn==2.8.3' "${L4[@]}" --all
 expect_rc 0 "--all"
@@ -54,6 +90,26 @@ ff resolve flash-attn "${PY[@]}" --json
 expect_rc 1 "Debian's CPU torch"
 [[ $(json_field "$TMP/out" 'all(any(r["code"] == "cuda" for r in c["reasons"]) for c in d["candidates"])') == True ]] ||
   fail "a CUDA wheel was not rejected for the CPU torch"
+
+# Advice runs this interpreter's pip; an externally managed one (PEP 668) gets a venv.
+marker=$("$TEST_PYTHON" -c 'import sys, sysconfig; print(sysconfig.get_path("stdlib") + "/EXTERNALLY-MANAGED" if sys.prefix == sys.base_prefix else "")')
+torch_cmd=$(json_field "$TMP/out" '[s["command"] for s in d["suggestions"] if s["kind"] == "torch"][0]')
+interp=$(json_field "$TMP/out" 'd["environment"]["interpreter"]["value"]')
+if [[ -n $marker && -f $marker ]]; then
+  [[ $torch_cmd == "$interp -m venv --system-site-packages .venv && .venv/bin/python -m pip install torch=="* ]] ||
+    fail "externally managed interpreter: $torch_cmd"
+else
+  [[ $torch_cmd == "$interp -m pip install torch=="* ]] || fail "torch advice does not use the probed pip: $torch_cmd"
+fi
+# Copy-paste commands keep the what-if flags they were computed under.
+ff resolve 'flash-attn==2.8.2' "${L4[@]}" --json
+expect_rc 1 "2.8.2 on torch 2.9"
+version_cmd=$(json_field "$TMP/out" '[s["command"] for s in d["suggestions"] if s["kind"] == "version"][0]')
+[[ $version_cmd == *"--python $TEST_PYTHON --python-version 3.12 --torch 2.9.1+cu128 --cxx11-abi TRUE --gpu 8.9"* ]] ||
+  fail "the version suggestion lost the what-if flags: $version_cmd"
+build_cmd=$(json_field "$TMP/out" '[s["command"] for s in d["suggestions"] if s["kind"] == "build"][0]')
+[[ $build_cmd == "flashfit build flash-attn==2.8.2 --archs 80 --python $TEST_PYTHON" ]] || fail "build advice: $build_cmd"
+pass_note "advice: the probed interpreter's pip (a venv under PEP 668), what-if flags kept, flashfit build"
 
 # Only a disabled source fits: cp311 + torch 2.9 (upstream has none, #2212).
 CP311=("${PY[@]}" --python-version 3.11 --torch 2.9.1+cu128 --cxx11-abi TRUE --gpu 8.9)
@@ -144,6 +200,20 @@ expect_rc 0 "a package without a recipe"
 [[ $(json_field "$TMP/out" 'd["selected"]["version"]') == 1.0 ]] || fail "recipe-less pick"
 [[ $(json_field "$TMP/out" 'd["package"]["recipe"]') == None ]] || fail "recipe-less package claims a recipe"
 
+# A pure or non-torch wheel needs no torch: resolve agrees with install (a venv without torch).
+"$TEST_PYTHON" -m venv --without-pip "$TMP/notorch"
+: >"$TMP/plain/purepkg-1.0-py3-none-any.whl"
+ff resolve purepkg --python "$TMP/notorch/bin/python" --find-links "$TMP/plain" --json
+expect_rc 0 "a pure wheel without torch"
+[[ $(json_field "$TMP/out" 'd["selected"]["certain"]') == True ]] || fail "pure wheel pick not certain"
+cp=$("$TEST_PYTHON" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+: >"$TMP/plain/nontorch-1.0-$cp-$cp-linux_x86_64.whl"
+ff resolve nontorch --python "$TMP/notorch/bin/python" --find-links "$TMP/plain" --json
+expect_rc 0 "a non-torch binary wheel without torch"
+[[ $(json_field "$TMP/out" '[r["code"] for c in d["candidates"] for r in c["reasons"]]') != *torch* ]] ||
+  fail "a non-torch wheel was rejected for torch"
+pass_note "torch-free wheels: resolve does not apply the torch rules"
+
 # --- catalog update ---------------------------------------------------------------
 mkdir -p "$TMP/api"
 NEW=flash_attn-9.9.9+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl
@@ -188,3 +258,38 @@ expect_rc 0 "catalog list"
 ff catalog update --package nosuch
 expect_clean_error 2 "catalog update of an unknown package"
 pass_note "catalog update: refresh wins, garbage and outages keep the previous catalog"
+
+# --- confirming the pick's URL (HEAD against a real server) -------------------------
+mkdir -p "$TMP/rel/dl"
+GONE=flash_attn-9.9.9+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl
+HERE=flash_attn-9.9.8+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl
+: >"$TMP/rel/dl/$HERE"
+cat >"$TMP/rel-routes.json" <<JSON
+{"/repos/Dao-AILab/flash-attention/releases?per_page=100&page=1": {"body_file": "page1.json", "content_type": "application/json"},
+ "/repos/Dao-AILab/flash-attention/releases?per_page=100&page=2": {"body": "[]", "content_type": "application/json"}}
+JSON
+start_http_server "$TMP/rel" "$TMP/rel-routes.json"
+# The page names the server's own URLs, so it is written once the port is known (read per request).
+cat >"$TMP/rel/page1.json" <<JSON
+[{"tag_name": "v9.9.9", "assets": [{"name": "$GONE", "browser_download_url": "$HTTP_URL/dl/${GONE/+/%2B}"}]},
+ {"tag_name": "v9.9.8", "assets": [{"name": "$HERE", "browser_download_url": "$HTTP_URL/dl/${HERE/+/%2B}"}]}]
+JSON
+FLASHFIT_GITHUB_API=$HTTP_URL ff catalog update --package flash-attn --source upstream
+expect_rc 0 "catalog update with local download URLs"
+ff resolve flash-attn "${L4[@]}" --offline --json
+expect_rc 0 "--offline"
+[[ $(json_field "$TMP/out" 'd["selected"]["filename"]') == "$GONE" ]] || fail "--offline: not the best candidate"
+[[ $(grep -c '^HEAD ' "$HTTP_LOG") == 0 ]] || fail "--offline sent a HEAD"
+ff resolve flash-attn "${L4[@]}" --json
+expect_rc 0 "a 404 falls back"
+[[ $(json_field "$TMP/out" 'd["selected"]["filename"]') == "$HERE" ]] ||
+  fail "the 404 file was presented: $(json_field "$TMP/out" 'd["selected"]["filename"]')"
+[[ $(json_field "$TMP/out" '[r["code"] for c in d["candidates"] if c["filename"] == "'"$GONE"'" for r in c["reasons"]]') == "['missing']" ]] ||
+  fail "the 404 file is not rejected as missing"
+[[ $(grep -c '^HEAD ' "$HTTP_LOG") == 2 ]] || fail "expected 2 HEADs, got: $(cat "$HTTP_LOG")"
+ff resolve flash-attn "${L4[@]}"
+expect_out_contains "its URL was confirmed to exist"
+[[ $(grep -c '^HEAD ' "$HTTP_LOG") == 2 ]] || fail "the answers were not kept: $(cat "$HTTP_LOG")"
+ff resolve flash-attn "${L4[@]}" --offline --json
+[[ $(json_field "$TMP/out" 'd["selected"]["filename"]') == "$HERE" ]] || fail "--offline forgot the kept 404"
+pass_note "the pick's URL is confirmed with HEAD, a 404 falls back, answers kept, --offline asks nothing"

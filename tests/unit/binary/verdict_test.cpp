@@ -242,17 +242,47 @@ TEST(WheelContents, FlashAttnWithoutItsModuleFails) {
   spec.files = {{"flash_attn/__init__.py", "import flash_attn_2_cuda\n"}};
   auto wheel = open_wheel(wheel_fixture::build_wheel(dir.path(), spec));
   ASSERT_TRUE(wheel) << wheel.error().message;
-  Check c = check_wheel_contents(*wheel);
+  // The names come from the recipes (resolve::required_modules); binary/ knows no package.
+  const std::vector<RequiredModule> required = {{"flash-attn", "flash_attn_2_cuda"},
+                                                {"flash-attn-3", "flash_attn_3._C"}};
+  EXPECT_EQ(check_wheel_contents(*wheel, {}).status,
+            CheckStatus::pass);  // nothing required: nothing to miss
+  Check c = check_wheel_contents(*wheel, required);
   EXPECT_EQ(c.status, CheckStatus::fail);
   EXPECT_NE(c.details.at(0).find("flash_attn_2_cuda"), std::string::npos);
 
   spec.filename = "flash_attn-2.8.3-cp311-cp311-linux_x86_64.whl";
   spec.wheel_tags = "cp311-cp311-linux_x86_64";
   spec.purelib = false;
-  spec.files.push_back({"flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so", "\x7f" "ELF"});
+  spec.files.push_back({"flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so",
+                        "\x7f"
+                        "ELF"});
   auto binary = open_wheel(wheel_fixture::build_wheel(dir.path(), spec));
   ASSERT_TRUE(binary) << binary.error().message;
-  EXPECT_EQ(check_wheel_contents(*binary).status, CheckStatus::pass);
+  EXPECT_EQ(check_wheel_contents(*binary, required).status, CheckStatus::pass);
+
+  // FlashAttention-3's module sits in its package: flash_attn_3/_C.abi3.so.
+  wheel_fixture::WheelSpec fa3;
+  fa3.filename = "flash_attn_3-3.0.0-py3-none-any.whl";
+  fa3.dist_info = "flash_attn_3-3.0.0.dist-info";
+  fa3.wheel_tags = "py3-none-any";
+  fa3.metadata_version = "3.0.0";
+  fa3.purelib = true;
+  fa3.files = {{"flash_attn_interface.py", "import flash_attn_3._C\n"}};
+  auto pure3 = open_wheel(wheel_fixture::build_wheel(dir.path(), fa3));
+  ASSERT_TRUE(pure3) << pure3.error().message;
+  Check c3 = check_wheel_contents(*pure3, required);
+  EXPECT_EQ(c3.status, CheckStatus::fail);
+  EXPECT_NE(c3.details.at(0).find("flash_attn_3._C"), std::string::npos);
+  fa3.filename = "flash_attn_3-3.0.0-cp39-abi3-linux_x86_64.whl";
+  fa3.wheel_tags = "cp39-abi3-linux_x86_64";
+  fa3.purelib = false;
+  fa3.files.push_back({"flash_attn_3/_C.abi3.so",
+                       "\x7f"
+                       "ELF"});
+  auto binary3 = open_wheel(wheel_fixture::build_wheel(dir.path(), fa3));
+  ASSERT_TRUE(binary3) << binary3.error().message;
+  EXPECT_EQ(check_wheel_contents(*binary3, required).status, CheckStatus::pass);
 }
 
 TEST(Report, CompatibleMeansNoFailAnywhere) {

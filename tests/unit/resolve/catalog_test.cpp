@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "../http_server.hpp"
@@ -83,7 +84,50 @@ TEST(ParseCatalogTsv, OfficialCatalog) {
   std::size_t api_listed = 0;
   for (const CatalogEntry& entry : catalog->entries)
     api_listed += entry.evidence == "release-api-listing";
-  EXPECT_EQ(api_listed, 15u);
+  EXPECT_EQ(api_listed, 65u);
+}
+
+// The built-in catalog is data/flash-attn-official-wheels.tsv row for row (read
+// here with a plain split, not the catalog parser), and that file is the
+// corrected import: no guessed rows, v2.8.3's assets confirmed, aarch64 twins.
+TEST(ParseCatalogTsv, BuiltInOfficialCatalogIsTheDataFileRowForRow) {
+  const std::string text = read_data("flash-attn-official-wheels.tsv");
+  auto catalog = parse_catalog_tsv(text, "flash-attn", upstream(), "built-in");
+  ASSERT_TRUE(catalog) << catalog.error().message;
+  std::vector<std::vector<std::string>> rows;
+  for (std::string_view line : util::split(text, '\n')) {
+    if (line.empty()) continue;
+    std::vector<std::string> fields;
+    for (std::string_view f : util::split(line, '\t')) fields.emplace_back(f);
+    rows.push_back(std::move(fields));
+  }
+  ASSERT_EQ(rows.front(), (std::vector<std::string>{"tag", "filename", "evidence"}));
+  rows.erase(rows.begin());
+  ASSERT_EQ(catalog->entries.size(), rows.size());
+  std::map<std::string, std::size_t> evidence;
+  std::size_t aarch64 = 0, v283_confirmed = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const CatalogEntry& e = catalog->entries[i];
+    ASSERT_EQ(rows[i].size(), 3u) << i;
+    EXPECT_EQ(e.tag, rows[i][0]) << i;
+    EXPECT_EQ(e.filename, rows[i][1]) << i;
+    EXPECT_EQ(e.evidence, rows[i][2]) << i;
+    ++evidence[e.evidence];
+    aarch64 += e.filename.find("linux_aarch64") != std::string::npos;
+    v283_confirmed += e.tag == "v2.8.3" && e.evidence == "release-api-listing";
+    // The guessed rows are gone: no 2.8.3.post1 wheel for torch 2.9, no torch 2.10 FALSE, no
+    // torch 2.13.
+    EXPECT_EQ(e.filename.find("2.8.3.post1+cu12torch2.9"), std::string::npos) << e.filename;
+    EXPECT_EQ(e.filename.find("torch2.10cxx11abiFALSE"), std::string::npos) << e.filename;
+    EXPECT_EQ(e.filename.find("torch2.13"), std::string::npos) << e.filename;
+  }
+  EXPECT_EQ(rows.size(), 2826u);
+  EXPECT_EQ(evidence["release-api-listing"], 65u);
+  EXPECT_EQ(evidence["workflow-matrix"], 2756u);
+  EXPECT_EQ(evidence["several-third-party-references"], 3u);
+  EXPECT_EQ(evidence["single-third-party-mention"], 2u);
+  EXPECT_EQ(aarch64, 7u);
+  EXPECT_EQ(v283_confirmed, 50u);
 }
 
 TEST(ParseCatalogTsv, CommunityCatalog) {

@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "resolve/embedded.hpp"
 #include "resolve/recipe_values.hpp"
+#include "resolve/required_modules.hpp"
 
 namespace flashfit::resolve {
 namespace {
@@ -114,10 +116,40 @@ TEST(RecipeParse, OtherBuiltIns) {
   EXPECT_EQ(conv.name, "causal-conv1d");
   EXPECT_EQ(conv.binary_module, "causal_conv1d_cuda");
   ASSERT_NE(conv.source("upstream"), nullptr);
-  EXPECT_EQ(conv.source("upstream")->catalog, "");
+  EXPECT_EQ(conv.source("upstream")->catalog, "causal-conv1d-official-wheels.tsv");
   EXPECT_EQ(conv.build.env.at("CAUSAL_CONV1D_FORCE_BUILD"), "TRUE");
   EXPECT_EQ(conv.facts_for(v("1.4.0"), "upstream", std::nullopt).cuda_tokens.at(12), "cu122");
   EXPECT_EQ(conv.facts_for(v("1.6.0"), "upstream", std::nullopt).cuda_tokens.at(12), "cu12");
+  EXPECT_EQ(conv.facts_for(v("1.5.0.post4"), "upstream", std::nullopt).cuda_tokens.at(12), "cu124");
+
+  // mamba-ssm (the README lists it): its module and build switches from its setup.py.
+  const Recipe mamba = built_in("mamba-ssm.toml");
+  EXPECT_EQ(mamba.name, "mamba-ssm");
+  EXPECT_EQ(mamba.binary_module, "selective_scan_cuda");
+  EXPECT_EQ(mamba.import_names, (std::vector<std::string>{"mamba_ssm"}));
+  EXPECT_TRUE(mamba.needs_cuda);
+  ASSERT_NE(mamba.source("upstream"), nullptr);
+  EXPECT_EQ(mamba.source("upstream")->repository, "state-spaces/mamba");
+  EXPECT_EQ(mamba.source("upstream")->catalog, "mamba-ssm-official-wheels.tsv");
+  EXPECT_EQ(mamba.build.env.at("MAMBA_FORCE_BUILD"), "TRUE");
+  EXPECT_EQ(mamba.build.jobs_variable, "MAX_JOBS");
+  EXPECT_EQ(mamba.build.default_threads, 4);
+  EXPECT_EQ(mamba.facts_for(v("2.2.2"), "upstream", std::nullopt).cuda_tokens.at(12), "cu122");
+  EXPECT_EQ(mamba.facts_for(v("2.3.1"), "upstream", std::nullopt).cuda_tokens.at(13), "cu13");
+}
+
+// inspect's "a wheel without its compiled module" names come from the recipes,
+// FlashAttention-3's included (it was missing from the old hard-coded table).
+TEST(RecipeParse, RequiredModulesComeFromTheRecipes) {
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const binary::RequiredModule& m : required_modules(RecipeBook::built_in()))
+    got.emplace_back(m.distribution, m.module);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, std::string>>{
+                     {"causal-conv1d", "causal_conv1d_cuda"},
+                     {"flash-attn", "flash_attn_2_cuda"},
+                     {"flash-attn-3", "flash_attn_3._C"},
+                     {"mamba-ssm", "selective_scan_cuda"}}));
 
   const Recipe fa3 = built_in("flash-attn-3.toml");
   EXPECT_EQ(fa3.name, "flash-attn-3");

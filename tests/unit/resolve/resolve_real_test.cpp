@@ -68,7 +68,8 @@ std::string selected(const Resolution& r) {
 }
 
 bool has_suggestion(const Resolution& r, const std::string& kind) {
-  return std::any_of(r.suggestions.begin(), r.suggestions.end(), [&](const Suggestion& s) { return s.kind == kind; });
+  return std::any_of(r.suggestions.begin(), r.suggestions.end(),
+                     [&](const Suggestion& s) { return s.kind == kind; });
 }
 
 const Judged* find(const Resolution& r, const std::string& filename) {
@@ -89,55 +90,92 @@ TEST(ResolveReal, CatalogIsLoaded) {
 
 TEST(ResolveReal, Python312Torch291Cu128OnL4) {
   auto r = run("flash-attn", make_target({}));
-  EXPECT_EQ(selected(r), "flash_attn-2.8.3.post1+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  // The repro: "2.8.3.post1+cu12torch2.9" was a guessed URL, gone from the corrected
+  // catalog.
+  EXPECT_EQ(selected(r), "flash_attn-2.8.3+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
   auto pinned = run("flash-attn==2.8.3", make_target({}));
-  EXPECT_EQ(selected(pinned), "flash_attn-2.8.3+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  EXPECT_EQ(selected(pinned),
+            "flash_attn-2.8.3+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
   EXPECT_EQ(pinned.candidates[0].candidate->release_tag, "v2.8.3");
   // The CUDA 13 build of the same release is rejected on the CUDA major only.
-  const Judged* cu13 = find(pinned, "flash_attn-2.8.3+cu13torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  const Judged* cu13 =
+      find(pinned, "flash_attn-2.8.3+cu13torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
   ASSERT_NE(cu13, nullptr);
   ASSERT_EQ(cu13->reasons.size(), 1u);
   EXPECT_EQ(cu13->reasons[0].code, ReasonCode::cuda);
 }
 
+// A confirmed row (a release listing) wins over a newer prediction (the
+// workflow matrix of v2.8.3.post1), unless the user pins the predicted version.
+TEST(ResolveReal, ConfirmedEvidenceBeforeANewerPrediction) {
+  auto target = make_target({.torch = "2.8.0+cu128"});
+  auto r = run("flash-attn", target);
+  EXPECT_EQ(selected(r), "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  EXPECT_EQ(r.candidates[*r.selected].candidate->evidence, "release-api-listing");
+  const Judged* predicted =
+      find(r, "flash_attn-2.8.3.post1+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  ASSERT_NE(predicted, nullptr);
+  EXPECT_TRUE(predicted->certain());  // it fits; it is only ranked after
+  auto pinned = run("flash-attn==2.8.3.post1", target);
+  EXPECT_EQ(selected(pinned),
+            "flash_attn-2.8.3.post1+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+}
+
 TEST(ResolveReal, Torch26Cu124WithTheOldAbiGetsTheLastHonestFalseWheel) {
-  auto target = make_target({.python = "3.12", .torch = "2.6.0+cu124", .cuda = "12.4", .abi = false,
+  auto target = make_target({.python = "3.12",
+                             .torch = "2.6.0+cu124",
+                             .cuda = "12.4",
+                             .abi = false,
                              .gpus = std::vector<std::string>{"8.0"}});
   auto r = run("flash-attn", target);
   // v2.8.x FALSE wheels for torch >= 2.6 contain new-ABI code (#1783): known-broken.
-  EXPECT_EQ(selected(r), "flash_attn-2.7.4.post1+cu12torch2.6cxx11abiFALSE-cp312-cp312-linux_x86_64.whl");
-  const Judged* lying = find(r, "flash_attn-2.8.3+cu12torch2.6cxx11abiFALSE-cp312-cp312-linux_x86_64.whl");
+  EXPECT_EQ(selected(r),
+            "flash_attn-2.7.4.post1+cu12torch2.6cxx11abiFALSE-cp312-cp312-linux_x86_64.whl");
+  const Judged* lying =
+      find(r, "flash_attn-2.8.3+cu12torch2.6cxx11abiFALSE-cp312-cp312-linux_x86_64.whl");
   ASSERT_NE(lying, nullptr);
   EXPECT_TRUE(lying->has(ReasonCode::known_broken));
-  const Judged* abi1 = find(r, "flash_attn-2.8.3+cu12torch2.6cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  const Judged* abi1 =
+      find(r, "flash_attn-2.8.3+cu12torch2.6cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
   ASSERT_NE(abi1, nullptr);
   EXPECT_TRUE(abi1->has(ReasonCode::cxx11_abi));
 }
 
 TEST(ResolveReal, Torch270Cu128OnRtx5090NeedsBlackwellKernels) {
-  auto target = make_target({.python = "3.12", .torch = "2.7.0+cu128", .cuda = "12.8", .abi = true,
+  auto target = make_target({.python = "3.12",
+                             .torch = "2.7.0+cu128",
+                             .cuda = "12.8",
+                             .abi = true,
                              .gpus = std::vector<std::string>{"12.0"}});
   auto r = run("flash-attn", target);
-  EXPECT_EQ(selected(r), "flash_attn-2.8.3.post1+cu12torch2.7cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  // v2.8.3's listed wheel before v2.8.3.post1's workflow-matrix prediction.
+  EXPECT_EQ(selected(r), "flash_attn-2.8.3+cu12torch2.7cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
   auto old = run("flash-attn==2.7.4.post1", target);
   EXPECT_FALSE(old.selected);
-  const Judged* j = find(old, "flash_attn-2.7.4.post1+cu12torch2.6cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
+  const Judged* j =
+      find(old, "flash_attn-2.7.4.post1+cu12torch2.6cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
   ASSERT_NE(j, nullptr);
   EXPECT_TRUE(j->has(ReasonCode::gpu_arch));
   EXPECT_TRUE(has_suggestion(old, "version"));
 }
 
 TEST(ResolveReal, Glibc231KeepsFlashAttn28OffTheNewerBuilds) {
-  auto target = make_target({.python = "3.10", .torch = "2.7.1+cu126", .cuda = "12.6", .abi = true,
-                             .gpus = std::vector<std::string>{"8.6"}, .glibc = "2.31"});
+  auto target = make_target({.python = "3.10",
+                             .torch = "2.7.1+cu126",
+                             .cuda = "12.6",
+                             .abi = true,
+                             .gpus = std::vector<std::string>{"8.6"},
+                             .glibc = "2.31"});
   auto r = run("flash-attn>=2.8", target);
   // v2.8.0 was the last release built on ubuntu-20.04 (glibc 2.31).
   EXPECT_EQ(selected(r), "flash_attn-2.8.0+cu12torch2.7cxx11abiTRUE-cp310-cp310-linux_x86_64.whl");
   auto pinned = run("flash-attn==2.8.3", target);
   EXPECT_FALSE(pinned.selected);
   ASSERT_FALSE(pinned.candidates.empty());
-  EXPECT_TRUE(pinned.candidates[0].has(ReasonCode::glibc) || pinned.candidates[0].has(ReasonCode::version));
-  const Judged* j = find(pinned, "flash_attn-2.8.3+cu12torch2.7cxx11abiTRUE-cp310-cp310-linux_x86_64.whl");
+  EXPECT_TRUE(pinned.candidates[0].has(ReasonCode::glibc) ||
+              pinned.candidates[0].has(ReasonCode::version));
+  const Judged* j =
+      find(pinned, "flash_attn-2.8.3+cu12torch2.7cxx11abiTRUE-cp310-cp310-linux_x86_64.whl");
   ASSERT_NE(j, nullptr);
   ASSERT_EQ(j->reasons.size(), 1u);
   EXPECT_EQ(j->reasons[0].code, ReasonCode::glibc);
@@ -147,11 +185,15 @@ TEST(ResolveReal, Glibc231KeepsFlashAttn28OffTheNewerBuilds) {
 }
 
 TEST(ResolveReal, TeslaT4GetsTheStandardAttentionFallbackNotABuild) {
-  auto target = make_target({.python = "3.11", .torch = "2.5.1+cu124", .cuda = "12.4", .abi = false,
+  auto target = make_target({.python = "3.11",
+                             .torch = "2.5.1+cu124",
+                             .cuda = "12.4",
+                             .abi = false,
                              .gpus = std::vector<std::string>{"7.5"}});
   auto r = run("flash-attn", target);
   EXPECT_FALSE(r.selected);
-  for (const Judged& j : r.candidates) EXPECT_TRUE(j.has(ReasonCode::compute_capability)) << j.candidate->filename;
+  for (const Judged& j : r.candidates)
+    EXPECT_TRUE(j.has(ReasonCode::compute_capability)) << j.candidate->filename;
   EXPECT_TRUE(has_suggestion(r, "fallback"));
   EXPECT_FALSE(has_suggestion(r, "build"));
   EXPECT_FALSE(has_suggestion(r, "torch"));
@@ -161,20 +203,30 @@ TEST(ResolveReal, TeslaT4GetsTheStandardAttentionFallbackNotABuild) {
 }
 
 TEST(ResolveReal, CpuOnlyTorchRejectsEveryCudaWheel) {
-  auto target = make_target({.python = "3.11", .torch = "2.8.0+cpu", .cuda = "none", .abi = true,
+  auto target = make_target({.python = "3.11",
+                             .torch = "2.8.0+cpu",
+                             .cuda = "none",
+                             .abi = true,
                              .gpus = std::vector<std::string>{}});
   auto r = run("flash-attn", target);
   EXPECT_FALSE(r.selected);
-  for (const Judged& j : r.candidates) EXPECT_TRUE(j.has(ReasonCode::cuda)) << j.candidate->filename;
+  for (const Judged& j : r.candidates)
+    EXPECT_TRUE(j.has(ReasonCode::cuda)) << j.candidate->filename;
   EXPECT_TRUE(has_suggestion(r, "fallback"));
   EXPECT_FALSE(has_suggestion(r, "build"));
 }
 
 TEST(ResolveReal, Gh200Aarch64) {
-  auto target = make_target({.python = "3.12", .torch = "2.9.0+cu129", .cuda = "12.9", .abi = true,
-                             .gpus = std::vector<std::string>{"9.0"}, .glibc = "2.39", .arch = "aarch64"});
+  auto target = make_target({.python = "3.12",
+                             .torch = "2.9.0+cu129",
+                             .cuda = "12.9",
+                             .abi = true,
+                             .gpus = std::vector<std::string>{"9.0"},
+                             .glibc = "2.39",
+                             .arch = "aarch64"});
   auto r = run("flash-attn", target);
-  EXPECT_EQ(selected(r), "flash_attn-2.8.1+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_aarch64.whl");
+  // The corrected catalog's aarch64 twins: v2.8.3 lists one for torch 2.9.
+  EXPECT_EQ(selected(r), "flash_attn-2.8.3+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_aarch64.whl");
   for (const Judged& j : r.candidates) {
     if (j.wheel->tags[0].platform == "linux_x86_64") {
       EXPECT_TRUE(j.has(ReasonCode::platform));
@@ -183,17 +235,26 @@ TEST(ResolveReal, Gh200Aarch64) {
 }
 
 TEST(ResolveReal, Python37TakesTheCp37mWheelsUpstreamsGuessNeverHits) {
-  auto target = make_target({.python = "3.7", .torch = "1.13.1+cu117", .cuda = "11.7", .abi = false,
-                             .gpus = std::vector<std::string>{"8.0"}, .glibc = "2.31"});
+  auto target = make_target({.python = "3.7",
+                             .torch = "1.13.1+cu117",
+                             .cuda = "11.7",
+                             .abi = false,
+                             .gpus = std::vector<std::string>{"8.0"},
+                             .glibc = "2.31"});
   auto r = run("flash-attn", target);
-  EXPECT_EQ(selected(r), "flash_attn-2.5.9.post1+cu118torch1.13cxx11abiFALSE-cp37-cp37m-linux_x86_64.whl");
+  EXPECT_EQ(selected(r),
+            "flash_attn-2.5.9.post1+cu118torch1.13cxx11abiFALSE-cp37-cp37m-linux_x86_64.whl");
   auto guess = upstream_guess(*world().recipe, "2.5.9.post1", target);
   ASSERT_TRUE(guess);
-  EXPECT_EQ(guess->filename, "flash_attn-2.5.9.post1+cu118torch1.13cxx11abiFALSE-cp37-cp37-linux_x86_64.whl");
+  EXPECT_EQ(guess->filename,
+            "flash_attn-2.5.9.post1+cu118torch1.13cxx11abiFALSE-cp37-cp37-linux_x86_64.whl");
 }
 
 TEST(ResolveReal, TorchNightlyMapsToItsMinorWithAWarning) {
-  auto target = make_target({.python = "3.12", .torch = "2.10.0.dev20251101+cu128", .cuda = "12.8", .abi = true,
+  auto target = make_target({.python = "3.12",
+                             .torch = "2.10.0.dev20251101+cu128",
+                             .cuda = "12.8",
+                             .abi = true,
                              .gpus = std::vector<std::string>{"9.0"}});
   auto r = run("flash-attn", target);
   EXPECT_EQ(selected(r), "flash_attn-2.8.1+cu12torch2.10cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
@@ -203,18 +264,20 @@ TEST(ResolveReal, TorchNightlyMapsToItsMinorWithAWarning) {
 
 TEST(ResolveReal, DisabledCommunityIsSuggestedWhenItHoldsTheOnlyFit) {
   // cp311 + torch 2.9: upstream has no such wheel (#2212); mjun0812 does.
-  auto target = make_target({.python = "3.11", .torch = "2.9.1+cu128", .cuda = "12.8", .abi = true,
+  auto target = make_target({.python = "3.11",
+                             .torch = "2.9.1+cu128",
+                             .cuda = "12.8",
+                             .abi = true,
                              .gpus = std::vector<std::string>{"8.9"}});
   auto r = run("flash-attn", target);
   EXPECT_FALSE(r.selected);
   ASSERT_TRUE(has_suggestion(r, "source"));
   // The build for an 8.9 GPU compiles FlashAttention-2's "80" token only (its "89" does nothing).
-  auto build = std::find_if(r.suggestions.begin(), r.suggestions.end(), [](const Suggestion& s) { return s.kind == "build"; });
+  auto build = std::find_if(r.suggestions.begin(), r.suggestions.end(),
+                            [](const Suggestion& s) { return s.kind == "build"; });
   ASSERT_NE(build, r.suggestions.end());
   ASSERT_TRUE(build->command);
-  EXPECT_EQ(*build->command,
-            "FLASH_ATTENTION_FORCE_BUILD=TRUE FLASH_ATTN_CUDA_ARCHS=\"80\" MAX_JOBS=2 pip install --no-build-isolation "
-            "--no-deps 'flash-attn'");
+  EXPECT_EQ(*build->command, "flashfit build flash-attn --archs 80");
   auto with = run("flash-attn", target, /*community=*/true);
   ASSERT_TRUE(with.selected);
   const Judged& pick = with.candidates[*with.selected];
@@ -229,14 +292,20 @@ TEST(ResolveReal, DisabledCommunityIsSuggestedWhenItHoldsTheOnlyFit) {
 
 TEST(ResolveReal, TorchSuggestionGivesTheExactPipCommand) {
   // 2.8.2 was built for torch 2.4-2.7 only: the nearest is 2.7, with torch's CUDA 12.8.
-  auto target = make_target({.python = "3.12", .torch = "2.9.1+cu128", .cuda = "12.8", .abi = true,
+  auto target = make_target({.python = "3.12",
+                             .torch = "2.9.1+cu128",
+                             .cuda = "12.8",
+                             .abi = true,
                              .gpus = std::vector<std::string>{"8.0"}});
   auto r = run("flash-attn==2.8.2", target);
   EXPECT_FALSE(r.selected);
-  auto it = std::find_if(r.suggestions.begin(), r.suggestions.end(), [](const Suggestion& s) { return s.kind == "torch"; });
+  auto it = std::find_if(r.suggestions.begin(), r.suggestions.end(),
+                         [](const Suggestion& s) { return s.kind == "torch"; });
   ASSERT_NE(it, r.suggestions.end());
   ASSERT_TRUE(it->command);
-  EXPECT_EQ(*it->command, "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu128");
+  EXPECT_EQ(
+      *it->command,
+      "python3 -m pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu128");
 }
 
 // ---- properties ----------------------------------------------------------
@@ -244,25 +313,59 @@ TEST(ResolveReal, TorchSuggestionGivesTheExactPipCommand) {
 std::vector<ResolveTarget> environment_set() {
   return {
       make_target({}),
-      make_target({.python = "3.12", .torch = "2.6.0+cu124", .cuda = "12.4", .abi = false,
+      make_target({.python = "3.12",
+                   .torch = "2.6.0+cu124",
+                   .cuda = "12.4",
+                   .abi = false,
                    .gpus = std::vector<std::string>{"8.0"}}),
-      make_target({.python = "3.12", .torch = "2.7.0+cu128", .cuda = "12.8", .abi = true,
+      make_target({.python = "3.12",
+                   .torch = "2.7.0+cu128",
+                   .cuda = "12.8",
+                   .abi = true,
                    .gpus = std::vector<std::string>{"12.0"}}),
-      make_target({.python = "3.10", .torch = "2.7.1+cu126", .cuda = "12.6", .abi = true,
-                   .gpus = std::vector<std::string>{"8.6"}, .glibc = "2.31"}),
-      make_target({.python = "3.11", .torch = "2.5.1+cu124", .cuda = "12.4", .abi = false,
+      make_target({.python = "3.10",
+                   .torch = "2.7.1+cu126",
+                   .cuda = "12.6",
+                   .abi = true,
+                   .gpus = std::vector<std::string>{"8.6"},
+                   .glibc = "2.31"}),
+      make_target({.python = "3.11",
+                   .torch = "2.5.1+cu124",
+                   .cuda = "12.4",
+                   .abi = false,
                    .gpus = std::vector<std::string>{"7.5"}}),
-      make_target({.python = "3.11", .torch = "2.8.0+cpu", .cuda = "none", .abi = true,
+      make_target({.python = "3.11",
+                   .torch = "2.8.0+cpu",
+                   .cuda = "none",
+                   .abi = true,
                    .gpus = std::vector<std::string>{}}),
-      make_target({.python = "3.12", .torch = "2.9.0+cu129", .cuda = "12.9", .abi = true,
-                   .gpus = std::vector<std::string>{"9.0"}, .glibc = "2.39", .arch = "aarch64"}),
-      make_target({.python = "3.7", .torch = "1.13.1+cu117", .cuda = "11.7", .abi = false,
-                   .gpus = std::vector<std::string>{"8.0"}, .glibc = "2.31"}),
-      make_target({.python = "3.12", .torch = "2.10.0.dev20251101+cu128", .cuda = "12.8", .abi = true,
+      make_target({.python = "3.12",
+                   .torch = "2.9.0+cu129",
+                   .cuda = "12.9",
+                   .abi = true,
+                   .gpus = std::vector<std::string>{"9.0"},
+                   .glibc = "2.39",
+                   .arch = "aarch64"}),
+      make_target({.python = "3.7",
+                   .torch = "1.13.1+cu117",
+                   .cuda = "11.7",
+                   .abi = false,
+                   .gpus = std::vector<std::string>{"8.0"},
+                   .glibc = "2.31"}),
+      make_target({.python = "3.12",
+                   .torch = "2.10.0.dev20251101+cu128",
+                   .cuda = "12.8",
+                   .abi = true,
                    .gpus = std::vector<std::string>{"9.0"}}),
-      make_target({.python = "3.9", .torch = "2.4.1+cu121", .cuda = "12.1", .abi = false,
+      make_target({.python = "3.9",
+                   .torch = "2.4.1+cu121",
+                   .cuda = "12.1",
+                   .abi = false,
                    .gpus = std::vector<std::string>{"8.0", "9.0"}}),
-      make_target({.python = "3.13", .torch = "2.8.0+cu129", .cuda = "12.9", .abi = true,
+      make_target({.python = "3.13",
+                   .torch = "2.8.0+cu129",
+                   .cuda = "12.9",
+                   .abi = true,
                    .gpus = std::vector<std::string>{"10.0"}}),
   };
 }
@@ -281,11 +384,13 @@ void expect_passes_hard_rules(const Judged& j, const ResolveTarget& t) {
     EXPECT_EQ(*label.cxx11_abi, *t.cxx11_abi) << f;
   }
   pkg::Version v = j.wheel->version;
-  bool v28 = pkg::SpecifierSet::parse(">=2.8.0,<2.8.4")->contains(*pkg::Version::parse(v.public_str()), true);
+  bool v28 = pkg::SpecifierSet::parse(">=2.8.0,<2.8.4")
+                 ->contains(*pkg::Version::parse(v.public_str()), true);
   if (v28 && j.candidate->role == SourceRole::upstream && *label.torch >= pkg::TorchVersion{2, 6}) {
     EXPECT_EQ(label.cxx11_abi, std::optional<bool>(true)) << f << ": a lying FALSE label";
   }
-  bool new_glibc = pkg::SpecifierSet::parse(">=2.8.0.post1")->contains(*pkg::Version::parse(v.public_str()), true);
+  bool new_glibc = pkg::SpecifierSet::parse(">=2.8.0.post1")
+                       ->contains(*pkg::Version::parse(v.public_str()), true);
   if (j.candidate->role == SourceRole::upstream && new_glibc) {
     EXPECT_GE(*t.glibc, (env::MajorMinor{2, 32})) << f;
   }
@@ -354,7 +459,8 @@ TEST(ResolveRealProperty, UpstreamsOwnGuessIsThePickWhereverItExists) {
       // only those may make flashfit disagree.
       for (const Reason& reason : g->reasons) {
         EXPECT_TRUE(reason.code == ReasonCode::glibc || reason.code == ReasonCode::gpu_arch ||
-                    reason.code == ReasonCode::compute_capability || reason.code == ReasonCode::cuda)
+                    reason.code == ReasonCode::compute_capability ||
+                    reason.code == ReasonCode::cuda)
             << guess->filename << ": " << to_string(reason.code) << " " << reason.message;
       }
       ++excused;

@@ -1,0 +1,165 @@
+// The pick's URL is confirmed with a HEAD against a real HTTP server on
+// 127.0.0.1 (tests/fixtures/http_server.py): a 404 falls back to the next
+// candidate, answers are kept in the cache and not asked again, --offline
+// asks nothing, and an unreachable server leaves the pick, unconfirmed, said so.
+#include "resolve/url_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "../http_server.hpp"
+#include "../temp_dir.hpp"
+#include "targets.hpp"
+
+namespace flashfit::resolve {
+namespace {
+
+const std::string kMissing =
+    "flash_attn-9.9.9+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl";
+const std::string kPresent =
+    "flash_attn-9.9.8+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl";
+
+class UrlCheckTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(files_.path() / "dl");
+    std::ofstream(files_.path() / "dl" / kPresent) << "not really a wheel";
+  }
+
+  std::vector<Candidate> candidates(const std::string& base) const {
+    std::vector<Candidate> out;
+    for (const std::string& name : {kMissing, kPresent}) {
+      Candidate c;
+      c.filename = name;
+      c.url = base + "/dl/" + name;
+      c.source = "upstream";
+      c.role = SourceRole::upstream;
+      c.evidence = "workflow-matrix";
+      c.release_tag = "v" + name.substr(11, 5);
+      out.push_back(c);
+    }
+    return out;
+  }
+
+  Resolution run(const std::string& base, UrlCheckStore& store, bool network) {
+    const Recipe* recipe = book_.find("flash-attn");
+    ResolveOptions options;
+    options.suggest = false;
+    auto target = testing::make_target({});
+    Resolution r =
+        resolve(Request{"flash-attn", {}, "flash-attn"}, recipe, target, candidates(base), options);
+    confirm_pick(r, recipe, target, options, store, ConfirmOptions{network});
+    return r;
+  }
+
+  static int heads(const test::HttpServer& server) {
+    int count = 0;
+    for (const std::string& line : server.log()) count += line.rfind("HEAD ", 0) == 0;
+    return count;
+  }
+
+  static std::string pick(const Resolution& r) {
+    return r.selected ? r.candidates[*r.selected].candidate->filename : "(none)";
+  }
+
+  static std::string notes(const Resolution& r) {
+    std::string out;
+    for (const std::string& n : r.candidates[*r.selected].notes) out += n + "\n";
+    return out;
+  }
+
+  RecipeBook book_ = RecipeBook::built_in();
+  test::TempDir files_{"url-check-files"};
+  test::TempDir cache_{"url-check-cache"};
+};
+
+TEST_F(UrlCheckTest, A404FallsBackToTheNextCandidateAndIsRemembered) {
+  test::HttpServer server(files_.path());
+  UrlCheckStore store(cache_.path());
+  Resolution r = run(server.url(), store, true);
+  EXPECT_EQ(pick(r), kPresent);
+  EXPECT_EQ(heads(server), 2);
+  const Judged* missing = nullptr;
+  for (const Judged& j : r.candidates) {
+    if (j.candidate->filename == kMissing) missing = &j;
+  }
+  ASSERT_NE(missing, nullptr);
+  ASSERT_TRUE(missing->has(ReasonCode::missing));
+  EXPECT_NE(missing->reasons.front().message.find("HTTP 404"), std::string::npos)
+      << missing->reasons.front().message;
+  EXPECT_NE(notes(r).find("confirmed to exist (HTTP 200)"), std::string::npos) << notes(r);
+
+  // A later resolve (a new store over the same cache) asks nothing again.
+  UrlCheckStore again(cache_.path());
+  Resolution second = run(server.url(), again, true);
+  EXPECT_EQ(pick(second), kPresent);
+  EXPECT_EQ(heads(server), 2);
+  EXPECT_TRUE(std::filesystem::exists(*url_checks_path(cache_.path(), "flash-attn", "upstream")));
+  // Offline, what was learnt still counts.
+  UrlCheckStore offline(cache_.path());
+  EXPECT_EQ(pick(run(server.url(), offline, false)), kPresent);
+  EXPECT_EQ(heads(server), 2);
+}
+
+TEST_F(UrlCheckTest, OfflineAsksNothing) {
+  test::HttpServer server(files_.path());
+  UrlCheckStore store(cache_.path());
+  Resolution r = run(server.url(), store, false);
+  EXPECT_EQ(pick(r),
+            kMissing);  // not known to be missing: the best candidate, said to be unconfirmed
+  EXPECT_EQ(heads(server), 0);
+  EXPECT_NE(notes(r).find("not confirmed to exist (--offline)"), std::string::npos) << notes(r);
+}
+
+TEST_F(UrlCheckTest, RedirectsAreFollowed) {
+  test::HttpServer server(
+      files_.path(), R"({"/dl/)" + kMissing + R"(": {"redirect": "/dl/)" + kPresent + R"("}})");
+  UrlCheckStore store(cache_.path());
+  Resolution r = run(server.url(), store, true);
+  EXPECT_EQ(pick(r), kMissing);
+  EXPECT_NE(notes(r).find("confirmed to exist"), std::string::npos) << notes(r);
+}
+
+TEST_F(UrlCheckTest, NoAnswerKeepsThePickUnconfirmed) {
+  UrlCheckStore store(cache_.path());
+  Resolution r = run("http://127.0.0.1:1", store, true);  // nothing listens on port 1
+  EXPECT_EQ(pick(r), kMissing);
+  EXPECT_NE(notes(r).find("could not be confirmed"), std::string::npos) << notes(r);
+  EXPECT_FALSE(std::filesystem::exists(*url_checks_path(cache_.path(), "flash-attn", "upstream")));
+}
+
+TEST_F(UrlCheckTest, AServerErrorIsNoAnswer) {
+  test::HttpServer server(files_.path(), R"({"/dl/)" + kMissing + R"(": {"status": 503}})");
+  UrlCheckStore store(cache_.path());
+  Resolution r = run(server.url(), store, true);
+  EXPECT_EQ(pick(r), kMissing);
+  EXPECT_NE(notes(r).find("HTTP 503"), std::string::npos) << notes(r);
+}
+
+TEST_F(UrlCheckTest, AGarbledChecksFileIsIgnored) {
+  auto path = *url_checks_path(cache_.path(), "flash-attn", "upstream");
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << "garbage\n\t\t\t\nftp://x\tmissing\ta\tb\nhttp://127.0.0.1:1/dl/"
+                      << kMissing << "\tperhaps\tx\ty\n";
+  test::HttpServer server(files_.path());
+  UrlCheckStore store(cache_.path());
+  Resolution r = run(server.url(), store, true);
+  EXPECT_EQ(pick(r), kPresent);
+  EXPECT_EQ(heads(server), 2);
+}
+
+TEST_F(UrlCheckTest, LocalAndIndexCandidatesAreNotChecked) {
+  Candidate c;
+  c.url = "/tmp/x.whl";
+  c.role = SourceRole::find_links;
+  EXPECT_FALSE(needs_url_check(c));
+  c.url = "https://pypi.example/x.whl";
+  c.role = SourceRole::index;
+  EXPECT_FALSE(needs_url_check(c));
+  c.role = SourceRole::upstream;
+  EXPECT_TRUE(needs_url_check(c));
+}
+
+}  // namespace
+}  // namespace flashfit::resolve
