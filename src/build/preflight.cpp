@@ -133,8 +133,18 @@ PreflightCheck check_nvcc(const Context& c) {
                  fmt::format("check that `{} --version` runs, or set CUDA_HOME to a working toolkit",
                              tk.nvcc->string()));
   }
-  return check(id, S::ok, fmt::format("nvcc {} at {} (found by {})", tk.cuda_version->text, tk.nvcc->string(),
-                                      tk.nvcc.source));
+  if (!tk.cuda_home.known()) {
+    // torch's cpp_extension compiles the .cpp files with -I$CUDA_HOME/include:
+    // without cuda_runtime_api.h there the first C++ unit fails.
+    return check(id, S::failed,
+                 fmt::format("nvcc {} at {}, but no toolkit root with the CUDA runtime headers ({})",
+                             tk.cuda_version->text, tk.nvcc->string(), tk.cuda_home.unknown_reason),
+                 fmt::format("export CUDA_HOME=<the toolkit root whose include/ holds cuda_runtime_api.h>, e.g. "
+                             "/usr/local/cuda-{}.{}",
+                             tk.cuda_version->major, tk.cuda_version->minor));
+  }
+  return check(id, S::ok, fmt::format("nvcc {} at {} (found by {}); CUDA_HOME {}", tk.cuda_version->text,
+                                      tk.nvcc->string(), tk.nvcc.source, tk.cuda_home->string()));
 }
 
 PreflightCheck check_nvcc_major(const Context& c) {
