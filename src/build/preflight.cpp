@@ -156,6 +156,9 @@ PreflightCheck check_nvcc_major(const Context& c) {
   if (torch->major != nvcc->major) {
     std::string fix = fmt::format("install a CUDA {0}.x toolkit (torch's is {1}) and export CUDA_HOME=/usr/local/cuda-{1}",
                                   torch->major, torch->str());
+    fix += fmt::format("; or let flashfit assemble CUDA {} from PyPI's nvidia-cuda-nvcc wheels into its cache: "
+                       "flashfit build ... --toolkit auto",
+                       torch->str());
     if (auto command = detail::preflight_torch_command(c.env, c.python, nvcc->major, /*keep_minor=*/true))
       fix += fmt::format("; or a torch built for CUDA {}: {}", nvcc->major, *command);
     return check(id, S::failed,
