@@ -56,21 +56,22 @@ probe_one() {
 want = json.loads('''$want''')
 t = d['torch']
 assert t['version']['value'] == want['version'], (t['version'], want['version'])
-want_cuda = want['cuda']  # None for a CPU build
+want_cuda = 'none' if want['cuda'] is None else want['cuda']  # doctor's JSON writes None as "none"
 assert t['cuda']['value'] == want_cuda, (t['cuda'], want_cuda)
 assert t['cxx11_abi']['value'] is want['abi'], (t['cxx11_abi'], want['abi'])
 assert t['package_dir']['value'] == want['package'], (t['package_dir'], want['package'])
 assert t['library_dir']['value'] == want['lib'], (t['library_dir'], want['lib'])
 assert t['version']['source'] == want['version_py'], t['version']['source']
 assert t['cxx11_abi']['source'].startswith(want['lib'] + '/libc10.so'), t['cxx11_abi']['source']
-got = sorted(p['name'] for p in t['cuda_runtime_packages']['value'])
+import re
+got = sorted(re.split(r'[\s\[<>=!~;(]', r, 1)[0] for r in t['cuda_runtime_packages']['value'])
 norm = lambda n: n.lower().replace('_', '-')
 assert [norm(n) for n in got] == [norm(n) for n in want['cuda_requires']], (got, want['cuda_requires'])
 "
   # A CUDA torch from PyPI needs its runtime from the metadata; a CPU one none.
   if [[ $(json_field "$TMP/$label.oracle.json" 'd["cuda"] is None') == False ]]; then
     jcheck "$label: CUDA runtime requirements" "
-names = [p['name'] for p in d['torch']['cuda_runtime_packages']['value']]
+names = d['torch']['cuda_runtime_packages']['value']
 assert names, 'a CUDA torch without CUDA runtime requirements'
 "
   fi
@@ -82,12 +83,27 @@ assert names, 'a CUDA torch without CUDA runtime requirements'
 want = json.loads('''$want''')
 e = d['environment']
 assert e['torch']['value'] == want['version'], e['torch']
-assert e['torch_cuda']['value'] == want['cuda'], (e['torch_cuda'], want['cuda'])
+assert e['torch_cuda']['value'] == ('none' if want['cuda'] is None else want['cuda']), (e['torch_cuda'], want['cuda'])
 assert e['cxx11_abi']['value'] is want['abi'], e['cxx11_abi']
 assert d['selected'] is not None or d['suggestions'], 'nothing fits and no suggestion'
 "
 
   # --- inspect torch itself: libcudart resolves where import torch mapped it ---
+  # (by distribution name for the pip layouts; Debian's torch is an egg-info,
+  # which inspect does not read by name: its _C module by path instead.)
+  if [[ $label == debian-* ]]; then
+    ff inspect "$(json_field "$TMP/$label.oracle.json" 'd["package"]')"/_C.cpython-311-x86_64-linux-gnu.so --python "$py" --json
+    expect_rc 0 "$label: inspect torch/_C"
+    jcheck "$label: inspect torch/_C: libtorch_python found in torch/lib" "
+want = json.loads('''$want''')
+found = {n['name']: n['path'] for m in d['modules'] for n in m['needed'] if n['found']}
+lib = [p for n, p in found.items() if n.startswith('libtorch_python.so')]
+assert lib and os.path.realpath(lib[0]) == os.path.realpath(os.path.join(want['lib'], 'libtorch_python.so')), found
+"
+    checked=$((checked + 1))
+    pass_note "$label: torch $(json_field "$TMP/$label.oracle.json" 'd["version"]'): doctor, resolve and inspect agree with import torch"
+    return
+  fi
   ff inspect torch --python "$py" --json
   [[ $RC == 0 || $RC == 1 ]] || fail "$label: inspect torch exited $RC"
   jcheck "$label: inspect torch: libraries found as ld.so finds them" "
@@ -115,7 +131,7 @@ jcheck() { # jcheck WHAT PYTHON: asserts over d = the JSON in $TMP/out
   local what=$1 body=$2
   "$TEST_PYTHON" -c "import json, os, sys
 d = json.load(open('$TMP/out'))
-$body" 2>"$TMP/jcheck.err" || fail "$what: $(tail -n 3 "$TMP/jcheck.err")"
+$body" 2>"$TMP/jcheck.err" || fail "$what: $(tail -n 4 "$TMP/jcheck.err" | tr "\n" " ")"
 }
 
 probe_one cuda-2.14.1 "$SOURCE_DIR/.pydeps/torch-cuda/bin/python"
