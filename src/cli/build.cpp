@@ -42,50 +42,6 @@ void say_line(std::string_view line) {
   std::fprintf(stderr, "flashfit: %.*s\n", static_cast<int>(line.size()), line.data());
 }
 
-// --toolkit: keeps the probed toolkit, or probes the one at PATH, or assembles
-// torch's CUDA from PyPI into the cache; the environment's toolkit facts are
-// then those of the chosen one (so the plan's CUDA_HOME and the preflight see
-// it). Returns what the build record says about the toolkit.
-util::Result<std::string> choose_toolkit(const std::string& flag, const env::ProbeOptions& probe,
-                                         env::Environment& environment, bool json) {
-  auto request = build::parse_toolkit_flag(flag);
-  if (!request) return tl::unexpected(request.error());
-  env::ToolkitProbeOptions again = probe.toolkit;
-  std::string origin;
-  if (request->mode == build::ToolkitMode::path) {
-    again.cuda_home = request->path.string();
-    again.cuda_path.reset();
-    origin = "--toolkit " + request->path.string();
-  } else {
-    auto decision = build::decide_toolkit(environment, request->mode);
-    if (!decision) return tl::unexpected(decision.error());
-    if (!json) say_line("toolkit: " + decision->reason);
-    if (!decision->assemble) return std::string("the machine's (" + decision->reason + ")");
-    auto packages = build::toolkit_packages(*decision->assemble);
-    if (!packages) return tl::unexpected(packages.error());
-    if (!environment.python.interpreter.known()) {
-      return util::fail(util::ErrorKind::usage, "no interpreter to assemble the toolkit with",
-                        environment.python.interpreter.unknown_reason, "pass --python PATH");
-    }
-    auto cache_root = util::cache_root();
-    if (!cache_root) return util::fail(util::ErrorKind::failed, "no cache directory", {}, "set FLASHFIT_CACHE_DIR or HOME");
-    build::ProvisionOptions provision;
-    if (!json) provision.say = say_line;
-    auto toolkit = build::provision_toolkit(environment.python.interpreter->executable, *cache_root, *packages, provision);
-    if (!toolkit) return tl::unexpected(toolkit.error());
-    if (!json) say_line(std::string(toolkit->reused ? "toolkit: reusing " : "toolkit: ") + toolkit->describe());
-    again.cuda_home = toolkit->cuda_home.string();
-    again.cuda_path.reset();
-    origin = toolkit->describe();
-  }
-  environment.toolkit = env::probe_toolkit(again);
-  if (!environment.toolkit.nvcc.known() || environment.toolkit.nvcc.source != "CUDA_HOME") {
-    return util::fail(util::ErrorKind::usage, "--toolkit " + flag + ": no bin/nvcc there",
-                      environment.toolkit.nvcc.unknown_reason, "give the root of a CUDA toolkit (the directory holding bin/nvcc)");
-  }
-  return origin;
-}
-
 util::Result<int> run_build_cli(const BuildCliOptions& options) {
   build::BuildRequest request;
   request.spec = options.spec;
@@ -149,6 +105,50 @@ util::Result<int> run_build_cli(const BuildCliOptions& options) {
 }
 
 }  // namespace
+
+// --toolkit: keeps the probed toolkit, or probes the one at PATH, or assembles
+// torch's CUDA from PyPI into the cache; the environment's toolkit facts are
+// then those of the chosen one (so the plan's CUDA_HOME and the preflight see
+// it). Returns what the build record says about the toolkit.
+util::Result<std::string> choose_toolkit(const std::string& flag, const env::ProbeOptions& probe,
+                                         env::Environment& environment, bool json) {
+  auto request = build::parse_toolkit_flag(flag);
+  if (!request) return tl::unexpected(request.error());
+  env::ToolkitProbeOptions again = probe.toolkit;
+  std::string origin;
+  if (request->mode == build::ToolkitMode::path) {
+    again.cuda_home = request->path.string();
+    again.cuda_path.reset();
+    origin = "--toolkit " + request->path.string();
+  } else {
+    auto decision = build::decide_toolkit(environment, request->mode);
+    if (!decision) return tl::unexpected(decision.error());
+    if (!json) say_line("toolkit: " + decision->reason);
+    if (!decision->assemble) return std::string("the machine's (" + decision->reason + ")");
+    auto packages = build::toolkit_packages(*decision->assemble);
+    if (!packages) return tl::unexpected(packages.error());
+    if (!environment.python.interpreter.known()) {
+      return util::fail(util::ErrorKind::usage, "no interpreter to assemble the toolkit with",
+                        environment.python.interpreter.unknown_reason, "pass --python PATH");
+    }
+    auto cache_root = util::cache_root();
+    if (!cache_root) return util::fail(util::ErrorKind::failed, "no cache directory", {}, "set FLASHFIT_CACHE_DIR or HOME");
+    build::ProvisionOptions provision;
+    if (!json) provision.say = say_line;
+    auto toolkit = build::provision_toolkit(environment.python.interpreter->executable, *cache_root, *packages, provision);
+    if (!toolkit) return tl::unexpected(toolkit.error());
+    if (!json) say_line(std::string(toolkit->reused ? "toolkit: reusing " : "toolkit: ") + toolkit->describe());
+    again.cuda_home = toolkit->cuda_home.string();
+    again.cuda_path.reset();
+    origin = toolkit->describe();
+  }
+  environment.toolkit = env::probe_toolkit(again);
+  if (!environment.toolkit.nvcc.known() || environment.toolkit.nvcc.source != "CUDA_HOME") {
+    return util::fail(util::ErrorKind::usage, "--toolkit " + flag + ": no bin/nvcc there",
+                      environment.toolkit.nvcc.unknown_reason, "give the root of a CUDA toolkit (the directory holding bin/nvcc)");
+  }
+  return origin;
+}
 
 SdistSources sdist_sources(const resolve::Config& config, const resolve::SourceFlags& flags) {
   SdistSources out;

@@ -7,7 +7,8 @@
 #   good one installs and imports;
 # - every candidate fails: rolled back, the previous version restored;
 # - upstream's inconsistent-version file (+cu12torch..., METADATA says 1.0)
-#   installs through flashfit (by path, from a file, find-links and an index);
+#   installs through flashfit (by path); find-links gives the same choice as
+#   the index;
 # - the trap itself, without flashfit: pip 23 and pip 26 refuse that file from
 #   --find-links and from an index; what uv does is checked and stated.
 # shellcheck source=tests/integration/lib.sh
@@ -64,7 +65,7 @@ make_index() { # make_index DIR WHEEL...: a PEP 503 page for ffinst
 make_index "$TMP/www" "$W11" "$W10"
 make_index "$TMP/www-bad" "$W12" "$W11"
 make_index "$TMP/www-official" "$OFFICIAL"
-mkdir -p "$TMP/links" && cp "$OFFICIAL" "$TMP/links/"
+mkdir -p "$TMP/links" "$TMP/good-links" && cp "$OFFICIAL" "$TMP/links/" && cp "$W11" "$W10" "$TMP/good-links/"
 start_http_server "$TMP/www"
 INDEX=$HTTP_URL/simple
 start_http_server "$TMP/www-bad"
@@ -109,6 +110,7 @@ for lane in pip26 uv; do
   pass_note "$lane ($installer): mislabelled wheel refused, good wheel installed and imported"
 
   # --- every candidate fails: rolled back, 0.9 restored ---------------------
+  export FLASHFIT_CACHE_DIR=$TMP/cache-$lane-restore  # (the cache above holds a good 1.0)
   new_venv "$lane"
   "$PY" -m pip install --no-deps --no-index --disable-pip-version-check -q "$W09" || fail "cannot pre-install 0.9"
   lane_ff install ffinst --python "$PY" --index-url "$BAD_INDEX" --json
@@ -119,19 +121,25 @@ for lane in pip26 uv; do
   "$PY" -c 'import ffinst' || fail "$lane: the restored 0.9 does not import"
   pass_note "$lane: a failing import is rolled back and the previous version restored"
 
-  # --- upstream's inconsistent-version file, through flashfit ---------------
-  for how in path find-links index; do
-    new_venv "$lane"
-    case $how in
-      path) lane_ff install "$OFFICIAL" --python "$PY" --json ;;
-      find-links) lane_ff install ffinst --python "$PY" --find-links "$TMP/links" --json ;;
-      index) lane_ff install ffinst --python "$PY" --index-url "$OFFICIAL_INDEX" --json ;;
-    esac
-    expect_rc 0 "$lane: the official-style file from $how"
-    [[ $(installed_version) == 1.0 ]] || fail "$lane: the official-style file from $how is not installed as 1.0"
-    "$PY" -c 'import torch, ffinst' || fail "$lane: the official-style file from $how does not import"
-  done
-  pass_note "$lane: an upstream +cu12torch...cxx11abiTRUE file installs by path, from find-links and from an index"
+  # --- --find-links: the same choice as from the index ---------------------
+  export FLASHFIT_CACHE_DIR=$TMP/cache-$lane-links
+  new_venv "$lane"
+  lane_ff install ffinst --python "$PY" --find-links "$TMP/good-links" --json
+  expect_rc 0 "$lane: install from --find-links"
+  [[ $(json_field "$TMP/out" 'd["installed"]["filename"]') == "$(basename "$W10")" ]] || fail "$lane: --find-links did not install the good wheel"
+  "$PY" -c 'import torch, ffinst' || fail "$lane: the wheel from --find-links does not import"
+  pass_note "$lane: --find-links: the mismatched wheel refused, the good one installed"
+
+  # --- upstream's inconsistent-version file, through flashfit (by path) -----
+  # (From an index or find-links the resolver rejects its cu12 label against
+  # this CPU torch before any installer sees it.)
+  export FLASHFIT_CACHE_DIR=$TMP/cache-$lane-official
+  new_venv "$lane"
+  lane_ff install "$OFFICIAL" --python "$PY" --json
+  expect_rc 0 "$lane: the official-style file by path"
+  [[ $(installed_version) == 1.0 ]] || fail "$lane: the official-style file is not installed as 1.0"
+  "$PY" -c 'import torch, ffinst' || fail "$lane: the official-style file does not import"
+  pass_note "$lane: an upstream +cu12torch...cxx11abiTRUE file (METADATA 1.0) installs by path"
 done
 
 # --- the trap without flashfit: pip 23 and pip 26 refuse it ---------------------
@@ -139,7 +147,7 @@ for lane in pip23 pip26; do
   new_venv "$lane"
   for how in find-links index; do
     if [[ $how == find-links ]]; then src=(--no-index --find-links "$TMP/links"); else src=(--index-url "$OFFICIAL_INDEX"); fi
-    capture "$PY" -m pip install --no-deps --disable-pip-version-check "${src[@]}" "ffinst==$OFFICIAL_VERSION"
+    capture env PIP_CONFIG_FILE=/dev/null "$PY" -m pip install --no-deps --disable-pip-version-check "${src[@]}" "ffinst==$OFFICIAL_VERSION"
     ((RC != 0)) || fail "$lane accepted the inconsistent-version file from $how"
     grep -qi 'inconsistent version' "$TMP/err" "$TMP/out" || fail "$lane refused it from $how for another reason: $(tail -n 3 "$TMP/err")"
     [[ -z $(installed_version) ]] || fail "$lane left ffinst installed after refusing it"
