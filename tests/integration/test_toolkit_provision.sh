@@ -60,6 +60,22 @@ expect_rc 0 "second build --toolkit pypi --dry-run"
 expect_err_contains "toolkit: reusing CUDA"
 pass_note "the cached toolkit is reused"
 
+# --- auto: an nvcc of another major (CUDA_HOME, as a user has it) -> assembled ---
+mkdir -p "$TMP/cuda-12.4/bin"
+printf '#!/bin/sh\necho "Cuda compilation tools, release 12.4, V12.4.131"\n' >"$TMP/cuda-12.4/bin/nvcc"
+chmod +x "$TMP/cuda-12.4/bin/nvcc"
+CUDA_HOME=$TMP/cuda-12.4 ff build "$SRC" --python "$PY" --dry-run --json
+expect_rc 1 "nvcc 12.4 against torch cu130 without --toolkit"
+json_field "$TMP/out" '[c["fix"] for c in d["preflight"] if c["id"] == "nvcc-cuda-major"][0]' | grep -q -- '--toolkit auto' ||
+  fail "the nvcc-cuda-major fix does not offer --toolkit auto"
+CUDA_HOME=$TMP/cuda-12.4 ff build "$SRC" --python "$PY" --toolkit auto --dry-run --json
+expect_rc 0 "nvcc 12.4 against torch cu130 with --toolkit auto"
+[[ $(json_field "$TMP/out" '[c["status"] for c in d["preflight"] if c["id"] == "nvcc-cuda-major"][0]') == ok ]] ||
+  fail "--toolkit auto did not fix nvcc-cuda-major"
+grep -qF "$TK" <(json_field "$TMP/out" '[e["value"] for e in d["plan"]["env"] if e["name"] == "CUDA_HOME"]') ||
+  fail "--toolkit auto did not use the assembled toolkit"
+pass_note "nvcc 12.4 vs torch's CUDA 13.0: the preflight offers --toolkit auto, which builds with the assembled toolkit"
+
 # --- auto keeps the machine's nvcc when its major is torch's ---------------
 if nvcc_version=$(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\..*/\1/p') && [[ $nvcc_version == "${TORCH_CUDA%%.*}" ]]; then
   export FLASHFIT_CACHE_DIR=$TMP/cache-auto
