@@ -68,6 +68,15 @@ std::string needed_fix(const std::vector<std::string>& missing) {
     }
   }
   for (const auto& name : missing) {
+    // libcuda.so.1 is the driver's user-mode library: no pip package or
+    // toolkit provides it (torch's libcaffe2_nvrtc.so needs it on a machine
+    // without a driver, where the CUDA runtime itself is installed).
+    if (util::starts_with(name, "libcuda.so")) {
+      return "libcuda.so.1 comes with the NVIDIA driver, not with pip packages or the toolkit: install the "
+             "driver (the module cannot load on a machine without one)";
+    }
+  }
+  for (const auto& name : missing) {
     if (util::starts_with(name, "libcudart") || util::starts_with(name, "libcublas") ||
         util::starts_with(name, "libcuda")) {
       return "the module needs the CUDA runtime: install a CUDA build of torch (it brings the "

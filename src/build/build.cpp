@@ -90,8 +90,19 @@ std::string public_version(const env::TorchFacts& torch) {
 }
 
 // Enters the wheel into the cache with the key of the environment it was built in.
+// The toolkit of the build record: what --toolkit chose, else the probed nvcc.
+std::string toolkit_record(const env::Environment& environment, const std::string& origin) {
+  const auto& tk = environment.toolkit;
+  if (!tk.nvcc.known()) return origin;
+  std::string text = fmt::format("nvcc {} at {}", tk.cuda_version.known() ? tk.cuda_version->text : "(version unknown)",
+                                 tk.nvcc->string());
+  if (tk.cuda_home.known()) text += ", CUDA_HOME " + tk.cuda_home->string();
+  return text + " (" + (origin.empty() ? "found by " + tk.nvcc.source : origin) + ")";
+}
+
 util::Result<store::CacheEntry> cache_built_wheel(store::WheelCache& cache, const fs::path& wheel,
-                                                  const env::Environment& environment, const BuildPlan& plan) {
+                                                  const env::Environment& environment, const BuildPlan& plan,
+                                                  const std::string& toolkit_origin) {
   auto entry = cache.add(wheel, "build");
   if (!entry) return tl::unexpected(entry.error());
   auto name = pkg::parse_wheel_filename(entry->filename);
@@ -108,6 +119,7 @@ util::Result<store::CacheEntry> cache_built_wheel(store::WheelCache& cache, cons
     entry->platform = name->tags.front().platform;
   }
   entry->archs = plan.archs ? plan.archs->sass : std::vector<std::string>{};
+  if (plan.cuda) entry->toolkit = toolkit_record(environment, toolkit_origin);
   if (auto saved = cache.update(*entry); !saved) return tl::unexpected(saved.error());
   return entry;
 }
@@ -266,7 +278,7 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment, const 
     out.failure_lines = {tags.error().hint};
     return out;
   }
-  auto entry = cache_built_wheel(*cache, wheels.front(), environment, *plan);
+  auto entry = cache_built_wheel(*cache, wheels.front(), environment, *plan, request.toolkit_origin);
   if (!entry) return tl::unexpected(entry.error());
   out.package = entry->package;  // a source tree may not say its name; the wheel does
   say(request, fmt::format("checking {} against this environment", entry->filename));

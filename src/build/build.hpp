@@ -38,6 +38,9 @@ struct BuildRequest {
   bool dry_run = false;     // plan and preflight only
   bool keep_temp = false;
   bool governor = true;
+  // How the toolkit was chosen (--toolkit), for the build record; empty: the
+  // probed one, described from the environment.
+  std::string toolkit_origin;
   std::filesystem::path cache_root;
   bool progress_bar = false;                    // a bar on the terminal, else plain lines
   std::function<void(std::string_view)> say;    // step lines (stderr)

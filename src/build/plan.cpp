@@ -273,8 +273,12 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
   if (!jobs_variable.empty()) plan.env.emplace_back(jobs_variable, std::to_string(plan.jobs));
   if (threads_variable) plan.env.emplace_back(recipe->build.threads_variable, std::to_string(plan.threads));
   if (plan.cuda && env.toolkit.nvcc.known()) {
-    // torch's cpp_extension finds nvcc through CUDA_HOME: the one probed.
-    plan.env.emplace_back("CUDA_HOME", env.toolkit.nvcc->parent_path().parent_path().string());
+    // torch's cpp_extension finds nvcc and the runtime headers through
+    // CUDA_HOME: the probed root that has them; nvcc's grandparent (torch's own
+    // guess) only when none was found, and the preflight fails then.
+    plan.env.emplace_back("CUDA_HOME", env.toolkit.cuda_home.known()
+                                           ? env.toolkit.cuda_home->string()
+                                           : env.toolkit.nvcc->parent_path().parent_path().string());
   }
   return plan;
 }

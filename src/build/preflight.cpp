@@ -133,8 +133,18 @@ PreflightCheck check_nvcc(const Context& c) {
                  fmt::format("check that `{} --version` runs, or set CUDA_HOME to a working toolkit",
                              tk.nvcc->string()));
   }
-  return check(id, S::ok, fmt::format("nvcc {} at {} (found by {})", tk.cuda_version->text, tk.nvcc->string(),
-                                      tk.nvcc.source));
+  if (!tk.cuda_home.known()) {
+    // torch's cpp_extension compiles the .cpp files with -I$CUDA_HOME/include:
+    // without cuda_runtime_api.h there the first C++ unit fails.
+    return check(id, S::failed,
+                 fmt::format("nvcc {} at {}, but no toolkit root with the CUDA runtime headers ({})",
+                             tk.cuda_version->text, tk.nvcc->string(), tk.cuda_home.unknown_reason),
+                 fmt::format("export CUDA_HOME=<the toolkit root whose include/ holds cuda_runtime_api.h>, e.g. "
+                             "/usr/local/cuda-{}.{}",
+                             tk.cuda_version->major, tk.cuda_version->minor));
+  }
+  return check(id, S::ok, fmt::format("nvcc {} at {} (found by {}); CUDA_HOME {}", tk.cuda_version->text,
+                                      tk.nvcc->string(), tk.nvcc.source, tk.cuda_home->string()));
 }
 
 PreflightCheck check_nvcc_major(const Context& c) {
@@ -146,6 +156,9 @@ PreflightCheck check_nvcc_major(const Context& c) {
   if (torch->major != nvcc->major) {
     std::string fix = fmt::format("install a CUDA {0}.x toolkit (torch's is {1}) and export CUDA_HOME=/usr/local/cuda-{1}",
                                   torch->major, torch->str());
+    fix += fmt::format("; or let flashfit assemble CUDA {} from PyPI's nvidia-cuda-nvcc wheels into its cache: "
+                       "flashfit build ... --toolkit auto",
+                       torch->str());
     if (auto command = detail::preflight_torch_command(c.env, c.python, nvcc->major, /*keep_minor=*/true))
       fix += fmt::format("; or a torch built for CUDA {}: {}", nvcc->major, *command);
     return check(id, S::failed,

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "build/build.hpp"
+#include "build/toolkit_provision.hpp"
 #include "cli/build_command.hpp"
 #include "cli/build_report.hpp"
 #include "cli/commands.hpp"
@@ -30,11 +31,16 @@ struct BuildCliOptions {
   std::optional<unsigned> jobs;
   std::optional<unsigned> threads;
   std::optional<std::string> memory_budget;
+  std::optional<std::string> toolkit;
   bool keep_temp = false;
   bool dry_run = false;
   bool no_governor = false;
   bool json = false;
 };
+
+void say_line(std::string_view line) {
+  std::fprintf(stderr, "flashfit: %.*s\n", static_cast<int>(line.size()), line.data());
+}
 
 util::Result<int> run_build_cli(const BuildCliOptions& options) {
   build::BuildRequest request;
@@ -75,7 +81,12 @@ util::Result<int> run_build_cli(const BuildCliOptions& options) {
     request.dry_run = true;
     if (!options.json) std::fprintf(stderr, "flashfit: what-if flags describe another environment: planning only (--dry-run)\n");
   }
-  const env::Environment environment = env::probe_environment(*probe);
+  env::Environment environment = env::probe_environment(*probe);
+  if (options.toolkit) {
+    auto chosen = choose_toolkit(*options.toolkit, *probe, environment, options.json);
+    if (!chosen) return tl::unexpected(chosen.error());
+    request.toolkit_origin = *chosen;
+  }
   SdistSources sdists = sdist_sources(*config, options.sources);
   request.index_urls = sdists.index_urls;
   request.find_links = sdists.find_links;
@@ -94,6 +105,50 @@ util::Result<int> run_build_cli(const BuildCliOptions& options) {
 }
 
 }  // namespace
+
+// --toolkit: keeps the probed toolkit, or probes the one at PATH, or assembles
+// torch's CUDA from PyPI into the cache; the environment's toolkit facts are
+// then those of the chosen one (so the plan's CUDA_HOME and the preflight see
+// it). Returns what the build record says about the toolkit.
+util::Result<std::string> choose_toolkit(const std::string& flag, const env::ProbeOptions& probe,
+                                         env::Environment& environment, bool json) {
+  auto request = build::parse_toolkit_flag(flag);
+  if (!request) return tl::unexpected(request.error());
+  env::ToolkitProbeOptions again = probe.toolkit;
+  std::string origin;
+  if (request->mode == build::ToolkitMode::path) {
+    again.cuda_home = request->path.string();
+    again.cuda_path.reset();
+    origin = "--toolkit " + request->path.string();
+  } else {
+    auto decision = build::decide_toolkit(environment, request->mode);
+    if (!decision) return tl::unexpected(decision.error());
+    if (!json) say_line("toolkit: " + decision->reason);
+    if (!decision->assemble) return std::string("the machine's (" + decision->reason + ")");
+    auto packages = build::toolkit_packages(*decision->assemble);
+    if (!packages) return tl::unexpected(packages.error());
+    if (!environment.python.interpreter.known()) {
+      return util::fail(util::ErrorKind::usage, "no interpreter to assemble the toolkit with",
+                        environment.python.interpreter.unknown_reason, "pass --python PATH");
+    }
+    auto cache_root = util::cache_root();
+    if (!cache_root) return util::fail(util::ErrorKind::failed, "no cache directory", {}, "set FLASHFIT_CACHE_DIR or HOME");
+    build::ProvisionOptions provision;
+    if (!json) provision.say = say_line;
+    auto toolkit = build::provision_toolkit(environment.python.interpreter->executable, *cache_root, *packages, provision);
+    if (!toolkit) return tl::unexpected(toolkit.error());
+    if (!json) say_line(std::string(toolkit->reused ? "toolkit: reusing " : "toolkit: ") + toolkit->describe());
+    again.cuda_home = toolkit->cuda_home.string();
+    again.cuda_path.reset();
+    origin = toolkit->describe();
+  }
+  environment.toolkit = env::probe_toolkit(again);
+  if (!environment.toolkit.nvcc.known() || environment.toolkit.nvcc.source != "CUDA_HOME") {
+    return util::fail(util::ErrorKind::usage, "--toolkit " + flag + ": no bin/nvcc there",
+                      environment.toolkit.nvcc.unknown_reason, "give the root of a CUDA toolkit (the directory holding bin/nvcc)");
+  }
+  return origin;
+}
 
 SdistSources sdist_sources(const resolve::Config& config, const resolve::SourceFlags& flags) {
   SdistSources out;
@@ -148,6 +203,10 @@ Runner define_build(CLI::App& app) {
   app.add_option("--threads", options->threads, "nvcc threads per job (NVCC_THREADS); default: the recipe's, capped by the archs");
   app.add_option("--memory-budget", options->memory_budget,
                  "Memory the build may use (16G, 800M); default: available memory (cgroup-aware) minus a reserve");
+  app.add_option("--toolkit", options->toolkit,
+                 "The CUDA toolkit to build with: auto (the machine's nvcc when its major is torch's CUDA major, else "
+                 "torch's CUDA assembled from PyPI's nvidia-cuda-nvcc wheels into the cache), pypi (always assembled), "
+                 "machine, or a CUDA_HOME path; default: the machine's");
   app.add_flag("--keep-temp", options->keep_temp, "Keep the temp dir (source, build tree, wheel) for a look");
   app.add_flag("--dry-run", options->dry_run, "Show the plan and preflight; build nothing");
   app.add_flag("--no-governor", options->no_governor, "Do not pause compilers when memory runs short");

@@ -87,6 +87,7 @@ std::string build_outcome_text(const build::BuildOutcome& o) {
     out += fmt::format("  inspect  {}\n", o.wheel->verdict.record.summary);
     out += fmt::format("  cached   {}\n", e.path.string());
     out += fmt::format("  key      {}\n", key_text(e));
+    if (e.toolkit) out += fmt::format("  toolkit  {}\n", *e.toolkit);
     if (!o.log_path.empty()) out += fmt::format("  log      {}\n", o.log_path.string());
     if (o.kept_temp) out += fmt::format("  temp     {} (kept)\n", o.kept_temp->string());
     out += fmt::format("next: flashfit install {} (takes it from the cache)\n", o.package);
@@ -161,7 +162,7 @@ json build_json(const std::string& spec, const build::BuildOutcome& o) {
   if (o.wheel) {
     const auto& e = o.wheel->entry;
     out["wheel"] = {{"filename", e.filename}, {"path", e.path.string()}, {"sha256", e.sha256}, {"size", e.size},
-                    {"archs", e.archs},
+                    {"archs", e.archs}, {"toolkit", optional_json(e.toolkit)},
                     {"inspect", {{"compatible", o.wheel->verdict.record.compatible},
                                  {"summary", o.wheel->verdict.record.summary},
                                  {"environment", o.wheel->verdict.record.environment}}},

@@ -118,6 +118,7 @@ std::string verdict_id(env::HostCompilerVerdict verdict) {
 
 json toolkit_json(const env::ToolkitFacts& t) {
   return {{"nvcc", path_fact(t.nvcc)},
+          {"cuda_home", path_fact(t.cuda_home)},
           {"cuda_version", fact(t.cuda_version, [](const env::NvccVersion& v) { return json(v.text); })},
           {"host_compiler", path_fact(t.host_compiler)},
           {"host_compiler_version", fact(t.host_compiler_id, [](const env::CompilerId& c) {

@@ -128,6 +128,7 @@ void toolkit_section(std::string& out, const env::ToolkitFacts& t) {
   Section s(out, "toolkit");
   s.fact("nvcc", t.nvcc, path_str);
   s.fact("nvcc CUDA", t.cuda_version, [](const env::NvccVersion& v) { return v.text; });
+  s.fact("CUDA_HOME", t.cuda_home, path_str);
   s.fact("host compiler", t.host_compiler, path_str);
   s.fact("compiler", t.host_compiler_id, [&](const env::CompilerId& c) {
     return fmt::format("{} {} ({}: {})", env::to_string(c.kind), c.version,

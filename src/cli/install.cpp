@@ -29,6 +29,7 @@ struct InstallCliOptions {
   EnvironmentFlags environment;
   resolve::SourceFlags sources;
   bool dry_run = false;
+  std::optional<std::string> toolkit;  // for a hand-over to build
   bool no_build = false;
   bool json = false;
   std::size_t max_attempts = 5;
@@ -159,6 +160,11 @@ util::Result<int> run_install(const InstallCliOptions& options) {
     // that failed its import leaves it unprobed, and preflight needs nvcc's facts.
     env::Environment environment = first.environment;
     environment.toolkit = env::probe_toolkit(first.probe.toolkit);
+    if (options.toolkit) {
+      auto chosen = choose_toolkit(*options.toolkit, first.probe, environment, options.json);
+      if (!chosen) return tl::unexpected(chosen.error());
+      request.toolkit_origin = *chosen;
+    }
     auto built = run_build_shown(environment, first.book, request, options.json);
     if (!built) {
       if (built.error().kind == util::ErrorKind::interrupted) return tl::unexpected(built.error());
@@ -237,6 +243,9 @@ Runner define_install(CLI::App& app) {
   add_source_flags(app, options->sources);
   app.add_flag("--dry-run", options->dry_run, "Show what would be installed; change nothing");
   app.add_flag("--no-build", options->no_build, "Never hand over to a source build");
+  app.add_option("--toolkit", options->toolkit,
+                 "For a hand-over to a source build: the CUDA toolkit (auto, pypi, machine or a CUDA_HOME path; "
+                 "see flashfit build --help)");
   app.add_option("--max-attempts", options->max_attempts, "Candidates to try before giving up (default 5)");
   app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");
   return [options]() { return run_install(*options); };

@@ -202,6 +202,7 @@ Environment probe_environment(const ProbeOptions& options) {
     const char* why = "not probed for this command";
     env.toolkit.nvcc = Fact<std::filesystem::path>::unknown(why);
     env.toolkit.cuda_version = Fact<NvccVersion>::unknown(why);
+    env.toolkit.cuda_home = Fact<std::filesystem::path>::unknown(why);
     env.toolkit.ninja = Fact<std::filesystem::path>::unknown(why);
   }
   apply_what_if(env, options.what_if);

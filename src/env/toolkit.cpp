@@ -160,6 +160,64 @@ void probe_nvcc(const ToolkitProbeOptions& options, ToolkitFacts& facts) {
   }
 }
 
+bool has_runtime_headers(const fs::path& root) {
+  std::error_code ec;
+  return fs::is_regular_file(root / "include" / "cuda_runtime_api.h", ec);
+}
+
+// nvcc's own idea of its root, from a dry run that compiles nothing.
+std::optional<fs::path> nvcc_top(const fs::path& nvcc, std::chrono::milliseconds timeout) {
+  util::ProcessSpec spec;
+  spec.argv = {nvcc.string(), "-dryrun", "-c", "-x", "cu", "/dev/null", "-o", "/dev/null"};
+  spec.timeout = timeout;
+  spec.grace = std::chrono::milliseconds(500);
+  spec.max_output = std::size_t{256} << 10;
+  auto result = util::run_process(spec);
+  if (!result) return std::nullopt;
+  // The dry run prints its steps on stderr whatever its status.
+  if (auto top = parse_nvcc_top(result->err)) return top;
+  return parse_nvcc_top(result->out);
+}
+
+// Where torch's cpp_extension would look (CUDA_HOME, CUDA_PATH, else nvcc's
+// grandparent), and when that root has no runtime headers, the root nvcc
+// really runs from: its symlink target, else its dry run's TOP.
+void probe_cuda_home(const ToolkitProbeOptions& options, ToolkitFacts& facts) {
+  if (!facts.nvcc.known()) {
+    facts.cuda_home = PathFact::unknown("nvcc not found");
+    return;
+  }
+  const fs::path guess = facts.nvcc->parent_path().parent_path();
+  const bool explicit_root = facts.nvcc.source == "CUDA_HOME" || facts.nvcc.source == "CUDA_PATH";
+  if (has_runtime_headers(guess)) {
+    facts.cuda_home = PathFact::of(
+        guess, explicit_root ? facts.nvcc.source : "nvcc's grandparent (as torch guesses)");
+    return;
+  }
+  std::vector<std::string> looked{(guess / "include").string()};
+  if (!explicit_root) {  // an explicit CUDA_HOME is what the build gets: never replace it
+    std::error_code ec;
+    const fs::path real = fs::canonical(*facts.nvcc, ec);
+    if (!ec && real != *facts.nvcc) {
+      const fs::path root = real.parent_path().parent_path();
+      if (has_runtime_headers(root)) {
+        facts.cuda_home = PathFact::of(root, facts.nvcc->string() + " -> " + real.string());
+        return;
+      }
+      looked.push_back((root / "include").string());
+    }
+    if (auto top = nvcc_top(*facts.nvcc, options.timeout)) {
+      if (has_runtime_headers(*top)) {
+        facts.cuda_home = PathFact::of(*top, facts.nvcc->string() + " -dryrun (TOP)");
+        return;
+      }
+      looked.push_back((*top / "include").string());
+    }
+  }
+  facts.cuda_home = PathFact::unknown(
+      fmt::format("no cuda_runtime_api.h in {}", util::join(looked, ", ")), facts.nvcc.source);
+}
+
 void probe_host_compiler(const ToolkitProbeOptions& options, ToolkitFacts& facts) {
   facts.host_compiler = find_host_compiler(options);
   if (!facts.host_compiler.known()) {
@@ -234,6 +292,22 @@ void probe_ninja(const ToolkitProbeOptions& options, ToolkitFacts& facts) {
 
 }  // namespace
 
+std::optional<fs::path> parse_nvcc_top(std::string_view dryrun_output) {
+  for (auto line : util::split(dryrun_output, '\n')) {
+    line = util::trim(line);
+    if (!util::starts_with(line, "#$ TOP=")) continue;
+    std::string_view value = util::trim(line.substr(7));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+      value = value.substr(1, value.size() - 2);
+    if (value.empty() || value.front() != '/') return std::nullopt;
+    fs::path top = fs::path(std::string(value)).lexically_normal();
+    if (!top.has_filename() && top != top.root_path())
+      top = top.parent_path();  // "/a/b/" -> "/a/b"
+    return top;
+  }
+  return std::nullopt;
+}
+
 std::optional<NvccVersion> parse_nvcc_version(std::string_view output) {
   // "Cuda compilation tools, release 13.0, V13.0.88": the same "release" torch reads.
   const auto at = output.find("release ");
@@ -277,6 +351,7 @@ std::optional<CompilerId> parse_compiler_version(std::string_view output) {
 ToolkitFacts probe_toolkit(const ToolkitProbeOptions& options) {
   ToolkitFacts facts;
   probe_nvcc(options, facts);
+  probe_cuda_home(options, facts);
   probe_host_compiler(options, facts);
   judge_host_compiler(facts);
   probe_ninja(options, facts);

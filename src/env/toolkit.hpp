@@ -42,7 +42,13 @@ struct CompilerId {
 
 struct ToolkitFacts {
   Fact<std::filesystem::path> nvcc;  // source: "CUDA_HOME", "CUDA_PATH", "PATH", "/usr/local/cuda"
-  Fact<NvccVersion> cuda_version;    // source: "<nvcc> --version"
+  // The CUDA_HOME a build must get: the root whose include/ holds
+  // cuda_runtime_api.h (torch's cpp_extension passes -I$CUDA_HOME/include to
+  // the C++ compiler and links $CUDA_HOME/lib64). torch guesses it as nvcc's
+  // grandparent, which is wrong for a wrapper script (/usr/local/bin/nvcc
+  // exec'ing /usr/local/cuda-13.0/bin/nvcc); unknown when no root has them.
+  Fact<std::filesystem::path> cuda_home;
+  Fact<NvccVersion> cuda_version;             // source: "<nvcc> --version"
   Fact<std::filesystem::path> host_compiler;  // source: "CUDAHOSTCXX", "CXX", "PATH (g++)"
   Fact<CompilerId> host_compiler_id;          // source: "<compiler> --version"
   Fact<int> host_compiler_max_major;          // for the compiler's kind, from the nvcc table
@@ -52,6 +58,10 @@ struct ToolkitFacts {
 };
 
 ToolkitFacts probe_toolkit(const ToolkitProbeOptions& options);
+
+// The toolkit root nvcc itself uses: the `#$ TOP=...` line of `nvcc -dryrun`
+// output, normalised ("/usr/local/cuda-13.0/bin/.." -> "/usr/local/cuda-13.0").
+std::optional<std::filesystem::path> parse_nvcc_top(std::string_view dryrun_output);
 
 // Parsers of `--version` output, exposed for tests; nullopt when garbled.
 std::optional<NvccVersion> parse_nvcc_version(std::string_view output);

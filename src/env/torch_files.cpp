@@ -86,8 +86,13 @@ bool valid_utf8(std::string_view text) {
 
 // NVIDIA's CUDA wheels: "nvidia-cuda-runtime-cu12", "nvidia-cudnn-cu13",
 // and for CUDA 13 also unsuffixed toolkit parts ("nvidia-cuda-runtime").
+// torch 2.10+ cu13 builds require most parts through NVIDIA's metapackage
+// instead, `cuda-toolkit[cublas,cudart,...]==13.0.3` (the extras pull the
+// nvidia-* wheels), and name only cudnn, cusparselt, nccl and nvshmem
+// directly: without it the list would miss cudart and cublas.
 bool is_cuda_package(std::string_view name) {
-  return util::starts_with(pkg::canonicalize_name(name), "nvidia-");
+  const std::string canonical = pkg::canonicalize_name(name);
+  return util::starts_with(canonical, "nvidia-") || canonical == "cuda-toolkit";
 }
 
 void add_requirement(std::string_view text, std::vector<CudaRuntimePackage>& out) {

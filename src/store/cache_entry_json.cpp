@@ -96,6 +96,7 @@ std::string entry_to_json(const CacheEntry& e) {
       {"platform", optional_string(e.platform)},
       {"cxx11_abi", e.cxx11_abi ? json(*e.cxx11_abi) : json(nullptr)},
       {"archs", e.archs},
+      {"toolkit", optional_string(e.toolkit)},
       {"inspections", inspections},
       {"installed_in", e.installed_in},
   };
@@ -133,6 +134,7 @@ util::Result<CacheEntry> entry_from_json(std::string_view text) {
   e.platform = r.string("platform");
   e.cxx11_abi = r.boolean("cxx11_abi");
   e.archs = r.strings("archs");
+  e.toolkit = r.string("toolkit");
   e.installed_in = r.strings("installed_in");
   if (const json* list = r.field("inspections")) {
     if (!list->is_array()) r.wrong("inspections", "an array");

@@ -369,6 +369,7 @@ util::Result<void> WheelCache::update(const CacheEntry& entry) {
     e.platform = entry.platform;
     e.cxx11_abi = entry.cxx11_abi;
     e.archs = entry.archs;
+    e.toolkit = entry.toolkit;
     e.inspections = entry.inspections;
     e.installed_in = entry.installed_in;
   });

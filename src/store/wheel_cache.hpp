@@ -41,6 +41,9 @@ struct CacheEntry {
   std::optional<std::string> torch, cuda, python, platform;
   std::optional<bool> cxx11_abi;
   std::vector<std::string> archs;
+  // Built wheels: the toolkit that compiled them ("nvcc 13.0.88, CUDA_HOME
+  // /usr/local/cuda-13.0 (found by PATH)", or one assembled from PyPI).
+  std::optional<std::string> toolkit;
   std::vector<InspectRecord> inspections;
   std::vector<std::string> installed_in;  // site-packages dirs it was installed into
   std::filesystem::path path;             // the wheel file

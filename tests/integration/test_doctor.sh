@@ -154,7 +154,7 @@ expected = """machine.os machine.kernel machine.arch machine.libc machine.cpu_co
 machine.memory_total_bytes machine.memory_available_bytes python.interpreter python.version
 python.uv torch.package_dir torch.version torch.cuda torch.hip torch.cxx11_abi
 torch.pybind11_internals_id torch.cuda_runtime_packages torch.library_dir gpu.driver_version
-gpu.driver_cuda gpu.gpus toolkit.nvcc toolkit.cuda_version toolkit.host_compiler
+gpu.driver_cuda gpu.gpus toolkit.nvcc toolkit.cuda_home toolkit.cuda_version toolkit.host_compiler
 toolkit.host_compiler_version toolkit.host_compiler_max_major toolkit.ninja toolkit.ninja_version""".split()
 missing = [p for p in expected if p not in seen]
 assert not missing, f"facts missing from the JSON: {missing}"

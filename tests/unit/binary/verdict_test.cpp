@@ -195,6 +195,23 @@ TEST(NeededLibraries, MissingTorchLibrariesSayInstallTorch) {
   EXPECT_EQ(check_needed_libraries(m, LoadHost{}).status, CheckStatus::pass);
 }
 
+// torch 2.14.1+cu130's libcaffe2_nvrtc.so on a machine without a driver: the
+// CUDA runtime is there (nvidia/cu13/lib), libcuda.so.1 is not, and no CUDA
+// torch or toolkit would bring it.
+TEST(NeededLibraries, MissingLibcudaSaysInstallTheDriver) {
+  ModuleReport m = x86_module();
+  m.resolved = {{"libnvrtc.so.13", FoundVia::preloaded,
+                 "/venv/site-packages/nvidia/cu13/lib/libnvrtc.so.13", ""},
+                {"libcuda.so.1", FoundVia::not_found, std::nullopt, ""}};
+  Check c = check_needed_libraries(m, LoadHost{});
+  EXPECT_EQ(c.status, CheckStatus::fail);
+  EXPECT_NE(c.fix.find("NVIDIA driver"), std::string::npos) << c.fix;
+  EXPECT_EQ(c.fix.find("install a CUDA build of torch"), std::string::npos) << c.fix;
+  m.resolved.back().name = "libcudart.so.13";
+  EXPECT_NE(check_needed_libraries(m, LoadHost{}).fix.find("CUDA build of torch"),
+            std::string::npos);
+}
+
 // ---------------------------------------------------------------- torch
 
 TEST(TorchCheck, NoTorchUseNoTorchAndWhatIfAbi) {

@@ -33,6 +33,7 @@ inline void set_gpus(env::Environment& env, std::vector<env::GpuDevice> gpus) {
 
 inline void set_nvcc(env::Environment& env, int major, int minor, const std::string& root = "/usr/local/cuda") {
   env.toolkit.nvcc = env::Fact<std::filesystem::path>::of(root + "/bin/nvcc", "CUDA_HOME");
+  env.toolkit.cuda_home = env::Fact<std::filesystem::path>::of(root, "CUDA_HOME");
   env.toolkit.cuda_version = env::Fact<env::NvccVersion>::of(
       env::NvccVersion{major, minor, 1, std::to_string(major) + "." + std::to_string(minor)}, root + "/bin/nvcc --version");
 }

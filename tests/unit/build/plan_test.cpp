@@ -388,6 +388,20 @@ TEST(Plan, NoNvccMeansNoCudaHome) {
   for (const auto& [name, value] : plan.env) EXPECT_NE(name, "CUDA_HOME");
 }
 
+// nvcc found through a wrapper script in /usr/local/bin: the build gets the
+// probed root with the runtime headers, not nvcc's grandparent.
+TEST(Plan, CudaHomeIsTheProbedRootNotNvccsGrandparent) {
+  env::Environment env = healthy();
+  env.toolkit.nvcc = env::Fact<std::filesystem::path>::of("/usr/local/bin/nvcc", "PATH");
+  env.toolkit.cuda_home =
+      env::Fact<std::filesystem::path>::of("/usr/local/cuda-13.0", "/usr/local/bin/nvcc -dryrun (TOP)");
+  BuildPlan plan = plan_ok(env, &flash_attn(), fa_scan());
+  EXPECT_THAT(plan.env, ::testing::Contains(Pair("CUDA_HOME", "/usr/local/cuda-13.0")));
+  env.toolkit.cuda_home = env::Fact<std::filesystem::path>::unknown("no cuda_runtime_api.h in /usr/local/include");
+  plan = plan_ok(env, &flash_attn(), fa_scan());
+  EXPECT_THAT(plan.env, ::testing::Contains(Pair("CUDA_HOME", "/usr/local")));  // torch's guess; the preflight fails it
+}
+
 TEST(ParseMemorySize, AcceptsBinaryUnits) {
   const std::pair<const char*, std::uint64_t> good[] = {
       {"16G", 16 * kGiB},

@@ -145,6 +145,26 @@ TEST_F(Preflight, NoNvcc) {
   EXPECT_EQ(get(report, "host-compiler").status, CheckStatus::warning);
 }
 
+// An nvcc on PATH whose grandparent has no runtime headers (a wrapper script
+// in /usr/local/bin) and no other root found: the first .cpp unit would fail
+// on cuda_runtime_api.h, so the preflight stops before it.
+TEST_F(Preflight, NvccWithoutRuntimeHeadersFailsWithCudaHomeFix) {
+  set_nvcc(env_, 12, 8, "/usr/local");
+  env_.toolkit.cuda_home =
+      env::Fact<fs::path>::unknown("no cuda_runtime_api.h in /usr/local/include", "PATH");
+  PreflightReport report = run();
+  const PreflightCheck& check = get(report, "nvcc");
+  EXPECT_EQ(check.status, CheckStatus::failed);
+  EXPECT_THAT(check.message, HasSubstr("no cuda_runtime_api.h in /usr/local/include"));
+  EXPECT_THAT(check.fix, HasSubstr("export CUDA_HOME="));
+  EXPECT_THAT(check.fix, HasSubstr("/usr/local/cuda-12.8"));
+  EXPECT_FALSE(report.passed());
+  set_nvcc(env_, 12, 8, "/usr/local/cuda-12.8");
+  report = run();
+  EXPECT_EQ(get(report, "nvcc").status, CheckStatus::ok);
+  EXPECT_THAT(get(report, "nvcc").message, HasSubstr("CUDA_HOME /usr/local/cuda-12.8"));
+}
+
 TEST_F(Preflight, NvccOfAnotherMajorThanTorch) {
   set_torch(env_, "2.9.1+cu130", std::string("13.0"));
   set_nvcc(env_, 12, 4);

@@ -83,6 +83,8 @@ env::Environment probed() {
   e.gpu.gpus = Fact<std::vector<env::GpuDevice>>::of({}, "NVML");
 
   e.toolkit.nvcc = Fact<std::filesystem::path>::of("/usr/local/cuda/bin/nvcc", "/usr/local/cuda");
+  e.toolkit.cuda_home =
+      Fact<std::filesystem::path>::of("/usr/local/cuda", "nvcc's grandparent (as torch guesses)");
   e.toolkit.cuda_version = Fact<env::NvccVersion>::of(env::NvccVersion{12, 8, 93, "12.8.93"},
                                                       "/usr/local/cuda/bin/nvcc --version");
   e.toolkit.host_compiler = Fact<std::filesystem::path>::of("/usr/bin/g++", "PATH (g++)");
@@ -185,6 +187,7 @@ TEST(EnvironmentJson, EveryFactHasValueSourceAndOverridden) {
                               "/gpu/gpus/value/0/compute_capability",
                               "/gpu/gpus/value/0/memory_bytes",
                               "/toolkit/nvcc",
+                              "/toolkit/cuda_home",
                               "/toolkit/cuda_version",
                               "/toolkit/host_compiler",
                               "/toolkit/host_compiler_version",
@@ -244,7 +247,8 @@ TEST(EnvironmentJson, UnknownFactsAreNullWithTheirReason) {
 TEST(EnvironmentJson, WhatIfFlagsAndOverriddenFacts) {
   const json j = environment_json(with_what_if());
   // The CUDA implied by the --torch label is a fact, not a flag the user gave.
-  EXPECT_EQ(j["what_if"], json::array({"--torch 2.9.0+cu130", "--gpu 8.0,9.0", "--driver 580.65.06"}));
+  EXPECT_EQ(j["what_if"],
+            json::array({"--torch 2.9.0+cu130", "--gpu 8.0,9.0", "--driver 580.65.06"}));
   EXPECT_EQ(j["torch"]["version"]["value"], "2.9.0+cu130");
   EXPECT_EQ(j["torch"]["version"]["source"], "--torch");
   EXPECT_EQ(j["torch"]["version"]["overridden"], true);
@@ -351,9 +355,7 @@ TEST(EnvironmentText, UnknownFactsSayWhy) {
 
 TEST(EnvironmentText, OverriddenFactsAreMarked) {
   const std::string text = environment_text(with_what_if());
-  EXPECT_THAT(
-      text,
-      HasSubstr("what-if: --torch 2.9.0+cu130 --gpu 8.0,9.0 --driver 580.65.06\n"));
+  EXPECT_THAT(text, HasSubstr("what-if: --torch 2.9.0+cu130 --gpu 8.0,9.0 --driver 580.65.06\n"));
   EXPECT_THAT(text, HasSubstr("2.9.0+cu130  [what-if --torch]"));
   EXPECT_THAT(text, HasSubstr("13.0  [what-if --torch]"));
   EXPECT_THAT(text, HasSubstr("580.65.06  [what-if --driver]"));

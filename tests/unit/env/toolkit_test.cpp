@@ -9,6 +9,7 @@ using namespace std::chrono_literals;
 using flashfit::env::CompilerKind;
 using flashfit::env::HostCompilerVerdict;
 using flashfit::env::parse_compiler_version;
+using flashfit::env::parse_nvcc_top;
 using flashfit::env::parse_nvcc_version;
 using flashfit::env::probe_toolkit;
 using flashfit::env::ToolkitFacts;
@@ -214,6 +215,91 @@ TEST_F(ToolkitTest, NinjaBuildIsAcceptedWhenNinjaIsAbsent) {
   EXPECT_EQ(*f.ninja_version, "1.11.1");
 }
 
+// ---- CUDA_HOME: the root with the runtime headers ----------------------------
+
+// A toolkit root whose nvcc answers --version and, for a dry run, prints its
+// TOP the way nvcc 13 does (on stderr).
+void fake_toolkit(const TempTree& tree, const std::string& root, bool headers) {
+  const std::string top = (tree.root() / root).string();
+  tree.script(root + "/bin/nvcc",
+              "if [ \"$1\" = --version ]; then cat <<'EOF'\n" + nvcc_banner("13.0", "13.0.88") +
+                  "EOF\nelse echo '#$ _NVVM_BRANCH_=nvvm' >&2; echo '#$ TOP=" + top +
+                  "/bin/..' >&2; fi");
+  if (headers) tree.write(root + "/include/cuda_runtime_api.h", "/* fake */\n");
+}
+
+TEST_F(ToolkitTest, CudaHomeIsNvccsGrandparentWhenItHasTheHeaders) {
+  fake_toolkit(tree, "cuda-13.0", true);
+  options.cuda_home = (tree.root() / "cuda-13.0").string();
+  auto f = probe();
+  ASSERT_TRUE(f.cuda_home.known()) << f.cuda_home.unknown_reason;
+  EXPECT_EQ(*f.cuda_home, tree.root() / "cuda-13.0");
+  EXPECT_EQ(f.cuda_home.source, "CUDA_HOME");
+}
+
+// This machine's /usr/local/bin/nvcc is a two-line script exec'ing
+// /usr/local/cuda-13.0/bin/nvcc: torch's guess (/usr/local) has no headers.
+TEST_F(ToolkitTest, WrapperScriptOnPathGetsTheRootNvccReallyUses) {
+  fake_toolkit(tree, "cuda-13.0", true);
+  tree.script("bin/nvcc", "exec '" + (tree.root() / "cuda-13.0/bin/nvcc").string() + "' \"$@\"");
+  auto f = probe();
+  ASSERT_EQ(f.nvcc.source, "PATH");
+  ASSERT_TRUE(f.cuda_home.known()) << f.cuda_home.unknown_reason;
+  EXPECT_EQ(*f.cuda_home, tree.root() / "cuda-13.0");
+  EXPECT_NE(f.cuda_home.source.find("-dryrun"), std::string::npos) << f.cuda_home.source;
+}
+
+TEST_F(ToolkitTest, SymlinkOnPathFollowsToTheRealRoot) {
+  fake_toolkit(tree, "cuda-13.0", true);
+  std::filesystem::create_symlink(tree.root() / "cuda-13.0/bin/nvcc", bin / "nvcc");
+  auto f = probe();
+  ASSERT_TRUE(f.cuda_home.known()) << f.cuda_home.unknown_reason;
+  EXPECT_EQ(*f.cuda_home, tree.root() / "cuda-13.0");
+  EXPECT_NE(f.cuda_home.source.find(" -> "), std::string::npos) << f.cuda_home.source;
+}
+
+TEST_F(ToolkitTest, NoHeadersAnywhereIsUnknownAndAnExplicitCudaHomeIsNeverReplaced) {
+  fake_toolkit(tree, "bare", false);
+  tree.script("bin/nvcc", "exec '" + (tree.root() / "bare/bin/nvcc").string() + "' \"$@\"");
+  auto f = probe();
+  ASSERT_TRUE(f.nvcc.known());
+  EXPECT_FALSE(f.cuda_home.known());
+  EXPECT_NE(f.cuda_home.unknown_reason.find("cuda_runtime_api.h"), std::string::npos);
+  EXPECT_NE(f.cuda_home.unknown_reason.find((tree.root() / "bare/include").string()),
+            std::string::npos)
+      << f.cuda_home.unknown_reason;
+  // CUDA_HOME is what the build gets: a root without headers stays unknown
+  // even when another toolkit on PATH has them.
+  fake_toolkit(tree, "good", true);
+  options.cuda_home = (tree.root() / "bare").string();
+  std::filesystem::remove(bin / "nvcc");
+  std::filesystem::create_symlink(tree.root() / "good/bin/nvcc", bin / "nvcc");
+  f = probe();
+  EXPECT_EQ(f.nvcc.source, "CUDA_HOME");
+  EXPECT_FALSE(f.cuda_home.known());
+  // An nvcc that prints nothing for a dry run leaves it unknown too.
+  options.cuda_home.reset();
+  std::filesystem::remove(bin / "nvcc");
+  fake("bin/nvcc", nvcc_banner("13.0", "13.0.88"));
+  f = probe();
+  EXPECT_EQ(f.nvcc.source, "PATH");
+  EXPECT_FALSE(f.cuda_home.known());
+}
+
+TEST(ToolkitParseNvccTop, Lines) {
+  EXPECT_EQ(
+      parse_nvcc_top(
+          "#$ _NVVM_BRANCH_=nvvm\n#$ TOP=/usr/local/cuda-13.0/bin/..\n#$ NVVMIR_LIBRARY_DIR=x\n"),
+      std::filesystem::path("/usr/local/cuda-13.0"));
+  EXPECT_EQ(parse_nvcc_top("#$ TOP=\"/opt/cuda/bin/..\"\r\n"), std::filesystem::path("/opt/cuda"));
+  EXPECT_EQ(parse_nvcc_top("#$ TOP=/\n"), std::filesystem::path("/"));
+  EXPECT_FALSE(parse_nvcc_top(""));
+  EXPECT_FALSE(parse_nvcc_top("nvcc fatal   : Unknown option '-dryrun'\n"));
+  EXPECT_FALSE(parse_nvcc_top("#$ TOP=\n"));
+  EXPECT_FALSE(parse_nvcc_top("#$ TOP=relative/bin/..\n"));
+  EXPECT_FALSE(parse_nvcc_top(std::string("#$ TOP=\0/x", 10)));
+}
+
 // The machine this project is developed on has CUDA 13.0 in /usr/local/cuda,
 // Debian's g++ 12 and ninja; elsewhere there is nothing to check.
 TEST(ToolkitReal, RealNvcc13AndGcc12AreCompatible) {
@@ -229,6 +315,8 @@ TEST(ToolkitReal, RealNvcc13AndGcc12AreCompatible) {
   ASSERT_TRUE(f.cuda_version.known()) << f.cuda_version.unknown_reason;
   EXPECT_EQ(f.cuda_version->major, 13);
   EXPECT_EQ(f.cuda_version->minor, 0);
+  ASSERT_TRUE(f.cuda_home.known()) << f.cuda_home.unknown_reason;
+  EXPECT_EQ(*f.cuda_home, "/usr/local/cuda");
   ASSERT_TRUE(f.host_compiler_id.known()) << f.host_compiler_id.unknown_reason;
   EXPECT_EQ(f.host_compiler_id->kind, CompilerKind::gcc);
   EXPECT_EQ(f.host_compiler_id->major, 12);
@@ -236,6 +324,21 @@ TEST(ToolkitReal, RealNvcc13AndGcc12AreCompatible) {
   EXPECT_EQ(f.host_compiler_check.verdict, HostCompilerVerdict::ok);
   ASSERT_TRUE(f.ninja.known());
   EXPECT_TRUE(f.ninja_version.known()) << f.ninja_version.unknown_reason;
+}
+
+// /usr/local/bin/nvcc here is a script exec'ing /usr/local/cuda-13.0/bin/nvcc;
+// torch alone would take CUDA_HOME=/usr/local and fail on cuda_runtime_api.h.
+TEST(ToolkitReal, WrapperOnPathFindsTheRealRoot) {
+  if (!flashfit::util::is_executable_file("/usr/local/bin/nvcc") ||
+      std::filesystem::exists("/usr/local/include/cuda_runtime_api.h"))
+    GTEST_SKIP() << "no /usr/local/bin/nvcc wrapper here";
+  ToolkitProbeOptions options;
+  options.path = "/usr/local/bin:/usr/bin:/bin";
+  options.default_cuda_root = "/nonexistent";
+  const auto f = probe_toolkit(options);
+  ASSERT_TRUE(f.cuda_home.known()) << f.cuda_home.unknown_reason;
+  EXPECT_TRUE(std::filesystem::exists(*f.cuda_home / "include/cuda_runtime_api.h")) << *f.cuda_home;
+  EXPECT_NE(*f.cuda_home, "/usr/local");
 }
 
 TEST(ToolkitParseNvccVersion, Outputs) {

@@ -3,12 +3,11 @@
 #include "env/torch.hpp"
 
 #include <gtest/gtest.h>
-
-#include "../temp_dir.hpp"
 #include <stdlib.h>
 
 #include <fstream>
 
+#include "../temp_dir.hpp"
 #include "util/process.hpp"
 #include "util/strings.hpp"
 
@@ -121,6 +120,21 @@ TEST(torch_metadata, CudaPackagesFromRequiresDist) {
       "nvidia-nccl-cu13==2.27.7\nRequires-Dist: not a requirement !!\n");
   ASSERT_EQ(cu13.size(), 2u);
   EXPECT_EQ(cu13[0].name, "nvidia-cuda-runtime");
+  // torch 2.14.1+cu130's METADATA (lines as published): the toolkit parts come
+  // through the cuda-toolkit metapackage's extras; cuda-bindings is Python.
+  auto metapackage = env::cuda_runtime_packages_from_metadata(
+      "Name: torch\n"
+      "Requires-Dist: "
+      "cuda-toolkit[cublas,cudart,cufft,cufile,cupti,curand,cusolver,cusparse,nvjitlink,nvrtc,nvtx]"
+      "==13.0.3; platform_system == \"Linux\"\n"
+      "Requires-Dist: cuda-bindings<14,>=13.0.3; platform_system == \"Linux\" and python_version < "
+      "\"3.15\"\n"
+      "Requires-Dist: nvidia-cudnn-cu13==9.24.0.43; platform_system == \"Linux\"\n");
+  ASSERT_EQ(metapackage.size(), 2u);
+  EXPECT_EQ(metapackage[0].name, "cuda-toolkit");
+  EXPECT_NE(metapackage[0].requirement.find("cudart"), std::string::npos);
+  EXPECT_NE(metapackage[0].requirement.find("==13.0.3"), std::string::npos);
+  EXPECT_EQ(metapackage[1].name, "nvidia-cudnn-cu13");
   auto egg = env::cuda_runtime_packages_from_requires_txt(
       "filelock\nnvidia-cublas-cu12==12.1\n\n[opt]\nnvidia-extra-cu12\n");
   ASSERT_EQ(egg.size(), 1u);

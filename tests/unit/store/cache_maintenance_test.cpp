@@ -91,6 +91,7 @@ TEST(EntryJson, RoundTrips) {
   e.torch = "2.8";
   e.cxx11_abi = false;
   e.archs = {"sm_80", "sm_90"};
+  e.toolkit = "nvcc 13.0.88 at /c/toolkits/cuda-13.0/bin/nvcc (CUDA 13.0.88 assembled from PyPI)";
   e.inspections = {{"py3.12 torch2.8", true, "compatible", "2025-01-01T00:00:00Z"}};
   e.installed_in = {"/venv/lib/python3.12/site-packages"};
   auto back = detail::entry_from_json(detail::entry_to_json(e));
@@ -101,6 +102,7 @@ TEST(EntryJson, RoundTrips) {
   EXPECT_FALSE(back->cuda);
   EXPECT_EQ(back->cxx11_abi, false);
   EXPECT_EQ(back->archs, e.archs);
+  EXPECT_EQ(back->toolkit, e.toolkit);  // the build record's toolkit survives the round trip
   ASSERT_EQ(back->inspections.size(), 1u);
   EXPECT_TRUE(back->inspections[0].compatible);
   EXPECT_EQ(back->installed_in, e.installed_in);
