@@ -1,8 +1,8 @@
 #include "cli/source_flags.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 
 #include "pkg/name.hpp"
@@ -13,12 +13,18 @@ namespace flashfit::cli {
 
 void add_source_flags(CLI::App& app, resolve::SourceFlags& flags) {
   app.add_option("--index-url", flags.index_url,
-                 "A PEP 503/691 simple index to use instead of the configured indexes");
-  app.add_option("--extra-index-url", flags.extra_index_urls, "Another simple index (repeatable)");
+                 "A PEP 503/691 simple index to use instead of the configured indexes")
+      ->type_name("URL");
+  app.add_option("--extra-index-url", flags.extra_index_urls, "Another simple index (repeatable)")
+      ->type_name("URL");
   app.add_option("--find-links", flags.find_links,
-                 "An HTML page of wheel links, or a local directory of wheels (repeatable)");
-  app.add_option("--source", flags.enable, "Enable a source by name, e.g. community (repeatable)");
-  app.add_option("--no-source", flags.disable, "Disable a source by name, e.g. upstream (repeatable)");
+                 "An HTML page of wheel links, or a local directory of wheels (repeatable)")
+      ->type_name("PATH");
+  app.add_option("--source", flags.enable, "Enable a source by name, e.g. community (repeatable)")
+      ->type_name("SOURCE");
+  app.add_option("--no-source", flags.disable,
+                 "Disable a source by name, e.g. upstream (repeatable)")
+      ->type_name("SOURCE");
 }
 
 util::Result<resolve::Config> load_user_config() {
@@ -42,16 +48,18 @@ util::Result<resolve::RecipeBook> load_recipes(const resolve::Config& config) {
 util::Result<resolve::Request> parse_request(const std::string& spec) {
   auto requirement = pkg::parse_requirement(spec);
   if (!requirement) {
-    return util::fail(util::ErrorKind::usage, fmt::format("'{}' is not a valid requirement", util::printable(spec)),
+    return util::fail(util::ErrorKind::usage,
+                      fmt::format("'{}' is not a valid requirement", util::printable(spec)),
                       requirement.error().message,
                       "give a package name with an optional version specifier, e.g. flash-attn or "
                       "'flash-attn>=2.6,<2.8'");
   }
   if (requirement->url || requirement->marker || !requirement->extras.empty()) {
-    return util::fail(util::ErrorKind::usage,
-                      fmt::format("'{}': URLs, extras and markers are not resolved", util::printable(spec)), {},
-                      "give a package name with an optional version specifier; a wheel file or URL can be "
-                      "checked with `flashfit inspect`");
+    return util::fail(
+        util::ErrorKind::usage,
+        fmt::format("'{}': URLs, extras and markers are not resolved", util::printable(spec)), {},
+        "give a package name with an optional version specifier; a wheel file or URL can be "
+        "checked with `flashfit inspect`");
   }
   resolve::Request request;
   request.name = pkg::canonicalize_name(requirement->name);
