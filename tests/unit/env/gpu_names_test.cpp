@@ -75,6 +75,8 @@ TEST(GpuNames, NumbersThatAreNoCapabilityAreRefused) {
   for (const char* bad : {"", "8", "sm_8", "9999", "0.0", "99.0", "8.9.1", "sm_8x", "-", "8,9"}) {
     auto cc = parse_gpu(bad);
     EXPECT_FALSE(cc) << bad;
-    if (!cc) EXPECT_EQ(cc.error().hint.find("did you mean"), std::string::npos) << bad;
+    if (!cc) {
+      EXPECT_EQ(cc.error().hint.find("did you mean"), std::string::npos) << bad;
+    }
   }
 }
