@@ -123,7 +123,7 @@ util::Error usage_error(const CLI::ParseError& parse_error, const CLI::App& comm
   const std::string what = parse_error.what();
   util::Error error{util::ErrorKind::usage, lower_first(what), command_name(command),
                     help_hint(command)};
-  const std::string_view kind = parse_error.get_name();
+  const std::string kind = parse_error.get_name();  // a copy: get_name() returns by value
   if (kind == "RequiredError") {
     const std::string suffix = " is required";
     std::string missing =
