@@ -79,9 +79,7 @@ util::Result<int> run_build_cli(const BuildCliOptions& options) {
       !(gpu_only.any() && probe->what_if.describe() == gpu_only.describe()) && !request.dry_run) {
     request.dry_run = true;
     if (!options.json)
-      std::fprintf(
-          stderr,
-          "flashfit: what-if flags describe another environment: planning only (--dry-run)\n");
+      note("what-if flags describe another environment: planning only (--dry-run)");
   }
   const env::Environment environment = env::probe_environment(*probe);
   SdistSources sdists = sdist_sources(*config, options.sources);
@@ -132,9 +130,7 @@ util::Result<build::BuildOutcome> run_build_shown(const env::Environment& enviro
                                                   const resolve::RecipeBook& recipes,
                                                   build::BuildRequest request, bool json) {
   request.progress_bar = net::stderr_wants_bar();
-  request.say = [](std::string_view line) {
-    std::fprintf(stderr, "flashfit: %.*s\n", static_cast<int>(line.size()), line.data());
-  };
+  request.say = [](std::string_view line) { note(line); };
   if (!json) {
     request.on_planned = [](const build::SourceTree& source, const build::BuildPlan& plan,
                             const build::PreflightReport& preflight) {

@@ -15,6 +15,7 @@
 #include "util/env_vars.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
+#include "util/verbosity.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -116,7 +117,7 @@ util::Result<int> run_update(const CatalogCliOptions& options, const std::vector
   if (options.api_url) update.api_base = *options.api_url;
   update.token = util::getenv_opt("GITHUB_TOKEN");
   update.progress = [](std::string_view line) {
-    std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
+    if (!util::quiet()) std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
   };
   json rows = json::array();
   std::string text;

@@ -22,6 +22,10 @@ const std::vector<Command>& command_table() {
        "Print the shell completion script for bash, zsh or fish (source <(flashfit completion "
        "bash))",
        define_completion},
+      {"config",
+       "Show the config file, recipe directories, sources and cache in effect, and where each came "
+       "from",
+       define_config},
       {"doctor", "Probe the machine, Python, torch, GPUs and toolkit; say what to fix",
        define_doctor},
       {"help", "Show the help of flashfit or of a command (help resolve), or its man page (--man)",

@@ -115,9 +115,7 @@ util::Result<Pass> resolve_and_install(const InstallCliOptions& options,
     install_options.try_rejected = pass.named_file;
     install_options.temp_dir = *cache_root / "tmp" / fmt::format("install-{}", ::getpid());
     fs::create_directories(install_options.temp_dir, ec);
-    install_options.progress = [](std::string_view line) {
-      std::fprintf(stderr, "flashfit: %.*s\n", static_cast<int>(line.size()), line.data());
-    };
+    install_options.progress = [](std::string_view line) { note(line); };
     auto done =
         install::install_resolution(r.resolution, r.recipe, r.environment, *cache, install_options);
     fs::remove_all(install_options.temp_dir, ec);
@@ -164,8 +162,7 @@ util::Result<int> run_install(const InstallCliOptions& options) {
     if (!options.json)
       write_stdout(
           resolve_text({first.resolution, first.recipe, first.environment, first.sources, false}));
-    std::fprintf(stderr, "flashfit: no prebuilt wheel works here: building %s from source\n",
-                 options.spec.c_str());
+    note("no prebuilt wheel works here: building " + options.spec + " from source");
     build::BuildRequest request;
     request.spec = options.spec;
     request.package = first.resolution.request.name;

@@ -80,3 +80,24 @@ TEST(GpuNames, NumbersThatAreNoCapabilityAreRefused) {
     }
   }
 }
+
+#ifdef FLASHFIT_DATA_DIR
+// docs/gpus.md documents the table; the two must not drift apart.
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+TEST(GpuNames, TheDocumentedTableIsTheTable) {
+  std::ifstream file(std::string(FLASHFIT_DATA_DIR) + "/../docs/gpus.md");
+  ASSERT_TRUE(file) << "cannot read docs/gpus.md";
+  std::set<std::string> documented, table;
+  const std::regex row(R"(^\| ([^|]+) \| (\d+\.\d+) \| [^|]+ \|$)");
+  for (std::string line; std::getline(file, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, row)) documented.insert(m[1].str() + "=" + m[2].str());
+  }
+  for (const auto& gpu : gpu_names())
+    table.insert(std::string(gpu.name) + "=" + gpu.capability.str());
+  EXPECT_EQ(documented, table);
+}
+#endif
