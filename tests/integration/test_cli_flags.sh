@@ -69,6 +69,17 @@ expect_err_empty
 # (The machine's free memory and disk change between two runs; the rest may not.)
 "$TEST_PYTHON" -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); a.pop("machine"); b.pop("machine"); sys.exit(a != b)' \
   "$TMP/plain.json" "$TMP/out" || fail "-q changed doctor's answer"
+# Progress notes go, the error stays (a build of an empty directory: notes, then an error).
+mkdir -p "$TMP/empty-source"
+ff build --python "$TEST_PYTHON" --torch 2.8.0+cu128 "$TMP/empty-source"
+expect_clean_error 2 "build of an empty directory"
+expect_err_contains "flashfit: what-if flags describe another environment"
+expect_err_contains "flashfit: getting the source"
+ff build -q --python "$TEST_PYTHON" --torch 2.8.0+cu128 "$TMP/empty-source"
+expect_clean_error 2 "build -q of an empty directory"
+expect_err_lacks "what-if flags describe"
+expect_err_lacks "getting the source"
+expect_err_contains "neither setup.py nor pyproject.toml"
 # A fresh cache: the interpreter is really run, so -v shows its command line.
 FLASHFIT_CACHE_DIR=$TMP/fresh-cache ff doctor --verbose --python "$TEST_PYTHON"
 expect_rc 0 "doctor --verbose"
