@@ -71,7 +71,7 @@ for path in usr/share/man/man1/flashfit.1.gz usr/share/man/man1/flashfit-resolve
   usr/share/fish/vendor_completions.d/flashfit.fish; do
   [[ -f $TMP/root/$path ]] || fail "the package lacks /$path"
 done
-file "$binary" | grep -q 'stripped' && ! file "$binary" | grep -q 'not stripped' || fail "the binary is not stripped"
+! readelf -S "$binary" | grep -qE '\.(symtab|debug_info) ' || fail "the binary is not stripped"
 pass_note "binary (stripped), man pages and completions under /usr, owned by root"
 
 # --- the unpacked binary, pages and completion work -----------------------------------
