@@ -17,6 +17,17 @@ VERSION=$(sed -n 's/^project(flashfit VERSION \([0-9][0-9.]*\).*/\1/p' "$SOURCE_
 [[ -f $BUILD_DIR/share/generated.stamp ]] ||
   fail "no man pages or completions in $BUILD_DIR/share: build everything first (cmake --build $BUILD_DIR)"
 
+# --- cmake --install: the same files under any prefix ------------------------------
+cmake --install "$BUILD_DIR" --prefix "$TMP/prefix" >"$TMP/install.log" 2>&1 ||
+  fail "cmake --install failed: $(tail -n 10 "$TMP/install.log")"
+for path in bin/flashfit share/man/man1/flashfit.1.gz share/man/man1/flashfit-cache-list.1.gz \
+  share/bash-completion/completions/flashfit share/zsh/vendor-completions/_flashfit \
+  share/fish/vendor_completions.d/flashfit.fish; do
+  [[ -f $TMP/prefix/$path ]] || fail "cmake --install put no $path under the prefix"
+done
+[[ $("$TMP/prefix/bin/flashfit" -V) == "flashfit $VERSION" ]] || fail "the installed binary's -V is wrong"
+pass_note "cmake --install --prefix puts the binary, man pages and completions in place"
+
 # --- build it -------------------------------------------------------------------
 cpack --config "$BUILD_DIR/CPackConfig.cmake" -B "$TMP/out" >"$TMP/cpack.log" 2>&1 ||
   fail "cpack failed: $(tail -n 20 "$TMP/cpack.log")"
