@@ -22,6 +22,9 @@ packages=(
   python3-torch libtorch-dev
   # torch's extension headers include pybind11 (tests/fixtures/torch_ext)
   pybind11-dev
+  # the package test (tests/package): dpkg-shlibdeps, man pages read with man -l,
+  # and the shells whose completion scripts are checked
+  dpkg-dev man-db groff-base zsh fish
 )
 
 missing=()

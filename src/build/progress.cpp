@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "net/progress.hpp"
+#include "util/verbosity.hpp"
 
 namespace flashfit::build {
 namespace {
@@ -25,7 +26,9 @@ std::size_t terminal_columns() {
   return 80;
 }
 
-double seconds(BuildProgress::Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double seconds(BuildProgress::Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
 
 }  // namespace
 
@@ -35,9 +38,11 @@ std::optional<NinjaStatus> parse_ninja_status(std::string_view line) {
   if (line.size() < 5 || line.front() != '[') return std::nullopt;
   auto slash = line.find('/');
   auto close = line.find(']');
-  if (slash == std::string_view::npos || close == std::string_view::npos || slash > close) return std::nullopt;
+  if (slash == std::string_view::npos || close == std::string_view::npos || slash > close)
+    return std::nullopt;
   NinjaStatus s;
-  if (!read_unsigned(line.substr(1, slash - 1), s.done) || !read_unsigned(line.substr(slash + 1, close - slash - 1), s.total)) {
+  if (!read_unsigned(line.substr(1, slash - 1), s.done) ||
+      !read_unsigned(line.substr(slash + 1, close - slash - 1), s.total)) {
     return std::nullopt;
   }
   if (s.done == 0 || s.done > s.total) return std::nullopt;
@@ -51,12 +56,14 @@ BuildProgress::BuildProgress(std::string label, bool bar, Sink sink)
   if (bar_) columns_ = terminal_columns();
 }
 
-BuildProgress::~BuildProgress() { end_bar(); }
+BuildProgress::~BuildProgress() {
+  end_bar();
+}
 
 void BuildProgress::emit(std::string_view text) {
   if (sink_) {
     sink_(text);
-  } else {
+  } else if (!util::quiet()) {  // -q: the answer and errors only
     std::fwrite(text.data(), 1, text.size(), stderr);
     std::fflush(stderr);
   }
@@ -67,17 +74,19 @@ void BuildProgress::end_bar() {
   bar_drawn_ = false;
 }
 
-std::optional<double> BuildProgress::eta_seconds(unsigned done, unsigned total, double phase_elapsed_s) {
+std::optional<double> BuildProgress::eta_seconds(unsigned done, unsigned total,
+                                                 double phase_elapsed_s) {
   if (done == 0 || total < done || phase_elapsed_s <= 0) return std::nullopt;
   return phase_elapsed_s / done * (total - done);
 }
 
-std::string BuildProgress::bar_line(std::string_view label, unsigned done, unsigned total, std::size_t phase,
-                                    double elapsed_s, std::optional<double> eta_s, std::size_t paused,
+std::string BuildProgress::bar_line(std::string_view label, unsigned done, unsigned total,
+                                    std::size_t phase, double elapsed_s,
+                                    std::optional<double> eta_s, std::size_t paused,
                                     std::size_t columns) {
   const unsigned percent = total ? static_cast<unsigned>(100ull * done / total) : 0;
-  std::string tail = fmt::format(" {}/{} {:3}% {} ETA {}", done, total, percent, net::format_duration(elapsed_s),
-                                 net::format_duration(eta_s));
+  std::string tail = fmt::format(" {}/{} {:3}% {} ETA {}", done, total, percent,
+                                 net::format_duration(elapsed_s), net::format_duration(eta_s));
   if (phase > 1) tail += fmt::format(" (step {})", phase);
   if (paused) tail += fmt::format(" {} paused", paused);
   std::string name(label);
@@ -98,7 +107,8 @@ std::string BuildProgress::bar_line(std::string_view label, unsigned done, unsig
 bool BuildProgress::on_line(std::string_view line, Clock::time_point now) {
   auto status = parse_ninja_status(line);
   if (!status || finished_) return false;
-  if (phase_ == 0 || status->done <= done_) {  // the first line, or a new ninja run counting from 1 again
+  if (phase_ == 0 ||
+      status->done <= done_) {  // the first line, or a new ninja run counting from 1 again
     // ninja reports a step when it ends: the first phase's pace counts from
     // the start (setup.py's work before ninja included), later ones from the
     // previous phase's end.
@@ -122,15 +132,18 @@ bool BuildProgress::on_line(std::string_view line, Clock::time_point now) {
   if (tenths > tenths_shown_ || now - last_plain_ >= std::chrono::minutes(1) || done_ == 1) {
     tenths_shown_ = std::max(tenths_shown_, tenths);
     last_plain_ = now;
-    emit(fmt::format("{}: {}/{} compiled ({}%), {} elapsed, ETA {}{}{}\n", label_, done_, total_, 100ull * done_ / total_,
-                     net::format_duration(elapsed), net::format_duration(eta),
-                     phase_ > 1 ? fmt::format(" (step {})", phase_) : std::string(),
-                     paused_ ? fmt::format(", {} paused by the memory governor", paused_) : std::string()));
+    emit(fmt::format(
+        "{}: {}/{} compiled ({}%), {} elapsed, ETA {}{}{}\n", label_, done_, total_,
+        100ull * done_ / total_, net::format_duration(elapsed), net::format_duration(eta),
+        phase_ > 1 ? fmt::format(" (step {})", phase_) : std::string(),
+        paused_ ? fmt::format(", {} paused by the memory governor", paused_) : std::string()));
   }
   return true;
 }
 
-void BuildProgress::set_paused(std::size_t paused) { paused_ = paused; }
+void BuildProgress::set_paused(std::size_t paused) {
+  paused_ = paused;
+}
 
 void BuildProgress::note(std::string_view line) {
   end_bar();
@@ -141,7 +154,8 @@ void BuildProgress::finish(bool ok, Clock::time_point now) {
   if (finished_) return;
   finished_ = true;
   end_bar();
-  emit(fmt::format("{}: {} after {}{}\n", label_, ok ? "built" : "failed", net::format_duration(seconds(now - start_)),
+  emit(fmt::format("{}: {} after {}{}\n", label_, ok ? "built" : "failed",
+                   net::format_duration(seconds(now - start_)),
                    total_ ? fmt::format(" ({}/{} compile steps)", done_, total_) : std::string()));
 }
 

@@ -1,18 +1,19 @@
 // The command-line frame: global flags, the command table, "did you mean",
 // and the one place where errors become messages and exit codes.
 
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
 #include <exception>
 #include <memory>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
-
 #include "cli/command.hpp"
+#include "cli/usage_errors.hpp"
 #include "util/build_info.hpp"
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
+#include "util/verbosity.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -43,23 +44,61 @@ int report(const util::Error& error) {
   return util::exit_code(error.kind);
 }
 
-int run_parsed(int argc, const char* const* argv) {
-  CLI::App app{"flashfit: find, verify, install or build the flash-attn wheel that fits this machine.",
-               "flashfit"};
-  app.set_version_flag("--version", std::string("flashfit ") + util::kVersion);
+struct GlobalFlags {
+  bool quiet = false;
+  bool verbose = false;
+};
+
+}  // namespace
+
+CommandTree::CommandTree() : app(std::make_unique<CLI::App>()) {}
+CommandTree::~CommandTree() = default;
+
+std::unique_ptr<CommandTree> make_command_tree() {
+  auto tree = std::make_unique<CommandTree>();
+  CLI::App& app = *tree->app;
+  app.name("flashfit");
+  app.description(
+      "flashfit: find, verify, install or build the flash-attn wheel that fits this machine.");
+  app.set_version_flag("-V,--version", std::string("flashfit ") + util::kVersion);
   app.require_subcommand(0, 1);
   app.footer(kExitCodes);
+  // Global flags work after the command too (flashfit doctor -q): subcommands
+  // hand what they do not know to their parent, and what nobody knows lands
+  // here as extras, reported by flashfit with a suggestion.
+  app.fallthrough();
+  app.allow_extras();
+  auto globals = std::make_shared<GlobalFlags>();
+  app.add_flag("-q,--quiet", globals->quiet,
+               "Print only the answer and errors: no progress, no notes")
+      ->group("Global options");
+  app.add_flag("-v,--verbose", globals->verbose,
+               "Trace each probe step, HTTP request and child process, with times, on stderr")
+      ->group("Global options");
+  app.parse_complete_callback([globals] {
+    util::set_verbosity(globals->verbose ? util::Verbosity::verbose
+                        : globals->quiet ? util::Verbosity::quiet
+                                         : util::Verbosity::normal);
+  });
 
-  std::vector<std::pair<CLI::App*, Runner>> runners;
   for (const auto& command : command_table()) {
     CLI::App* sub = app.add_subcommand(std::string(command.name), std::string(command.summary));
     sub->footer(kExitCodes);
-    runners.emplace_back(sub, command.define(*sub));
+    if (command.hidden) sub->group("");
+    tree->runners.emplace_back(sub, command.define(*sub));
   }
+  return tree;
+}
+
+namespace {
+
+int run_parsed(int argc, const char* const* argv) {
+  auto tree = make_command_tree();
+  CLI::App& app = *tree->app;
 
   if (auto typed = typed_command(argc, argv); typed && !is_known_command(*typed)) {
-    util::Error error{util::ErrorKind::usage,
-                      "unknown command '" + util::printable(*typed) + "'", "", ""};
+    util::Error error{util::ErrorKind::usage, "unknown command '" + util::printable(*typed) + "'",
+                      "", ""};
     if (auto suggestion = suggest_command(*typed)) {
       error.hint = "did you mean '" + *suggestion + "'?";
     } else {
@@ -68,21 +107,28 @@ int run_parsed(int argc, const char* const* argv) {
     return report(error);
   }
 
+  const auto path = command_path(app, argc, argv);
+  const CLI::App& command = path.empty() ? app : *path.back();
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help and --version arrive as "errors" whose exit code is 0.
+  } catch (const CLI::Success& e) {
+    // --help and --version.
     std::ostringstream out, err;
-    const int code = app.exit(e, out, err);
+    app.exit(e, out, err);
     std::fputs(out.str().c_str(), stdout);
-    if (code != 0) {
-      std::fprintf(stderr, "flashfit: %s", err.str().c_str());
-      return util::exit_code(util::ErrorKind::usage);
-    }
     return 0;
+  } catch (const CLI::ParseError& e) {
+    // "cache lst": the missing subcommand is the word nobody took.
+    if (const auto extras = app.remaining(true); !extras.empty()) {
+      return report(unexpected_arguments(command, extras));
+    }
+    return report(usage_error(e, command));
+  }
+  if (const auto extras = app.remaining(true); !extras.empty()) {
+    return report(unexpected_arguments(command, extras));
   }
 
-  for (auto& [sub, runner] : runners) {
+  for (auto& [sub, runner] : tree->runners) {
     if (!sub->parsed()) continue;
     auto result = runner();
     if (util::interrupted()) {
@@ -99,20 +145,11 @@ int run_parsed(int argc, const char* const* argv) {
 }  // namespace
 
 std::optional<std::string> suggest_command(std::string_view typed) {
-  std::optional<std::string> best;
-  std::size_t best_distance = 0;
+  std::vector<std::string> names;
   for (const auto& command : command_table()) {
-    const auto distance = util::edit_distance(typed, command.name);
-    // Close enough: at most a third of the name wrong (and never more than 3 edits),
-    // or the typed text is a prefix of the command.
-    const auto limit = std::min<std::size_t>(3, std::max<std::size_t>(1, command.name.size() / 3));
-    const bool prefix = typed.size() >= 2 && util::starts_with(command.name, typed);
-    if ((distance <= limit || prefix) && (!best || distance < best_distance)) {
-      best = std::string(command.name);
-      best_distance = distance;
-    }
+    if (!command.hidden) names.emplace_back(command.name);
   }
-  return best;
+  return closest_name(typed, names);
 }
 
 int run(int argc, const char* const* argv) {

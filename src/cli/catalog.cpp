@@ -16,6 +16,7 @@
 #include "util/env_vars.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
+#include "util/verbosity.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -126,7 +127,7 @@ util::Result<int> run_update(const CatalogCliOptions& options, const std::vector
   if (options.api_url) update.api_base = *options.api_url;
   update.token = util::getenv_opt("GITHUB_TOKEN");
   update.progress = [](std::string_view line) {
-    std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
+    if (!util::quiet()) std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
   };
   json rows = json::array();
   std::string text;
@@ -182,14 +183,17 @@ Runner define_catalog(CLI::App& app) {
   options->update = app.add_subcommand(
       "update", "Refresh catalogs from the releases API (FLASHFIT_GITHUB_API, GITHUB_TOKEN)");
   for (CLI::App* sub : {options->list, options->update}) {
-    sub->add_option("--package", options->package, "Only this package's recipe");
+    sub->add_option("--package", options->package, "Only this package's recipe")
+        ->type_name("PACKAGE");
     sub->add_option("--source", options->sources,
-                    "Only this source (repeatable): upstream, community, ...");
+                    "Only this source (repeatable): upstream, community, ...")
+        ->type_name("SOURCE");
     sub->add_flag("--json", options->json, "Print JSON");
   }
-  options->update->add_option(
-      "--api-url", options->api_url,
-      "API base URL (default https://api.github.com, or $FLASHFIT_GITHUB_API)");
+  options->update
+      ->add_option("--api-url", options->api_url,
+                   "API base URL (default https://api.github.com, or $FLASHFIT_GITHUB_API)")
+      ->type_name("URL");
   return [options]() { return run_catalog(*options); };
 }
 

@@ -4,9 +4,11 @@
 // CLI11 subcommand and returns the runner to call once parsing succeeded.
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "util/error.hpp"
@@ -25,9 +27,21 @@ struct Command {
   std::string_view name;
   std::string_view summary;
   Runner (*define)(CLI::App& app);
+  bool hidden = false;  // left out of --help, completions, man pages and suggestions
 };
 
 const std::vector<Command>& command_table();
+
+// The parser for every command: the root app (global flags) with one
+// subcommand per table row, and the runner each row's define returned. The
+// help, man pages and completions are read from this same tree.
+struct CommandTree {
+  CommandTree();
+  ~CommandTree();
+  std::unique_ptr<CLI::App> app;
+  std::vector<std::pair<CLI::App*, Runner>> runners;
+};
+std::unique_ptr<CommandTree> make_command_tree();
 
 // The closest command name to a mistyped one, if any is close enough.
 std::optional<std::string> suggest_command(std::string_view typed);

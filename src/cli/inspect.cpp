@@ -3,13 +3,14 @@
 // installed in the chosen interpreter. Exit 0 compatible, 1 incompatible,
 // 2 unreadable input or bad usage.
 
+#include "binary/inspect.hpp"
+
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <system_error>
 
-#include <CLI/CLI.hpp>
-#include <fmt/core.h>
-
-#include "binary/inspect.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/inspect_report.hpp"
@@ -54,8 +55,8 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
   if (is_wheel && !is_file) {
     return util::fail(util::ErrorKind::input, "no such wheel file", options.target);
   }
-  if (!is_file && (options.target.find('/') != std::string::npos ||
-                   util::ends_with(options.target, ".so"))) {
+  if (!is_file &&
+      (options.target.find('/') != std::string::npos || util::ends_with(options.target, ".so"))) {
     return util::fail(util::ErrorKind::input, "no such file", options.target);
   }
   if (!is_file && !pkg::is_valid_project_name(options.target)) {
@@ -85,15 +86,17 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
   } else {
     std::optional<install::InstalledDist> installed;
     if (environment.python.interpreter.known()) {
-      installed = install::find_installed(environment.python.interpreter->site_dirs, options.target);
+      installed =
+          install::find_installed(environment.python.interpreter->site_dirs, options.target);
     }
     if (!installed) {
       const std::string where = environment.python.interpreter.known()
                                     ? environment.python.interpreter->executable
                                     : std::string("the interpreter (none found)");
-      return util::fail(util::ErrorKind::input,
-                        fmt::format("no distribution '{}' is installed for {}", options.target, where),
-                        "", "give a .whl or .so path, or choose the environment with --python");
+      return util::fail(
+          util::ErrorKind::input,
+          fmt::format("no distribution '{}' is installed for {}", options.target, where), "",
+          "give a .whl or .so path, or choose the environment with --python");
     }
     report = binary::inspect_installed(installed->dist_info, host);
   }
@@ -113,7 +116,9 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
 
 Runner define_inspect(CLI::App& app) {
   auto options = std::make_shared<InspectCliOptions>();
-  app.add_option("target", options->target, "A .whl file, a .so file, or an installed distribution's name")
+  app.add_option("target", options->target,
+                 "A .whl file, a .so file, or an installed distribution's name")
+      ->type_name("TARGET")
       ->required();
   add_environment_flags(app, options->environment);
   app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");

@@ -13,13 +13,18 @@ namespace flashfit::cli {
 
 void add_source_flags(CLI::App& app, resolve::SourceFlags& flags) {
   app.add_option("--index-url", flags.index_url,
-                 "A PEP 503/691 simple index to use instead of the configured indexes");
-  app.add_option("--extra-index-url", flags.extra_index_urls, "Another simple index (repeatable)");
+                 "A PEP 503/691 simple index to use instead of the configured indexes")
+      ->type_name("URL");
+  app.add_option("--extra-index-url", flags.extra_index_urls, "Another simple index (repeatable)")
+      ->type_name("URL");
   app.add_option("--find-links", flags.find_links,
-                 "An HTML page of wheel links, or a local directory of wheels (repeatable)");
-  app.add_option("--source", flags.enable, "Enable a source by name, e.g. community (repeatable)");
+                 "An HTML page of wheel links, or a local directory of wheels (repeatable)")
+      ->type_name("PATH");
+  app.add_option("--source", flags.enable, "Enable a source by name, e.g. community (repeatable)")
+      ->type_name("SOURCE");
   app.add_option("--no-source", flags.disable,
-                 "Disable a source by name, e.g. upstream (repeatable)");
+                 "Disable a source by name, e.g. upstream (repeatable)")
+      ->type_name("SOURCE");
   app.add_flag("--offline", flags.offline,
                "Contact no network: no index or find-links URL, and the pick's URL is not "
                "confirmed with a HEAD");

@@ -1,16 +1,16 @@
 // flashfit tags: the wheel tags an interpreter accepts, most preferred first.
 
-#include <memory>
+#include "pkg/tags.hpp"
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "util/interrupt.hpp"
 #include "cli/common.hpp"
 #include "cli/what_if_flags.hpp"
 #include "env/environment.hpp"
-#include "pkg/tags.hpp"
+#include "util/interrupt.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -29,8 +29,9 @@ util::Result<int> run_tags(const TagsOptions& options) {
   if (!facts) {
     // No interpreter and no --python-version: nothing to compute tags from.
     if (environment.python.error) return tl::unexpected(*environment.python.error);
-    return util::fail(util::ErrorKind::input, environment.python.interpreter.unknown_reason, "",
-                      "pass --python PATH, or --python-version X.Y to compute the tags without one");
+    return util::fail(
+        util::ErrorKind::input, environment.python.interpreter.unknown_reason, "",
+        "pass --python PATH, or --python-version X.Y to compute the tags without one");
   }
   const auto rules =
       options.sys_tags ? pkg::TagRules::packaging_21_3_sys_tags : pkg::TagRules::pip_packaging_21_3;
@@ -72,13 +73,17 @@ Runner define_tags(CLI::App& app) {
   auto& flags = options->environment;
   app.add_option("--python", flags.python,
                  "Interpreter to ask (default: the active virtual environment's, else python3 on "
-                 "PATH)");
+                 "PATH)")
+      ->type_name("PYTHON");
   const char* group = "What-if overrides (as pip's --python-version and --platform)";
   app.add_option("--python-version", flags.what_if.python_version,
                  "CPython X.Y; no interpreter needs to exist")
+      ->type_name("X.Y")
       ->group(group);
-  app.add_option("--glibc", flags.what_if.glibc, "glibc X.Y")->group(group);
-  app.add_option("--arch", flags.what_if.arch, "x86_64 or aarch64")->group(group);
+  app.add_option("--glibc", flags.what_if.glibc, "glibc X.Y")->type_name("X.Y")->group(group);
+  app.add_option("--arch", flags.what_if.arch, "x86_64 or aarch64")
+      ->type_name("{x86_64,aarch64}")
+      ->group(group);
   app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");
   app.add_flag("--sys-tags", options->sys_tags,
                "Print packaging's sys_tags() list instead of the list pip ranks wheels against "

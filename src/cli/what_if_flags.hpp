@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "env/environment.hpp"
 #include "env/what_if.hpp"
@@ -18,7 +19,8 @@ namespace flashfit::cli {
 
 struct EnvironmentFlags {
   std::optional<std::string> python;
-  env::WhatIfOptions what_if;
+  env::WhatIfOptions what_if;     // gpu unused: from `gpus` below
+  std::vector<std::string> gpus;  // --gpu, each occurrence (L4, 8.9, or a comma list)
 };
 
 // Adds --python and the what-if flags (--python-version, --torch, --cuda,

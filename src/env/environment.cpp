@@ -5,6 +5,7 @@
 #include "env/driver_compat.hpp"
 #include "env/interpreter_cache.hpp"
 #include "util/files.hpp"
+#include "util/verbosity.hpp"
 
 namespace flashfit::env {
 namespace {
@@ -35,8 +36,7 @@ PythonFacts probe_python(const ProbeOptions& options) {
   } else {
     python.uv = Fact<std::filesystem::path>::unknown("uv is not on PATH");
   }
-  auto choice =
-      choose_interpreter(options.python_option, options.virtual_env, options.path_env);
+  auto choice = choose_interpreter(options.python_option, options.virtual_env, options.path_env);
   if (!choice) {
     python.interpreter = Fact<Interpreter>::unknown(reason_of(choice.error()));
     python.version = Fact<MajorMinor>::unknown("no interpreter");
@@ -47,7 +47,8 @@ PythonFacts probe_python(const ProbeOptions& options) {
   if (options.cache_root) cache.emplace(*options.cache_root);
   auto interpreter = query_interpreter(*choice, cache ? &*cache : nullptr);
   if (!interpreter) {
-    python.interpreter = Fact<Interpreter>::unknown(reason_of(interpreter.error()), choice->program);
+    python.interpreter =
+        Fact<Interpreter>::unknown(reason_of(interpreter.error()), choice->program);
     python.version = Fact<MajorMinor>::unknown("the interpreter could not be asked");
     python.error = interpreter.error();
     return python;
@@ -178,25 +179,43 @@ std::optional<pkg::InterpreterTagFacts> Environment::tag_facts() const {
 
 Environment probe_interpreter_environment(const ProbeOptions& options) {
   Environment env;
-  env.machine = probe_machine(options.machine);
-  env.python = probe_python(options);
+  {
+    util::TraceSpan span("probe: machine");
+    env.machine = probe_machine(options.machine);
+  }
+  {
+    util::TraceSpan span("probe: python");
+    env.python = probe_python(options);
+  }
   apply_what_if(env, options.what_if);
   return env;
 }
 
 Environment probe_environment(const ProbeOptions& options) {
   Environment env;
-  env.machine = probe_machine(options.machine);
-  env.python = probe_python(options);
+  // --verbose traces each step with its time.
+  {
+    util::TraceSpan span("probe: machine");
+    env.machine = probe_machine(options.machine);
+  }
+  {
+    util::TraceSpan span("probe: python");
+    env.python = probe_python(options);
+  }
   if (env.python.interpreter.known()) {
+    util::TraceSpan span("probe: torch");
     std::vector<std::filesystem::path> site_dirs;
     for (const auto& dir : env.python.interpreter->site_dirs) site_dirs.emplace_back(dir);
     env.torch = probe_torch(site_dirs);
   } else {
     env.torch = torch_unknown("no interpreter to look in");
   }
-  env.gpu = probe_gpus(options.gpu);
+  {
+    util::TraceSpan span("probe: NVIDIA driver and GPUs");
+    env.gpu = probe_gpus(options.gpu);
+  }
   if (options.probe_toolkit) {
+    util::TraceSpan span("probe: CUDA toolkit");
     env.toolkit = probe_toolkit(options.toolkit);
   } else {
     const char* why = "not probed for this command";

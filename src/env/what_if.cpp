@@ -1,5 +1,6 @@
 #include "env/what_if.hpp"
 
+#include "env/gpu_names.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::env {
@@ -18,11 +19,13 @@ std::optional<int> small_number(std::string_view text) {
 tl::unexpected<util::Error> bad_flag(const std::string& flag, const std::string& value,
                                      const std::string& accepted) {
   return util::fail(util::ErrorKind::usage,
-                    "invalid value '" + util::printable(value) + "' for " + flag,
-                    "", "accepted: " + accepted);
+                    "invalid value '" + util::printable(value) + "' for " + flag, "",
+                    "accepted: " + accepted);
 }
 
-bool is_none(std::string_view text) { return util::ascii_lower(util::trim(text)) == "none"; }
+bool is_none(std::string_view text) {
+  return util::ascii_lower(util::trim(text)) == "none";
+}
 
 }  // namespace
 
@@ -58,7 +61,8 @@ std::vector<std::string> WhatIf::describe() const {
   if (python_version) out.push_back("--python-version " + python_version->str());
   if (torch) out.push_back("--torch " + torch->str());
   // Only what the user typed: a CUDA implied by the --torch label is not a flag.
-  if (cuda && cuda_explicit) out.push_back("--cuda " + (*cuda ? (*cuda)->str() : std::string("none")));
+  if (cuda && cuda_explicit)
+    out.push_back("--cuda " + (*cuda ? (*cuda)->str() : std::string("none")));
   if (cxx11_abi) out.push_back(std::string("--cxx11-abi ") + (*cxx11_abi ? "TRUE" : "FALSE"));
   if (gpus) {
     std::vector<std::string> list;
@@ -82,8 +86,9 @@ util::Result<WhatIf> parse_what_if(const WhatIfOptions& o) {
   if (o.torch) {
     auto version = pkg::Version::parse(*o.torch);
     if (!version) {
-      return bad_flag("--torch", *o.torch, "a PEP 440 version, e.g. 2.8.0 or 2.8.0+cu128 (" +
-                                               version.error().message + ")");
+      return bad_flag(
+          "--torch", *o.torch,
+          "a PEP 440 version, e.g. 2.8.0 or 2.8.0+cu128 (" + version.error().message + ")");
     }
     w.torch = *version;
   }
@@ -114,11 +119,8 @@ util::Result<WhatIf> parse_what_if(const WhatIfOptions& o) {
     std::vector<MajorMinor> gpus;
     if (!is_none(*o.gpu)) {
       for (auto item : util::split(*o.gpu, ',')) {
-        auto cc = parse_major_minor(item);
-        if (!cc || cc->major < 1 || cc->major > 20) {
-          return bad_flag("--gpu", *o.gpu,
-                          "compute capabilities X.Y[,X.Y...] (e.g. 8.0,8.9) or none");
-        }
+        auto cc = parse_gpu(item);  // 8.9, sm_89, L4, RTX-4090 (env/gpu_names)
+        if (!cc) return tl::unexpected(cc.error());
         gpus.push_back(*cc);
       }
     }

@@ -4,10 +4,9 @@
 #include "net/download.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -22,6 +21,7 @@
 #include "net/progress.hpp"
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
+#include "util/verbosity.hpp"
 
 namespace flashfit::net {
 namespace {
@@ -178,7 +178,9 @@ bool transient_code(CURLcode code) {
   }
 }
 
-bool transient_status(long status) { return status == 408 || status == 429 || (status >= 500 && status <= 599); }
+bool transient_status(long status) {
+  return status == 408 || status == 429 || (status >= 500 && status <= 599);
+}
 
 // The outcome of one attempt.
 struct Verdict {
@@ -196,7 +198,8 @@ Verdict judge(Attempt& a, CURLcode code, const char* error_text, const std::stri
     return v;
   };
   if (code == CURLE_ABORTED_BY_CALLBACK && util::interrupted()) {
-    return fail(util::ErrorKind::interrupted, fmt::format("interrupted while downloading {}", where),
+    return fail(util::ErrorKind::interrupted,
+                fmt::format("interrupted while downloading {}", where),
                 "the partial file is kept; the next download of this URL resumes it");
   }
   switch (a.abort) {
@@ -205,9 +208,10 @@ Verdict judge(Attempt& a, CURLcode code, const char* error_text, const std::stri
                   fmt::format("cannot download {}: larger than {} bytes", where, a.max_bytes),
                   "the server sent far more than such a file should hold: check the URL");
     case Attempt::Abort::write_failed:
-      return fail(util::ErrorKind::failed,
-                  fmt::format("cannot write {}: {}", a.part->path.string(), std::strerror(a.write_errno)),
-                  "check the free space and permissions of the cache directory");
+      return fail(
+          util::ErrorKind::failed,
+          fmt::format("cannot write {}: {}", a.part->path.string(), std::strerror(a.write_errno)),
+          "check the free space and permissions of the cache directory");
     case Attempt::Abort::bad_range:
       v.kind = Verdict::Kind::restart;
       v.cause = "the server answered the resume with the wrong range";
@@ -255,8 +259,9 @@ Verdict judge(Attempt& a, CURLcode code, const char* error_text, const std::stri
   }
   return fail(util::ErrorKind::failed, fmt::format("cannot download {}: HTTP {}", where, status),
               status == 404 || status == 410 ? "the server does not have this file: check the URL"
-              : status == 401 || status == 403 ? "the server refused access: check the URL and any credentials"
-                                               : std::string());
+              : status == 401 || status == 403
+                  ? "the server refused access: check the URL and any credentials"
+                  : std::string());
 }
 
 // Sleeps in small slices so that Ctrl-C is seen at once; false when interrupted.
@@ -264,7 +269,8 @@ bool backoff_sleep(std::chrono::milliseconds delay) {
   const auto until = Clock::now() + delay;
   while (Clock::now() < until) {
     if (util::interrupted()) return false;
-    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(50), until - Clock::now()));
+    std::this_thread::sleep_for(
+        std::min<Clock::duration>(std::chrono::milliseconds(50), until - Clock::now()));
   }
   return !util::interrupted();
 }
@@ -274,8 +280,9 @@ bool backoff_sleep(std::chrono::milliseconds delay) {
 util::Result<void> open_part(Part& part, std::uint64_t max_bytes) {
   part.fd.reset(::open(part.path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   if (!part.fd) {
-    return util::fail(util::ErrorKind::failed,
-                      fmt::format("cannot create {}: {}", part.path.string(), std::strerror(errno)));
+    return util::fail(
+        util::ErrorKind::failed,
+        fmt::format("cannot create {}: {}", part.path.string(), std::strerror(errno)));
   }
   part.hasher = util::Sha256();
   part.size = 0;
@@ -290,11 +297,12 @@ util::Result<void> open_part(Part& part, std::uint64_t max_bytes) {
   }
   struct stat info {};
   // Unreadable or over the cap: start afresh rather than trust it.
-  if (!in || ::fstat(part.fd.get(), &info) != 0 || static_cast<std::uint64_t>(info.st_size) != part.size ||
-      part.size > max_bytes) {
+  if (!in || ::fstat(part.fd.get(), &info) != 0 ||
+      static_cast<std::uint64_t>(info.st_size) != part.size || part.size > max_bytes) {
     if (!part.truncate()) {
-      return util::fail(util::ErrorKind::failed,
-                        fmt::format("cannot truncate {}: {}", part.path.string(), std::strerror(errno)));
+      return util::fail(
+          util::ErrorKind::failed,
+          fmt::format("cannot truncate {}: {}", part.path.string(), std::strerror(errno)));
     }
   }
   return {};
@@ -302,17 +310,31 @@ util::Result<void> open_part(Part& part, std::uint64_t max_bytes) {
 
 }  // namespace
 
+static util::Result<DownloadResult> download_once(const DownloadRequest& request);
+
 util::Result<DownloadResult> download_file(const DownloadRequest& request) {
+  // --verbose: each download, its size, attempts and time.
+  util::TraceSpan span("download " + detail::shown_url(request.url));
+  auto result = download_once(request);
+  span.set_outcome(result
+                       ? fmt::format("{} bytes in {} attempt(s)", result->bytes, result->attempts)
+                       : result.error().message);
+  return result;
+}
+
+static util::Result<DownloadResult> download_once(const DownloadRequest& request) {
   if (detail::is_local_source(request.url)) return detail::copy_local(request);
   const std::string where = detail::shown_url(request.url);
   if (util::interrupted()) {
-    return util::fail(util::ErrorKind::interrupted, fmt::format("interrupted before downloading {}", where));
+    return util::fail(util::ErrorKind::interrupted,
+                      fmt::format("interrupted before downloading {}", where));
   }
   if (auto init = detail::global_init(); !init) return tl::unexpected(init.error());
 
   Part part;
   part.path = detail::part_path(request.destination);
-  if (auto opened = open_part(part, request.max_bytes); !opened) return tl::unexpected(opened.error());
+  if (auto opened = open_part(part, request.max_bytes); !opened)
+    return tl::unexpected(opened.error());
 
   auto drop_part = [&part] {
     part.fd.reset();
@@ -344,7 +366,8 @@ util::Result<DownloadResult> download_file(const DownloadRequest& request) {
     a.max_bytes = request.max_bytes;
     const std::string range = fmt::format("{}-", part.size);
     if (part.size > 0) curl_easy_setopt(curl, CURLOPT_RANGE, range.c_str());
-    curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024);  // fewer, larger writes and hash updates
+    curl_easy_setopt(curl, CURLOPT_BUFFERSIZE,
+                     512L * 1024);  // fewer, larger writes and hash updates
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &a);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
@@ -359,8 +382,8 @@ util::Result<DownloadResult> download_file(const DownloadRequest& request) {
     if (verdict.kind == Verdict::Kind::done) {
       result.resumed = a.resumed;
       result.bytes = part.size;
-      auto digest = detail::commit_part(std::move(part.fd), part.path, request.destination, part.hasher,
-                                        request.expected_sha256, where);
+      auto digest = detail::commit_part(std::move(part.fd), part.path, request.destination,
+                                        part.hasher, request.expected_sha256, where);
       reporter.finish(result.bytes, digest.has_value());
       if (!digest) return tl::unexpected(digest.error());
       result.sha256 = std::move(*digest);
@@ -372,16 +395,19 @@ util::Result<DownloadResult> download_file(const DownloadRequest& request) {
       // interrupted or failed transfer keeps what it got (download.hpp).
       if (a.abort == Attempt::Abort::too_large || part.size == 0) drop_part();
       util::Error error = std::move(*verdict.error);
-      if (error.kind != util::ErrorKind::interrupted && result.attempts > 1 && !last_cause.empty()) {
-        error.message += fmt::format(" (after {} attempts; before that: {})", result.attempts, last_cause);
+      if (error.kind != util::ErrorKind::interrupted && result.attempts > 1 &&
+          !last_cause.empty()) {
+        error.message +=
+            fmt::format(" (after {} attempts; before that: {})", result.attempts, last_cause);
       }
       return tl::unexpected(std::move(error));
     }
 
     // retry or restart
     if (verdict.kind == Verdict::Kind::restart && !part.truncate()) {
-      return util::fail(util::ErrorKind::failed,
-                        fmt::format("cannot truncate {}: {}", part.path.string(), std::strerror(errno)));
+      return util::fail(
+          util::ErrorKind::failed,
+          fmt::format("cannot truncate {}: {}", part.path.string(), std::strerror(errno)));
     }
     last_cause = verdict.cause;
     failures = part.size > before ? 1 : failures + 1;
@@ -390,21 +416,23 @@ util::Result<DownloadResult> download_file(const DownloadRequest& request) {
       reporter.finish(part.size, false);
       if (part.size == 0) drop_part();
       return util::fail(util::ErrorKind::failed,
-                        fmt::format("cannot download {}: {} (gave up after {} attempts)", where, verdict.cause,
-                                    result.attempts),
+                        fmt::format("cannot download {}: {} (gave up after {} attempts)", where,
+                                    verdict.cause, result.attempts),
                         {}, detail::kNetworkHint);
     }
     auto delay = std::min<std::chrono::milliseconds>(
         kMaxBackoff, request.first_backoff * (std::int64_t{1} << std::min(failures - 1, 20)));
     if (verdict.kind == Verdict::Kind::restart) delay = std::chrono::milliseconds(0);
     delay = std::max(delay, verdict.retry_after);
-    reporter.note(fmt::format("{}: {}; retrying in {:.1f} s{}", where, verdict.cause,
-                              std::chrono::duration<double>(delay).count(),
-                              part.size > 0 ? fmt::format(" from byte {}", part.size) : std::string()));
+    reporter.note(
+        fmt::format("{}: {}; retrying in {:.1f} s{}", where, verdict.cause,
+                    std::chrono::duration<double>(delay).count(),
+                    part.size > 0 ? fmt::format(" from byte {}", part.size) : std::string()));
     if (!backoff_sleep(delay)) {
       reporter.finish(part.size, false);
       if (part.size == 0) drop_part();
-      return util::fail(util::ErrorKind::interrupted, fmt::format("interrupted while downloading {}", where), {},
+      return util::fail(util::ErrorKind::interrupted,
+                        fmt::format("interrupted while downloading {}", where), {},
                         "the partial file is kept; the next download of this URL resumes it");
     }
   }

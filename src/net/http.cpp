@@ -7,6 +7,7 @@
 #include "net/curl_common.hpp"
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
+#include "util/verbosity.hpp"
 
 namespace flashfit::net {
 namespace {
@@ -76,7 +77,19 @@ std::string HttpResponse::header(std::string_view lower_name) const {
   return {};
 }
 
+static util::Result<HttpResponse> get_once(const HttpRequest& request);
+
 util::Result<HttpResponse> http_get(const HttpRequest& request) {
+  // --verbose: each request, its status, size and time.
+  util::TraceSpan span("GET " + shown_url(request.url));
+  auto response = get_once(request);
+  span.set_outcome(response
+                       ? fmt::format("HTTP {}, {} bytes", response->status, response->body.size())
+                       : response.error().message);
+  return response;
+}
+
+static util::Result<HttpResponse> get_once(const HttpRequest& request) {
   const std::string where = shown_url(request.url);
   if (util::interrupted()) {
     return util::fail(util::ErrorKind::interrupted,

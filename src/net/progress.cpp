@@ -1,14 +1,14 @@
 #include "net/progress.hpp"
 
+#include <fmt/format.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <cmath>
 
 #include "util/env_vars.hpp"
 #include "util/strings.hpp"
+#include "util/verbosity.hpp"
 
 namespace flashfit::net {
 namespace {
@@ -63,16 +63,20 @@ bool stderr_wants_bar() {
 ProgressRenderer::ProgressRenderer(std::string label, bool bar, Sink sink)
     : label_(std::move(label)), bar_(bar), sink_(std::move(sink)) {
   struct winsize size {};
-  if (bar_ && !sink_ && ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= 20) columns_ = size.ws_col;
+  if (bar_ && !sink_ && ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= 20)
+    columns_ = size.ws_col;
 }
 
-ProgressRenderer::~ProgressRenderer() { end_bar_line(); }
+ProgressRenderer::~ProgressRenderer() {
+  end_bar_line();
+}
 
 void ProgressRenderer::emit(std::string_view text) {
   if (sink_) {
     sink_(text);
     return;
   }
+  if (util::quiet()) return;  // -q: the answer and errors only
   std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);
 }
@@ -82,11 +86,14 @@ void ProgressRenderer::end_bar_line() {
   bar_drawn_ = false;
 }
 
-std::string ProgressRenderer::bar_line(std::string_view label, const DownloadProgress& p, std::size_t columns) {
+std::string ProgressRenderer::bar_line(std::string_view label, const DownloadProgress& p,
+                                       std::size_t columns) {
   std::string numbers = "  " + format_bytes(p.received);
   if (p.total) {
     const double fraction =
-        *p.total == 0 ? 1.0 : std::min(1.0, static_cast<double>(p.received) / static_cast<double>(*p.total));
+        *p.total == 0
+            ? 1.0
+            : std::min(1.0, static_cast<double>(p.received) / static_cast<double>(*p.total));
     numbers += fmt::format(" / {}  {:3.0f}%", format_bytes(*p.total), fraction * 100.0);
   }
   if (p.bytes_per_second > 0) {
@@ -144,7 +151,8 @@ void ProgressRenderer::finish(const DownloadProgress& p, bool ok) {
     return;
   }
   const double seconds =
-      started_ ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() : 0.0;
+      started_ ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()
+               : 0.0;
   if (bar_) {
     // The final state drawn once more, unthrottled, then kept on screen.
     emit("\r" + bar_line(label_, p, columns_) + "\x1b[K");
@@ -152,8 +160,8 @@ void ProgressRenderer::finish(const DownloadProgress& p, bool ok) {
     end_bar_line();
     return;
   }
-  emit(fmt::format("downloaded {}: {} in {:.1f} s{}\n", util::printable(label_, 300), format_bytes(p.received),
-                   seconds,
+  emit(fmt::format("downloaded {}: {} in {:.1f} s{}\n", util::printable(label_, 300),
+                   format_bytes(p.received), seconds,
                    p.bytes_per_second > 0
                        ? " (" + format_bytes(static_cast<std::uint64_t>(p.bytes_per_second)) + "/s)"
                        : std::string()));
@@ -162,7 +170,8 @@ void ProgressRenderer::finish(const DownloadProgress& p, bool ok) {
 DownloadReporter::DownloadReporter(const DownloadRequest& request) : request_(request) {
   if (!request.progress && !request.quiet) {
     renderer_ = std::make_unique<ProgressRenderer>(
-        request.label.empty() ? request.destination.filename().string() : request.label, stderr_wants_bar());
+        request.label.empty() ? request.destination.filename().string() : request.label,
+        stderr_wants_bar());
   }
 }
 
@@ -171,7 +180,8 @@ void DownloadReporter::attempt_started(std::uint64_t received) {
   attempt_start_bytes_ = received;
 }
 
-void DownloadReporter::tick(std::uint64_t received, std::optional<std::uint64_t> total, bool force) {
+void DownloadReporter::tick(std::uint64_t received, std::optional<std::uint64_t> total,
+                            bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && now - last_ < std::chrono::milliseconds(100)) return;
   last_ = now;
@@ -189,7 +199,8 @@ void DownloadReporter::finish(std::uint64_t received, bool ok) {
   if (renderer_) renderer_->finish(last_progress_, ok);
 }
 
-double DownloadReporter::speed(std::uint64_t received, std::chrono::steady_clock::time_point now) const {
+double DownloadReporter::speed(std::uint64_t received,
+                               std::chrono::steady_clock::time_point now) const {
   const double seconds = std::chrono::duration<double>(now - attempt_start_).count();
   if (seconds < 0.05 || received < attempt_start_bytes_) return 0;
   return static_cast<double>(received - attempt_start_bytes_) / seconds;

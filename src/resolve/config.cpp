@@ -232,6 +232,8 @@ util::Result<Config> parse_config(std::string_view toml_text, std::string_view o
 
 util::Result<Config> load_config(const ConfigLocation& where) {
   std::optional<fs::path> file;
+  std::string found_by;
+  std::vector<fs::path> searched;
   if (auto explicit_path = nonempty(where.flashfit_config)) {
     fs::path path(*explicit_path);
     if (path.is_relative()) path = where.working_dir / path;
@@ -240,10 +242,17 @@ util::Result<Config> load_config(const ConfigLocation& where) {
                                "FLASHFIT_CONFIG names it; unset it or create the file");
     }
     file = path;
-  } else if (path_exists(where.working_dir / "flashfit.toml")) {
-    file = where.working_dir / "flashfit.toml";
-  } else if (auto dir = user_config_dir(where); dir && path_exists(*dir / "config.toml")) {
-    file = *dir / "config.toml";
+    found_by = "$FLASHFIT_CONFIG";
+  } else {
+    searched.push_back(where.working_dir / "flashfit.toml");
+    if (auto dir = user_config_dir(where)) searched.push_back(*dir / "config.toml");
+    if (path_exists(searched.front())) {
+      file = searched.front();
+      found_by = "./flashfit.toml";
+    } else if (searched.size() > 1 && path_exists(searched.back())) {
+      file = searched.back();
+      found_by = "the user config directory";
+    }
   }
 
   Config config;
@@ -261,7 +270,10 @@ util::Result<Config> load_config(const ConfigLocation& where) {
   // recipe_dirs can override what it holds.
   if (auto dir = user_config_dir(where)) {
     config.recipe_dirs.insert(config.recipe_dirs.begin(), *dir / "recipes");
+    config.user_recipe_dir = *dir / "recipes";
   }
+  config.found_by = found_by;
+  config.searched = std::move(searched);
   return config;
 }
 

@@ -20,7 +20,7 @@ enum class IndexKind {
 };
 
 struct IndexConfig {
-  std::string name;      // unique; "--source NAME" / "--no-source NAME" refer to it
+  std::string name;  // unique; "--source NAME" / "--no-source NAME" refer to it
   IndexKind kind = IndexKind::simple;
   std::string location;  // URL, or a directory for find_links
   bool enabled = true;
@@ -28,10 +28,16 @@ struct IndexConfig {
 
 struct Config {
   std::optional<std::filesystem::path> path;  // the file read; nullopt: none found
+  std::string found_by;  // why that file: "$FLASHFIT_CONFIG", "./flashfit.toml", "the user config
+                         // directory"
+  std::vector<std::filesystem::path>
+      searched;  // the files looked for, in order (for `flashfit config`)
+  std::optional<std::filesystem::path>
+      user_recipe_dir;                             // <user config dir>/recipes, always a recipe dir
   std::vector<std::filesystem::path> recipe_dirs;  // each *.toml adds or replaces a recipe
   std::vector<IndexConfig> indexes;
-  std::vector<std::string> enable;    // source names turned on ("community")
-  std::vector<std::string> disable;   // source names turned off
+  std::vector<std::string> enable;   // source names turned on ("community")
+  std::vector<std::string> disable;  // source names turned off
   // Source priority, best first, by name or by kind: "cache", "index"
   // (every configured index), "upstream", "community". Default:
   // cache, index, upstream, community.
@@ -43,10 +49,10 @@ util::Result<Config> parse_config(std::string_view toml_text, std::string_view o
                                   const std::filesystem::path& base_dir);
 
 struct ConfigLocation {
-  std::optional<std::string> flashfit_config;   // $FLASHFIT_CONFIG
-  std::optional<std::string> xdg_config_home;   // $XDG_CONFIG_HOME
-  std::optional<std::string> home;              // $HOME
-  std::filesystem::path working_dir;            // for ./flashfit.toml
+  std::optional<std::string> flashfit_config;  // $FLASHFIT_CONFIG
+  std::optional<std::string> xdg_config_home;  // $XDG_CONFIG_HOME
+  std::optional<std::string> home;             // $HOME
+  std::filesystem::path working_dir;           // for ./flashfit.toml
 };
 
 // Finds and reads the config; no file is an empty Config, not an error. An

@@ -16,8 +16,17 @@ constexpr const char* kCacheDirTag =
 std::optional<std::filesystem::path> cache_root() {
   if (auto dir = getenv_nonempty("FLASHFIT_CACHE_DIR")) return std::filesystem::path(*dir);
   if (auto xdg = getenv_nonempty("XDG_CACHE_HOME")) return std::filesystem::path(*xdg) / "flashfit";
-  if (auto home = getenv_nonempty("HOME")) return std::filesystem::path(*home) / ".cache" / "flashfit";
+  if (auto home = getenv_nonempty("HOME"))
+    return std::filesystem::path(*home) / ".cache" / "flashfit";
   return std::nullopt;
+}
+
+std::string cache_root_origin() {
+  // The same order as cache_root().
+  if (getenv_nonempty("FLASHFIT_CACHE_DIR")) return "$FLASHFIT_CACHE_DIR";
+  if (getenv_nonempty("XDG_CACHE_HOME")) return "$XDG_CACHE_HOME";
+  if (getenv_nonempty("HOME")) return "$HOME";
+  return "";
 }
 
 bool ensure_cache_dir(const std::filesystem::path& root, const std::filesystem::path& dir) {

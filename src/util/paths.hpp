@@ -10,6 +10,9 @@ namespace flashfit::util {
 // $FLASHFIT_CACHE_DIR, else $XDG_CACHE_HOME/flashfit, else ~/.cache/flashfit.
 // nullopt when none can be formed (no HOME): callers then work uncached.
 std::optional<std::filesystem::path> cache_root();
+// Which variable chose cache_root(): "$FLASHFIT_CACHE_DIR", "$XDG_CACHE_HOME", "$HOME", or ""
+// (none).
+std::string cache_root_origin();
 
 // Creates `dir` (and parents) and, at the cache root, a CACHEDIR.TAG so backup
 // tools skip it. Returns false when it cannot be created.

@@ -12,9 +12,10 @@
 #include <cstring>
 
 #include "util/env_vars.hpp"
-#include "util/unique_fd.hpp"
 #include "util/interrupt.hpp"
-
+#include "util/strings.hpp"
+#include "util/unique_fd.hpp"
+#include "util/verbosity.hpp"
 
 namespace flashfit::util {
 namespace {
@@ -49,7 +50,8 @@ void append_capped(std::string& sink, const char* data, std::size_t size, std::s
 
 class Spawned {
  public:
-  explicit Spawned(pid_t pid) : pid_(pid), pidfd_(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))) {}
+  explicit Spawned(pid_t pid)
+      : pid_(pid), pidfd_(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))) {}
   Spawned(const Spawned&) = delete;
   Spawned& operator=(const Spawned&) = delete;
   // Never leave a child behind, whatever path we leave by.
@@ -109,7 +111,19 @@ short reset_child_signals(posix_spawnattr_t& attr) {
   return POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
 }
 
+static Result<ProcessResult> spawn_and_wait(const ProcessSpec& spec);
+
 Result<ProcessResult> run_process(const ProcessSpec& spec) {
+  // --verbose: each child's command line, outcome and time.
+  std::string line = "run:";
+  for (const auto& arg : spec.argv) line += " " + printable(arg, 120);
+  TraceSpan span(std::move(line));
+  auto result = spawn_and_wait(spec);
+  span.set_outcome(result ? result->describe() : result.error().message);
+  return result;
+}
+
+static Result<ProcessResult> spawn_and_wait(const ProcessSpec& spec) {
   // Writing stdin to a child that already exited raises SIGPIPE, whose default
   // action would kill flashfit; EPIPE from write() is all we need.
   static const bool sigpipe_ignored = [] {
@@ -209,9 +223,9 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
         }
       } else if (p.fd == in_pipe.write.get()) {
         const std::string& data = *spec.stdin_data;
-        const ssize_t n = stdin_written < data.size()
-                              ? ::write(p.fd, data.data() + stdin_written, data.size() - stdin_written)
-                              : 0;
+        const ssize_t n = stdin_written < data.size() ? ::write(p.fd, data.data() + stdin_written,
+                                                                data.size() - stdin_written)
+                                                      : 0;
         if (n > 0) stdin_written += static_cast<std::size_t>(n);
         if (stdin_written >= data.size() || (n < 0 && errno != EINTR && errno != EAGAIN)) {
           in_pipe.write.reset();  // EOF for the child, or it stopped reading (EPIPE)

@@ -355,8 +355,10 @@ bad_flag() {
   doctor --python "$TEST_PYTHON" --json "$flag" "$value"
   expect_clean_error 2 "$flag '$value' --json"
 }
-bad_flag --gpu sm_80
-expect_err_contains "'sm_80'"
+bad_flag --gpu sm_8x
+expect_err_contains "'sm_8x'"
+bad_flag --gpu H1000
+expect_err_contains "did you mean H100"
 bad_flag --gpu 8.0,
 bad_flag --gpu 8
 bad_flag --cuda 12
