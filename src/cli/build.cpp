@@ -140,12 +140,17 @@ util::Result<std::string> choose_toolkit(const std::string& flag, const env::Pro
                         environment.python.interpreter.unknown_reason, "pass --python PATH");
     }
     auto cache_root = util::cache_root();
-    if (!cache_root) return util::fail(util::ErrorKind::failed, "no cache directory", {}, "set FLASHFIT_CACHE_DIR or HOME");
+    if (!cache_root)
+      return util::fail(util::ErrorKind::failed, "no cache directory", {},
+                        "set FLASHFIT_CACHE_DIR or HOME");
     build::ProvisionOptions provision;
     if (!json) provision.say = say_line;
-    auto toolkit = build::provision_toolkit(environment.python.interpreter->executable, *cache_root, *packages, provision);
+    auto toolkit = build::provision_toolkit(environment.python.interpreter->executable, *cache_root,
+                                            *packages, provision);
     if (!toolkit) return tl::unexpected(toolkit.error());
-    if (!json) say_line(std::string(toolkit->reused ? "toolkit: reusing " : "toolkit: ") + toolkit->describe());
+    if (!json)
+      say_line(std::string(toolkit->reused ? "toolkit: reusing " : "toolkit: ") +
+               toolkit->describe());
     again.cuda_home = toolkit->cuda_home.string();
     again.cuda_path.reset();
     origin = toolkit->describe();
@@ -153,7 +158,8 @@ util::Result<std::string> choose_toolkit(const std::string& flag, const env::Pro
   environment.toolkit = env::probe_toolkit(again);
   if (!environment.toolkit.nvcc.known() || environment.toolkit.nvcc.source != "CUDA_HOME") {
     return util::fail(util::ErrorKind::usage, "--toolkit " + flag + ": no bin/nvcc there",
-                      environment.toolkit.nvcc.unknown_reason, "give the root of a CUDA toolkit (the directory holding bin/nvcc)");
+                      environment.toolkit.nvcc.unknown_reason,
+                      "give the root of a CUDA toolkit (the directory holding bin/nvcc)");
   }
   return origin;
 }
@@ -221,10 +227,11 @@ Runner define_build(CLI::App& app) {
                  "Memory the build may use (16G, 800M); default: available memory (cgroup-aware) "
                  "minus a reserve")
       ->type_name("SIZE");
-  app.add_option("--toolkit", options->toolkit,
-                 "The CUDA toolkit to build with: auto (the machine's nvcc when its major is torch's "
-                 "CUDA major, else torch's CUDA assembled from PyPI's nvidia-cuda-nvcc wheels into the "
-                 "cache), pypi (always assembled), machine, or a CUDA_HOME path; default: the machine's")
+  app.add_option(
+         "--toolkit", options->toolkit,
+         "The CUDA toolkit to build with: auto (the machine's nvcc when its major is torch's "
+         "CUDA major, else torch's CUDA assembled from PyPI's nvidia-cuda-nvcc wheels into the "
+         "cache), pypi (always assembled), machine, or a CUDA_HOME path; default: the machine's")
       ->type_name("auto|pypi|machine|PATH");
   app.add_flag("--keep-temp", options->keep_temp,
                "Keep the temp dir (source, build tree, wheel) for a look");

@@ -29,7 +29,8 @@ const std::vector<Command>& command_table() {
       {"doctor", "Probe the machine, Python, torch, GPUs and toolkit; say what to fix",
        define_doctor},
       {"fallback",
-       "Where flashfit_attention is (flash-attn's call, on PyTorch SDPA when flash-attn cannot run) "
+       "Where flashfit_attention is (flash-attn's call, on PyTorch SDPA when flash-attn cannot "
+       "run) "
        "and how to use or --vendor it",
        define_fallback},
       {"help", "Show the help of flashfit or of a command (help resolve), or its man page (--man)",
