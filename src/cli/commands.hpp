@@ -12,6 +12,7 @@ Runner define_doctor(CLI::App& app);
 Runner define_fallback(CLI::App& app);
 Runner define_inspect(CLI::App& app);
 Runner define_install(CLI::App& app);
+Runner define_publish(CLI::App& app);
 Runner define_resolve(CLI::App& app);
 Runner define_tags(CLI::App& app);
 
