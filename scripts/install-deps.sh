@@ -22,6 +22,8 @@ packages=(
   python3-torch libtorch-dev
   # torch's extension headers include pybind11 (tests/fixtures/torch_ext)
   pybind11-dev
+  # flashfit publish's tests serve the published tree over HTTP (tests/integration/test_publish.sh)
+  nginx-light
 )
 
 missing=()
