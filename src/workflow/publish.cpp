@@ -115,12 +115,20 @@ util::Result<PublishReport> publish(const PublishRequest& request) {
   if (!target) return tl::unexpected(target.error());
   auto wheels = expand_inputs(request.inputs);
   if (!wheels) return tl::unexpected(wheels.error());
+  // An unusable target fails now, not after minutes of inspection.
+  if (auto usable = (*target)->lock(); !usable) return tl::unexpected(usable.error());
   std::vector<PublishCandidate> candidates;
   for (const auto& wheel : *wheels) {
     say(request.progress, fmt::format("inspecting {}", wheel.filename().string()));
     candidates.push_back(inspect_for_publish(wheel, request.temp_dir));
   }
-  return publish_to(**target, candidates, request.options, request.dry_run, request.progress);
+  auto report =
+      publish_to(**target, candidates, request.options, request.dry_run, request.progress);
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (!c.owned_dir.empty()) fs::remove_all(c.owned_dir, ec);
+  }
+  return report;
 }
 
 util::Result<PublishedTree> list_published(std::string_view target) {

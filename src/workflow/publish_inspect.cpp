@@ -1,12 +1,14 @@
 #include "workflow/publish_inspect.hpp"
 
 #include <fmt/core.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <charconv>
 #include <fstream>
 
 #include "binary/inspect.hpp"
+#include "binary/wheel_rewrite.hpp"
 #include "pkg/variant.hpp"
 #include "pkg/wheel_name.hpp"
 #include "util/sha256.hpp"
@@ -69,6 +71,33 @@ void read_modules(const binary::InspectReport& report, WheelFacts& f,
 }
 
 }  // namespace
+
+// Upstream's trap: the file name has a local label METADATA lacks. A copy whose
+// METADATA (and RECORD row) say the file name's version installs through pip;
+// its record keeps the original sha256.
+PublishCandidate rewritten_for_pip(const PublishCandidate& original, const std::string& version,
+                                   const fs::path& temp_dir) {
+  PublishCandidate c = original;
+  std::string pattern = (temp_dir / "flashfit-publish-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    c.refusal = "cannot create a temporary directory to rewrite METADATA";
+    return c;
+  }
+  const fs::path dir = pattern;
+  const fs::path copy = dir / original.facts.filename;
+  if (auto done = binary::rewrite_metadata_version(original.path, copy, version); !done) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    c.refusal =
+        fmt::format("its METADATA version differs from its file name and cannot be rewritten: {}",
+                    done.error().message);
+    return c;
+  }
+  PublishCandidate out = inspect_for_publish(copy, temp_dir);
+  out.facts.original_sha256 = original.facts.sha256;
+  out.owned_dir = dir;
+  return out;
+}
 
 std::optional<int> cudart_major(std::string_view needed) {
   constexpr std::string_view prefix = "libcudart.so.";
@@ -145,6 +174,10 @@ PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp
   f.metadata_version = opened->metadata().version;
   if (auto v = pkg::Version::parse(f.metadata_version)) f.metadata_version = v->str();
   f.requires_python = requires_python_of(c.metadata);
+  if (f.version != f.metadata_version && name->version.has_local() &&
+      name->version.without_local().str() == f.metadata_version) {
+    return rewritten_for_pip(c, name->version.str(), temp_dir);
+  }
 
   binary::InspectOptions options;
   options.temp_dir = temp_dir;

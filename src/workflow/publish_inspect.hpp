@@ -15,6 +15,11 @@ namespace flashfit::workflow {
 PublishCandidate inspect_for_publish(const std::filesystem::path& wheel,
                                      const std::filesystem::path& temp_dir);
 
+// The candidate for a copy whose METADATA Version is `version` (the file
+// name's), when upstream's wheel lacks the local label there.
+PublishCandidate rewritten_for_pip(const PublishCandidate& original, const std::string& version,
+                                   const std::filesystem::path& temp_dir);
+
 // METADATA's Requires-Python header (empty when absent); headers end at the
 // first blank line.
 std::string requires_python_of(std::string_view metadata);

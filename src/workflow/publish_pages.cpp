@@ -118,7 +118,8 @@ std::string simple_project_json(std::string_view project,
     if (!w.facts.requires_python.empty()) f["requires-python"] = w.facts.requires_python;
     if (!w.metadata_sha256.empty()) {
       f["core-metadata"] = {{"sha256", w.metadata_sha256}};
-      f["dist-info-metadata"] = {{"sha256", w.metadata_sha256}};
+      // Only PEP 714's key: pip 23.0 (Debian 12's) crashes on PEP 691's
+      // "dist-info-metadata" as a dict, the bug PEP 714 renamed the key for.
     }
     files.push_back(std::move(f));
     if (std::find(versions.begin(), versions.end(), w.facts.version) == versions.end()) {
@@ -135,7 +136,10 @@ std::string find_links_html(std::string_view title,
                             const std::vector<const PublishedWheel*>& wheels) {
   std::string out(kHead);
   out += fmt::format("<title>{0}</title>\n</head>\n<body>\n<h1>{0}</h1>\n", html_escape(title));
-  for (const auto* w : wheels) out += link("files/", w->facts, w->metadata_sha256);
+  // No metadata attributes here: pip 23.x on a find-links page compares the
+  // file name's spelling ("ffext_abi1") with the metadata file's Name
+  // ("ffext-abi1") without normalising and discards the wheel.
+  for (const auto* w : wheels) out += link("files/", w->facts, {});
   out += "</body>\n</html>\n";
   return out;
 }

@@ -59,6 +59,9 @@ struct PublishCandidate {
   WheelFacts facts;
   std::string metadata;                // METADATA's bytes (the PEP 658 file)
   std::optional<std::string> refusal;  // inspection failed: the reason
+  // A rewritten copy's temporary directory (upstream's version trap), removed
+  // by the workflow once published; empty when `path` is the input itself.
+  std::filesystem::path owned_dir;
 };
 
 // What a target already holds (read back from the variant sidecars).
