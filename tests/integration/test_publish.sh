@@ -47,10 +47,11 @@ make_wheel() {
   "$TEST_PYTHON" - "$@" <<'PY'
 import base64, hashlib, sys, zipfile
 out, name, version = sys.argv[1:4]
-evil = sys.argv[4] if len(sys.argv) > 4 else None
-di = f"{name}-{version}.dist-info"
+evil = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
+meta_version = sys.argv[5] if len(sys.argv) > 5 else version
+di = f"{name}-{meta_version}.dist-info"
 files = {f"{name}/__init__.py": b"VALUE = 1\n",
-         f"{di}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nRequires-Python: >=3.8\n\n".encode(),
+         f"{di}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {meta_version}\nRequires-Python: >=3.8\n\n".encode(),
          f"{di}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
 if evil:
     files[evil] = b"x"
@@ -113,6 +114,25 @@ capture "${CHECK[@]}" "$OUT"
 expect_rc 0 "the tree checker after bad input"
 pass_note "hostile wheel, unwritable target, no inputs: clear errors, tree intact"
 
+# --- Upstream's trap: a local label in the file name, not in METADATA ----------
+mkdir -p "$TMP/up"
+UP=upstreamish-2.8.3+cu12torch1.13cxx11abiTRUE-py3-none-any.whl
+make_wheel "$TMP/up" upstreamish 2.8.3+cu12torch1.13cxx11abiTRUE "" 2.8.3
+ff publish --to "$OUT" "$TMP/up/$UP"
+expect_rc 0 "publishing an upstream-style labelled wheel"
+[[ -f $OUT/torch-1.13+cu12.html ]] || fail "no page for the label's torch build (torch-1.13+cu12.html)"
+"$TEST_PYTHON" - "$OUT/files/$UP" "$TMP/up/$UP" <<'PY' || fail "the rewritten wheel is wrong"
+import hashlib, json, sys, zipfile
+pub, orig = sys.argv[1:3]
+meta = zipfile.ZipFile(pub).read("upstreamish-2.8.3.dist-info/METADATA").decode()
+assert "version: 2.8.3+cu12torch1.13cxx11abitrue" in meta.lower(), meta
+rec = json.load(open(pub + ".variant.json"))
+assert rec["original_sha256"] == hashlib.sha256(open(orig, "rb").read()).hexdigest(), rec
+PY
+capture "${CHECK[@]}" "$OUT"
+expect_rc 0 "the tree checker with the rewritten wheel"
+pass_note "upstream-style wheel: METADATA rewritten to its file name's version, original sha256 recorded"
+
 # --- The checker can fail: a corrupted copy of the tree -------------------------
 cp -a "$OUT" "$TMP/corrupt"
 printf 'junk' >>"$TMP/corrupt/files/$(basename "$WHEEL1")"
@@ -140,8 +160,9 @@ pass_note "two concurrent publishers: both present, tree consistent"
 # --- --list ------------------------------------------------------------------------
 ff publish --list "$OUT" --json
 expect_rc 0 "publish --list --json"
-[[ $(json_field "$TMP/out" 'len(d["wheels"])') == 7 ]] || fail "--list does not show 7 wheels"
-[[ $(json_field "$TMP/out" '[p["page"] for p in d["env_pages"]]') == "['$PAGE']" ]] || fail "--list env pages"
+[[ $(json_field "$TMP/out" 'len(d["wheels"])') == 8 ]] || fail "--list does not show 8 wheels"
+[[ $(json_field "$TMP/out" "sorted(p['page'] for p in d['env_pages']) == sorted(['torch-1.13+cu12.html', '$PAGE'])") == True ]] ||
+  fail "--list env pages: $(json_field "$TMP/out" '[p["page"] for p in d["env_pages"]]')"
 
 # --- nginx serves it; pip installs through the index and through the env page ---
 NG=$TMP/nginx
@@ -214,6 +235,10 @@ capture "$VPY" -m pip install --no-index --find-links "$URL/$PAGE" ffext_abi1
 expect_rc 0 "pip install --find-links the env page"
 capture "$VPY" -c 'import torch, ffext_abi1 as m; print(m.cxx11_abi())'
 expect_rc 0 "import ffext_abi1 installed through the env page"
+capture "$VPY" -m pip install --index-url "$URL/simple/" upstreamish
+expect_rc 0 "pip install the rewritten upstream-style wheel through the index"
+capture "$VPY" -m pip install --force-reinstall --no-deps --no-index --find-links "$URL/torch-1.13+cu12.html" upstreamish
+expect_rc 0 "pip install the rewritten upstream-style wheel through its env page"
 capture "$VPY" -m pip install --no-index --find-links "$URL/$PAGE" ffext_abi0
 [[ $RC != 0 ]] || fail "ffext_abi0 installed through the env page it must not be on"
 pass_note "nginx on 127.0.0.1:$PORT; pip installed ffext_abi1 through the index and $PAGE; imports"
