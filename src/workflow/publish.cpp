@@ -81,8 +81,13 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
                                        const std::vector<PublishCandidate>& candidates,
                                        const PublishOptions& options, bool dry_run,
                                        const std::function<void(std::string_view)>& progress) {
-  auto lock = target.lock();
-  if (!lock) return tl::unexpected(lock.error());
+  // A dry run writes nothing, not even the lock file (nor the directory).
+  std::unique_ptr<TargetLock> held;
+  if (!dry_run) {
+    auto lock = target.lock();
+    if (!lock) return tl::unexpected(lock.error());
+    held = std::move(*lock);
+  }
   auto tree = read_tree(target);
   if (!tree) return tl::unexpected(tree.error());
   PublishReport report{target.describe(), dry_run, plan_publish(candidates, tree->wheels, options)};
@@ -116,7 +121,9 @@ util::Result<PublishReport> publish(const PublishRequest& request) {
   auto wheels = expand_inputs(request.inputs);
   if (!wheels) return tl::unexpected(wheels.error());
   // An unusable target fails now, not after minutes of inspection.
-  if (auto usable = (*target)->lock(); !usable) return tl::unexpected(usable.error());
+  if (!request.dry_run) {
+    if (auto usable = (*target)->lock(); !usable) return tl::unexpected(usable.error());
+  }
   std::vector<PublishCandidate> candidates;
   for (const auto& wheel : *wheels) {
     say(request.progress, fmt::format("inspecting {}", wheel.filename().string()));

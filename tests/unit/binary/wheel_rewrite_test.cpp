@@ -1,17 +1,19 @@
 // METADATA's Version rewritten to the file name's (upstream's local-label trap).
-#include <gtest/gtest.h>
-
 #include "binary/wheel_rewrite.hpp"
+
+#include <gtest/gtest.h>
 
 namespace flashfit::binary {
 namespace {
 
 TEST(WheelRewrite, SetsTheVersionHeaderOnly) {
-  const std::string in = "Metadata-Version: 2.1\nName: flash_attn\nVersion: 2.8.3\nSummary: x\n\nVersion: body\n";
+  const std::string in =
+      "Metadata-Version: 2.1\nName: flash_attn\nVersion: 2.8.3\nSummary: x\n\nVersion: body\n";
   auto out = with_metadata_version(in, "2.8.3+cu12torch2.8cxx11abitrue");
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(*out,
-            "Metadata-Version: 2.1\nName: flash_attn\nVersion: 2.8.3+cu12torch2.8cxx11abitrue\nSummary: x\n\n"
+            "Metadata-Version: 2.1\nName: flash_attn\nVersion: "
+            "2.8.3+cu12torch2.8cxx11abitrue\nSummary: x\n\n"
             "Version: body\n");
 }
 

@@ -89,6 +89,15 @@ TEST(PublishDirectory, WritesFilesRecordsAndPagesThenReadsThemBack) {
   }
 }
 
+TEST(PublishDirectory, DryRunWritesNothing) {
+  test::TempDir tmp("publish");
+  const auto c = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "wheel bytes");
+  auto report = publish_to(*directory_target(tmp.path() / "out"), {c}, {}, true, {});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->plan.uploads.size(), 1u);
+  EXPECT_FALSE(fs::exists(tmp.path() / "out"));
+}
+
 TEST(PublishDirectory, RepublishWritesNothing) {
   test::TempDir tmp("publish");
   auto target = directory_target(tmp.path() / "out");
