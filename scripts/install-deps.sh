@@ -25,6 +25,8 @@ packages=(
   # the package test (tests/package): dpkg-shlibdeps, man pages read with man -l,
   # and the shells whose completion scripts are checked
   dpkg-dev man-db groff-base zsh fish
+  # flashfit publish's tests serve the published tree over HTTP (tests/integration/test_publish.sh)
+  nginx-light
 )
 
 missing=()

@@ -1,0 +1,147 @@
+#include "workflow/publish.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "util/strings.hpp"
+#include "workflow/publish_inspect.hpp"
+#include "workflow/publish_pages.hpp"
+#include "workflow/publish_plan.hpp"
+#include "workflow/publish_sidecar.hpp"
+
+namespace flashfit::workflow {
+namespace {
+
+namespace fs = std::filesystem;
+
+void say(const std::function<void(std::string_view)>& progress, const std::string& line) {
+  if (progress) progress(line);
+}
+
+// Wheels named on the command line: files as given, directories' *.whl sorted.
+util::Result<std::vector<fs::path>> expand_inputs(const std::vector<fs::path>& inputs) {
+  std::vector<fs::path> wheels;
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(input, ec)) {
+      std::vector<fs::path> found;
+      for (fs::directory_iterator it(input, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->path().extension() == ".whl" && it->is_regular_file(ec))
+          found.push_back(it->path());
+      }
+      std::sort(found.begin(), found.end());
+      if (found.empty())
+        return util::input_error("no .whl files in this directory", input.string());
+      wheels.insert(wheels.end(), found.begin(), found.end());
+    } else if (fs::is_regular_file(input, ec)) {
+      wheels.push_back(input);
+    } else {
+      return util::input_error("no such wheel or directory", input.string());
+    }
+  }
+  if (wheels.empty())
+    return util::fail(util::ErrorKind::usage, "nothing to publish", {},
+                      "name wheels or directories");
+  return wheels;
+}
+
+}  // namespace
+
+util::Result<PublishedTree> read_tree(PublishTarget& target) {
+  PublishedTree tree;
+  tree.target = target.describe();
+  auto names = target.list("files");
+  if (!names) return tl::unexpected(names.error());
+  for (const auto& name : *names) {
+    constexpr std::string_view suffix = ".variant.json";
+    if (!util::ends_with(name, suffix)) continue;
+    auto text = target.read("files/" + name);
+    if (!text) return tl::unexpected(text.error());
+    if (!*text) continue;
+    auto wheel = parse_sidecar(**text);
+    if (!wheel) {
+      tree.problems.push_back(fmt::format("files/{}: {}", name, wheel.error().message));
+      continue;
+    }
+    if (wheel->facts.filename + std::string(suffix) != name) {
+      tree.problems.push_back(
+          fmt::format("files/{}: names another file ({})", name, wheel->facts.filename));
+      continue;
+    }
+    tree.wheels.push_back(std::move(*wheel));
+  }
+  PublishPlan pages;
+  plan_pages(tree.wheels, pages);
+  tree.env_pages = std::move(pages.env_pages);
+  return tree;
+}
+
+util::Result<PublishReport> publish_to(PublishTarget& target,
+                                       const std::vector<PublishCandidate>& candidates,
+                                       const PublishOptions& options, bool dry_run,
+                                       const std::function<void(std::string_view)>& progress) {
+  // A dry run writes nothing, not even the lock file (nor the directory).
+  std::unique_ptr<TargetLock> held;
+  if (!dry_run) {
+    auto lock = target.lock();
+    if (!lock) return tl::unexpected(lock.error());
+    held = std::move(*lock);
+  }
+  auto tree = read_tree(target);
+  if (!tree) return tl::unexpected(tree.error());
+  PublishReport report{target.describe(), dry_run, plan_publish(candidates, tree->wheels, options)};
+  if (dry_run) return report;
+  // Files first: a wheel, then its metadata file, then its record (what makes
+  // it part of the tree). Pages last, so a page never names a missing file.
+  for (const auto& up : report.plan.uploads) {
+    if (up.copy_wheel) {
+      say(progress, fmt::format("uploading {} ({} bytes)", up.facts.filename, up.facts.size));
+      auto put = target.put_file(wheel_path(up.facts.filename), up.source);
+      if (!put) return tl::unexpected(std::move(put.error()).with_context(up.facts.filename));
+    }
+    auto meta = target.put_bytes(metadata_path(up.facts.filename), up.metadata);
+    if (!meta) return tl::unexpected(std::move(meta.error()).with_context(up.facts.filename));
+    auto record = target.put_bytes(sidecar_path(up.facts.filename), up.sidecar);
+    if (!record) return tl::unexpected(std::move(record.error()).with_context(up.facts.filename));
+  }
+  if (report.plan.uploads.empty() && !tree->wheels.empty())
+    return report;  // nothing changed: a no-op
+  say(progress, fmt::format("writing {} pages", report.plan.pages.size()));
+  for (const auto& page : report.plan.pages) {
+    auto put = target.put_bytes(page.path, page.content);
+    if (!put) return tl::unexpected(std::move(put.error()).with_context(page.path));
+  }
+  return report;
+}
+
+util::Result<PublishReport> publish(const PublishRequest& request) {
+  auto target = open_target(request.target);
+  if (!target) return tl::unexpected(target.error());
+  auto wheels = expand_inputs(request.inputs);
+  if (!wheels) return tl::unexpected(wheels.error());
+  // An unusable target fails now, not after minutes of inspection.
+  if (!request.dry_run) {
+    if (auto usable = (*target)->lock(); !usable) return tl::unexpected(usable.error());
+  }
+  std::vector<PublishCandidate> candidates;
+  for (const auto& wheel : *wheels) {
+    say(request.progress, fmt::format("inspecting {}", wheel.filename().string()));
+    candidates.push_back(inspect_for_publish(wheel, request.temp_dir));
+  }
+  auto report =
+      publish_to(**target, candidates, request.options, request.dry_run, request.progress);
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (!c.owned_dir.empty()) fs::remove_all(c.owned_dir, ec);
+  }
+  return report;
+}
+
+util::Result<PublishedTree> list_published(std::string_view target) {
+  auto opened = open_target(target);
+  if (!opened) return tl::unexpected(opened.error());
+  return read_tree(**opened);
+}
+
+}  // namespace flashfit::workflow

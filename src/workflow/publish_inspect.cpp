@@ -1,0 +1,216 @@
+#include "workflow/publish_inspect.hpp"
+
+#include <fmt/core.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+
+#include "binary/inspect.hpp"
+#include "binary/wheel_rewrite.hpp"
+#include "pkg/variant.hpp"
+#include "pkg/wheel_name.hpp"
+#include "util/sha256.hpp"
+
+namespace flashfit::workflow {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The inspect checks about the wheel itself: they need no interpreter, torch or GPU.
+constexpr std::string_view kTargetFreeChecks[] = {"record", "wheel"};
+
+std::optional<std::string> file_sha256(const fs::path& path, std::uint64_t& size) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  util::Sha256 hash;
+  std::vector<char> buffer(1 << 20);
+  size = 0;
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    const auto got = in.gcount();
+    hash.update(buffer.data(), static_cast<std::size_t>(got));
+    size += static_cast<std::uint64_t>(got);
+  }
+  if (in.bad()) return std::nullopt;
+  return util::to_hex(hash.finish());
+}
+
+void add_unique(std::vector<int>& v, int x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+// Module facts: the C++ ABI its symbols use, the CUDA runtime it links, kernels.
+void read_modules(const binary::InspectReport& report, WheelFacts& f,
+                  std::optional<bool>& symbol_abi) {
+  bool abi_conflict = false;
+  for (const auto& m : report.modules) {
+    if (m.abi.abi != binary::CxxAbi::unknown) {
+      const bool cxx11 = m.abi.abi == binary::CxxAbi::cxx11;
+      if (symbol_abi && *symbol_abi != cxx11) abi_conflict = true;
+      symbol_abi = cxx11;
+    }
+    for (const auto& needed : m.elf.needed) {
+      if (auto major = cudart_major(needed)) {
+        f.uses_cuda = true;
+        f.cuda_major = major;
+      }
+      if (needed.rfind("libc10_cuda.so", 0) == 0 || needed.rfind("libtorch_cuda.so", 0) == 0)
+        f.uses_cuda = true;
+    }
+    for (const auto& e : m.fatbin) {
+      f.uses_cuda = true;
+      if (e.kind == binary::FatbinKind::cubin) add_unique(f.sass_archs, e.arch);
+      if (e.kind == binary::FatbinKind::ptx) add_unique(f.ptx_archs, e.arch);
+    }
+  }
+  if (abi_conflict) symbol_abi.reset();
+  std::sort(f.sass_archs.begin(), f.sass_archs.end());
+  std::sort(f.ptx_archs.begin(), f.ptx_archs.end());
+}
+
+}  // namespace
+
+// Upstream's trap: the file name has a local label METADATA lacks. A copy whose
+// METADATA (and RECORD row) say the file name's version installs through pip;
+// its record keeps the original sha256.
+PublishCandidate rewritten_for_pip(const PublishCandidate& original, const std::string& version,
+                                   const fs::path& temp_dir) {
+  PublishCandidate c = original;
+  std::string pattern = (temp_dir / "flashfit-publish-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    c.refusal = "cannot create a temporary directory to rewrite METADATA";
+    return c;
+  }
+  const fs::path dir = pattern;
+  const fs::path copy = dir / original.facts.filename;
+  if (auto done = binary::rewrite_metadata_version(original.path, copy, version); !done) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    c.refusal =
+        fmt::format("its METADATA version differs from its file name and cannot be rewritten: {}",
+                    done.error().message);
+    return c;
+  }
+  PublishCandidate out = inspect_for_publish(copy, temp_dir);
+  out.facts.original_sha256 = original.facts.sha256;
+  out.owned_dir = dir;
+  return out;
+}
+
+std::optional<int> cudart_major(std::string_view needed) {
+  constexpr std::string_view prefix = "libcudart.so.";
+  if (needed.rfind(prefix, 0) != 0) return std::nullopt;
+  const auto rest = needed.substr(prefix.size());
+  int major = 0;
+  const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), major);
+  if (ec != std::errc{} || ptr == rest.data()) return std::nullopt;
+  return major;
+}
+
+std::string requires_python_of(std::string_view metadata) {
+  std::size_t pos = 0;
+  while (pos < metadata.size()) {
+    auto end = metadata.find('\n', pos);
+    if (end == std::string_view::npos) end = metadata.size();
+    std::string_view line = metadata.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) break;
+    constexpr std::string_view key = "requires-python:";
+    if (line.size() > key.size()) {
+      std::string head(line.substr(0, key.size()));
+      std::transform(head.begin(), head.end(), head.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+      if (head == key) {
+        auto value = line.substr(key.size());
+        while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+          value.remove_prefix(1);
+        while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
+          value.remove_suffix(1);
+        return std::string(value);
+      }
+    }
+    pos = end + 1;
+  }
+  return {};
+}
+
+PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp_dir) {
+  PublishCandidate c;
+  c.path = wheel;
+  auto& f = c.facts;
+  f.filename = wheel.filename().string();
+  f.source = "file";
+  auto name = pkg::parse_wheel_filename(f.filename);
+  if (!name) {
+    c.refusal = fmt::format("not a wheel file name: {}", name.error().message);
+    return c;
+  }
+  f.project = name->canonical_name;
+  f.version = name->version.str();
+  if (!name->tags.empty()) {
+    f.python_tag = name->tags.front().interpreter;
+    f.platform_tag = name->tags.front().platform;
+  }
+  auto sha = file_sha256(wheel, f.size);
+  if (!sha) {
+    c.refusal = "cannot read the file";
+    return c;
+  }
+  f.sha256 = *sha;
+
+  auto opened = binary::open_wheel(wheel);
+  if (!opened) {
+    c.refusal = opened.error().message;
+    return c;
+  }
+  auto metadata = opened->read_member(opened->dist_info() + "/METADATA", std::uint64_t{16} << 20);
+  if (!metadata) {
+    c.refusal = fmt::format("cannot read METADATA: {}", metadata.error().message);
+    return c;
+  }
+  c.metadata = std::move(*metadata);
+  f.metadata_version = opened->metadata().version;
+  if (auto v = pkg::Version::parse(f.metadata_version)) f.metadata_version = v->str();
+  f.requires_python = requires_python_of(c.metadata);
+  if (f.version != f.metadata_version && name->version.has_local() &&
+      name->version.without_local().str() == f.metadata_version) {
+    return rewritten_for_pip(c, name->version.str(), temp_dir);
+  }
+
+  binary::InspectOptions options;
+  options.temp_dir = temp_dir;
+  auto report = binary::inspect_wheel(wheel, binary::LoadHost{}, options);
+  if (!report) {
+    c.refusal = report.error().message;
+    return c;
+  }
+  for (const auto& check : report->checks) {
+    const bool target_free = std::find(std::begin(kTargetFreeChecks), std::end(kTargetFreeChecks),
+                                       check.id) != std::end(kTargetFreeChecks);
+    if (target_free && check.status == binary::CheckStatus::fail) {
+      c.refusal = fmt::format("inspect check '{}' failed: {}", check.id, check.summary);
+      return c;
+    }
+  }
+  std::optional<bool> symbol_abi;
+  read_modules(*report, f, symbol_abi);
+  const auto label = pkg::decode_variant(name->version.local());
+  if (label.torch) {
+    f.torch_major = label.torch->major;
+    f.torch_minor = label.torch->minor;
+  }
+  if (label.cuda) {
+    f.uses_cuda = true;
+    if (!f.cuda_major) {
+      f.cuda_major = label.cuda->major;
+      f.cuda_minor = label.cuda->minor;
+    }
+  }
+  // Symbols first: the label is only the build matrix's claim (facts/flash-attn.md §11).
+  f.cxx11_abi = symbol_abi ? symbol_abi : label.cxx11_abi;
+  return c;
+}
+
+}  // namespace flashfit::workflow

@@ -1,0 +1,30 @@
+#pragma once
+// One input wheel, read for publishing: the inspect checks that need no
+// target environment (RECORD, file name / WHEEL / METADATA, the pure-wheel
+// trap, ELF readability) and the facts its pages are chosen by.
+
+#include <filesystem>
+#include <string>
+
+#include "workflow/publish_types.hpp"
+
+namespace flashfit::workflow {
+
+// Never fails: what cannot be read becomes the candidate's refusal.
+// `temp_dir` receives the extracted modules (removed after).
+PublishCandidate inspect_for_publish(const std::filesystem::path& wheel,
+                                     const std::filesystem::path& temp_dir);
+
+// The candidate for a copy whose METADATA Version is `version` (the file
+// name's), when upstream's wheel lacks the local label there.
+PublishCandidate rewritten_for_pip(const PublishCandidate& original, const std::string& version,
+                                   const std::filesystem::path& temp_dir);
+
+// METADATA's Requires-Python header (empty when absent); headers end at the
+// first blank line.
+std::string requires_python_of(std::string_view metadata);
+
+// The major of a CUDA runtime library name: "libcudart.so.12" -> 12.
+std::optional<int> cudart_major(std::string_view needed);
+
+}  // namespace flashfit::workflow

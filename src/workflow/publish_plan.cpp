@@ -1,0 +1,149 @@
+#include "workflow/publish_plan.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+
+#include "util/sha256.hpp"
+#include "workflow/publish_fit.hpp"
+#include "workflow/publish_pages.hpp"
+#include "workflow/publish_sidecar.hpp"
+
+namespace flashfit::workflow {
+namespace {
+
+bool has_key(const std::vector<EnvKey>& keys, const EnvKey& key) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+// Every torch build some wheel names: --for-torch placements and labels.
+std::vector<EnvKey> page_keys(const std::vector<PublishedWheel>& tree) {
+  std::vector<EnvKey> keys;
+  for (const auto& w : tree) {
+    for (const auto& k : w.facts.for_torch) {
+      if (!has_key(keys, k)) keys.push_back(k);
+    }
+    if (auto k = label_key(w.facts); k && !has_key(keys, *k)) keys.push_back(*k);
+  }
+  std::sort(keys.begin(), keys.end(),
+            [](const EnvKey& a, const EnvKey& b) { return a.page_name() < b.page_name(); });
+  return keys;
+}
+
+}  // namespace
+
+void plan_pages(const std::vector<PublishedWheel>& tree, PublishPlan& plan) {
+  std::map<std::string, std::vector<PublishedWheel>> by_project;
+  for (const auto& w : tree) by_project[w.facts.project].push_back(w);
+  std::vector<std::string> projects;
+  for (const auto& [project, wheels] : by_project) {
+    projects.push_back(project);
+    plan.pages.push_back(
+        {fmt::format("simple/{}/index.html", project), simple_project_html(project, wheels)});
+    plan.pages.push_back(
+        {fmt::format("simple/{}/index.json", project), simple_project_json(project, wheels)});
+  }
+  plan.pages.push_back({"simple/index.html", simple_root_html(projects)});
+  plan.pages.push_back({"simple/index.json", simple_root_json(projects)});
+
+  std::map<std::string, std::vector<const PublishedWheel*>> arch_pages;
+  for (const auto& key : page_keys(tree)) {
+    EnvPage page{key, key.page_name(), {}, {}};
+    std::vector<const PublishedWheel*> listed;
+    for (const auto& w : tree) {
+      const auto why = why_not_on_page(w.facts, key);
+      if (!why) {
+        listed.push_back(&w);
+        page.wheels.push_back(w.facts.filename);
+        continue;
+      }
+      if (is_arch_subset(w.facts) && !why_not_on_page(w.facts, key, true)) {
+        arch_pages[arch_page_name(key, w.facts)].push_back(&w);
+      }
+      page.left_out.push_back(fmt::format("{}: {}", w.facts.filename, *why));
+    }
+    plan.pages.push_back(
+        {page.page,
+         find_links_html(fmt::format("Wheels for torch {}", key.torch_version), listed)});
+    plan.env_pages.push_back(std::move(page));
+  }
+  for (const auto& [name, wheels] : arch_pages) {
+    plan.pages.push_back({name, find_links_html(name.substr(0, name.size() - 5), wheels)});
+  }
+}
+
+PublishPlan plan_publish(const std::vector<PublishCandidate>& inputs,
+                         const std::vector<PublishedWheel>& existing,
+                         const PublishOptions& options) {
+  PublishPlan plan;
+  std::map<std::string, PublishedWheel> tree;
+  for (const auto& w : existing) tree[w.facts.filename] = w;
+  std::map<std::string, std::string> seen;  // this run's file name -> sha256
+
+  for (const auto& input : inputs) {
+    const auto& name = input.facts.filename;
+    auto refuse = [&](std::string reason) { plan.refused.push_back({name, std::move(reason)}); };
+    if (input.refusal) {
+      refuse(*input.refusal);
+      continue;
+    }
+    if (auto it = seen.find(name); it != seen.end()) {
+      if (it->second != input.facts.sha256)
+        refuse("another input of this run has the same name and other bytes");
+      continue;
+    }
+    seen[name] = input.facts.sha256;
+    if (input.facts.version != input.facts.metadata_version) {
+      refuse(
+          fmt::format("its file name says version {} but its METADATA says {}: pip refuses it "
+                      "(\"inconsistent version\")",
+                      input.facts.version, input.facts.metadata_version));
+      continue;
+    }
+    WheelFacts facts = input.facts;
+    if (options.for_torch) {
+      if (auto why = contradiction(facts, *options.for_torch)) {
+        refuse(fmt::format("not for torch {}: {}", options.for_torch->torch_version, *why));
+        continue;
+      }
+      if (!has_key(facts.for_torch, *options.for_torch))
+        facts.for_torch.push_back(*options.for_torch);
+    }
+    const auto old = tree.find(name);
+    if (old != tree.end() && old->second.facts.sha256 != facts.sha256 && !options.replace) {
+      refuse(fmt::format(
+          "a different file of this name is already published (sha256 {}, this one {}); "
+          "--replace overwrites it",
+          old->second.facts.sha256, facts.sha256));
+      continue;
+    }
+    if (old != tree.end() && old->second.facts.sha256 == facts.sha256) {
+      // Same bytes: keep the earlier placements, add this run's.
+      auto merged = old->second.facts.for_torch;
+      for (const auto& k : facts.for_torch) {
+        if (!has_key(merged, k)) merged.push_back(k);
+      }
+      if (merged == old->second.facts.for_torch) {
+        plan.unchanged.push_back(name);
+        continue;
+      }
+      facts = old->second.facts;
+      facts.for_torch = merged;
+    }
+    const bool copy = old == tree.end() || old->second.facts.sha256 != facts.sha256;
+    PublishedWheel published{facts, util::sha256_hex(input.metadata)};
+    plan.uploads.push_back({input.path, copy, facts, input.metadata, sidecar_json(published)});
+    tree[name] = std::move(published);
+  }
+
+  std::vector<PublishedWheel> all;
+  for (auto& [name, w] : tree) {
+    plan.published.push_back(w.facts);
+    all.push_back(std::move(w));
+  }
+  plan_pages(all, plan);
+  return plan;
+}
+
+}  // namespace flashfit::workflow

@@ -1,0 +1,45 @@
+#pragma once
+// Where `flashfit publish` writes: a small interface the executor acts
+// through, so the plan is carried out the same way on every kind of storage.
+// Each put is atomic for readers (a reader sees the old bytes or the new).
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace flashfit::workflow {
+
+// Held while a publisher lists, plans and writes, so publishers take turns.
+class TargetLock {
+ public:
+  virtual ~TargetLock() = default;
+};
+
+class PublishTarget {
+ public:
+  virtual ~PublishTarget() = default;
+  virtual std::string describe() const = 0;  // for messages: "/srv/wheels", "s3://b/p"
+  virtual util::Result<std::unique_ptr<TargetLock>> lock() = 0;
+  // Names (not paths) of the files directly under `dir` ("files"); empty when absent.
+  virtual util::Result<std::vector<std::string>> list(std::string_view dir) = 0;
+  // A small file's bytes, nullopt when absent.
+  virtual util::Result<std::optional<std::string>> read(std::string_view path) = 0;
+  virtual util::Result<void> put_file(std::string_view path,
+                                      const std::filesystem::path& source) = 0;
+  virtual util::Result<void> put_bytes(std::string_view path, std::string_view content) = 0;
+};
+
+// A directory: temp file in the same directory, fsync, rename; the lock is
+// store::FileLock on <root>/.flashfit-publish.lock.
+std::unique_ptr<PublishTarget> directory_target(std::filesystem::path root);
+
+// TARGET as the user wrote it: a directory, file:///path. s3:// is refused
+// with a clear error (not implemented yet; docs/publish.md).
+util::Result<std::unique_ptr<PublishTarget>> open_target(std::string_view target);
+
+}  // namespace flashfit::workflow

@@ -1,0 +1,163 @@
+// The publish executor over the real directory target: files first, pages
+// last, atomic puts, re-publish no-op, a failed write leaving every page true.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "../temp_dir.hpp"
+#include "util/atomic_file.hpp"
+#include "util/sha256.hpp"
+#include "workflow/publish.hpp"
+#include "workflow/publish_fit.hpp"
+#include "workflow/publish_target.hpp"
+
+namespace flashfit::workflow {
+namespace {
+
+namespace fs = std::filesystem;
+
+PublishCandidate candidate(const fs::path& dir, const std::string& filename,
+                           const std::string& bytes) {
+  const fs::path path = dir / filename;
+  std::ofstream(path, std::ios::binary) << bytes;
+  PublishCandidate c;
+  c.path = path;
+  c.facts.filename = filename;
+  c.facts.project = filename.substr(0, filename.find('-'));
+  c.facts.version = "0.1.0";
+  c.facts.metadata_version = "0.1.0";
+  c.facts.sha256 = util::sha256_hex(bytes);
+  c.facts.size = bytes.size();
+  c.facts.cxx11_abi = true;
+  c.metadata = "Metadata-Version: 2.1\nName: " + c.facts.project + "\nVersion: 0.1.0\n\n";
+  return c;
+}
+
+std::string slurp(const fs::path& p) {
+  return util::read_small_file(p).value_or("<missing>");
+}
+
+// Fails every put_file after the first `allowed`, to prove pages come last.
+class FailingTarget : public PublishTarget {
+ public:
+  FailingTarget(std::unique_ptr<PublishTarget> inner, int allowed)
+      : inner_(std::move(inner)), allowed_(allowed) {}
+  std::string describe() const override { return inner_->describe(); }
+  util::Result<std::unique_ptr<TargetLock>> lock() override { return inner_->lock(); }
+  util::Result<std::vector<std::string>> list(std::string_view dir) override {
+    return inner_->list(dir);
+  }
+  util::Result<std::optional<std::string>> read(std::string_view path) override {
+    return inner_->read(path);
+  }
+  util::Result<void> put_file(std::string_view path, const fs::path& source) override {
+    if (allowed_-- <= 0) return util::fail(util::ErrorKind::failed, "injected failure");
+    return inner_->put_file(path, source);
+  }
+  util::Result<void> put_bytes(std::string_view path, std::string_view content) override {
+    return inner_->put_bytes(path, content);
+  }
+
+ private:
+  std::unique_ptr<PublishTarget> inner_;
+  int allowed_;
+};
+
+TEST(PublishDirectory, WritesFilesRecordsAndPagesThenReadsThemBack) {
+  test::TempDir tmp("publish");
+  auto target = directory_target(tmp.path() / "out");
+  PublishOptions options;
+  options.for_torch = *parse_env_key("2.9.1+cpu", std::nullopt);
+  const auto c = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "wheel bytes");
+  auto report = publish_to(*target, {c}, options, false, {});
+  ASSERT_TRUE(report) << report.error().message;
+  const fs::path out = tmp.path() / "out";
+  EXPECT_EQ(slurp(out / "files" / c.facts.filename), "wheel bytes");
+  EXPECT_EQ(slurp(out / "files" / (c.facts.filename + ".metadata")), c.metadata);
+  EXPECT_NE(slurp(out / "simple/a/index.html").find(c.facts.sha256), std::string::npos);
+  EXPECT_NE(slurp(out / "torch-2.9.1+cpu.html").find("files/a-0.1.0-py3-none-any.whl#sha256="),
+            std::string::npos);
+  auto tree = read_tree(*target);
+  ASSERT_TRUE(tree);
+  ASSERT_EQ(tree->wheels.size(), 1u);
+  EXPECT_EQ(tree->wheels[0].facts.sha256, c.facts.sha256);
+  EXPECT_EQ(tree->wheels[0].metadata_sha256, util::sha256_hex(c.metadata));
+  ASSERT_EQ(tree->env_pages.size(), 1u);
+  // No temp files are left behind.
+  for (const auto& e : fs::recursive_directory_iterator(out)) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+  }
+}
+
+TEST(PublishDirectory, DryRunWritesNothing) {
+  test::TempDir tmp("publish");
+  const auto c = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "wheel bytes");
+  auto report = publish_to(*directory_target(tmp.path() / "out"), {c}, {}, true, {});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->plan.uploads.size(), 1u);
+  EXPECT_FALSE(fs::exists(tmp.path() / "out"));
+}
+
+TEST(PublishDirectory, RepublishWritesNothing) {
+  test::TempDir tmp("publish");
+  auto target = directory_target(tmp.path() / "out");
+  const auto c = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "wheel bytes");
+  ASSERT_TRUE(publish_to(*target, {c}, {}, false, {}));
+  const auto page = tmp.path() / "out/simple/a/index.html";
+  const auto before = fs::last_write_time(page);
+  fs::last_write_time(page, before - std::chrono::hours(1));
+  auto again = publish_to(*target, {c}, {}, false, {});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->plan.unchanged.size(), 1u);
+  EXPECT_EQ(fs::last_write_time(page), before - std::chrono::hours(1));
+}
+
+TEST(PublishDirectory, AFailedUploadLeavesTheOldPagesTrue) {
+  test::TempDir tmp("publish");
+  const auto first = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "one");
+  ASSERT_TRUE(publish_to(*directory_target(tmp.path() / "out"), {first}, {}, false, {}));
+  const auto page_before = slurp(tmp.path() / "out/simple/index.html");
+  FailingTarget failing(directory_target(tmp.path() / "out"), 0);
+  const auto second = candidate(tmp.path(), "b-0.1.0-py3-none-any.whl", "two");
+  auto report = publish_to(failing, {second}, {}, false, {});
+  ASSERT_FALSE(report);
+  EXPECT_NE(report.error().message.find("injected"), std::string::npos);
+  EXPECT_EQ(slurp(tmp.path() / "out/simple/index.html"), page_before);
+  EXPECT_FALSE(fs::exists(tmp.path() / "out/simple/b"));
+  EXPECT_FALSE(fs::exists(tmp.path() / "out/files/b-0.1.0-py3-none-any.whl.variant.json"));
+}
+
+TEST(PublishDirectory, UnwritableTargetIsAClearError) {
+  test::TempDir tmp("publish");
+  // A path under a regular file cannot be created, by root either.
+  std::ofstream(tmp.path() / "plain-file") << "x";
+  const auto c = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "x");
+  auto report =
+      publish_to(*directory_target(tmp.path() / "plain-file" / "sub"), {c}, {}, false, {});
+  ASSERT_FALSE(report);
+  EXPECT_NE(report.error().message.find("cannot write"), std::string::npos);
+  EXPECT_FALSE(report.error().hint.empty());
+}
+
+TEST(PublishDirectory, TargetsAreParsedOrRefused) {
+  EXPECT_TRUE(open_target("file:///tmp/x"));
+  EXPECT_FALSE(open_target("file://relative"));
+  EXPECT_FALSE(open_target("http://example.org/x"));
+  EXPECT_FALSE(open_target(""));
+  auto s3 = open_target("s3://bucket/prefix");
+  ASSERT_FALSE(s3);
+  EXPECT_NE(s3.error().message.find("not implemented"), std::string::npos);
+}
+
+TEST(PublishDirectory, ForeignRecordsAreReportedNotTrusted) {
+  test::TempDir tmp("publish");
+  fs::create_directories(tmp.path() / "files");
+  ASSERT_TRUE(util::write_file_atomic(tmp.path() / "files/x.whl.variant.json", "{\"schema\": 7}"));
+  auto tree = read_tree(*directory_target(tmp.path()));
+  ASSERT_TRUE(tree);
+  EXPECT_TRUE(tree->wheels.empty());
+  ASSERT_EQ(tree->problems.size(), 1u);
+}
+
+}  // namespace
+}  // namespace flashfit::workflow
