@@ -3,13 +3,14 @@
 // installed in the chosen interpreter. Exit 0 compatible, 1 incompatible,
 // 2 unreadable input or bad usage.
 
+#include "binary/inspect.hpp"
+
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <system_error>
 
-#include <CLI/CLI.hpp>
-#include <fmt/core.h>
-
-#include "binary/inspect.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/inspect_report.hpp"
@@ -52,8 +53,8 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
   if (is_wheel && !is_file) {
     return util::fail(util::ErrorKind::input, "no such wheel file", options.target);
   }
-  if (!is_file && (options.target.find('/') != std::string::npos ||
-                   util::ends_with(options.target, ".so"))) {
+  if (!is_file &&
+      (options.target.find('/') != std::string::npos || util::ends_with(options.target, ".so"))) {
     return util::fail(util::ErrorKind::input, "no such file", options.target);
   }
   if (!is_file && !pkg::is_valid_project_name(options.target)) {
@@ -67,6 +68,13 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
   if (!probe) return tl::unexpected(probe.error());
   const env::Environment environment = env::probe_environment(*probe);
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+  // Without an interpreter nothing here is known (its tags, its torch): a
+  // verdict would be invented.
+  if (auto usable =
+          require_interpreter(environment, options.environment, WithoutInterpreter::refuse);
+      !usable) {
+    return tl::unexpected(usable.error());
+  }
   const binary::LoadHost host = env::load_host_for(environment);
 
   util::Result<binary::InspectReport> report = tl::unexpected(util::Error{});
@@ -77,15 +85,17 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
   } else {
     std::optional<install::InstalledDist> installed;
     if (environment.python.interpreter.known()) {
-      installed = install::find_installed(environment.python.interpreter->site_dirs, options.target);
+      installed =
+          install::find_installed(environment.python.interpreter->site_dirs, options.target);
     }
     if (!installed) {
       const std::string where = environment.python.interpreter.known()
                                     ? environment.python.interpreter->executable
                                     : std::string("the interpreter (none found)");
-      return util::fail(util::ErrorKind::input,
-                        fmt::format("no distribution '{}' is installed for {}", options.target, where),
-                        "", "give a .whl or .so path, or choose the environment with --python");
+      return util::fail(
+          util::ErrorKind::input,
+          fmt::format("no distribution '{}' is installed for {}", options.target, where), "",
+          "give a .whl or .so path, or choose the environment with --python");
     }
     report = binary::inspect_installed(installed->dist_info, host);
   }
@@ -105,7 +115,8 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
 
 Runner define_inspect(CLI::App& app) {
   auto options = std::make_shared<InspectCliOptions>();
-  app.add_option("target", options->target, "A .whl file, a .so file, or an installed distribution's name")
+  app.add_option("target", options->target,
+                 "A .whl file, a .so file, or an installed distribution's name")
       ->required();
   add_environment_flags(app, options->environment);
   app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");

@@ -1,15 +1,15 @@
 // flashfit resolve SPEC: which prebuilt wheel fits this environment, why
 // every other candidate does not, and what change would make one fit.
 // Exit 0 when a wheel was selected, 1 when none fits, 2 for bad usage.
-#include <memory>
+#include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/core.h>
+#include <memory>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "cli/resolve_report.hpp"
 #include "cli/resolve_pipeline.hpp"
+#include "cli/resolve_report.hpp"
 #include "cli/source_flags.hpp"
 #include "cli/what_if_flags.hpp"
 
@@ -29,6 +29,7 @@ util::Result<int> run_resolve(const ResolveCliOptions& options) {
   pipeline.spec = options.spec;
   pipeline.environment = &options.environment;
   pipeline.sources = &options.sources;
+  pipeline.without_interpreter = WithoutInterpreter::what_if_python_version;
   // Text shows a few rejections; JSON and --all every one, with its messages.
   if (!options.json && !options.all) pipeline.explain_rejected = 8;
   auto resolved = run_pipeline(pipeline);
@@ -43,7 +44,8 @@ util::Result<int> run_resolve(const ResolveCliOptions& options) {
 
 Runner define_resolve(CLI::App& app) {
   auto options = std::make_shared<ResolveCliOptions>();
-  app.add_option("spec", options->spec, "A requirement: flash-attn, flash-attn==2.8.3, 'flash-attn>=2.6,<2.8'")
+  app.add_option("spec", options->spec,
+                 "A requirement: flash-attn, flash-attn==2.8.3, 'flash-attn>=2.6,<2.8'")
       ->required();
   add_environment_flags(app, options->environment);
   add_source_flags(app, options->sources);

@@ -1,12 +1,11 @@
 #include "cli/resolve_pipeline.hpp"
 
-#include "store/wheel_cache.hpp"
-
 #include <fmt/core.h>
 
 #include "pkg/name.hpp"
 #include "pkg/wheel_name.hpp"
 #include "resolve/suggestions.hpp"
+#include "store/wheel_cache.hpp"
 #include "util/interrupt.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
@@ -19,7 +18,8 @@ util::Result<resolve::Request> request_for_file(const std::filesystem::path& whe
                                                 std::vector<resolve::Candidate>& candidates) {
   auto name = pkg::parse_wheel_filename(wheel.filename().string());
   if (!name) {
-    return util::fail(util::ErrorKind::usage, "not a wheel file name: " + name.error().message, wheel.string());
+    return util::fail(util::ErrorKind::usage, "not a wheel file name: " + name.error().message,
+                      wheel.string());
   }
   resolve::Candidate c;
   c.filename = wheel.filename().string();
@@ -36,8 +36,9 @@ util::Result<resolve::Request> request_for_file(const std::filesystem::path& whe
 util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& options) {
   auto out = std::make_unique<Resolved>();
   std::vector<resolve::Candidate> file_candidates;
-  util::Result<resolve::Request> request = options.wheel_file ? request_for_file(*options.wheel_file, file_candidates)
-                                                              : parse_request(options.spec);
+  util::Result<resolve::Request> request =
+      options.wheel_file ? request_for_file(*options.wheel_file, file_candidates)
+                         : parse_request(options.spec);
   if (!request) return tl::unexpected(request.error());
   auto config = load_user_config();
   if (!config) return tl::unexpected(config.error());
@@ -47,12 +48,14 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   out->book = std::move(*book);
   out->recipe = out->book.find(request->name);
   const resolve::SourceFlags& flags = *options.sources;
-  const bool has_indexes = flags.index_url || !flags.extra_index_urls.empty() || !flags.find_links.empty() ||
-                           !out->config.indexes.empty();
-  // A package flashfit built (or the user added) is known to the cache, the one source needing no config.
+  const bool has_indexes = flags.index_url || !flags.extra_index_urls.empty() ||
+                           !flags.find_links.empty() || !out->config.indexes.empty();
+  // A package flashfit built (or the user added) is known to the cache, the one source needing no
+  // config.
   auto cache_knows = [&] {
     auto root = util::cache_root();
-    auto cache = root ? store::WheelCache::open(*root) : util::Result<store::WheelCache>(tl::unexpect, util::Error{});
+    auto cache = root ? store::WheelCache::open(*root)
+                      : util::Result<store::WheelCache>(tl::unexpect, util::Error{});
     if (!cache) return false;
     for (const store::CacheEntry& e : cache->list()) {
       if (e.package == request->name) return true;
@@ -63,13 +66,14 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
     auto similar = out->book.similar(request->name);
     std::vector<std::string> known;
     for (const auto& r : out->book.recipes()) known.push_back(r.name);
-    return util::fail(util::ErrorKind::usage,
-                      fmt::format("no recipe and no index knows '{}'{}", request->name,
-                                  similar.empty() ? "" : fmt::format(" (did you mean '{}'?)", similar.front())),
-                      {},
-                      fmt::format("packages with recipes: {}; for another package give an index "
-                                  "(--index-url, --find-links) or add a recipe (docs/recipes.md)",
-                                  util::join(known, ", ")));
+    return util::fail(
+        util::ErrorKind::usage,
+        fmt::format("no recipe and no index knows '{}'{}", request->name,
+                    similar.empty() ? "" : fmt::format(" (did you mean '{}'?)", similar.front())),
+        {},
+        fmt::format("packages with recipes: {}; for another package give an index "
+                    "(--index-url, --find-links) or add a recipe (docs/recipes.md)",
+                    util::join(known, ", ")));
   }
   if (out->recipe && !options.wheel_file) request->name = out->recipe->name;
 
@@ -88,6 +92,13 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   }
   out->environment = env::probe_environment(*probe);
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+  if (auto usable = require_interpreter(
+          out->environment, *options.environment, options.without_interpreter,
+          "nothing installed is known: no torch was looked for (give --torch, --cuda and "
+          "--cxx11-abi to judge against one)");
+      !usable) {
+    return tl::unexpected(usable.error());
+  }
   if (plan) {
     resolve::Gathered gathered = resolve::gather(request->name, out->recipe, *plan, cache_root);
     if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
@@ -100,14 +111,16 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   resolve::ResolveOptions resolve_options;
   resolve_options.explain_rejected = options.explain_rejected;
   resolve_options.suggest = false;  // below, once the toolkit is known
-  out->resolution = resolve::resolve(*request, out->recipe, target, std::move(candidates), resolve_options);
+  out->resolution =
+      resolve::resolve(*request, out->recipe, target, std::move(candidates), resolve_options);
   if (!out->resolution.selected) {
     // Only now is the toolkit worth its `nvcc --version`: the build suggestion needs it.
     out->environment.toolkit = env::probe_toolkit(probe->toolkit);
-    out->resolution.suggestions =
-        resolve::suggest(out->resolution, out->recipe, target, resolve::BuildOutlook{&out->environment.toolkit});
+    out->resolution.suggestions = resolve::suggest(
+        out->resolution, out->recipe, target, resolve::BuildOutlook{&out->environment.toolkit});
   }
-  out->resolution.warnings.insert(out->resolution.warnings.begin(), warnings.begin(), warnings.end());
+  out->resolution.warnings.insert(out->resolution.warnings.begin(), warnings.begin(),
+                                  warnings.end());
   return out;
 }
 
