@@ -79,10 +79,12 @@ util::Result<int> run_build_cli(const BuildCliOptions& options) {
   if (probe->what_if.any() &&
       !(gpu_only.any() && probe->what_if.describe() == gpu_only.describe()) && !request.dry_run) {
     request.dry_run = true;
-    if (!options.json)
-      std::fprintf(
-          stderr,
-          "flashfit: what-if flags describe another environment: planning only (--dry-run)\n");
+    // (stderr: said with --json too, where the report's "dry_run" shows it as well.)
+    std::fprintf(stderr,
+                 "flashfit: %s describe%s another environment than this interpreter's: "
+                 "planning only (--dry-run)\n",
+                 util::join(probe->what_if.describe(), " ").c_str(),
+                 probe->what_if.describe().size() == 1 ? "s" : "");
   }
   const env::Environment environment = env::probe_environment(*probe);
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");

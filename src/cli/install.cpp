@@ -2,19 +2,20 @@
 // bytes, install with --no-deps (torch is never touched), prove the import,
 // and roll back to what was there when nothing works. Exit 0 installed,
 // 1 nothing could be installed (the environment is as before), 2 bad usage.
-#include <memory>
+#include "install/install.hpp"
+
+#include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/core.h>
+#include <memory>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
-#include "cli/common.hpp"
 #include "cli/build_command.hpp"
 #include "cli/build_report.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
 #include "cli/resolve_pipeline.hpp"
 #include "cli/resolve_report.hpp"
-#include "install/install.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
 
@@ -35,14 +36,21 @@ struct InstallCliOptions {
 };
 
 json attempt_json(const install::Attempt& a) {
-  json out{{"filename", a.filename}, {"url", a.url}, {"source", a.source}, {"stage", a.stage},
-           {"ok", a.ok}, {"detail", a.detail}, {"sha256", a.sha256 ? json(*a.sha256) : json(nullptr)}};
+  json out{{"filename", a.filename},
+           {"url", a.url},
+           {"source", a.source},
+           {"stage", a.stage},
+           {"ok", a.ok},
+           {"detail", a.detail},
+           {"sha256", a.sha256 ? json(*a.sha256) : json(nullptr)}};
   if (a.import_check) {
     json modules = json::array();
-    for (const auto& m : a.import_check->modules) modules.push_back({{"module", m.module}, {"ok", m.ok}, {"error", m.error}});
-    out["import_check"] = {{"torch", a.import_check->torch_ok ? json(a.import_check->torch_version) : json(nullptr)},
-                           {"modules", modules},
-                           {"gpu_test", a.import_check->gpu_test}};
+    for (const auto& m : a.import_check->modules)
+      modules.push_back({{"module", m.module}, {"ok", m.ok}, {"error", m.error}});
+    out["import_check"] = {
+        {"torch", a.import_check->torch_ok ? json(a.import_check->torch_version) : json(nullptr)},
+        {"modules", modules},
+        {"gpu_test", a.import_check->gpu_test}};
   }
   return out;
 }
@@ -51,7 +59,8 @@ std::string outcome_text(const Resolved& r, const install::InstallOutcome& o, bo
   std::string out;
   for (const std::string& w : r.resolution.warnings) out += "warning: " + w + "\n";
   for (const install::Attempt& a : o.attempts) {
-    out += fmt::format("{} {}  [{}]\n     {}: {}\n", a.ok ? "ok  " : "FAIL", a.filename, a.source, a.stage, a.detail);
+    out += fmt::format("{} {}  [{}]\n     {}: {}\n", a.ok ? "ok  " : "FAIL", a.filename, a.source,
+                       a.stage, a.detail);
     if (a.import_check && a.ok) out += "     GPU check: " + a.import_check->gpu_test + "\n";
   }
   if (o.installed) {
@@ -59,7 +68,8 @@ std::string outcome_text(const Resolved& r, const install::InstallOutcome& o, bo
     out += fmt::format("\ninstalled {}{}\n", a.filename,
                        o.previous ? fmt::format(" (replacing {})", *o.previous) : std::string());
   } else if (dry_run) {
-    out += o.attempts.empty() ? "\nnothing would be installed: no wheel fits.\n" : "\n(dry run: nothing was changed)\n";
+    out += o.attempts.empty() ? "\nnothing would be installed: no wheel fits.\n"
+                              : "\n(dry run: nothing was changed)\n";
   } else {
     out += "\nnothing was installed.";
     if (!o.restore.empty()) out += " " + o.restore + ".";
@@ -77,7 +87,8 @@ struct Pass {
   bool named_file = false;
 };
 
-util::Result<Pass> resolve_and_install(const InstallCliOptions& options, const PipelineOptions& pipeline) {
+util::Result<Pass> resolve_and_install(const InstallCliOptions& options,
+                                       const PipelineOptions& pipeline) {
   Pass pass;
   std::error_code ec;
   auto resolved = run_pipeline(pipeline);
@@ -93,7 +104,9 @@ util::Result<Pass> resolve_and_install(const InstallCliOptions& options, const P
   }
   if (r.resolution.selected || pass.named_file) {
     auto cache_root = util::cache_root();
-    if (!cache_root) return util::fail(util::ErrorKind::failed, "no cache directory", {}, "set FLASHFIT_CACHE_DIR or HOME");
+    if (!cache_root)
+      return util::fail(util::ErrorKind::failed, "no cache directory", {},
+                        "set FLASHFIT_CACHE_DIR or HOME");
     auto cache = store::WheelCache::open(*cache_root);
     if (!cache) return tl::unexpected(cache.error());
     install::InstallOptions install_options;
@@ -105,7 +118,8 @@ util::Result<Pass> resolve_and_install(const InstallCliOptions& options, const P
     install_options.progress = [](std::string_view line) {
       std::fprintf(stderr, "flashfit: %.*s\n", static_cast<int>(line.size()), line.data());
     };
-    auto done = install::install_resolution(r.resolution, r.recipe, r.environment, *cache, install_options);
+    auto done =
+        install::install_resolution(r.resolution, r.recipe, r.environment, *cache, install_options);
     fs::remove_all(install_options.temp_dir, ec);
     if (!done) return tl::unexpected(done.error());
     pass.outcome = std::move(*done);
@@ -121,18 +135,41 @@ bool installed_ok(const InstallCliOptions& options, const Pass& pass) {
 // to, or the resolver says no GPU here can ever run the package (then the
 // fallback is the answer, not hours of compiling).
 bool hand_over_to_build(const InstallCliOptions& options, const Pass& pass) {
-  if (options.no_build || options.dry_run || pass.named_file || installed_ok(options, pass)) return false;
+  if (options.no_build || options.dry_run || pass.named_file || installed_ok(options, pass))
+    return false;
   const auto& suggestions = pass.resolved->resolution.suggestions;
-  return std::none_of(suggestions.begin(), suggestions.end(), [](const auto& s) { return s.kind == "fallback"; });
+  return std::none_of(suggestions.begin(), suggestions.end(),
+                      [](const auto& s) { return s.kind == "fallback"; });
 }
 
-util::Result<int> run_install(const InstallCliOptions& options) {
+// What-if flags describe an environment that is not the interpreter's: what
+// would be installed there can be shown, but nothing is fetched, installed or
+// built into this one (issue 13: cp312 wheels went into a 3.11 venv).
+util::Result<InstallCliOptions> dry_run_for_what_if(InstallCliOptions options) {
+  auto what_if = env::parse_what_if(options.environment.what_if);
+  if (!what_if) return tl::unexpected(what_if.error());
+  if (what_if->any() && !options.dry_run) {
+    options.dry_run = true;
+    std::fprintf(stderr,
+                 "flashfit: %s describe%s another environment than this interpreter's: a dry run "
+                 "(--dry-run), nothing is fetched, installed or built\n",
+                 util::join(what_if->describe(), " ").c_str(),
+                 what_if->describe().size() == 1 ? "s" : "");
+  }
+  return options;
+}
+
+util::Result<int> run_install(const InstallCliOptions& given) {
+  auto adjusted = dry_run_for_what_if(given);
+  if (!adjusted) return tl::unexpected(adjusted.error());
+  const InstallCliOptions& options = *adjusted;
   PipelineOptions pipeline;
   pipeline.environment = &options.environment;
   pipeline.sources = &options.sources;
   std::error_code ec;
   if (util::ends_with(options.spec, ".whl")) {
-    if (!fs::is_regular_file(options.spec, ec)) return util::fail(util::ErrorKind::input, "no such wheel file", options.spec);
+    if (!fs::is_regular_file(options.spec, ec))
+      return util::fail(util::ErrorKind::input, "no such wheel file", options.spec);
     pipeline.wheel_file = fs::path(options.spec);
   } else {
     pipeline.spec = options.spec;
@@ -144,8 +181,11 @@ util::Result<int> run_install(const InstallCliOptions& options) {
   std::string build_text;
   if (hand_over_to_build(options, *pass)) {
     const Resolved& first = *pass->resolved;
-    if (!options.json) write_stdout(resolve_text({first.resolution, first.recipe, first.environment, first.sources, false}));
-    std::fprintf(stderr, "flashfit: no prebuilt wheel works here: building %s from source\n", options.spec.c_str());
+    if (!options.json)
+      write_stdout(
+          resolve_text({first.resolution, first.recipe, first.environment, first.sources, false}));
+    std::fprintf(stderr, "flashfit: no prebuilt wheel works here: building %s from source\n",
+                 options.spec.c_str());
     build::BuildRequest request;
     request.spec = options.spec;
     request.package = first.resolution.request.name;
@@ -153,7 +193,9 @@ util::Result<int> run_install(const InstallCliOptions& options) {
     request.index_urls = sdists.index_urls;
     request.find_links = sdists.find_links;
     auto cache_root = util::cache_root();
-    if (!cache_root) return util::fail(util::ErrorKind::failed, "no cache directory", {}, "set FLASHFIT_CACHE_DIR or HOME");
+    if (!cache_root)
+      return util::fail(util::ErrorKind::failed, "no cache directory", {},
+                        "set FLASHFIT_CACHE_DIR or HOME");
     request.cache_root = *cache_root;
     // The resolve probed the toolkit only if nothing was picked; a picked wheel
     // that failed its import leaves it unprobed, and preflight needs nvcc's facts.
@@ -162,9 +204,13 @@ util::Result<int> run_install(const InstallCliOptions& options) {
     auto built = run_build_shown(environment, first.book, request, options.json);
     if (!built) {
       if (built.error().kind == util::ErrorKind::interrupted) return tl::unexpected(built.error());
-      build_report = {{"ok", false}, {"stage", "source"}, {"failure", built.error().message},
-                      {"hint", built.error().hint.empty() ? json(nullptr) : json(built.error().hint)}};
-      build_text = "\nno source build: " + built.error().message + (built.error().hint.empty() ? "" : " (" + built.error().hint + ")") + "\n";
+      build_report = {
+          {"ok", false},
+          {"stage", "source"},
+          {"failure", built.error().message},
+          {"hint", built.error().hint.empty() ? json(nullptr) : json(built.error().hint)}};
+      build_text = "\nno source build: " + built.error().message +
+                   (built.error().hint.empty() ? "" : " (" + built.error().hint + ")") + "\n";
     } else {
       build_report = build_json(options.spec, *built);
       build_text = build_outcome_text(*built);
@@ -195,7 +241,9 @@ util::Result<int> run_install(const InstallCliOptions& options) {
     json installed = nullptr;
     if (outcome.installed) {
       const auto& a = outcome.attempts[*outcome.installed];
-      installed = {{"filename", a.filename}, {"source", a.source}, {"url", a.url},
+      installed = {{"filename", a.filename},
+                   {"source", a.source},
+                   {"url", a.url},
                    {"sha256", a.sha256 ? json(*a.sha256) : json(nullptr)}};
     }
     json out{{"requirement", r.resolution.request.text},
@@ -214,12 +262,15 @@ util::Result<int> run_install(const InstallCliOptions& options) {
     std::string text;
     if (!r.resolution.selected && !named_file) {
       // After a hand-over the resolve report was shown before the build.
-      if (build_report.is_null()) text = resolve_text(ResolveReport{r.resolution, r.recipe, r.environment, r.sources, false});
+      if (build_report.is_null())
+        text = resolve_text(ResolveReport{r.resolution, r.recipe, r.environment, r.sources, false});
     } else {
       text = outcome_text(r, outcome, options.dry_run);
       if (!ok && !next.empty()) {
         text += "\nwhat now:\n";
-        for (const auto& s : next) text += "  [" + s.kind + "] " + s.message + (s.command ? "\n       $ " + *s.command : "") + "\n";
+        for (const auto& s : next)
+          text += "  [" + s.kind + "] " + s.message +
+                  (s.command ? "\n       $ " + *s.command : "") + "\n";
       }
     }
     write_stdout(text + build_text);
@@ -231,13 +282,15 @@ util::Result<int> run_install(const InstallCliOptions& options) {
 
 Runner define_install(CLI::App& app) {
   auto options = std::make_shared<InstallCliOptions>();
-  app.add_option("spec", options->spec, "A requirement (flash-attn, 'flash-attn>=2.6,<2.8') or a local .whl file")
+  app.add_option("spec", options->spec,
+                 "A requirement (flash-attn, 'flash-attn>=2.6,<2.8') or a local .whl file")
       ->required();
   add_environment_flags(app, options->environment);
   add_source_flags(app, options->sources);
   app.add_flag("--dry-run", options->dry_run, "Show what would be installed; change nothing");
   app.add_flag("--no-build", options->no_build, "Never hand over to a source build");
-  app.add_option("--max-attempts", options->max_attempts, "Candidates to try before giving up (default 5)");
+  app.add_option("--max-attempts", options->max_attempts,
+                 "Candidates to try before giving up (default 5)");
   app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");
   return [options]() { return run_install(*options); };
 }

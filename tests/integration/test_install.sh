@@ -131,6 +131,27 @@ expect_rc 0 "--dry-run"
 expect_out_contains "dry run"
 [[ $(installed_version) == "0.9" ]] || fail "--dry-run changed the environment"
 
+# --- what-if flags describe another environment: a dry run, said on stderr ---------
+# (issue 13 item 5: they used to fetch, install and build into this interpreter.)
+requests_before=$(wc -l <"$HTTP_LOG")
+ff install ffinst --python "$PY" --index-url "$INDEX" --gpu none --json
+expect_rc 0 "--gpu none: something would be installed"
+expect_err_contains 'another environment'
+expect_err_contains 'dry run'
+[[ $(json_field "$TMP/out" 'd["dry_run"]') == True ]] || fail "--gpu none: not a dry run"
+[[ $(json_field "$TMP/out" '[a["stage"] for a in d["attempts"]]') == "['would install']" ]] ||
+  fail "--gpu none: attempts $(json_field "$TMP/out" '[a["stage"] for a in d["attempts"]]')"
+ff install ffinst --python "$PY" --index-url "$INDEX" --python-version 3.12 --json
+expect_rc 1 "--python-version 3.12: no cp312 wheel"
+expect_err_contains 'another environment'
+[[ $(json_field "$TMP/out" 'd["dry_run"] and d["build"] is None and d["attempts"] == []') == True ]] ||
+  fail "--python-version 3.12: not a dry run without a build: $(head -c 400 "$TMP/out")"
+! grep -q 'building' "$TMP/err" || fail "--python-version 3.12 handed over to a build"
+[[ $(grep -c 'GET /files/' <(tail -n +"$((requests_before + 1))" "$HTTP_LOG")) == 0 ]] ||
+  fail "a what-if install downloaded a wheel"
+[[ $(installed_version) == "0.9" ]] || fail "a what-if install changed the environment"
+pass_note "what-if flags make install a dry run: nothing fetched, installed or built"
+
 # --- no recipe: the wheel's own modules prove it --------------------------------
 new_venv
 FLASHFIT_CONFIG="$TMP/empty.toml" ff install ffinst --python "$PY" --index-url "$INDEX" --json
