@@ -161,6 +161,48 @@ json_field "$TMP/out" '[m["module"] for a in d["attempts"] if a["ok"] for m in a
   grep -q ffinst || fail "the no-recipe import check did not import the wheel's module"
 pass_note "a package without a recipe installs through the same path"
 
+# --- no top_level.txt: the import check imports what the paths say; never an import that did not happen ---
+# (issue 13 item 7.) pure_wheel DIR NAME FILE...: a py3-none-any wheel with those
+# (empty) members and no top_level.txt, as flit and hatchling write them.
+pure_wheel() {
+  "$TEST_PYTHON" - "$@" <<'PYEOF'
+import base64, hashlib, os, sys, zipfile
+out, name, members = sys.argv[1], sys.argv[2], sys.argv[3:]
+os.makedirs(out, exist_ok=True)
+di = name + "-1.0.dist-info/"
+files = {m: b"" for m in members}
+files[di + "METADATA"] = ("Metadata-Version: 2.1\nName: %s\nVersion: 1.0\n" % name).encode()
+files[di + "WHEEL"] = b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+record = ""
+for path, data in files.items():
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    record += "%s,sha256=%s,%d\n" % (path, digest, len(data))
+record += di + "RECORD,,\n"
+files[di + "RECORD"] = record.encode()
+path = os.path.join(out, name + "-1.0-py3-none-any.whl")
+with zipfile.ZipFile(path, "w") as z:
+    for member, data in files.items():
+        z.writestr(member, data)
+print(path)
+PYEOF
+}
+new_venv
+NOTOP=$(pure_wheel "$TMP/pure" fftoplessd fftoplessd/__init__.py fftoplessd/util.py fftoplessextra.py)
+FLASHFIT_CONFIG="$TMP/empty.toml" ff install "$NOTOP" --python "$PY" --json
+expect_rc 0 "a pure wheel without top_level.txt"
+[[ $(json_field "$TMP/out" '[m["module"] for m in d["attempts"][-1]["import_check"]["modules"]]') == "['fftoplessd', 'fftoplessextra']" ]] ||
+  fail "modules imported: $(json_field "$TMP/out" 'd["attempts"][-1].get("import_check")')"
+json_field "$TMP/out" 'd["attempts"][-1]["detail"]' | grep -q 'imports fftoplessd, fftoplessextra' ||
+  fail "detail: $(json_field "$TMP/out" 'd["attempts"][-1]["detail"]')"
+DATAONLY=$(pure_wheel "$TMP/pure" ffdataonly ffdataonly-1.0.data/scripts/fftool)
+FLASHFIT_CONFIG="$TMP/empty.toml" ff install "$DATAONLY" --python "$PY" --json
+expect_rc 0 "a wheel with nothing importable"
+[[ $(json_field "$TMP/out" 'd["attempts"][-1]["import_check"]["modules"]') == "[]" ]] || fail "a data-only wheel listed modules"
+json_field "$TMP/out" 'd["attempts"][-1]["detail"]' | grep -q 'no import was checked' ||
+  fail "a data-only wheel: $(json_field "$TMP/out" 'd["attempts"][-1]["detail"]')"
+! grep -q 'imports' <(json_field "$TMP/out" 'd["attempts"][-1]["detail"]') || fail "an import was reported that did not happen"
+pass_note "without top_level.txt the paths give the modules; nothing importable is said, not 'imports'"
+
 # --- an upstream-style file name with a local label pip would call inconsistent ----
 new_venv
 ff install "$OFFICIAL" --python "$PY" --json
