@@ -115,6 +115,9 @@ util::Result<Pass> resolve_and_install(const InstallCliOptions& options,
     install_options.try_rejected = pass.named_file;
     install_options.temp_dir = *cache_root / "tmp" / fmt::format("install-{}", ::getpid());
     fs::create_directories(install_options.temp_dir, ec);
+    // Not inside temp_dir: a backup outlives this run when its restore cannot be proven.
+    install_options.backup_dir =
+        *cache_root / "backups" / fmt::format("{}-{}", r.resolution.request.name, ::getpid());
     install_options.progress = [](std::string_view line) {
       std::fprintf(stderr, "flashfit: %.*s\n", static_cast<int>(line.size()), line.data());
     };

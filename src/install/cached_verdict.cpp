@@ -28,7 +28,8 @@ std::string environment_key(const env::Environment& env) {
   std::vector<std::string> parts;
   if (env.python.version.known()) parts.push_back("python " + env.python.version->str());
   if (env.torch.version.known()) parts.push_back("torch " + env.torch.version->str());
-  if (env.torch.cxx11_abi.known()) parts.push_back(*env.torch.cxx11_abi ? "cxx11abi" : "pre-cxx11abi");
+  if (env.torch.cxx11_abi.known())
+    parts.push_back(*env.torch.cxx11_abi ? "cxx11abi" : "pre-cxx11abi");
   if (env.gpu.gpus.known()) {
     for (const auto& g : *env.gpu.gpus) {
       if (g.capability.known()) parts.push_back("sm " + g.capability->str());
@@ -38,7 +39,8 @@ std::string environment_key(const env::Environment& env) {
 }
 
 util::Result<CachedVerdict> inspect_cached(store::WheelCache& cache, store::CacheEntry& entry,
-                                           const env::Environment& environment, const binary::LoadHost& host,
+                                           const env::Environment& environment,
+                                           const binary::LoadHost& host,
                                            const std::filesystem::path& work_dir) {
   CachedVerdict out;
   const std::string key = environment_key(environment);
@@ -52,10 +54,12 @@ util::Result<CachedVerdict> inspect_cached(store::WheelCache& cache, store::Cach
   auto report = binary::inspect_wheel(entry.path, host, {work_dir, {}});
   if (!report) return tl::unexpected(report.error());
   // torch first when a module of the wheel calls into torch; a plain package is imported alone.
-  bool calls_torch = std::any_of(report->modules.begin(), report->modules.end(),
-                                 [](const binary::ModuleReport& m) { return m.torch && m.torch->checked > 0; });
+  bool calls_torch =
+      std::any_of(report->modules.begin(), report->modules.end(),
+                  [](const binary::ModuleReport& m) { return m.torch && m.torch->checked > 0; });
   out.record = store::InspectRecord{key, report->compatible(),
-                                    report->compatible() ? "compatible" : first_failure(*report), util::now_utc(), calls_torch};
+                                    report->compatible() ? "compatible" : first_failure(*report),
+                                    util::now_utc(), calls_torch};
   entry.inspections.push_back(out.record);
   (void)cache.update(entry);
   out.report = std::move(*report);

@@ -26,7 +26,8 @@ struct CachedVerdict {
 // environment is recorded; a new verdict is appended to the entry and saved
 // (a failure to save is not an error: the verdict still stands).
 util::Result<CachedVerdict> inspect_cached(store::WheelCache& cache, store::CacheEntry& entry,
-                                           const env::Environment& environment, const binary::LoadHost& host,
+                                           const env::Environment& environment,
+                                           const binary::LoadHost& host,
                                            const std::filesystem::path& work_dir);
 
 // What a verdict is keyed by: "python 3.11, torch 1.13.1, cxx11abi, sm 8.9".

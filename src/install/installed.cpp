@@ -23,9 +23,12 @@ std::optional<InstalledDist> find_installed(const std::vector<std::string>& site
     for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string entry = it->path().filename().string();
       if (!util::ends_with(entry, ".dist-info")) continue;
-      const std::string stem = entry.substr(0, entry.size() - std::string_view(".dist-info").size());
+      const std::string stem =
+          entry.substr(0, entry.size() - std::string_view(".dist-info").size());
       const auto dash = stem.find('-');
-      if (dash == std::string::npos || pkg::canonicalize_name(stem.substr(0, dash)) != canonical_name) continue;
+      if (dash == std::string::npos ||
+          pkg::canonicalize_name(stem.substr(0, dash)) != canonical_name)
+        continue;
       return InstalledDist{site, it->path(), stem.substr(0, dash), stem.substr(dash + 1)};
     }
   }
@@ -35,19 +38,26 @@ std::optional<InstalledDist> find_installed(const std::vector<std::string>& site
 util::Result<Backup> backup_installed(const InstalledDist& dist, const fs::path& backup_dir) {
   auto text = util::read_small_file(dist.dist_info / "RECORD", std::size_t{64} << 20);
   if (!text) {
-    return util::fail(util::ErrorKind::failed, "cannot read the installed RECORD", (dist.dist_info / "RECORD").string(),
-                      "the installed distribution is damaged; flashfit will not replace what it cannot restore");
+    return util::fail(
+        util::ErrorKind::failed, "cannot read the installed RECORD",
+        (dist.dist_info / "RECORD").string(),
+        "the installed distribution is damaged; flashfit will not replace what it cannot restore");
   }
   auto rows = binary::parse_record(*text);
-  if (!rows) return tl::unexpected(std::move(rows.error()).with_context((dist.dist_info / "RECORD").string()));
+  if (!rows)
+    return tl::unexpected(
+        std::move(rows.error()).with_context((dist.dist_info / "RECORD").string()));
   Backup backup{dist, backup_dir, {}};
   std::error_code ec;
   fs::create_directories(backup_dir, ec);
-  if (ec) return util::fail(util::ErrorKind::failed, "cannot create the backup directory: " + ec.message(), backup_dir.string());
+  if (ec)
+    return util::fail(util::ErrorKind::failed,
+                      "cannot create the backup directory: " + ec.message(), backup_dir.string());
   for (const binary::RecordRow& row : *rows) {
     if (row.path.empty() || row.path.find('\0') != std::string::npos || row.path.front() == '/') {
-      return util::input_error(fmt::format("RECORD lists an unsafe path '{}'", util::printable(row.path)),
-                               (dist.dist_info / "RECORD").string());
+      return util::input_error(
+          fmt::format("RECORD lists an unsafe path '{}'", util::printable(row.path)),
+          (dist.dist_info / "RECORD").string());
     }
     const fs::path original = (dist.site_dir / row.path).lexically_normal();
     if (!fs::is_regular_file(original, ec)) continue;  // .pyc written later, or already gone
@@ -60,7 +70,8 @@ util::Result<Backup> backup_installed(const InstalledDist& dist, const fs::path&
       fs::copy_file(original, copy, fs::copy_options::overwrite_existing, ec);
     }
     if (ec) {
-      return util::fail(util::ErrorKind::failed, fmt::format("cannot back up {}: {}", original.string(), ec.message()));
+      return util::fail(util::ErrorKind::failed,
+                        fmt::format("cannot back up {}: {}", original.string(), ec.message()));
     }
     backup.files.push_back(original);
   }
@@ -73,11 +84,13 @@ util::Result<void> restore_backup(const Backup& backup) {
     fs::create_directories(backup.files[i].parent_path(), ec);
     fs::remove(backup.files[i], ec);  // never write through a link into the backup
     ec.clear();
-    fs::copy_file(backup.dir / std::to_string(i), backup.files[i], fs::copy_options::overwrite_existing, ec);
+    fs::copy_file(backup.dir / std::to_string(i), backup.files[i],
+                  fs::copy_options::overwrite_existing, ec);
     if (ec) {
-      return util::fail(util::ErrorKind::failed,
-                        fmt::format("cannot restore {}: {}", backup.files[i].string(), ec.message()), {},
-                        fmt::format("the previous files are kept in {}", backup.dir.string()));
+      return util::fail(
+          util::ErrorKind::failed,
+          fmt::format("cannot restore {}: {}", backup.files[i].string(), ec.message()), {},
+          fmt::format("the previous files are kept in {}", backup.dir.string()));
     }
   }
   return {};

@@ -21,18 +21,20 @@ struct InstalledDist {
 
 // The first site dir (import order) holding a dist-info of the package (any
 // spelling of its name).
-std::optional<InstalledDist> find_installed(const std::vector<std::string>& site_dirs, const std::string& name);
+std::optional<InstalledDist> find_installed(const std::vector<std::string>& site_dirs,
+                                            const std::string& name);
 
 struct Backup {
   InstalledDist dist;
-  std::filesystem::path dir;  // holds the copies: <dir>/<n>
+  std::filesystem::path dir;                 // holds the copies: <dir>/<n>
   std::vector<std::filesystem::path> files;  // originals, absolute; copy n is files[n]
 };
 
 // Copies every file RECORD lists (paths relative to the site dir, scripts
 // included) into `backup_dir`. A RECORD naming files outside any sane place
 // (absolute paths, NUL) is refused.
-util::Result<Backup> backup_installed(const InstalledDist& dist, const std::filesystem::path& backup_dir);
+util::Result<Backup> backup_installed(const InstalledDist& dist,
+                                      const std::filesystem::path& backup_dir);
 
 // Puts every backed-up file back (after the failed version was uninstalled).
 util::Result<void> restore_backup(const Backup& backup);
