@@ -126,7 +126,10 @@ util::Result<void> try_candidates(const Workflow& w) {
       continue;
     }
 
-    if (w.before && !w.guard.backup()) {
+    // The installer replaces only what is where it writes: a version in
+    // another site dir (a system package seen through --system-site-packages)
+    // stays untouched and needs no backup.
+    if (w.before && !w.guard.backup() && w.guard.writes_into(w.before->site_dir)) {
       auto made = backup_installed(*w.before, options.backup_dir);
       if (!made) return tl::unexpected(made.error());
       w.guard.keep_backup(std::move(*made));

@@ -15,22 +15,44 @@
 namespace flashfit::install {
 namespace fs = std::filesystem;
 
+namespace {
+
+// An egg-info's version when its name has none ("cryptography.egg-info").
+std::string egg_info_version(const fs::path& egg_info) {
+  std::error_code ec;
+  const fs::path pkg_info = fs::is_directory(egg_info, ec) ? egg_info / "PKG-INFO" : egg_info;
+  auto text = util::read_small_file(pkg_info, std::size_t{4} << 20);
+  if (!text) return "";
+  auto metadata = binary::parse_metadata_headers(*text);
+  return metadata ? metadata->version : "";
+}
+
+}  // namespace
+
 std::optional<InstalledDist> find_installed(const std::vector<std::string>& site_dirs,
                                             const std::string& name) {
   const std::string canonical_name = pkg::canonicalize_name(name);
   for (const std::string& site : site_dirs) {
+    std::optional<InstalledDist> egg;
     std::error_code ec;
     for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string entry = it->path().filename().string();
-      if (!util::ends_with(entry, ".dist-info")) continue;
+      const bool dist_info = util::ends_with(entry, ".dist-info");
+      if (!dist_info && !util::ends_with(entry, ".egg-info")) continue;
       const std::string stem =
-          entry.substr(0, entry.size() - std::string_view(".dist-info").size());
+          entry.substr(0, entry.size() - (dist_info ? 10 : 9));  // ".dist-info" / ".egg-info"
       const auto dash = stem.find('-');
-      if (dash == std::string::npos ||
-          pkg::canonicalize_name(stem.substr(0, dash)) != canonical_name)
-        continue;
-      return InstalledDist{site, it->path(), stem.substr(0, dash), stem.substr(dash + 1)};
+      if (dist_info && dash == std::string::npos) continue;
+      if (pkg::canonicalize_name(stem.substr(0, dash)) != canonical_name) continue;
+      if (dist_info)
+        return InstalledDist{site, it->path(), stem.substr(0, dash), stem.substr(dash + 1), false};
+      if (!egg) {
+        egg = InstalledDist{
+            site, it->path(), stem.substr(0, dash),
+            dash == std::string::npos ? egg_info_version(it->path()) : stem.substr(dash + 1), true};
+      }
     }
+    if (egg) return egg;
   }
   return std::nullopt;
 }

@@ -14,13 +14,19 @@ namespace flashfit::install {
 
 struct InstalledDist {
   std::filesystem::path site_dir;
-  std::filesystem::path dist_info;  // <site>/<name>-<version>.dist-info
-  std::string name;                 // as in the directory name
+  // <site>/<name>-<version>.dist-info, or an egg-info: <name>[-<version>].egg-info,
+  // a directory (PKG-INFO inside) or a file (PKG-INFO itself), as setuptools
+  // and distutils installs (Debian's python3-torch, python3-numpy) leave them.
+  std::filesystem::path dist_info;
+  std::string name;  // as in the directory name
   std::string version;
+  bool egg_info = false;
 };
 
-// The first site dir (import order) holding a dist-info of the package (any
-// spelling of its name).
+// The first site dir (import order) holding the package's metadata (any
+// spelling of its name), found the way importlib.metadata finds it: a
+// *.dist-info directory, or a *.egg-info directory or file (its version from
+// PKG-INFO when the name carries none). Within a site dir a dist-info wins.
 std::optional<InstalledDist> find_installed(const std::vector<std::string>& site_dirs,
                                             const std::string& name);
 

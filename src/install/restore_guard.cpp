@@ -88,6 +88,12 @@ RestoreGuard::~RestoreGuard() {
   if (say_) say_(outcome);
 }
 
+bool RestoreGuard::writes_into(const fs::path& site_dir) const {
+  return std::any_of(
+      scope_.target_dirs.begin(), scope_.target_dirs.end(),
+      [&](const fs::path& dir) { return dir.lexically_normal() == site_dir.lexically_normal(); });
+}
+
 void RestoreGuard::changing(std::vector<std::string> wheel_members) {
   changed_ = true;
   members_.insert(members_.end(), std::make_move_iterator(wheel_members.begin()),
@@ -145,6 +151,11 @@ std::string RestoreGuard::restore() {
         return fmt::format("restore failed: {} {} is still installed in {}", left->name,
                            left->version, site.string());
       }
+    }
+    if (auto elsewhere = find_installed(scope_.site_dirs, scope_.package)) {
+      return fmt::format(
+          "restored {}: it was never replaced (it is in {}, where the installer does not write)",
+          elsewhere->version, elsewhere->site_dir.string());
     }
     return "removed: nothing was installed before";
   }

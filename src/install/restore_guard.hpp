@@ -49,6 +49,8 @@ class RestoreGuard {
   // The new version is installed and proven: nothing to restore; the backup goes.
   void commit();
   bool changed() const { return changed_ && !settled_; }
+  // Whether the installer writes into `site_dir` (what is there may be replaced).
+  bool writes_into(const std::filesystem::path& site_dir) const;
 
   // Restores now if the environment was changed and not committed (a no-op
   // after commit or an earlier settle): "" when nothing changed, "restored

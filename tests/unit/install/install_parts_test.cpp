@@ -152,3 +152,38 @@ TEST(TreeFingerprint, ChangesWhenAFileChanges) {
 
 }  // namespace
 }  // namespace flashfit::install
+
+namespace flashfit::install {
+namespace {
+namespace fs = std::filesystem;
+
+// Issue 13 item 8: distributions as importlib.metadata finds them.
+TEST(FindInstalled, EggInfoDirectoriesAndFilesAsImportlibMetadataDoes) {
+  test::TempDir dir;
+  const fs::path site = dir.path() / "site";
+  fs::create_directories(site / "torch-1.13.0a0+gitunknown.egg-info");
+  std::ofstream(site / "torch-1.13.0a0+gitunknown.egg-info/PKG-INFO")
+      << "Name: torch\nVersion: 1.13.0a0+gitunknown\n";
+  std::ofstream(site / "Foo_Bar-2.0.egg-info") << "Name: Foo-Bar\nVersion: 2.0\n";  // a file
+  fs::create_directories(site / "cryptography.egg-info");
+  std::ofstream(site / "cryptography.egg-info/PKG-INFO") << "Name: cryptography\nVersion: 38.0.4\n";
+  fs::create_directories(site / "both-1.0.egg-info");
+  fs::create_directories(site / "both-2.0.dist-info");
+  auto torch = find_installed({site.string()}, "torch");
+  ASSERT_TRUE(torch);
+  EXPECT_TRUE(torch->egg_info);
+  EXPECT_EQ(torch->version, "1.13.0a0+gitunknown");
+  auto foo = find_installed({site.string()}, "foo.bar");
+  ASSERT_TRUE(foo);
+  EXPECT_EQ(foo->version, "2.0");
+  EXPECT_EQ(foo->dist_info, site / "Foo_Bar-2.0.egg-info");
+  auto crypto = find_installed({site.string()}, "Cryptography");
+  ASSERT_TRUE(crypto);
+  EXPECT_EQ(crypto->version, "38.0.4");  // from PKG-INFO: the name carries none
+  EXPECT_EQ(find_installed({site.string()}, "both")->version,
+            "2.0");  // a dist-info wins in its site dir
+  EXPECT_FALSE(find_installed({site.string()}, "numpy"));
+}
+
+}  // namespace
+}  // namespace flashfit::install
