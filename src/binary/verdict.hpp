@@ -103,7 +103,7 @@ struct InspectReport {
 };
 
 // Modules that a package's Python code imports and that only a binary wheel
-// carries (facts/flash-attn.md: the flash_attn_2_cuda trap).
+// carries (docs/background.md §15: the flash_attn_2_cuda trap).
 struct RequiredModule {
   std::string_view distribution;  // canonical name
   std::string_view module;

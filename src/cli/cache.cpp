@@ -1,14 +1,14 @@
 // flashfit cache list|dir|add|remove|gc: the local wheel cache (docs/cache.md).
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cctype>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <ctime>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -28,7 +28,7 @@ struct CacheCliOptions {
   CLI::App* add = nullptr;
   CLI::App* remove = nullptr;
   CLI::App* gc = nullptr;
-  std::string wheel;   // add: a path or URL
+  std::string wheel;  // add: a path or URL
   std::optional<std::string> sha256;
   std::string target;  // remove: sha256 or file name
   int keep_days = 30;
@@ -40,17 +40,22 @@ struct CacheCliOptions {
 util::Result<store::WheelCache> open_cache() {
   const auto root = util::cache_root();
   if (!root) {
-    return util::fail(util::ErrorKind::failed, "no cache directory", {}, "set FLASHFIT_CACHE_DIR or HOME");
+    return util::fail(util::ErrorKind::failed, "no cache directory", {},
+                      "set FLASHFIT_CACHE_DIR or HOME");
   }
   return store::WheelCache::open(*root);
 }
 
-json optional_json(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+json optional_json(const std::optional<std::string>& v) {
+  return v ? json(*v) : json(nullptr);
+}
 
 json entry_json(const store::CacheEntry& e) {
   json inspections = json::array();
   for (const auto& r : e.inspections) {
-    inspections.push_back({{"environment", r.environment}, {"compatible", r.compatible}, {"summary", r.summary},
+    inspections.push_back({{"environment", r.environment},
+                           {"compatible", r.compatible},
+                           {"summary", r.summary},
                            {"at", r.at}});
   }
   return {{"sha256", e.sha256},
@@ -74,7 +79,9 @@ json entry_json(const store::CacheEntry& e) {
           {"path", e.path.string()}};
 }
 
-std::string dump(const json& doc) { return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
+std::string dump(const json& doc) {
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
 
 // "today", "3 h ago", "12 d ago"; the stored time itself when it cannot be read.
 std::string ago(const std::string& iso) {
@@ -93,8 +100,8 @@ void print_warnings(const std::vector<std::string>& warnings) {
 }
 
 std::string entry_text(const store::CacheEntry& e) {
-  return fmt::format("{} {}\n  file    {}\n  sha256  {}\n  size    {}\n  path    {}\n", e.package, e.version,
-                     e.filename, e.sha256, net::format_bytes(e.size), e.path.string());
+  return fmt::format("{} {}\n  file    {}\n  sha256  {}\n  size    {}\n  path    {}\n", e.package,
+                     e.version, e.filename, e.sha256, net::format_bytes(e.size), e.path.string());
 }
 
 util::Result<int> run_list(store::WheelCache& cache, const CacheCliOptions& options) {
@@ -116,10 +123,12 @@ util::Result<int> run_list(store::WheelCache& cache, const CacheCliOptions& opti
     write_stdout(fmt::format("no cached wheels in {}\n", cache.root().string()));
     return 0;
   }
-  std::vector<std::array<std::string, 6>> rows = {{"PACKAGE", "VERSION", "SIZE", "SOURCE", "LAST USED", "INSTALLED"}};
+  std::vector<std::array<std::string, 6>> rows = {
+      {"PACKAGE", "VERSION", "SIZE", "SOURCE", "LAST USED", "INSTALLED"}};
   for (const auto& e : entries) {
-    rows.push_back({util::printable(e.package, 60), util::printable(e.version, 80), net::format_bytes(e.size),
-                    util::printable(e.source, 20), ago(e.last_used_at), store::entry_installed(e) ? "yes" : "no"});
+    rows.push_back({util::printable(e.package, 60), util::printable(e.version, 80),
+                    net::format_bytes(e.size), util::printable(e.source, 20), ago(e.last_used_at),
+                    store::entry_installed(e) ? "yes" : "no"});
   }
   std::array<std::size_t, 6> width{};
   for (const auto& row : rows) {
@@ -143,27 +152,33 @@ util::Result<int> run_add(store::WheelCache& cache, const CacheCliOptions& optio
   const bool url = util::starts_with(lower, "http://") || util::starts_with(lower, "https://") ||
                    util::starts_with(lower, "file://");
   if (!url && options.sha256) {
-    return util::fail(util::ErrorKind::usage, "--sha256 is for URLs; a local wheel is hashed as it is copied");
+    return util::fail(util::ErrorKind::usage,
+                      "--sha256 is for URLs; a local wheel is hashed as it is copied");
   }
   net::DownloadRequest download;
   download.quiet = options.quiet;
-  auto entry = url ? cache.fetch(options.wheel, options.sha256, "add", download) : cache.add(options.wheel, "add");
+  auto entry = url ? cache.fetch(options.wheel, options.sha256, "add", download)
+                   : cache.add(options.wheel, "add");
   if (!entry) return tl::unexpected(entry.error());
   write_stdout(options.json ? dump(entry_json(*entry)) : "cached " + entry_text(*entry));
   return 0;
 }
 
 bool looks_like_sha256(const std::string& text) {
-  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+           return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+         });
 }
 
 util::Result<int> run_remove(store::WheelCache& cache, const CacheCliOptions& options) {
   std::optional<store::CacheEntry> found = cache.find_sha256(options.target);
   if (!found && looks_like_sha256(options.target)) {
     // Possibly a damaged entry list() skips: remove() still can.
-    if (auto removed = cache.remove(options.target); !removed) return tl::unexpected(removed.error());
+    if (auto removed = cache.remove(options.target); !removed)
+      return tl::unexpected(removed.error());
     const std::string sha = util::ascii_lower(options.target);
-    write_stdout(options.json ? dump({{"removed", {{"sha256", sha}}}}) : fmt::format("removed {}\n", sha));
+    write_stdout(options.json ? dump({{"removed", {{"sha256", sha}}}})
+                              : fmt::format("removed {}\n", sha));
     return 0;
   }
   if (!found) {
@@ -175,7 +190,8 @@ util::Result<int> run_remove(store::WheelCache& cache, const CacheCliOptions& op
       std::string shas;
       for (const auto& e : matches) shas += " " + e.sha256;
       return util::fail(util::ErrorKind::usage,
-                        fmt::format("{} cached wheels are named {}", matches.size(), util::printable(options.target)),
+                        fmt::format("{} cached wheels are named {}", matches.size(),
+                                    util::printable(options.target)),
                         {}, "remove one by its sha256:" + shas);
     }
     if (matches.empty()) {
@@ -219,8 +235,9 @@ util::Result<int> run_gc(store::WheelCache& cache, const CacheCliOptions& option
                               : fmt::format("{} {} ({}, last used {})\n", verb, e.filename,
                                             net::format_bytes(e.size), ago(e.last_used_at));
   }
-  out += fmt::format("{} {} wheel(s) and {} temporary file(s), {} {}; kept {} wheel(s)\n", verb, report->removed,
-                     report->temp_files_removed, options.dry_run ? "would free" : "freed",
+  out += fmt::format("{} {} wheel(s) and {} temporary file(s), {} {}; kept {} wheel(s)\n", verb,
+                     report->removed, report->temp_files_removed,
+                     options.dry_run ? "would free" : "freed",
                      net::format_bytes(report->freed_bytes), report->kept);
   write_stdout(out);
   return 0;
@@ -230,7 +247,8 @@ util::Result<int> run_cache(const CacheCliOptions& options) {
   auto cache = open_cache();
   if (!cache) return tl::unexpected(cache.error());
   if (options.dir->parsed()) {
-    write_stdout(cache->root().string() + "\n");
+    write_stdout(options.json ? dump({{"cache_dir", cache->root().string()}})
+                              : cache->root().string() + "\n");
     return 0;
   }
   if (options.add->parsed()) return run_add(*cache, options);
@@ -244,20 +262,25 @@ util::Result<int> run_cache(const CacheCliOptions& options) {
 Runner define_cache(CLI::App& app) {
   auto options = std::make_shared<CacheCliOptions>();
   app.require_subcommand(1);
-  options->list = app.add_subcommand("list", "Show the cached wheels: package, version, size, source, last use");
+  options->list = app.add_subcommand(
+      "list", "Show the cached wheels: package, version, size, source, last use");
   options->dir = app.add_subcommand("dir", "Print the cache's wheel directory");
   options->add = app.add_subcommand("add", "Copy a local wheel (or fetch a URL) into the cache");
   options->remove = app.add_subcommand("remove", "Remove a cached wheel by sha256 or file name");
   options->gc = app.add_subcommand("gc", "Remove wheels neither installed nor used recently");
   options->list->add_flag("--json", options->json, "Print JSON");
-  options->add->add_option("wheel", options->wheel, "A .whl file, or an http(s):// or file:// URL of one")
+  options->dir->add_flag("--json", options->json, "Print JSON: {\"cache_dir\": ...}");
+  options->add
+      ->add_option("wheel", options->wheel, "A .whl file, or an http(s):// or file:// URL of one")
       ->required();
   options->add->add_option("--sha256", options->sha256, "The sha256 a URL's file must have");
   options->add->add_flag("--json", options->json, "Print JSON");
   options->add->add_flag("-q,--quiet", options->quiet, "No download progress on stderr");
-  options->remove->add_option("target", options->target, "The wheel's sha256 or file name")->required();
+  options->remove->add_option("target", options->target, "The wheel's sha256 or file name")
+      ->required();
   options->remove->add_flag("--json", options->json, "Print JSON");
-  options->gc->add_option("--keep-days", options->keep_days, "Keep wheels used within this many days")
+  options->gc
+      ->add_option("--keep-days", options->keep_days, "Keep wheels used within this many days")
       ->capture_default_str()
       ->check(CLI::Range(0, 36500));
   options->gc->add_flag("--dry-run", options->dry_run, "Only say what would be removed");

@@ -57,7 +57,6 @@ json attempt_json(const install::Attempt& a) {
 
 std::string outcome_text(const Resolved& r, const install::InstallOutcome& o, bool dry_run) {
   std::string out;
-  for (const std::string& w : r.resolution.warnings) out += "warning: " + w + "\n";
   for (const install::Attempt& a : o.attempts) {
     out += fmt::format("{} {}  [{}]\n     {}: {}\n", a.ok ? "ok  " : "FAIL", a.filename, a.source,
                        a.stage, a.detail);

@@ -121,6 +121,10 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   }
   out->resolution.warnings.insert(out->resolution.warnings.begin(), warnings.begin(),
                                   warnings.end());
+  // Diagnostics to stderr, as every diagnostic (the JSON report keeps them too).
+  for (const std::string& w : out->resolution.warnings) {
+    std::fprintf(stderr, "flashfit: warning: %s\n", w.c_str());
+  }
   return out;
 }
 

@@ -14,7 +14,9 @@ void add_environment_flags(CLI::App& app, EnvironmentFlags& flags) {
                  "on PATH)");
   auto& w = flags.what_if;
   const char* group = "What-if overrides (replace one probed fact)";
-  app.add_option("--python-version", w.python_version, "Python X.Y; no interpreter needs to exist")
+  app.add_option(
+         "--python-version", w.python_version,
+         "Python X.Y the answer is for (resolve: with no --python, no interpreter needs to exist)")
       ->group(group);
   app.add_option("--torch", w.torch, "torch version, e.g. 2.8.0+cu128")->group(group);
   app.add_option("--cuda", w.cuda, "torch's CUDA X.Y, or none (default: from the --torch label)")
