@@ -1,13 +1,12 @@
 // The command-line frame: global flags, the command table, "did you mean",
 // and the one place where errors become messages and exit codes.
 
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
 #include <exception>
 #include <memory>
 #include <sstream>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/command.hpp"
 #include "util/build_info.hpp"
@@ -44,8 +43,9 @@ int report(const util::Error& error) {
 }
 
 int run_parsed(int argc, const char* const* argv) {
-  CLI::App app{"flashfit: find, verify, install or build the flash-attn wheel that fits this machine.",
-               "flashfit"};
+  CLI::App app{
+      "flashfit: find, verify, install or build the flash-attn wheel that fits this machine.",
+      "flashfit"};
   app.set_version_flag("--version", std::string("flashfit ") + util::kVersion);
   app.require_subcommand(0, 1);
   app.footer(kExitCodes);
@@ -58,8 +58,8 @@ int run_parsed(int argc, const char* const* argv) {
   }
 
   if (auto typed = typed_command(argc, argv); typed && !is_known_command(*typed)) {
-    util::Error error{util::ErrorKind::usage,
-                      "unknown command '" + util::printable(*typed) + "'", "", ""};
+    util::Error error{util::ErrorKind::usage, "unknown command '" + util::printable(*typed) + "'",
+                      "", ""};
     if (auto suggestion = suggest_command(*typed)) {
       error.hint = "did you mean '" + *suggestion + "'?";
     } else {
