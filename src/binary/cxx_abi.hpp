@@ -1,6 +1,6 @@
 #pragma once
 // Which libstdc++ string ABI (_GLIBCXX_USE_CXX11_ABI) a binary was built with,
-// read from its mangled symbol names (facts/binary-compat.md §6). A flash-attn
+// read from its mangled symbol names (docs/background.md §5). A flash-attn
 // extension and torch must agree, or the import fails with an undefined
 // c10::Error / torchCheckFail symbol.
 

@@ -1,5 +1,5 @@
 #pragma once
-// CUDA fatbinaries inside an ELF object (facts/binary-compat.md §1): which
+// CUDA fatbinaries inside an ELF object (docs/background.md §1): which
 // device code images (SASS cubins, PTX) a library carries, and whether one of
 // them runs on a given GPU (§2). The section bytes are treated as hostile:
 // every size and offset is checked, and only a small prefix of a compressed
@@ -94,7 +94,7 @@ struct KernelVerdict {
 };
 
 // Which image the CUDA runtime would pick for a GPU of compute capability
-// cc_major.cc_minor (facts/binary-compat.md §2): SASS first (the newest
+// cc_major.cc_minor (docs/background.md §2): SASS first (the newest
 // fitting one), else PTX to JIT (the newest arch <= the GPU), else none.
 // driver_cuda is the newest CUDA the driver supports, when known.
 KernelVerdict kernel_for_gpu(const std::vector<FatbinEntry>& entries, int cc_major, int cc_minor,

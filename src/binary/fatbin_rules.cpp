@@ -1,4 +1,4 @@
-// Which fatbin image runs on which GPU (facts/binary-compat.md §2). Pure: no
+// Which fatbin image runs on which GPU (docs/background.md §2). Pure: no
 // I/O, so the doctor and the resolver can ask "what if this GPU" cheaply.
 #include <fmt/core.h>
 

@@ -160,29 +160,138 @@ util::Result<InspectReport> inspect_library(const std::filesystem::path& library
   return report;
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// The shared objects an installed distribution put in its site directory
+// (paths relative to it), and how they were found.
+struct InstalledObjects {
+  std::vector<std::string> paths;
+  std::optional<Check> how;  // a note when no file list exists
+};
+
+// Regular *.so files under a top-level package (symlinks are other packages'
+// libraries: Debian's torch/lib/*.so point into /usr/lib), and <name>.*.so beside it.
+void scan_top_level(const fs::path& site, const std::string& top, std::vector<std::string>& out) {
+  std::error_code ec;
+  for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (util::starts_with(name, top + ".") && util::ends_with(name, ".so") &&
+        it->is_regular_file(ec)) {
+      out.push_back(name);
+    }
+  }
+  std::vector<std::string> found;
+  for (fs::recursive_directory_iterator it(site / top, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->is_symlink(ec) || !it->is_regular_file(ec)) continue;
+    if (util::ends_with(it->path().filename().string(), ".so")) {
+      found.push_back(it->path().lexically_relative(site).string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  out.insert(out.end(), found.begin(), found.end());
+}
+
+// An egg-info (setuptools / distutils, e.g. Debian's python3-torch): its
+// installed-files.txt when there is one (paths relative to the egg-info),
+// else the compiled modules under the top-level packages top_level.txt names
+// (or the distribution's own name), said in a note: the list is derived.
+util::Result<InstalledObjects> egg_info_objects(const fs::path& egg_info, const std::string& name) {
+  InstalledObjects out;
+  const fs::path site = egg_info.parent_path();
+  std::error_code ec;
+  const bool directory = fs::is_directory(egg_info, ec);
+  if (directory && fs::exists(egg_info / "installed-files.txt", ec)) {
+    auto text = read_dist_info_file(egg_info, "installed-files.txt", 64);
+    if (!text) return tl::unexpected(std::move(text.error()));
+    for (std::string_view line : util::split(*text, '\n')) {
+      const std::string path((util::trim(line)));
+      if (path.empty() || !util::ends_with(path, ".so")) continue;
+      const fs::path relative = (egg_info / path).lexically_normal().lexically_relative(site);
+      if (!relative.empty() && unsafe_member_name_reason(relative.string()).empty())
+        out.paths.push_back(relative);
+    }
+    return out;
+  }
+  std::vector<std::string> tops;
+  if (directory && fs::exists(egg_info / "top_level.txt", ec)) {
+    auto text = read_dist_info_file(egg_info, "top_level.txt", 1);
+    if (!text) return tl::unexpected(std::move(text.error()));
+    for (std::string_view line : util::split(*text, '\n')) {
+      const std::string top((util::trim(line)));
+      if (!top.empty() && unsafe_member_name_reason(top).empty() &&
+          top.find('/') == std::string::npos) {
+        tops.push_back(top);
+      }
+    }
+  }
+  Check how;
+  how.id = "files";
+  how.status = CheckStatus::note;
+  if (tops.empty()) {
+    std::string guess = pkg::canonicalize_name(name);
+    std::replace(guess.begin(), guess.end(), '-', '_');
+    tops.push_back(guess);
+    how.status = CheckStatus::warn;
+    how.summary = fmt::format(
+        "no list of installed files and no top_level.txt: only the package '{}' "
+        "(the distribution's name) was searched for compiled modules",
+        guess);
+  } else {
+    how.summary = fmt::format(
+        "no list of installed files (an egg-info without installed-files.txt): the "
+        "compiled modules under its top-level packages ({}) were checked",
+        util::join(tops, ", "));
+  }
+  for (const std::string& top : tops) scan_top_level(site, top, out.paths);
+  out.how = std::move(how);
+  return out;
+}
+
+}  // namespace
+
 util::Result<InspectReport> inspect_installed(const std::filesystem::path& dist_info,
                                               const LoadHost& host) {
   InspectReport report;
   report.kind = TargetKind::installed;
   report.path = dist_info;
-  auto metadata_text = read_dist_info_file(dist_info, "METADATA", 16);
+  const bool egg_info = util::ends_with(dist_info.filename().string(), ".egg-info");
+  std::error_code ec;
+  // PKG-INFO inside an egg-info directory; an egg-info file is PKG-INFO itself.
+  util::Result<std::string> metadata_text =
+      !egg_info ? read_dist_info_file(dist_info, "METADATA", 16)
+      : fs::is_directory(dist_info, ec)
+          ? read_dist_info_file(dist_info, "PKG-INFO", 16)
+          : read_dist_info_file(dist_info.parent_path(), dist_info.filename().c_str(), 16);
   if (!metadata_text) return tl::unexpected(std::move(metadata_text.error()));
   auto metadata = parse_metadata_headers(*metadata_text);
   if (!metadata) return tl::unexpected(std::move(metadata.error()));
   report.name = metadata->name;
   report.version = metadata->version;
-  auto record_text = read_dist_info_file(dist_info, "RECORD", 64);
-  if (!record_text) return tl::unexpected(std::move(record_text.error()));
-  auto record = parse_record(*record_text);
-  if (!record) return tl::unexpected(std::move(record.error()));
+
+  std::vector<std::string> objects;
+  if (egg_info) {
+    auto found = egg_info_objects(dist_info, report.name);
+    if (!found) return tl::unexpected(std::move(found.error()));
+    objects = std::move(found->paths);
+    if (found->how) report.checks.push_back(std::move(*found->how));
+  } else {
+    auto record_text = read_dist_info_file(dist_info, "RECORD", 64);
+    if (!record_text) return tl::unexpected(std::move(record_text.error()));
+    auto record = parse_record(*record_text);
+    if (!record) return tl::unexpected(std::move(record.error()));
+    for (const RecordRow& row : *record) objects.push_back(row.path);
+  }
 
   // RECORD paths are relative to the site directory, the dist-info's parent;
   // pip writes ../../bin/x for scripts, never for modules, so those are skipped.
   const std::filesystem::path site = dist_info.parent_path();
-  for (const RecordRow& row : *record) {
-    if (!util::ends_with(row.path, ".so") || !unsafe_member_name_reason(row.path).empty()) continue;
-    const std::filesystem::path file = site / row.path;
-    auto module = inspect_module(file, row.path, file.parent_path(), host);
+  for (const std::string& path : objects) {
+    if (!util::ends_with(path, ".so") || !unsafe_member_name_reason(path).empty()) continue;
+    const std::filesystem::path file = site / path;
+    auto module = inspect_module(file, path, file.parent_path(), host);
     if (!module) return tl::unexpected(std::move(module.error()));
     report.modules.push_back(std::move(*module));
   }

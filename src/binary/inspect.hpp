@@ -25,8 +25,10 @@ util::Result<InspectReport> inspect_wheel(const std::filesystem::path& wheel, co
 util::Result<InspectReport> inspect_library(const std::filesystem::path& library,
                                             const LoadHost& host);
 
-// An installed distribution: `dist_info` is its *.dist-info directory; the
-// shared objects its RECORD lists are checked where they are.
+// An installed distribution: `dist_info` is its *.dist-info directory (the
+// shared objects its RECORD lists are checked where they are) or its
+// *.egg-info directory or file (installed-files.txt's, else those under the
+// top-level packages top_level.txt names, with a note saying so).
 util::Result<InspectReport> inspect_installed(const std::filesystem::path& dist_info,
                                               const LoadHost& host);
 

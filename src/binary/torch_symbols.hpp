@@ -1,6 +1,6 @@
 #pragma once
 // Would an extension's references into torch resolve against the installed
-// torch (facts/binary-compat.md §6, §8)? Every undefined symbol in torch's
+// torch (docs/background.md §5, §7)? Every undefined symbol in torch's
 // namespaces (c10, at, torch, caffe2) must be defined by one of torch's
 // libraries. The loader names only the first miss at import time; this lists
 // them all and says why: the other C++11 ABI, or another torch version.

@@ -83,7 +83,7 @@ std::vector<std::string> build_argv(const std::string& python, const std::filesy
 
 // A wheel of a package with compiled code must carry interpreter-specific
 // tags: `py3-none-any` means the extension was never compiled (the
-// skip-CUDA-build trap, facts/flash-attn.md §12). Failed error when so.
+// skip-CUDA-build trap, docs/background.md §15). Failed error when so.
 util::Result<void> check_binary_tags(const std::string& wheel_filename);
 
 }  // namespace flashfit::build

@@ -1,6 +1,6 @@
 #pragma once
 // Why a build failed, from the end of its log and how it ended: the known
-// failures of CUDA extension builds (facts/flash-attn.md §13) each with the
+// failures of CUDA extension builds (docs/background.md §16) each with the
 // fix, and the lines that show it. A pure function of text, so tests feed it
 // the real messages of gcc, nvcc, torch's cpp_extension and the kernel.
 

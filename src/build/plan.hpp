@@ -3,7 +3,7 @@
 // threads the memory allows, the expected peak and duration, and the exact
 // environment the build gets. A pure function of the environment, the recipe
 // (may be absent), what the source contains and the user's flags, so tests
-// build environments by hand (facts/flash-attn.md §7-§9).
+// build environments by hand (docs/background.md §10-§12).
 
 #include <chrono>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // The arch part of the build plan, apart because it is most of the rules:
 // --archs in recipe tokens or capabilities, the GPUs here mapped to the
 // tokens serving them, the recipe's defaults, or, for a package without a
-// recipe, torch's TORCH_CUDA_ARCH_LIST (facts/flash-attn.md §9).
+// recipe, torch's TORCH_CUDA_ARCH_LIST (docs/background.md §12).
 
 #include <cstddef>
 #include <optional>

@@ -2,7 +2,7 @@
 // torch, an nvcc of another CUDA major, a gcc nvcc refuses, no Python.h, a
 // full disk, a missing setup_requires module), found before the first
 // compile, each with the command or variable that fixes it
-// (facts/flash-attn.md §10, §13; binary-compat.md §4, §9.3).
+// (docs/background.md §13, §16; docs/background.md §4, §8.3).
 #include "build/preflight.hpp"
 
 #include <fmt/format.h>

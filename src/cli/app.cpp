@@ -132,6 +132,10 @@ int run_parsed(int argc, const char* const* argv) {
     if (!sub->parsed()) continue;
     auto result = runner();
     if (util::interrupted()) {
+      // Keep what the command said about its way out ("interrupted; restored 0.9").
+      if (!result && result.error().kind == util::ErrorKind::interrupted) {
+        return report(std::move(result).error().with_context(sub->get_name()));
+      }
       return report(util::Error{util::ErrorKind::interrupted, "interrupted", "", ""});
     }
     if (!result) return report(std::move(result).error().with_context(sub->get_name()));

@@ -18,6 +18,7 @@
 #include "cli/source_flags.hpp"
 #include "cli/what_if_flags.hpp"
 #include "net/progress.hpp"
+#include "util/interrupt.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
 
@@ -84,10 +85,20 @@ util::Result<int> run_build_cli(const BuildCliOptions& options) {
   if (probe->what_if.any() &&
       !(gpu_only.any() && probe->what_if.describe() == gpu_only.describe()) && !request.dry_run) {
     request.dry_run = true;
-    if (!options.json)
-      note("what-if flags describe another environment: planning only (--dry-run)");
+    // (stderr: said with --json too, where the report's "dry_run" shows it as well.)
+    std::fprintf(stderr,
+                 "flashfit: %s describe%s another environment than this interpreter's: "
+                 "planning only (--dry-run)\n",
+                 util::join(probe->what_if.describe(), " ").c_str(),
+                 probe->what_if.describe().size() == 1 ? "s" : "");
   }
   env::Environment environment = env::probe_environment(*probe);
+  if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+  if (auto usable =
+          require_interpreter(environment, options.environment, WithoutInterpreter::refuse);
+      !usable) {
+    return tl::unexpected(usable.error());
+  }
   if (options.toolkit) {
     auto chosen = choose_toolkit(*options.toolkit, *probe, environment, options.json);
     if (!chosen) return tl::unexpected(chosen.error());

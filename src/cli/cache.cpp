@@ -247,7 +247,8 @@ util::Result<int> run_cache(const CacheCliOptions& options) {
   auto cache = open_cache();
   if (!cache) return tl::unexpected(cache.error());
   if (options.dir->parsed()) {
-    write_stdout(cache->root().string() + "\n");
+    write_stdout(options.json ? dump({{"cache_dir", cache->root().string()}})
+                              : cache->root().string() + "\n");
     return 0;
   }
   if (options.add->parsed()) return run_add(*cache, options);
@@ -268,6 +269,7 @@ Runner define_cache(CLI::App& app) {
   options->remove = app.add_subcommand("remove", "Remove a cached wheel by sha256 or file name");
   options->gc = app.add_subcommand("gc", "Remove wheels neither installed nor used recently");
   options->list->add_flag("--json", options->json, "Print JSON");
+  options->dir->add_flag("--json", options->json, "Print JSON: {\"cache_dir\": ...}");
   options->add
       ->add_option("wheel", options->wheel, "A .whl file, or an http(s):// or file:// URL of one")
       ->type_name("WHEEL")

@@ -1,18 +1,17 @@
 // flashfit doctor: every fact that decides which binary works here, and what
 // to fix. Findings are advice: doctor exits 0 whatever it finds.
 
-#include <memory>
-
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "util/interrupt.hpp"
 #include "cli/common.hpp"
 #include "cli/environment_json.hpp"
 #include "cli/environment_text.hpp"
 #include "cli/what_if_flags.hpp"
 #include "env/findings.hpp"
+#include "util/interrupt.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -26,6 +25,12 @@ util::Result<int> run_doctor(const DoctorOptions& options) {
   auto probe = probe_options_from(options.environment);
   if (!probe) return tl::unexpected(probe.error());
   const auto environment = env::probe_environment(*probe);
+  if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+  if (auto usable =
+          require_interpreter(environment, options.environment, WithoutInterpreter::refuse);
+      !usable) {
+    return tl::unexpected(usable.error());
+  }
   const auto findings = env::diagnose(environment);
   // Ctrl-C during the probe: report it, and print no result that might be partial.
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");

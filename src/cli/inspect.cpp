@@ -70,6 +70,13 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
   if (!probe) return tl::unexpected(probe.error());
   const env::Environment environment = env::probe_environment(*probe);
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+  // Without an interpreter nothing here is known (its tags, its torch): a
+  // verdict would be invented.
+  if (auto usable =
+          require_interpreter(environment, options.environment, WithoutInterpreter::refuse);
+      !usable) {
+    return tl::unexpected(usable.error());
+  }
   binary::LoadHost host = env::load_host_for(environment);
   // Which compiled module each package must carry: from the recipes (built-in and the user's).
   auto config = load_user_config();

@@ -58,7 +58,6 @@ json attempt_json(const install::Attempt& a) {
 
 std::string outcome_text(const Resolved& r, const install::InstallOutcome& o, bool dry_run) {
   std::string out;
-  for (const std::string& w : r.resolution.warnings) out += "warning: " + w + "\n";
   for (const install::Attempt& a : o.attempts) {
     out += fmt::format("{} {}  [{}]\n     {}: {}\n", a.ok ? "ok  " : "FAIL", a.filename, a.source,
                        a.stage, a.detail);
@@ -116,6 +115,9 @@ util::Result<Pass> resolve_and_install(const InstallCliOptions& options,
     install_options.try_rejected = pass.named_file;
     install_options.temp_dir = *cache_root / "tmp" / fmt::format("install-{}", ::getpid());
     fs::create_directories(install_options.temp_dir, ec);
+    // Not inside temp_dir: a backup outlives this run when its restore cannot be proven.
+    install_options.backup_dir =
+        *cache_root / "backups" / fmt::format("{}-{}", r.resolution.request.name, ::getpid());
     install_options.progress = [](std::string_view line) { note(line); };
     auto done =
         install::install_resolution(r.resolution, r.recipe, r.environment, *cache, install_options);
@@ -141,7 +143,27 @@ bool hand_over_to_build(const InstallCliOptions& options, const Pass& pass) {
                       [](const auto& s) { return s.kind == "fallback"; });
 }
 
-util::Result<int> run_install(const InstallCliOptions& options) {
+// What-if flags describe an environment that is not the interpreter's: what
+// would be installed there can be shown, but nothing is fetched, installed or
+// built into this one (issue 13: cp312 wheels went into a 3.11 venv).
+util::Result<InstallCliOptions> dry_run_for_what_if(InstallCliOptions options) {
+  auto what_if = env::parse_what_if(options.environment.what_if);
+  if (!what_if) return tl::unexpected(what_if.error());
+  if (what_if->any() && !options.dry_run) {
+    options.dry_run = true;
+    std::fprintf(stderr,
+                 "flashfit: %s describe%s another environment than this interpreter's: a dry run "
+                 "(--dry-run), nothing is fetched, installed or built\n",
+                 util::join(what_if->describe(), " ").c_str(),
+                 what_if->describe().size() == 1 ? "s" : "");
+  }
+  return options;
+}
+
+util::Result<int> run_install(const InstallCliOptions& given) {
+  auto adjusted = dry_run_for_what_if(given);
+  if (!adjusted) return tl::unexpected(adjusted.error());
+  const InstallCliOptions& options = *adjusted;
   PipelineOptions pipeline;
   pipeline.environment = &options.environment;
   pipeline.sources = &options.sources;

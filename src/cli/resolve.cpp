@@ -29,6 +29,7 @@ util::Result<int> run_resolve(const ResolveCliOptions& options) {
   pipeline.spec = options.spec;
   pipeline.environment = &options.environment;
   pipeline.sources = &options.sources;
+  pipeline.without_interpreter = WithoutInterpreter::what_if_python_version;
   // Text shows a few rejections; JSON and --all every one, with its messages.
   if (!options.json && !options.all) pipeline.explain_rejected = 8;
   auto resolved = run_pipeline(pipeline);

@@ -113,6 +113,13 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   out->environment = env::probe_environment(*probe);
   resolve::fill_derived_torch_abi(out->environment);
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+  if (auto usable = require_interpreter(
+          out->environment, *options.environment, options.without_interpreter,
+          "nothing installed is known: no torch was looked for (give --torch, --cuda and "
+          "--cxx11-abi to judge against one)");
+      !usable) {
+    return tl::unexpected(usable.error());
+  }
   if (plan) {
     resolve::Gathered gathered = resolve::gather(request->name, out->recipe, *plan, cache_root);
     if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
@@ -141,6 +148,10 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   }
   out->resolution.warnings.insert(out->resolution.warnings.begin(), warnings.begin(),
                                   warnings.end());
+  // Diagnostics to stderr, as every diagnostic (the JSON report keeps them too).
+  for (const std::string& w : out->resolution.warnings) {
+    std::fprintf(stderr, "flashfit: warning: %s\n", w.c_str());
+  }
   return out;
 }
 

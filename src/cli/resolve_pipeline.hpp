@@ -30,6 +30,8 @@ struct PipelineOptions {
   std::size_t explain_rejected = SIZE_MAX;
   // A local .whl given instead of a requirement: the only candidate.
   std::optional<std::filesystem::path> wheel_file;
+  // resolve may answer for a what-if --python-version alone; install acts on an interpreter.
+  WithoutInterpreter without_interpreter = WithoutInterpreter::refuse;
 };
 
 // Usage errors (bad requirement, unknown source, unknown package without an

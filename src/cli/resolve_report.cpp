@@ -124,7 +124,6 @@ void candidate_text(std::string& out, const resolve::Judged& j) {
 std::string resolve_text(const ResolveReport& report) {
   const resolve::Resolution& r = report.resolution;
   std::string out = fmt::format("{} for {}\n", r.request.text, env_line(report.environment));
-  for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
   std::size_t compatible = r.compatible_count();
   std::size_t certain = r.certain_count();
   std::size_t rejected = r.candidates.size() - compatible;

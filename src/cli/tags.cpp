@@ -25,14 +25,16 @@ util::Result<int> run_tags(const TagsOptions& options) {
   auto probe = probe_options_from(options.environment);
   if (!probe) return tl::unexpected(probe.error());
   const auto environment = env::probe_interpreter_environment(*probe);
-  const auto facts = environment.tag_facts();
-  if (!facts) {
-    // No interpreter and no --python-version: nothing to compute tags from.
-    if (environment.python.error) return tl::unexpected(*environment.python.error);
-    return util::fail(
-        util::ErrorKind::input, environment.python.interpreter.unknown_reason, "",
-        "pass --python PATH, or --python-version X.Y to compute the tags without one");
+  if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+  if (auto usable = require_interpreter(environment, options.environment,
+                                        WithoutInterpreter::what_if_python_version);
+      !usable) {
+    return tl::unexpected(usable.error());
   }
+  const auto facts = environment.tag_facts();
+  if (!facts)
+    return util::fail(util::ErrorKind::internal,
+                      "no tag facts although the interpreter check passed");
   const auto rules =
       options.sys_tags ? pkg::TagRules::packaging_21_3_sys_tags : pkg::TagRules::pip_packaging_21_3;
   const auto tags = pkg::supported_tags(*facts, rules);

@@ -16,7 +16,9 @@ void add_environment_flags(CLI::App& app, EnvironmentFlags& flags) {
       ->type_name("PYTHON");
   auto& w = flags.what_if;
   const char* group = "What-if overrides (replace one probed fact)";
-  app.add_option("--python-version", w.python_version, "Python X.Y; no interpreter needs to exist")
+  app.add_option(
+         "--python-version", w.python_version,
+         "Python X.Y the answer is for (resolve: with no --python, no interpreter needs to exist)")
       ->type_name("X.Y")
       ->group(group);
   app.add_option("--torch", w.torch, "torch version, e.g. 2.8.0+cu128")
@@ -41,6 +43,37 @@ void add_environment_flags(CLI::App& app, EnvironmentFlags& flags) {
   app.add_option("--arch", w.arch, "x86_64 or aarch64")
       ->type_name("{x86_64,aarch64}")
       ->group(group);
+}
+
+util::Result<void> require_interpreter(const env::Environment& environment,
+                                       const EnvironmentFlags& flags, WithoutInterpreter policy,
+                                       std::string_view unknown_then) {
+  const env::PythonFacts& python = environment.python;
+  if (python.interpreter.known()) return {};
+  const bool what_if_allowed = policy == WithoutInterpreter::what_if_python_version &&
+                               flags.what_if.python_version && !flags.python &&
+                               util::getenv_opt("VIRTUAL_ENV").value_or("").empty();
+  if (what_if_allowed && python.version.known()) {
+    std::fprintf(stderr,
+                 "flashfit: note: no interpreter could be asked (%s): the answer is for a CPython "
+                 "%s on this platform (--python-version)%s%.*s\n",
+                 python.interpreter.unknown_reason.c_str(), python.version->str().c_str(),
+                 unknown_then.empty() ? "" : "; ", static_cast<int>(unknown_then.size()),
+                 unknown_then.data());
+    return {};
+  }
+  util::Error error =
+      python.error ? *python.error
+                   : util::Error{util::ErrorKind::input, python.interpreter.unknown_reason, "", ""};
+  if (error.hint.empty()) {
+    error.hint =
+        "pass --python with the path of a Python 3 interpreter (or activate a virtual environment)";
+  }
+  if (policy == WithoutInterpreter::what_if_python_version && !flags.what_if.python_version &&
+      !flags.python) {
+    error.hint += "; or --python-version X.Y to ask without one";
+  }
+  return tl::unexpected(std::move(error));
 }
 
 util::Result<env::ProbeOptions> probe_options_from(const EnvironmentFlags& flags) {

@@ -2,7 +2,7 @@
 // The process's cgroup limits (v1, v2 or hybrid), read from files under a
 // root prefix so tests can point it at fixture trees. Builds that trust
 // /proc/meminfo and the CPU count inside a container overshoot and get
-// OOM-killed (facts/flash-attn.md §8); these limits are what bounds them.
+// OOM-killed (docs/background.md §11); these limits are what bounds them.
 
 #include <cstdint>
 #include <filesystem>

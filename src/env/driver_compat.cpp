@@ -69,7 +69,7 @@ util::Result<std::string> parse_proc_driver_version(std::string_view text) {
 }
 
 std::optional<std::string_view> minimum_driver_for_cuda_major(int major) {
-  // facts/binary-compat.md §3 (minor-version compatibility, Linux); uv uses
+  // docs/background.md §3 (minor-version compatibility, Linux); uv uses
   // the same floors.
   switch (major) {
     case 11:

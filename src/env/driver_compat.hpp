@@ -1,7 +1,7 @@
 #pragma once
 // Pure decisions about the NVIDIA driver: reading its version numbers and
 // whether it can run binaries built with a given CUDA toolkit
-// (facts/binary-compat.md §3). No I/O, so doctor findings and what-if
+// (docs/background.md §3). No I/O, so doctor findings and what-if
 // environments use the same code as a probed machine.
 
 #include <optional>

@@ -62,7 +62,7 @@ PythonFacts probe_python(const ProbeOptions& options) {
 }  // namespace
 
 std::optional<pkg::CudaVersion> cuda_supported_by_driver(const std::string& driver_version) {
-  // The first driver of each toolkit release (binary-compat.md §3, release notes).
+  // The first driver of each toolkit release (docs/background.md §3, release notes).
   static const std::pair<const char*, pkg::CudaVersion> kTable[] = {
       {"580.65.06", {13, 0}}, {"575.51.03", {12, 9}}, {"570.26", {12, 8}},
       {"560.28.03", {12, 6}}, {"555.42.02", {12, 5}}, {"550.54.14", {12, 4}},

@@ -5,10 +5,10 @@
 namespace flashfit::env {
 namespace {
 
-// One nvcc compile of a FlashAttention-2 kernel peaks at 5-8 GB (facts/flash-attn.md §8).
+// One nvcc compile of a FlashAttention-2 kernel peaks at 5-8 GB (docs/background.md §11).
 constexpr std::uint64_t kBuildMemoryFloor = std::uint64_t{8} << 30;
 
-// The PyTorch CUDA indexes, newest first (facts/binary-compat.md §9.1).
+// The PyTorch CUDA indexes, newest first (docs/background.md §8.1).
 struct TorchIndex {
   int major, minor;
   const char* tag;

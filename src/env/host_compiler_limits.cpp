@@ -18,7 +18,7 @@ struct Row {
   std::optional<int> clang;
 };
 
-// facts/binary-compat.md §4 (spack cuda.py conflicts + host_config.h). Gaps
+// docs/background.md §4 (spack cuda.py conflicts + host_config.h). Gaps
 // (12.7, 13.3) and toolkits outside the table stay unknown rather than guessed.
 constexpr Row kRows[] = {
     {11, 0, 0, 9, std::nullopt, 14},

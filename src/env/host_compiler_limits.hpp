@@ -1,6 +1,6 @@
 #pragma once
 // Which host compilers a given nvcc accepts: the checks in nvcc's
-// crt/host_config.h, as a pure table (facts/binary-compat.md §4). The probe
+// crt/host_config.h, as a pure table (docs/background.md §4). The probe
 // uses it for doctor's verdict; the build planner uses it to pick -ccbin.
 // torch's own bounds (cpp_extension's CUDA_GCC_VERSIONS, §9.4) differ and are
 // a separate concern.

@@ -4,7 +4,7 @@
 // libtorch_python.so and the dist-info METADATA. Importing torch would cost a
 // second and ~240 MB (more for CUDA builds), can crash on a broken install,
 // and is exactly what a user with a broken flash-attn cannot afford, so the
-// probe never does (facts/binary-compat.md §7).
+// probe never does (docs/background.md §6).
 
 #include <filesystem>
 #include <map>

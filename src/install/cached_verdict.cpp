@@ -1,8 +1,12 @@
 #include "install/cached_verdict.hpp"
 
+#include <fmt/format.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <vector>
 
+#include "util/sha256.hpp"
 #include "util/strings.hpp"
 #include "util/utc_time.hpp"
 
@@ -24,24 +28,100 @@ std::string first_failure(const binary::InspectReport& report) {
   return "incompatible";
 }
 
-std::string environment_key(const env::Environment& env) {
+namespace {
+
+// A file's identity without reading it: a reinstalled or rebuilt library
+// changes at least one of these.
+std::string file_identity(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return path.string() + " missing";
+  return fmt::format("{} {} {} {} {}.{}", path.string(), st.st_dev, st.st_ino, st.st_size,
+                     st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+// Every input the inspect checks read from the host, in one canonical text:
+// platform (arch, glibc and its override, the loader's search: LD_LIBRARY_PATH,
+// ld.so.cache, default dirs, preloaded dirs, $LIB/$PLATFORM), the interpreter
+// (its tag list, module suffix, install dir), torch (installed or not, version,
+// C++11 ABI, pybind11 id, which libraries were read, each one's identity and
+// the size of their symbol set), the GPUs and the driver's CUDA.
+std::string host_inputs(const env::Environment& env, const binary::LoadHost& host) {
+  std::string out;
+  auto line = [&](std::string_view key, std::string_view value) {
+    out.append(key).append("=").append(value).append("\n");
+  };
+  line("arch", host.arch.value_or("? " + host.arch_unknown_reason));
+  line("libc",
+       env.machine.libc.known() ? env.machine.libc->name + " " + env.machine.libc->version : "?");
+  line("glibc-override", host.glibc_override.value_or(""));
+  for (const std::string& dir : host.search.ld_library_path) line("ld-library-path", dir);
+  for (const binary::LdCacheEntry& e : host.search.ld_cache) {
+    line("ld-cache", fmt::format("{} {} {} {}", e.soname, e.path, e.flags, e.hwcap));
+  }
+  for (const auto& dir : host.search.default_dirs) line("default-dir", dir.string());
+  for (const binary::PreloadedDir& p : host.search.preloaded)
+    line("preloaded", p.dir.string() + " " + p.label);
+  line("lib-token", host.search.lib_token);
+  line("platform-token", host.search.platform_token);
+  line("interpreter", host.interpreter);
+  if (host.tags) {
+    std::string tags;
+    for (const pkg::Tag& t : host.tags->tags()) tags += t.str() + " ";
+    line("tags", tags);
+  } else {
+    line("tags", "? " + host.tags_unknown_reason);
+  }
+  line("ext-suffix", host.ext_suffix.value_or("?"));
+  line("install-dir", host.install_dir ? host.install_dir->string() : "?");
+  line("torch-installed", host.torch_installed ? "yes" : "no");
+  line("torch-version", host.torch_version.value_or("?"));
+  line("torch-abi", std::to_string(static_cast<int>(host.torch_abi)));
+  line("torch-pybind11", host.torch_pybind11_id.value_or("?"));
+  if (host.torch) {
+    for (const std::string& lib : host.torch->libraries) {
+      line("torch-library",
+           env.torch.library_dir.known() ? file_identity(*env.torch.library_dir / lib) : lib);
+    }
+    line("torch-symbols", std::to_string(host.torch->defined.size()));
+  } else {
+    line("torch-libraries", "? " + host.torch_unknown_reason);
+  }
+  if (host.gpus) {
+    for (const binary::GpuTarget& g : *host.gpus)
+      line("gpu", fmt::format("{}.{}", g.major, g.minor));
+  } else {
+    line("gpus", "? " + host.gpus_unknown_reason);
+  }
+  line("driver-cuda", host.driver_cuda
+                          ? fmt::format("{}.{}", host.driver_cuda->major, host.driver_cuda->minor)
+                          : std::string("?"));
+  return out;
+}
+
+}  // namespace
+
+std::string environment_key(const env::Environment& env, const binary::LoadHost& host) {
   std::vector<std::string> parts;
   if (env.python.version.known()) parts.push_back("python " + env.python.version->str());
   if (env.torch.version.known()) parts.push_back("torch " + env.torch.version->str());
-  if (env.torch.cxx11_abi.known()) parts.push_back(*env.torch.cxx11_abi ? "cxx11abi" : "pre-cxx11abi");
+  if (env.torch.cxx11_abi.known())
+    parts.push_back(*env.torch.cxx11_abi ? "cxx11abi" : "pre-cxx11abi");
   if (env.gpu.gpus.known()) {
     for (const auto& g : *env.gpu.gpus) {
       if (g.capability.known()) parts.push_back("sm " + g.capability->str());
     }
   }
+  // The readable part is for people; the digest is what must match.
+  parts.push_back("inputs " + util::sha256_hex(host_inputs(env, host)).substr(0, 16));
   return util::join(parts, ", ");
 }
 
 util::Result<CachedVerdict> inspect_cached(store::WheelCache& cache, store::CacheEntry& entry,
-                                           const env::Environment& environment, const binary::LoadHost& host,
+                                           const env::Environment& environment,
+                                           const binary::LoadHost& host,
                                            const std::filesystem::path& work_dir) {
   CachedVerdict out;
-  const std::string key = environment_key(environment);
+  const std::string key = environment_key(environment, host);
   for (const store::InspectRecord& r : entry.inspections) {
     if (r.environment == key) {
       out.record = r;
@@ -52,10 +132,12 @@ util::Result<CachedVerdict> inspect_cached(store::WheelCache& cache, store::Cach
   auto report = binary::inspect_wheel(entry.path, host, {work_dir, {}});
   if (!report) return tl::unexpected(report.error());
   // torch first when a module of the wheel calls into torch; a plain package is imported alone.
-  bool calls_torch = std::any_of(report->modules.begin(), report->modules.end(),
-                                 [](const binary::ModuleReport& m) { return m.torch && m.torch->checked > 0; });
+  bool calls_torch =
+      std::any_of(report->modules.begin(), report->modules.end(),
+                  [](const binary::ModuleReport& m) { return m.torch && m.torch->checked > 0; });
   out.record = store::InspectRecord{key, report->compatible(),
-                                    report->compatible() ? "compatible" : first_failure(*report), util::now_utc(), calls_torch};
+                                    report->compatible() ? "compatible" : first_failure(*report),
+                                    util::now_utc(), calls_torch};
   entry.inspections.push_back(out.record);
   (void)cache.update(entry);
   out.report = std::move(*report);

@@ -26,11 +26,16 @@ struct CachedVerdict {
 // environment is recorded; a new verdict is appended to the entry and saved
 // (a failure to save is not an error: the verdict still stands).
 util::Result<CachedVerdict> inspect_cached(store::WheelCache& cache, store::CacheEntry& entry,
-                                           const env::Environment& environment, const binary::LoadHost& host,
+                                           const env::Environment& environment,
+                                           const binary::LoadHost& host,
                                            const std::filesystem::path& work_dir);
 
-// What a verdict is keyed by: "python 3.11, torch 1.13.1, cxx11abi, sm 8.9".
-std::string environment_key(const env::Environment& environment);
+// What a verdict is keyed by: "python 3.11, torch 1.13.1, cxx11abi, sm 8.9,
+// inputs 0123456789abcdef": the readable part, and a digest of every input the
+// checks read from `host` (driver CUDA, glibc, arch, the loader's search, the
+// interpreter's tags, torch's libraries' identity, ...), so that a verdict is
+// reused only where every one of them is the same.
+std::string environment_key(const env::Environment& environment, const binary::LoadHost& host);
 // The first failing check of an inspect report, in one line.
 std::string first_failure(const binary::InspectReport& report);
 

@@ -59,10 +59,12 @@ std::string ImportCheck::first_failure() const {
 }
 
 util::Result<ImportCheck> check_imports(const ImportCheckOptions& options) {
-  const bool smoke = options.gpu_present &&
-                     std::find(options.modules.begin(), options.modules.end(), "flash_attn_2_cuda") != options.modules.end();
+  const bool smoke =
+      options.gpu_present && std::find(options.modules.begin(), options.modules.end(),
+                                       "flash_attn_2_cuda") != options.modules.end();
   util::ProcessSpec spec;
-  spec.argv = {options.python, "-c", kScript, smoke ? "flash-attn" : "-", options.import_torch ? "torch" : "-"};
+  spec.argv = {options.python, "-c", kScript, smoke ? "flash-attn" : "-",
+               options.import_torch ? "torch" : "-"};
   spec.argv.insert(spec.argv.end(), options.modules.begin(), options.modules.end());
   spec.cwd = "/";
   spec.timeout = options.timeout;
@@ -71,8 +73,8 @@ util::Result<ImportCheck> check_imports(const ImportCheckOptions& options) {
   if (!run) return tl::unexpected(run.error());
   ImportCheck check;
   check.gpu_test = !options.gpu_present ? "skipped: no GPU here"
-                   : smoke             ? "did not run"
-                                       : "skipped: no GPU smoke test for this package";
+                   : smoke              ? "did not run"
+                                        : "skipped: no GPU smoke test for this package";
   for (std::string_view line : util::split(run->out, '\n')) {
     auto fields = util::split(line, '\t');
     if (fields.size() != 3) continue;
@@ -82,7 +84,8 @@ util::Result<ImportCheck> check_imports(const ImportCheckOptions& options) {
       check.torch_version = std::string(fields[1]);
       if (!check.torch_ok) check.torch_error = status;
     } else if (fields[0] == "module") {
-      check.modules.push_back({std::string(fields[1]), status == "ok", status == "ok" ? "" : status});
+      check.modules.push_back(
+          {std::string(fields[1]), status == "ok", status == "ok" ? "" : status});
     } else if (fields[0] == "gpu") {
       check.gpu_test = status == "ok" ? "passed" : status;
       check.gpu_test_failed = status != "ok";
@@ -94,14 +97,58 @@ util::Result<ImportCheck> check_imports(const ImportCheckOptions& options) {
                                   util::printable(std::string(util::trim(run->err)), 300));
     if (!check.torch_ok && check.torch_error.empty()) check.torch_error = why;
     for (const std::string& m : options.modules) {
-      bool seen = std::any_of(check.modules.begin(), check.modules.end(), [&](const ModuleResult& r) { return r.module == m; });
+      bool seen = std::any_of(check.modules.begin(), check.modules.end(),
+                              [&](const ModuleResult& r) { return r.module == m; });
       if (!seen) check.modules.push_back({m, false, why});
     }
   }
   return check;
 }
 
-std::vector<std::string> module_names(const std::vector<std::string>& members, const std::vector<std::string>& top_level) {
+namespace {
+
+bool is_identifier(std::string_view name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  });
+}
+
+// What importlib can import at the top of site-packages, from the paths a
+// wheel installs there (RECORD's, the same as its members): "pkg/x.py" ->
+// "pkg" (a package, or a PEP 420 namespace), "mod.py" / "mod.cpython-311-x86_64-linux-gnu.so"
+// -> "mod"; <name>.data/purelib|platlib/ are installed there too; scripts,
+// headers, data and the dist-info are not importable.
+std::vector<std::string> top_level_from_paths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (std::string_view path : paths) {
+    auto slash = path.find('/');
+    std::string_view first = path.substr(0, slash);
+    if (util::ends_with(first, ".data") && slash != std::string_view::npos) {
+      std::string_view rest = path.substr(slash + 1);
+      if (!util::starts_with(rest, "purelib/") && !util::starts_with(rest, "platlib/")) continue;
+      path = rest.substr(rest.find('/') + 1);
+      slash = path.find('/');
+      first = path.substr(0, slash);
+    }
+    std::string name;
+    if (slash != std::string_view::npos) {
+      name = std::string(first);  // a package directory
+    } else if (util::ends_with(first, ".py")) {
+      name = std::string(first.substr(0, first.size() - 3));
+    } else if (util::ends_with(first, ".so")) {
+      name = std::string(first.substr(0, first.find('.')));
+    }
+    if (is_identifier(name) && std::find(out.begin(), out.end(), name) == out.end())
+      out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> module_names(const std::vector<std::string>& members,
+                                      const std::vector<std::string>& top_level) {
   std::vector<std::string> out;
   for (const std::string& member : members) {
     if (!util::ends_with(member, ".so")) continue;
@@ -110,14 +157,21 @@ std::vector<std::string> module_names(const std::vector<std::string>& members, c
     std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
     std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
     base = base.substr(0, base.find('.'));  // drop ".cpython-311-x86_64-linux-gnu" / ".abi3"
-    if (dir.find(".data/") != std::string::npos || dir.find(".dist-info/") != std::string::npos) continue;
+    if (dir.find(".data/") != std::string::npos || dir.find(".dist-info/") != std::string::npos)
+      continue;
     std::string name = dir + base;
     std::replace(name.begin(), name.end(), '/', '.');
     if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }
+  std::vector<std::string> listed;
   for (const std::string& t : top_level) {
-    std::string name(util::trim(t));
-    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    if (!util::trim(t).empty()) listed.emplace_back(util::trim(t));
+  }
+  // top_level.txt is setuptools' own file: wheels from other backends (flit,
+  // hatchling, maturin) have none, and their packages must still be imported.
+  if (listed.empty()) listed = top_level_from_paths(members);
+  for (const std::string& name : listed) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }
   return out;
 }

@@ -24,7 +24,8 @@ struct ImportCheck {
   std::string torch_version;
   std::string torch_error;
   std::vector<ModuleResult> modules;
-  std::string gpu_test;  // "passed", "skipped: no GPU", "skipped: no smoke test for this package", or the failure
+  std::string gpu_test;  // "passed", "skipped: no GPU", "skipped: no smoke test for this package",
+                         // or the failure
   bool gpu_test_failed = false;
   bool ok() const;
   std::string first_failure() const;
@@ -41,7 +42,10 @@ struct ImportCheckOptions {
 util::Result<ImportCheck> check_imports(const ImportCheckOptions& options);
 
 // Extension modules and top-level packages of a wheel, as import names:
-// "pkg/sub/_C.cpython-311-x86_64-linux-gnu.so" -> "pkg.sub._C".
+// "pkg/sub/_C.cpython-311-x86_64-linux-gnu.so" -> "pkg.sub._C". The top-level
+// names are top_level.txt's, else derived from the members' paths (a wheel
+// without top_level.txt still has its packages imported). Empty: the wheel
+// holds nothing importable.
 std::vector<std::string> module_names(const std::vector<std::string>& members,
                                       const std::vector<std::string>& top_level);
 

@@ -28,7 +28,10 @@ struct InstallOptions {
   // tried even when rejected, and inspection of its bytes decides.
   bool try_rejected = false;
   std::chrono::seconds import_timeout{180};
-  std::filesystem::path temp_dir;  // extraction and backups (removed after)
+  std::filesystem::path temp_dir;  // extraction (the caller removes it)
+  // The previous version's files while a new one is tried: removed once it is
+  // proven restored (or the new one installed), kept otherwise (the message names it).
+  std::filesystem::path backup_dir;
   std::function<void(std::string_view)> progress;  // one line per step, to stderr
 };
 
@@ -36,7 +39,7 @@ struct Attempt {
   std::string filename;
   std::string url;
   std::string source;
-  std::string stage;   // "download", "inspect", "install", "import", "installed", "would install"
+  std::string stage;  // "download", "inspect", "install", "import", "installed", "would install"
   bool ok = false;
   std::string detail;  // why it stopped there, or what was installed
   std::optional<std::string> sha256;
@@ -46,16 +49,19 @@ struct Attempt {
 struct InstallOutcome {
   std::string installer;  // "pip 23.0.1 from ..." / "uv ..."
   std::vector<Attempt> attempts;
-  std::optional<std::size_t> installed;      // index into attempts
-  std::optional<std::string> previous;       // version installed before, if any
-  std::string restore;                       // "", "restored 0.9", "removed (nothing was installed before)", or a failure
-  bool torch_untouched = true;               // torch's files are the same before and after
+  std::optional<std::size_t> installed;  // index into attempts
+  std::optional<std::string> previous;   // version installed before, if any
+  std::string
+      restore;  // "", "restored 0.9", "removed (nothing was installed before)", or a failure
+  bool torch_untouched = true;  // torch's files are the same before and after
   std::string torch_note;
 };
 
 // Runs the workflow over `resolution`'s compatible candidates (in order).
-util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resolution, const resolve::Recipe* recipe,
-                                                const env::Environment& environment, store::WheelCache& cache,
+util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resolution,
+                                                const resolve::Recipe* recipe,
+                                                const env::Environment& environment,
+                                                store::WheelCache& cache,
                                                 const InstallOptions& options);
 
 }  // namespace flashfit::install

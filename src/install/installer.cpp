@@ -9,13 +9,15 @@ namespace flashfit::install {
 
 util::Result<Installer> choose_installer(const env::Environment& env) {
   if (!env.python.interpreter.known()) {
-    return util::fail(util::ErrorKind::usage, "no interpreter to install into", env.python.interpreter.unknown_reason,
+    return util::fail(util::ErrorKind::usage, "no interpreter to install into",
+                      env.python.interpreter.unknown_reason,
                       "choose one with --python PATH (or activate a virtual environment)");
   }
   const std::string python = env.python.interpreter->executable;
   if (env.python.uv.known()) {
     Installer uv{"uv", python, {env.python.uv->string(), "pip"}, ""};
-    auto v = util::run_process({.argv = {env.python.uv->string(), "--version"}, .timeout = std::chrono::seconds{30}});
+    auto v = util::run_process(
+        {.argv = {env.python.uv->string(), "--version"}, .timeout = std::chrono::seconds{30}});
     if (v && v->succeeded()) {
       uv.version = std::string(util::trim(v->out));
       return uv;
@@ -26,21 +28,23 @@ util::Result<Installer> choose_installer(const env::Environment& env) {
   if (auto pip = find_installed(env.python.interpreter->site_dirs, "pip")) {
     return Installer{"pip", python, {python, "-m", "pip"}, "pip " + pip->version};
   }
-  return util::fail(util::ErrorKind::failed, fmt::format("{} has no pip, and uv is not on PATH", python), {},
-                    fmt::format("install one: `{} -m ensurepip` (Debian: apt install python3-pip, or a venv made "
-                                "with python3 -m venv), or put uv on PATH",
-                                python));
+  return util::fail(
+      util::ErrorKind::failed, fmt::format("{} has no pip, and uv is not on PATH", python), {},
+      fmt::format("install one: `{} -m ensurepip` (Debian: apt install python3-pip, or a venv made "
+                  "with python3 -m venv), or put uv on PATH",
+                  python));
 }
 
-std::vector<std::string> install_argv(const Installer& installer, const std::filesystem::path& wheel) {
+std::vector<std::string> install_argv(const Installer& installer,
+                                      const std::filesystem::path& wheel) {
   std::vector<std::string> argv = installer.base;
   if (installer.kind == "uv") {
-    argv.insert(argv.end(), {"install", "--python", installer.python, "--no-deps", "--reinstall", "--offline",
-                             wheel.string()});
+    argv.insert(argv.end(), {"install", "--python", installer.python, "--no-deps", "--reinstall",
+                             "--offline", wheel.string()});
   } else {
-    argv.insert(argv.end(), {"install", "--no-deps", "--force-reinstall", "--no-index", "--no-cache-dir",
-                             "--disable-pip-version-check", "--no-input", "--no-warn-script-location",
-                             wheel.string()});
+    argv.insert(argv.end(), {"install", "--no-deps", "--force-reinstall", "--no-index",
+                             "--no-cache-dir", "--disable-pip-version-check", "--no-input",
+                             "--no-warn-script-location", wheel.string()});
   }
   return argv;
 }
@@ -55,13 +59,15 @@ std::vector<std::string> uninstall_argv(const Installer& installer, const std::s
   return argv;
 }
 
-util::Result<util::ProcessResult> run_installer(const std::vector<std::string>& argv, std::chrono::seconds timeout) {
+util::Result<util::ProcessResult> run_installer(const std::vector<std::string>& argv,
+                                                std::chrono::seconds timeout) {
   util::ProcessSpec spec;
   spec.argv = argv;
   spec.timeout = timeout;
   // The user's pip configuration must not add an index or dependencies behind our back.
   spec.set_env = {{"PIP_CONFIG_FILE", "/dev/null"}, {"PIP_DISABLE_PIP_VERSION_CHECK", "1"}};
-  spec.unset_env = {"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_REQUIRE_VIRTUALENV"};
+  spec.unset_env = {"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS",
+                    "PIP_REQUIRE_VIRTUALENV"};
   return util::run_process(spec);
 }
 

@@ -28,11 +28,13 @@ util::Result<Installer> choose_installer(const env::Environment& env);
 
 // The argv that installs `wheel` (a local file) without dependencies,
 // replacing whatever version is installed.
-std::vector<std::string> install_argv(const Installer& installer, const std::filesystem::path& wheel);
+std::vector<std::string> install_argv(const Installer& installer,
+                                      const std::filesystem::path& wheel);
 std::vector<std::string> uninstall_argv(const Installer& installer, const std::string& name);
 
 // Runs one of them, bounded; pip's own output is returned for the report.
 util::Result<util::ProcessResult> run_installer(const std::vector<std::string>& argv,
-                                               std::chrono::seconds timeout = std::chrono::seconds{600});
+                                                std::chrono::seconds timeout = std::chrono::seconds{
+                                                    600});
 
 }  // namespace flashfit::install

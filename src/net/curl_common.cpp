@@ -12,7 +12,7 @@ namespace flashfit::net::detail {
 
 util::Result<void> global_init() {
   // libcurl's global state must be set up once, before the first handle
-  // (facts/dependencies.md: before threads start, so the first call wins).
+  // (docs/background.md §17: before threads start, so the first call wins).
   static std::once_flag once;
   static CURLcode result = CURLE_OK;
   std::call_once(once, [] { result = curl_global_init(CURL_GLOBAL_DEFAULT); });

@@ -1,5 +1,5 @@
 #pragma once
-// HTTP(S) GET through libcurl (facts/dependencies.md: proxies from the
+// HTTP(S) GET through libcurl (docs/background.md §17: proxies from the
 // environment, TLS, redirects). Small responses into memory, for index pages
 // and release listings; large downloads to files come with the install issue.
 #include <chrono>

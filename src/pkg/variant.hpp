@@ -39,7 +39,7 @@ struct CudaVersion {
 };
 
 // torch major.minor: the granularity every dialect binds at (patch releases
-// share a token even where their C++ symbols differ, flash-attn.md §11).
+// share a token even where their C++ symbols differ, docs/background.md §14).
 struct TorchVersion {
   int major = 0;
   int minor = 0;
@@ -63,7 +63,7 @@ struct VariantLabel {
   std::optional<TorchVersion> torch;
   // nullopt when the dialect has no ABI token (community, PyG): the label then
   // says nothing about the ABI, which is not the same as "false". Where present
-  // it is only the build matrix's claim (flash-attn.md §11: it can be wrong).
+  // it is only the build matrix's claim (docs/background.md §14: it can be wrong).
   std::optional<bool> cxx11_abi;
   std::optional<RocmVersion> rocm;
   std::optional<std::string> git_hash;  // lower-case hex, without "git"

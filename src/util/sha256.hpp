@@ -1,5 +1,5 @@
 #pragma once
-// Incremental SHA-256 over OpenSSL's EVP API (facts/dependencies.md §3: the
+// Incremental SHA-256 over OpenSSL's EVP API (docs/background.md §17: the
 // low-level SHA256_* calls are deprecated in OpenSSL 3), with the two digest
 // spellings flashfit needs: hex (pip's --hash, index pages) and URL-safe
 // base64 without padding (wheel RECORD files: "sha256=<b64>").

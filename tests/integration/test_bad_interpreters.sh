@@ -60,6 +60,65 @@ expect_clean_error 1 "an executable that is not a program"
 expect_err_contains 'cannot run'
 pass_note "missing, directory, non-executable, loops, bad #!: clean errors"
 
+# --- Every command that works for an interpreter refuses one it cannot ask --
+# (issue 13 item 3: `resolve` used to reject every wheel with "torch is not
+# installed" and `inspect` to print "compatible" for a missing interpreter.)
+export FLASHFIT_CONFIG="$TMP/no-config.toml"
+printf '# empty\n' >"$FLASHFIT_CONFIG"
+# each_command RC WHAT PYTHON_ARGS...: every command with those interpreter flags.
+each_command() {
+  local want=$1 what=$2
+  shift 2
+  local -a cmd
+  for cmd in "doctor" "doctor --json" "inspect /usr/bin/ls" "inspect pip" "resolve flash-attn" \
+             "resolve flash-attn --json" "install flash-attn" "install flash-attn --dry-run" \
+             "build flash-attn --dry-run" "tags" "tags --json"; do
+    # shellcheck disable=SC2086  # (the command is a word list)
+    ff $cmd "$@"
+    expect_clean_error "$want" "$cmd with $what"
+  done
+}
+each_command 2 "a nonexistent --python" --python "$TMP/does-not-exist/python3"
+expect_err_contains "no executable interpreter at '$TMP/does-not-exist/python3'"
+expect_err_contains 'hint: pass --python'
+each_command 2 "a --python whose #! names a missing program" --python "$BIN/bad-shebang"
+expect_err_contains 'cannot run'
+each_command 1 "a --python that exits 1" --python /bin/false
+expect_err_contains 'exited with status 1'
+# A what-if --python-version never stands in for the interpreter the user named.
+each_command 2 "a nonexistent --python and --python-version" --python "$TMP/does-not-exist/python3" \
+  --python-version 3.12
+VIRTUAL_ENV=$TMP/stale-venv each_command 2 "a stale \$VIRTUAL_ENV"
+expect_err_contains 'VIRTUAL_ENV'
+
+# No python3 on PATH: the same, except resolve and tags with --python-version,
+# which answer for that CPython and say that no interpreter was asked.
+mkdir -p "$TMP/no-python-bin"
+ff_no_python() { capture env PATH="$TMP/no-python-bin" "$FLASHFIT" "$@"; }
+for cmd in "doctor" "inspect /usr/bin/ls" "resolve flash-attn" "install flash-attn --dry-run" \
+           "build flash-attn --dry-run" "tags"; do
+  # shellcheck disable=SC2086
+  ff_no_python $cmd
+  expect_clean_error 2 "$cmd without python3 on PATH"
+  expect_err_contains "'python3' is not on PATH"
+done
+ff_no_python tags
+expect_err_contains 'or --python-version X.Y'
+ff_no_python install flash-attn --dry-run --python-version 3.12
+expect_clean_error 2 "install --python-version without an interpreter"
+ff_no_python tags --python-version 3.12 --json
+expect_rc 0 "tags --python-version without an interpreter"
+expect_err_contains 'no interpreter could be asked'
+expect_err_contains 'CPython 3.12'
+json_field "$TMP/out" 'd["interpreter"] is None and d["python_version"] == "3.12" and d["tags"][0].startswith("cp312-cp312-")' |
+  grep -qx True || fail "tags --python-version without an interpreter: $(head -c 300 "$TMP/out")"
+ff_no_python resolve flash-attn --python-version 3.12 --json
+[[ $RC == 0 || $RC == 1 ]] || fail "resolve --python-version without an interpreter: exit $RC"
+expect_err_contains 'no interpreter could be asked'
+expect_err_contains 'no torch was looked for'
+json_field "$TMP/out" 'd["requirement"]' >/dev/null || fail "resolve --json printed no report"
+pass_note "every command: missing, unrunnable, stale-venv and absent interpreters are errors; --python-version answers say so"
+
 # --- It runs, and fails: exit 1 ---------------------------------------------
 try /bin/false
 expect_clean_error 1 "/bin/false"

@@ -48,6 +48,9 @@ SH
 chmod +x "$TMP/fakecuda/bin/nvcc"
 CUDA_HOME="$TMP/fakecuda" ff build "$CUDA_SRC" --python "$TEST_PYTHON" --torch 2.9.1+cu130 --json
 expect_rc 1 "nvcc 12.4 against torch cu130"
+# A what-if torch is not this environment: a plan only, said on stderr with --json too.
+expect_err_contains '--torch 2.9.1+cu130 describes another environment'
+expect_err_contains 'planning only (--dry-run)'
 [[ $(check_status nvcc-cuda-major) == failed ]] || fail "nvcc-cuda-major is $(check_status nvcc-cuda-major)"
 check_fix nvcc-cuda-major | grep -q '13' || fail "the fix does not name CUDA 13"
 pass_note "nvcc major != torch CUDA major: failed with the fix"

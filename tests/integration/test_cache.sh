@@ -29,6 +29,10 @@ entries() { "$FLASHFIT" cache list --json | "$TEST_PYTHON" -c 'import json, sys;
 ff cache dir
 expect_rc 0 "cache dir"
 [[ $(cat "$TMP/out") == "$FLASHFIT_CACHE_DIR/wheels" ]] || fail "cache dir printed $(cat "$TMP/out")"
+# --json, as README lists it (issue 13 item 17: it was refused).
+ff cache dir --json
+expect_rc 0 "cache dir --json"
+[[ $(json_field "$TMP/out" 'd["cache_dir"]') == "$FLASHFIT_CACHE_DIR/wheels" ]] || fail "cache dir --json: $(cat "$TMP/out")"
 [[ -f $FLASHFIT_CACHE_DIR/CACHEDIR.TAG ]] || fail "no CACHEDIR.TAG"
 
 ff cache list

@@ -151,3 +151,56 @@ expect_rc 0 "--help"
 expect_out_contains "--json"
 
 pass_note "inspect verdicts, refusals and usage"
+
+# --- installed distributions as importlib.metadata finds them (issue 13 item 8) ---
+# Debian's torch and numpy are egg-info directories without a file list: doctor
+# read them, inspect called them "not installed".
+for dist in torch numpy; do
+  ff inspect "$dist" "${PY[@]}" --json
+  expect_rc 0 "inspect $dist (Debian's egg-info)"
+  want=$("$TEST_PYTHON" -c 'import importlib.metadata as m, sys; print(m.version(sys.argv[1]))' "$dist")
+  [[ $(json_field "$TMP/out" 'd["target"]["version"]') == "$want" ]] ||
+    fail "$dist: version $(json_field "$TMP/out" 'd["target"]["version"]'), importlib.metadata says $want"
+  [[ $(json_field "$TMP/out" 'd["target"]["path"]') == *.egg-info ]] || fail "$dist: not its egg-info"
+  # Every regular compiled module under its packages is checked, the one import loads included.
+  "$TEST_PYTHON" - "$TMP/out" "$dist" <<'PYEOF' || fail "$dist: the modules inspect checked differ from the files"
+import importlib.metadata as m, importlib.util, json, os, sys
+d = json.load(open(sys.argv[1]))
+dist = sys.argv[2]
+site = os.path.dirname(d["target"]["path"])
+tops = m.distribution(dist).read_text("top_level.txt").split()
+want = sorted(os.path.relpath(os.path.join(r, f), site) for t in tops for r, _, fs in os.walk(os.path.join(site, t))
+              for f in fs if f.endswith(".so") and not os.path.islink(os.path.join(r, f)))
+got = sorted(x["member"] for x in d["modules"])
+assert got == want, (got[:5], want[:5], len(got), len(want))
+ext = importlib.util.find_spec({"torch": "torch._C", "numpy": "numpy.core._multiarray_umath"}[dist]).origin
+assert os.path.relpath(ext, site) in got, ext
+assert any(c["check"] == "files" and c["status"] == "note" for c in d["checks"]), d["checks"]
+PYEOF
+done
+# An egg-info file (PKG-INFO itself) and one without a version in its name, in a venv.
+"$TEST_PYTHON" -m venv --without-pip "$TMP/eggvenv"
+EGGSITE=$("$TMP/eggvenv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+printf 'Metadata-Version: 1.1
+Name: ff-eggfile
+Version: 2.0
+' >"$EGGSITE/ff_eggfile-2.0.egg-info"
+mkdir -p "$EGGSITE/ffnover.egg-info" "$EGGSITE/ffnover"
+printf 'Metadata-Version: 2.1
+Name: ffnover
+Version: 3.1
+' >"$EGGSITE/ffnover.egg-info/PKG-INFO"
+printf '../ffnover/__init__.py
+PKG-INFO
+' >"$EGGSITE/ffnover.egg-info/installed-files.txt"
+touch "$EGGSITE/ffnover/__init__.py"
+for spec in ff-eggfile:2.0 FF_EggFile:2.0 ffnover:3.1; do
+  ff inspect "${spec%%:*}" --python "$TMP/eggvenv/bin/python" --json
+  expect_rc 0 "inspect ${spec%%:*}"
+  want=$("$TMP/eggvenv/bin/python" -c 'import importlib.metadata as m, sys; print(m.version(sys.argv[1]))' "${spec%%:*}")
+  [[ $want == "${spec##*:}" && $(json_field "$TMP/out" 'd["target"]["version"]') == "$want" ]] ||
+    fail "${spec%%:*}: inspect says $(json_field "$TMP/out" 'd["target"]["version"]'), importlib.metadata $want"
+done
+ff inspect ff-not-installed --python "$TMP/eggvenv/bin/python"
+expect_clean_error 2 "a distribution that is not installed"
+pass_note "Debian's egg-info torch and numpy, egg-info files and versionless names: found as importlib.metadata finds them"

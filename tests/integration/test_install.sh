@@ -131,6 +131,27 @@ expect_rc 0 "--dry-run"
 expect_out_contains "dry run"
 [[ $(installed_version) == "0.9" ]] || fail "--dry-run changed the environment"
 
+# --- what-if flags describe another environment: a dry run, said on stderr ---------
+# (issue 13 item 5: they used to fetch, install and build into this interpreter.)
+requests_before=$(wc -l <"$HTTP_LOG")
+ff install ffinst --python "$PY" --index-url "$INDEX" --gpu none --json
+expect_rc 0 "--gpu none: something would be installed"
+expect_err_contains 'another environment'
+expect_err_contains 'dry run'
+[[ $(json_field "$TMP/out" 'd["dry_run"]') == True ]] || fail "--gpu none: not a dry run"
+[[ $(json_field "$TMP/out" '[a["stage"] for a in d["attempts"]]') == "['would install']" ]] ||
+  fail "--gpu none: attempts $(json_field "$TMP/out" '[a["stage"] for a in d["attempts"]]')"
+ff install ffinst --python "$PY" --index-url "$INDEX" --python-version 3.12 --json
+expect_rc 1 "--python-version 3.12: no cp312 wheel"
+expect_err_contains 'another environment'
+[[ $(json_field "$TMP/out" 'd["dry_run"] and d["build"] is None and d["attempts"] == []') == True ]] ||
+  fail "--python-version 3.12: not a dry run without a build: $(head -c 400 "$TMP/out")"
+! grep -q 'building' "$TMP/err" || fail "--python-version 3.12 handed over to a build"
+[[ $(grep -c 'GET /files/' <(tail -n +"$((requests_before + 1))" "$HTTP_LOG")) == 0 ]] ||
+  fail "a what-if install downloaded a wheel"
+[[ $(installed_version) == "0.9" ]] || fail "a what-if install changed the environment"
+pass_note "what-if flags make install a dry run: nothing fetched, installed or built"
+
 # --- no recipe: the wheel's own modules prove it --------------------------------
 new_venv
 FLASHFIT_CONFIG="$TMP/empty.toml" ff install ffinst --python "$PY" --index-url "$INDEX" --json
@@ -139,6 +160,48 @@ expect_rc 0 "install without a recipe"
 json_field "$TMP/out" '[m["module"] for a in d["attempts"] if a["ok"] for m in a["import_check"]["modules"]]' |
   grep -q ffinst || fail "the no-recipe import check did not import the wheel's module"
 pass_note "a package without a recipe installs through the same path"
+
+# --- no top_level.txt: the import check imports what the paths say; never an import that did not happen ---
+# (issue 13 item 7.) pure_wheel DIR NAME FILE...: a py3-none-any wheel with those
+# (empty) members and no top_level.txt, as flit and hatchling write them.
+pure_wheel() {
+  "$TEST_PYTHON" - "$@" <<'PYEOF'
+import base64, hashlib, os, sys, zipfile
+out, name, members = sys.argv[1], sys.argv[2], sys.argv[3:]
+os.makedirs(out, exist_ok=True)
+di = name + "-1.0.dist-info/"
+files = {m: b"" for m in members}
+files[di + "METADATA"] = ("Metadata-Version: 2.1\nName: %s\nVersion: 1.0\n" % name).encode()
+files[di + "WHEEL"] = b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+record = ""
+for path, data in files.items():
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    record += "%s,sha256=%s,%d\n" % (path, digest, len(data))
+record += di + "RECORD,,\n"
+files[di + "RECORD"] = record.encode()
+path = os.path.join(out, name + "-1.0-py3-none-any.whl")
+with zipfile.ZipFile(path, "w") as z:
+    for member, data in files.items():
+        z.writestr(member, data)
+print(path)
+PYEOF
+}
+new_venv
+NOTOP=$(pure_wheel "$TMP/pure" fftoplessd fftoplessd/__init__.py fftoplessd/util.py fftoplessextra.py)
+FLASHFIT_CONFIG="$TMP/empty.toml" ff install "$NOTOP" --python "$PY" --json
+expect_rc 0 "a pure wheel without top_level.txt"
+[[ $(json_field "$TMP/out" '[m["module"] for m in d["attempts"][-1]["import_check"]["modules"]]') == "['fftoplessd', 'fftoplessextra']" ]] ||
+  fail "modules imported: $(json_field "$TMP/out" 'd["attempts"][-1].get("import_check")')"
+json_field "$TMP/out" 'd["attempts"][-1]["detail"]' | grep -q 'imports fftoplessd, fftoplessextra' ||
+  fail "detail: $(json_field "$TMP/out" 'd["attempts"][-1]["detail"]')"
+DATAONLY=$(pure_wheel "$TMP/pure" ffdataonly ffdataonly-1.0.data/scripts/fftool)
+FLASHFIT_CONFIG="$TMP/empty.toml" ff install "$DATAONLY" --python "$PY" --json
+expect_rc 0 "a wheel with nothing importable"
+[[ $(json_field "$TMP/out" 'd["attempts"][-1]["import_check"]["modules"]') == "[]" ]] || fail "a data-only wheel listed modules"
+json_field "$TMP/out" 'd["attempts"][-1]["detail"]' | grep -q 'no import was checked' ||
+  fail "a data-only wheel: $(json_field "$TMP/out" 'd["attempts"][-1]["detail"]')"
+! grep -q 'imports' <(json_field "$TMP/out" 'd["attempts"][-1]["detail"]') || fail "an import was reported that did not happen"
+pass_note "without top_level.txt the paths give the modules; nothing importable is said, not 'imports'"
 
 # --- an upstream-style file name with a local label pip would call inconsistent ----
 new_venv

@@ -184,11 +184,17 @@ for broken in bad html-garbage down; do
   [[ $(json_field "$TMP/out" 'd["selected"]["source"]') == upstream ]] || fail "$broken: upstream not picked"
 done
 ff resolve 'flash-attn==2.8.3' "${L4[@]}" --index-url "$HTTP_URL/bad"
-expect_err_empty
-expect_out_contains "warning: source 'index' sent a page flashfit cannot read"
+# Diagnostics go to stderr (issue 13 item 17), the report to stdout.
+expect_err_contains "flashfit: warning: source 'index' sent a page flashfit cannot read"
+! grep -q 'warning' "$TMP/out" || fail "a warning was printed on stdout"
 ff resolve 'flash-attn==2.8.3' "${L4[@]}" --index-url "http://127.0.0.1:$(closed_port)/simple"
 expect_rc 0 "an unreachable index"
-expect_out_contains "could not be reached"
+expect_err_contains "could not be reached"
+! grep -q 'could not be reached' "$TMP/out" || fail "the unreachable index's warning is on stdout"
+ff resolve 'flash-attn==2.8.3' "${L4[@]}" --index-url "http://127.0.0.1:$(closed_port)/simple" --json
+expect_err_contains "could not be reached"
+[[ $(json_field "$TMP/out" 'any("could not be reached" in w for w in d["warnings"])') == True ]] ||
+  fail "--json lost the warning"
 pass_note "broken and unreachable indexes are warnings"
 
 # A package without a recipe resolves from an index alone.

@@ -207,3 +207,10 @@ set -o pipefail
 [[ $status == 0 ]] || fail "flashfit tags | true: flashfit exited with $status (141 = SIGPIPE)"
 [[ ! -s $TMP/pipe-err ]] || fail "flashfit tags | true wrote to stderr: $(head -c 300 "$TMP/pipe-err")"
 pass_note "a closed pipe is neither a crash nor an error"
+
+# --- --python-version --json: what docs/json.md says (issue 13 item 17) --------
+ff tags --python "$TEST_PYTHON" --python-version 3.12 --json
+expect_rc 0 "tags --python-version 3.12 --json"
+json_field "$TMP/out" 'd["interpreter"]["found_by"] == "--python" and d["interpreter"]["version"].startswith("3.11.") and d["python_version"] == "3.12" and d["what_if"] == ["--python-version 3.12"] and d["tags"][0].startswith("cp312-cp312-")' |
+  grep -qx True || fail "--python-version --json: $(head -c 400 "$TMP/out")"
+pass_note "--python-version --json: the interpreter asked, the version the tags are for, the flags"

@@ -78,7 +78,7 @@ TEST(Elf, ReadsDebianLibc10) {
   EXPECT_EQ(elf->type, ET_DYN);
   EXPECT_EQ(elf->soname, "libc10.so.1.13");
   EXPECT_NE(std::find(elf->needed.begin(), elf->needed.end(), "libstdc++.so.6"), elf->needed.end());
-  EXPECT_EQ(elf->defined_symbols.size(), 524u);  // facts/binary-compat.md §7
+  EXPECT_EQ(elf->defined_symbols.size(), 524u);  // docs/background.md §6
   EXPECT_TRUE(
       elf->defined_symbols.contains("_ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_"
                                     "stringIcSt11char_traitsIcESaIcEEE"));

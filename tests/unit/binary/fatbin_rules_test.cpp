@@ -1,4 +1,4 @@
-// kernel_for_gpu (facts/binary-compat.md §2) on images read from nvcc-built
+// kernel_for_gpu (docs/background.md §2) on images read from nvcc-built
 // fixtures and on synthetic entries for targets nvcc 13 cannot check here.
 #include <gtest/gtest.h>
 

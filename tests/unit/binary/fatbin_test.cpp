@@ -71,7 +71,7 @@ TEST(FatbinFixtures, SharedDefaultCompressionHasDlinkAndTranslationUnitContainer
   const FatbinInfo info = read_ok(FLASHFIT_FATBIN_DEFAULT);
   EXPECT_TRUE(info.has_nv_fatbin);
   EXPECT_FALSE(info.has_nv_relfatbin);
-  // nvcc -shared adds a device-link container first (facts §1.7); nvcc 13
+  // nvcc -shared adds a device-link container first (docs/background.md §1); nvcc 13
   // compresses PTX only, with zstd.
   EXPECT_EQ(describe(info.entries),
             (std::vector<std::string>{"0:sm_80:none", "0:sm_90:none", "1:sm_80:none",

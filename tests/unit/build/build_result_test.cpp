@@ -1,5 +1,5 @@
 // The result checks of the build workflow: the skip-CUDA-build trap
-// (facts/flash-attn.md §12) must never reach the cache, and the build command
+// (docs/background.md §15) must never reach the cache, and the build command
 // must never let pip resolve, isolate or fetch anything.
 #include "build/build.hpp"
 

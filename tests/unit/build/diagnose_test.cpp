@@ -1,5 +1,5 @@
 // The failure texts of real builds (gcc, nvcc, torch's cpp_extension, the
-// kernel's OOM killer; facts/flash-attn.md §13, binary-compat.md §4, §9.3)
+// kernel's OOM killer; docs/background.md §16, docs/background.md §4, §8.3)
 // must each lead to their cause and fix.
 #include "build/diagnose.hpp"
 

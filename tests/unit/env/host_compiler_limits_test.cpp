@@ -16,7 +16,7 @@ struct Row {
   std::optional<int> clang;
 };
 
-// facts/binary-compat.md §4, row by row, including the edges of each range.
+// docs/background.md §4, row by row, including the edges of each range.
 TEST(ToolkitHostCompilerLimits, TableRows) {
   const Row rows[] = {
       {11, 0, 9, 14},

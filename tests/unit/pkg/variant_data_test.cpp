@@ -54,7 +54,7 @@ std::string label_of(const std::string& filename) {
   return filename.substr(plus + 1, dash - plus - 1);
 }
 
-// Shared URLs may spell '+' as %2B (python-packaging.md §5); counts the escapes.
+// Shared URLs may spell '+' as %2B (docs/background.md §19); counts the escapes.
 std::string unescape_plus(const std::string& text, int& escapes) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -80,7 +80,7 @@ std::string cuda_digits(const CudaVersion& cuda) {
   return std::to_string(cuda.major) + (cuda.minor ? std::to_string(*cuda.minor) : "");
 }
 
-// "v2.7.0.post1" -> {2, 7, 0}: enough to place a tag in flash-attn.md §3's eras.
+// "v2.7.0.post1" -> {2, 7, 0}: enough to place a tag in docs/background.md §9's eras.
 std::array<int, 3> release_of(const std::string& tag) {
   std::array<int, 3> release{};
   std::size_t pos = 1;  // after 'v'
@@ -92,7 +92,7 @@ std::array<int, 3> release_of(const std::string& tag) {
   return release;
 }
 
-// The CUDA tokens upstream CI produced in each era of flash-attn.md §3.
+// The CUDA tokens upstream CI produced in each era of docs/background.md §9.
 std::set<std::string> cuda_tokens_for(const std::string& tag) {
   const auto release = release_of(tag);
   if (release < std::array<int, 3>{2, 6, 1}) return {"118", "122"};
@@ -216,7 +216,7 @@ TEST(variant_data, EveryCommunityWheel) {
   EXPECT_EQ(escaped_plus, 0);  // this snapshot spells '+' literally; the decoding above stays
   EXPECT_EQ(with_git, 103);
   EXPECT_EQ(labels.size(), 77U);
-  EXPECT_EQ(names.size(), 2263U);  // peers.md §3.1: 3,567 links for 2,263 names
+  EXPECT_EQ(names.size(), 2263U);  // docs/background.md §18: 3,567 links for 2,263 names
 }
 
 }  // namespace

@@ -100,7 +100,7 @@ TEST(variant_decode, UpstreamIgnoresCaseAndKeepsRaw) {
 }
 
 TEST(variant_decode, UpstreamEveryCudaTokenEver) {
-  // flash-attn.md §3: the CUDA token changed four times.
+  // docs/background.md §9: the CUDA token changed four times.
   struct Case {
     const char* label;
     CudaVersion cuda;
