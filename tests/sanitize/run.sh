@@ -50,7 +50,11 @@ if [ "$status" -eq 0 ]; then
   echo "== test"
   regex=""
   for target in "${targets[@]}"; do
-    regex+="${regex:+|}^${target/_/\\.}\\."  # unit_binary -> ^unit\.binary\.
+    if [ "$target" = fuzzers ]; then
+      regex+="${regex:+|}^fuzz\\."  # every harness's fuzz.<name> test
+    else
+      regex+="${regex:+|}^${target/_/\\.}\\."  # unit_binary -> ^unit\.binary\.
+    fi
   done
   "$ctest" --test-dir "$build_dir" --output-on-failure --timeout 300 --parallel "$jobs" \
     --no-tests=error --output-junit "$junit" -R "$regex" || status=$?
