@@ -17,9 +17,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(sample->pid > 0, "pid not positive");
   FUZZ_CHECK(sample->rss_bytes % page == 0, "RSS not whole pages");
   FUZZ_CHECK(sample->comm.size() < size, "comm longer than the line");
-  // Fields 3..24 of proc(5); the ones flashfit does not read are zeros.
+  // Fields 3..26 of proc(5): state, ppid, pgrp, session, 15 fields flashfit
+  // does not read (tty_nr .. itrealvalue), starttime, vsize, rss, two more.
   const std::string line =
-      fmt::format("{} ({}) {} {} {} {} 0 0 0 0 0 0 0 0 0 0 0 0 0 0 {} 0 {} 0 0\n", sample->pid,
+      fmt::format("{} ({}) {} {} {} {} 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 {} 0 {} 0 0\n", sample->pid,
                   sample->comm, sample->state, sample->ppid, sample->pgrp, sample->session,
                   sample->start_ticks, sample->rss_bytes / page);
   const auto again = detail::parse_proc_stat(line);

@@ -21,6 +21,12 @@ if [[ -z $SHIM ]]; then  # run by hand: build it
     fail "cannot build the fault shim"
 fi
 [[ -f $SHIM ]] || fail "no fault shim at $SHIM"
+# A sanitized flashfit carries ASan's interceptors of write, rename, ... in
+# the executable itself, which the loader searches before any preload.
+if nm -D "$FLASHFIT" 2>/dev/null | grep -q ' __asan_init'; then
+  skip_note "flashfit is built with AddressSanitizer: the fault shim cannot interpose"
+  exit 0
+fi
 
 WHEELS="$TMP/wheels"
 mkdir -p "$WHEELS"

@@ -9,7 +9,9 @@
 # is searched for reports too.
 #
 # usage: run.sh SOURCE_DIR SUB_BUILD_DIR CMAKE CTEST TARGETS [cmake configure args...]
-#   TARGETS: comma-separated unit test executables, e.g. unit_util,unit_pkg,unit_binary
+#   TARGETS: comma-separated targets to build, e.g. unit_util,unit_pkg,unit_binary,fuzzers;
+#   unit_<layer> runs unit.<layer>.*, fuzzers runs fuzz.*, and an item test:REGEX
+#   runs the tests REGEX matches (built by the other targets).
 # The sub-build is kept, so a second run is incremental. Build and test
 # parallelism follow CMAKE_BUILD_PARALLEL_LEVEL / CTEST_PARALLEL_LEVEL, else
 # the generator's default and the number of CPUs. ASAN_OPTIONS / UBSAN_OPTIONS
@@ -20,8 +22,18 @@ source_dir=${1:?usage: $0 SOURCE_DIR SUB_BUILD_DIR CMAKE CTEST TARGETS [configur
 build_dir=${2:?}
 cmake=${3:?}
 ctest=${4:?}
-IFS=, read -r -a targets <<<"${5:?}"
+IFS=, read -r -a items <<<"${5:?}"
 shift 5
+# An item "test:REGEX" selects tests without building anything.
+targets=()
+test_regexes=()
+for item in "${items[@]}"; do
+  if [[ $item == test:* ]]; then
+    test_regexes+=("${item#test:}")
+  else
+    targets+=("$item")
+  fi
+done
 
 reports="$build_dir/sanitizer-reports"
 configure_log="$build_dir/flashfit-configure.log"
@@ -50,11 +62,13 @@ if [ "$status" -eq 0 ]; then
   echo "== test"
   regex=""
   for target in "${targets[@]}"; do
-    if [ "$target" = fuzzers ]; then
-      regex+="${regex:+|}^fuzz\\."  # every harness's fuzz.<name> test
-    else
-      regex+="${regex:+|}^${target/_/\\.}\\."  # unit_binary -> ^unit\.binary\.
-    fi
+    case $target in
+      fuzzers) regex+="${regex:+|}^fuzz\\." ;;  # every harness's fuzz.<name> test
+      unit_*) regex+="${regex:+|}^${target/_/\\.}\\." ;;  # unit_binary -> ^unit\.binary\.
+    esac
+  done
+  for extra in "${test_regexes[@]}"; do
+    regex+="${regex:+|}$extra"
   done
   "$ctest" --test-dir "$build_dir" --output-on-failure --timeout 300 --parallel "$jobs" \
     --no-tests=error --output-junit "$junit" -R "$regex" || status=$?
