@@ -2,7 +2,7 @@
 # Runs every libFuzzer harness (tests/fuzz) for SECONDS (default 300), JOBS at
 # a time (default: the number of CPUs), then merges the inputs that found new
 # coverage into tests/fuzz/corpus/<harness>/ (libFuzzer -merge=1: only what
-# adds coverage, so the corpus stays small). Prints one line per harness:
+# adds coverage, and only inputs up to 8 KiB, so the corpus stays small). Prints one line per harness:
 # executions, corpus size before and after, and whether it crashed. A crash,
 # leak, sanitizer report or broken invariant leaves the input in
 # BUILD_DIR/fuzz-artifacts/ and makes the script exit 1.
@@ -54,7 +54,9 @@ run_one() {
     >"$logs/$name.log" 2>&1 || status=$?
   local before after execs
   before=$(find "$corpus" -type f | wc -l)
-  # Only inputs that add coverage over the committed corpus go in.
+  # Only small inputs (the committed corpus stays small and mostly text) that
+  # add coverage over the committed corpus go in.
+  find "$new" -type f -size +8k -delete
   nice -n "$niceness" "$exe" -merge=1 "$corpus" "$new" >"$logs/$name.merge.log" 2>&1 || true
   after=$(find "$corpus" -type f | wc -l)
   execs=$(awk '/stat::number_of_executed_units:/ { print $2 }' "$logs/$name.log" | tail -n 1)

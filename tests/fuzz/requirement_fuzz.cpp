@@ -15,6 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(!(req->url && !req->specifier.empty()), "a URL and a specifier");
   const std::string printed = req->str();
   auto again = parse_requirement(printed);
+  // A marker value holding '"' prints inside '"', as packaging 23.0 prints it
+  // (see marker_fuzz.cpp); such a value needs a '"' in the input.
+  if (!again && text.find('"') != std::string_view::npos) return 0;
   FUZZ_CHECK(again.has_value(), "str() does not parse: " + printed);
   FUZZ_CHECK(again->str() == printed, "str() is not stable: " + printed + " -> " + again->str());
   FUZZ_CHECK(again->name == req->name && again->extras == req->extras,

@@ -1,5 +1,7 @@
 // Wheel file names: a parsed name rebuilt from its parts (one tag at a time)
 // parses to the same project, version and tag.
+#include <tuple>
+
 #include "fuzz_common.hpp"
 #include "pkg/wheel_name.hpp"
 
@@ -14,7 +16,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(!name->tags.empty(), "no tags");
   FUZZ_CHECK(!name->canonical_name.empty(), "empty canonical name");
   for (std::size_t i = 1; i < name->tags.size(); ++i) {
-    FUZZ_CHECK(name->tags[i - 1].str() < name->tags[i].str(), "tags not sorted and unique");
+    const auto& a = name->tags[i - 1];
+    const auto& b = name->tags[i];
+    FUZZ_CHECK(
+        std::tie(a.interpreter, a.abi, a.platform) < std::tie(b.interpreter, b.abi, b.platform),
+        "tags not sorted and unique");
   }
   std::string rebuilt = name->name + "-" + name->version.str();
   if (name->build) rebuilt += "-" + name->build->first + name->build->second;
