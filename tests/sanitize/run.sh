@@ -44,6 +44,11 @@ junit="$build_dir/flashfit-tests.xml"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1:log_path=$reports/asan:log_exe_name=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 jobs=${CTEST_PARALLEL_LEVEL:-$(nproc)}
+# The integration scripts bound each flashfit call (tests/integration/lib.sh);
+# unoptimised and sanitized it runs up to ~90x slower on hostile input (13 s of
+# CPU to refuse a 4 MiB, 2-million-deep JSON answer, against 0.15 s), so the
+# bound is wider here.
+export FF_TIMEOUT=${FF_TIMEOUT:-240}
 
 mkdir -p "$build_dir"
 rm -rf "$reports" "$junit"
