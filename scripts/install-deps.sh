@@ -12,6 +12,9 @@ packages=(
   libzip-dev libssl-dev liblz4-dev libzstd-dev libtomlplusplus-dev libcurl4-openssl-dev libarchive-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # the fuzz harnesses and the sanitized build (tests/fuzz, tests/sanitize): clang 14 with
+  # libFuzzer and the sanitizer runtimes
+  clang libclang-rt-14-dev
   # the inspect benchmark compares with unzip and reads peak RSS through time(1)
   unzip time binutils
   # the Python side: interpreters and oracles the tests run against

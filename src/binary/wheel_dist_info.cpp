@@ -149,6 +149,9 @@ util::Result<std::vector<RecordRow>> parse_record(std::string_view text) {
       return util::input_error(
           fmt::format("row {}: {} fields, expected path,hash,size", line_number, fields.size()));
     }
+    // A row must name a file; an empty path would match no member and could
+    // only mislead verification (found by the fuzz harness dist_info).
+    if (fields[0].empty()) return util::input_error(fmt::format("row {}: empty path", line_number));
     RecordRow row{std::move(fields[0]), std::move(fields[1]), std::nullopt};
     if (!fields[2].empty()) {
       std::uint64_t size = 0;

@@ -210,7 +210,9 @@ util::Result<std::filesystem::path> Wheel::extract_member_to(
   }
   auto temp = make_temp_file(dir);
   if (!temp) return tl::unexpected(std::move(temp.error()));
-  const auto& [fd, pattern] = *temp;
+  // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+  const int fd = temp->first;
+  const std::string& pattern = temp->second;
   FdCloser closer{fd};
   const std::string error = stream_member(zip_.get(), *member, [&](const char* data, std::size_t n) {
     return write_all(fd, data, n, pattern);

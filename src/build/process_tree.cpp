@@ -143,6 +143,14 @@ void scan_build(int pgid, const std::filesystem::path& proc_root, Take take) {
 
 }  // namespace
 
+namespace detail {
+std::optional<ProcessSample> parse_proc_stat(std::string_view line) {
+  auto parsed = parse_stat(line);
+  if (!parsed) return std::nullopt;
+  return std::move(parsed->sample);
+}
+}  // namespace detail
+
 std::vector<ProcessSample> sample_process_group(int pgid, const std::filesystem::path& proc_root) {
   std::vector<ProcessSample> out;
   scan_build(pgid, proc_root, [&](ProcessSample sample) {

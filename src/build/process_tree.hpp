@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace flashfit::build {
@@ -41,6 +42,12 @@ std::vector<int> build_children_of(int pgid, int parent_pid,
 // Bytes the machine can still give: MemAvailable from <root>/proc/meminfo,
 // capped by the headroom of this process's cgroup (env::read_cgroup_limits).
 // nullopt when neither can be read.
+namespace detail {
+// One /proc/<pid>/stat line; nullopt when it is not one (what the scans
+// skip). Exposed for the fuzz harness proc_stat.
+std::optional<ProcessSample> parse_proc_stat(std::string_view line);
+}  // namespace detail
+
 std::optional<std::uint64_t> sample_available_memory(const std::filesystem::path& root = "/");
 
 }  // namespace flashfit::build

@@ -129,8 +129,15 @@ int hex_value(char c) {
 
 std::string resolve_url(std::string_view base, std::string_view reference) {
   // Browsers ignore spaces around an href; RFC 3986 §5.2.2 does the rest (strict form).
-  const UriParts r = split_uri(util::trim(reference));
+  UriParts r = split_uri(util::trim(reference));
   const UriParts b = split_uri(util::trim(base));
+  // "https:file.whl" under an https base is relative (RFC 3986 §5.2.2's
+  // non-strict option, as Python's urljoin and so pip read it): taken
+  // strictly it is an https URL without a host, which nothing can fetch.
+  if (r.scheme && !r.authority && b.scheme &&
+      util::ascii_lower(*r.scheme) == util::ascii_lower(*b.scheme)) {
+    r.scheme.reset();
+  }
   UriParts t;
   if (r.scheme) {
     t = r;

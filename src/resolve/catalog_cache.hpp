@@ -9,9 +9,11 @@
 //   https://...whl<TAB>v2.8.3<TAB>flash_attn-2.8.3+...whl<TAB>release-api-listing<TAB><hex or
 //   empty>
 #include <filesystem>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -35,6 +37,18 @@ std::string format_catalog_cache(const Catalog& catalog);
 // Parses and checks a cache file written for this recipe and source.
 util::Result<Catalog> parse_catalog_cache(std::string_view text, const std::string& recipe,
                                           const std::string& source, std::string origin);
+
+// What the pages of a GitHub-releases API listing gave so far.
+struct ReleaseListing {
+  std::vector<CatalogEntry> entries;  // .whl assets, de-duplicated by URL
+  std::unordered_set<std::string> urls;
+  std::size_t releases = 0;
+  std::size_t assets = 0;  // every asset listed
+};
+
+// One parsed page (a JSON array of releases) into `out`; the error names the
+// release and asset. Pure: the fuzz harness github_releases drives it.
+util::Result<void> collect_releases_page(const nlohmann::json& page, ReleaseListing& out);
 
 // Why a (decoded) wheel file name cannot be used, or nullopt when it can:
 // ASCII, printable, no '/', ends in ".whl".

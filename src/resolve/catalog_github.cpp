@@ -90,15 +90,9 @@ std::string releases_url(const RecipeSource& source, std::string api_base) {
   return substitute(pattern, {{"{api}", api_base}, {"{repository}", source.repository}});
 }
 
-struct Collected {
-  std::vector<CatalogEntry> entries;
-  std::unordered_set<std::string> urls;
-  std::size_t releases = 0;
-  std::size_t assets = 0;
-};
+}  // namespace
 
-// One page's releases into `out`; the error names the release and asset.
-util::Result<void> collect_page(const json& page, Collected& out) {
+util::Result<void> collect_releases_page(const json& page, ReleaseListing& out) {
   for (std::size_t r = 0; r < page.size(); ++r) {
     const json& release = page[r];
     if (!release.is_object())
@@ -140,8 +134,6 @@ util::Result<void> collect_page(const json& page, Collected& out) {
   return {};
 }
 
-}  // namespace
-
 util::Result<CatalogUpdateResult> update_catalog(const Recipe& recipe, const RecipeSource& source,
                                                  const std::filesystem::path& cache_root,
                                                  const CatalogUpdateOptions& options) {
@@ -161,7 +153,7 @@ util::Result<CatalogUpdateResult> update_catalog(const Recipe& recipe, const Rec
     request.headers.push_back("Authorization: Bearer " + *options.token);
   }
 
-  Collected collected;
+  ReleaseListing collected;
   std::size_t page = 1;
   for (; page <= options.max_pages; ++page) {
     request.url = page_url(base, page);
@@ -185,7 +177,7 @@ util::Result<CatalogUpdateResult> update_catalog(const Recipe& recipe, const Rec
           what);
     }
     if (parsed.empty()) break;
-    if (auto ok = collect_page(parsed, collected); !ok) {
+    if (auto ok = collect_releases_page(parsed, collected); !ok) {
       return util::input_error(fmt::format("page {} ({}): {}; keeping the previous catalog", page,
                                            request.url, ok.error().message),
                                what);

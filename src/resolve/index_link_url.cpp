@@ -57,7 +57,10 @@ bool has_fetchable_scheme(std::string_view url) {
   std::size_t length = scheme_length(url);
   if (length == 0) return true;
   std::string scheme = util::ascii_lower(url.substr(0, length));
-  return scheme == "http" || scheme == "https" || scheme == "file";
+  if (scheme == "file") return true;
+  // An http(s) URL names a host ("http:x.whl" under an https page does not):
+  // without one nothing can fetch it (found by the fuzz harness index_html).
+  return (scheme == "http" || scheme == "https") && url.substr(length + 1, 2) == "//";
 }
 
 std::string clean_url(std::string_view url) {

@@ -9,7 +9,9 @@
 # is searched for reports too.
 #
 # usage: run.sh SOURCE_DIR SUB_BUILD_DIR CMAKE CTEST TARGETS [cmake configure args...]
-#   TARGETS: comma-separated unit test executables, e.g. unit_util,unit_pkg,unit_binary
+#   TARGETS: comma-separated targets to build, e.g. unit_util,unit_pkg,unit_binary,fuzzers;
+#   unit_<layer> runs unit.<layer>.*, fuzzers runs fuzz.*, and an item test:REGEX
+#   runs the tests REGEX matches (built by the other targets).
 # The sub-build is kept, so a second run is incremental. Build and test
 # parallelism follow CMAKE_BUILD_PARALLEL_LEVEL / CTEST_PARALLEL_LEVEL, else
 # the generator's default and the number of CPUs. ASAN_OPTIONS / UBSAN_OPTIONS
@@ -20,8 +22,18 @@ source_dir=${1:?usage: $0 SOURCE_DIR SUB_BUILD_DIR CMAKE CTEST TARGETS [configur
 build_dir=${2:?}
 cmake=${3:?}
 ctest=${4:?}
-IFS=, read -r -a targets <<<"${5:?}"
+IFS=, read -r -a items <<<"${5:?}"
 shift 5
+# An item "test:REGEX" selects tests without building anything.
+targets=()
+test_regexes=()
+for item in "${items[@]}"; do
+  if [[ $item == test:* ]]; then
+    test_regexes+=("${item#test:}")
+  else
+    targets+=("$item")
+  fi
+done
 
 reports="$build_dir/sanitizer-reports"
 configure_log="$build_dir/flashfit-configure.log"
@@ -32,6 +44,11 @@ junit="$build_dir/flashfit-tests.xml"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1:log_path=$reports/asan:log_exe_name=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 jobs=${CTEST_PARALLEL_LEVEL:-$(nproc)}
+# The integration scripts bound each flashfit call (tests/integration/lib.sh);
+# unoptimised and sanitized it runs up to ~90x slower on hostile input (13 s of
+# CPU to refuse a 4 MiB, 2-million-deep JSON answer, against 0.15 s), so the
+# bound is wider here.
+export FF_TIMEOUT=${FF_TIMEOUT:-240}
 
 mkdir -p "$build_dir"
 rm -rf "$reports" "$junit"
@@ -50,7 +67,13 @@ if [ "$status" -eq 0 ]; then
   echo "== test"
   regex=""
   for target in "${targets[@]}"; do
-    regex+="${regex:+|}^${target/_/\\.}\\."  # unit_binary -> ^unit\.binary\.
+    case $target in
+      fuzzers) regex+="${regex:+|}^fuzz\\." ;;  # every harness's fuzz.<name> test
+      unit_*) regex+="${regex:+|}^${target/_/\\.}\\." ;;  # unit_binary -> ^unit\.binary\.
+    esac
+  done
+  for extra in "${test_regexes[@]}"; do
+    regex+="${regex:+|}$extra"
   done
   "$ctest" --test-dir "$build_dir" --output-on-failure --timeout 300 --parallel "$jobs" \
     --no-tests=error --output-junit "$junit" -R "$regex" || status=$?

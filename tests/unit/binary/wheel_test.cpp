@@ -347,6 +347,14 @@ TEST(WheelParsers, RecordCsvQuotingAndSizes) {
   EXPECT_FALSE(binary::parse_record("\"a.py,h,1\n"));
 }
 
+// Found by the fuzz harness dist_info (tests/fuzz/corpus/dist_info/empty-record-path).
+TEST(WheelParsers, RecordRowWithoutPathIsAnError) {
+  auto rows = binary::parse_record("a.py,sha256=x,3\n,sha256=y,1\n");
+  ASSERT_FALSE(rows);
+  EXPECT_EQ(rows.error().message, "row 2: empty path");
+  EXPECT_FALSE(binary::parse_record("\"\",,\n"));
+}
+
 TEST(WheelParsers, WheelFileNeedsVersionAndPurelib) {
   EXPECT_FALSE(binary::parse_wheel_file("Root-Is-Purelib: true\n"));
   EXPECT_FALSE(binary::parse_wheel_file("Wheel-Version: 2.0\nRoot-Is-Purelib: true\n"));

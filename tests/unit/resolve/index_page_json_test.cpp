@@ -153,6 +153,9 @@ TEST(SimpleJson, FileFields) {
                "not an http, https or file URL");
   expect_error(page_with(R"({"filename": "x.whl", "url": "ftp://h/x.whl", "hashes": {}})"),
                "not an http, https or file URL");
+  // An http(s) URL must name a host (found by the fuzz harness index_html).
+  expect_error(page_with(R"({"filename": "x.whl", "url": "http:x.whl", "hashes": {}})"),
+               "not an http, https or file URL");
   expect_error(page_with(file_with(R"(, "hashes": [])")), "'files[0].hashes' must be an object, not array");
   expect_error(page_with(R"({"filename": "x.whl", "url": "x.whl", "hashes": {"sha256": 5}})"),
                "'files[0].hashes.sha256' must be a string, not number");

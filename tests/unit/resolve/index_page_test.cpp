@@ -128,6 +128,20 @@ TEST(SimpleHtml, GitHubLikeReleasePage) {
             "flash_attn-2.8.3%2Bcu12torch2.8cxx11abiTRUE-cp311-cp311-linux_x86_64.whl");
 }
 
+// Found by the fuzz harness index_html: "https:x.whl" is relative under an
+// https page (as pip's urljoin reads it), and an http(s) URL without a host
+// ("http:y.whl" under https) names nothing fetchable, so it is no link.
+TEST(SimpleHtml, SchemeWithoutHostLinks) {
+  std::vector<IndexLink> links = parse(R"(
+<a href="https:x-1-py3-none-any.whl">same scheme</a>
+<a href="http:y-1-py3-none-any.whl">other scheme, no host</a>
+<a href="http://h/z-1-py3-none-any.whl">absolute</a>)",
+                                       "https://index.example/simple/x/");
+  ASSERT_EQ(links.size(), 2u);
+  EXPECT_EQ(links[0].url, "https://index.example/simple/x/x-1-py3-none-any.whl");
+  EXPECT_EQ(links[1].url, "http://h/z-1-py3-none-any.whl");
+}
+
 TEST(SimpleHtml, RelativeAbsoluteAndSchemeRelativeLinks) {
   std::vector<IndexLink> links = parse(R"(
 <a href="x-1.whl">same dir</a>

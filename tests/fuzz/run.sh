@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# One fuzz.<name> test: replays the harness's corpus (tests/fuzz/corpus/<name>/,
+# plus the generated seeds) and then fuzzes for SECONDS from it, writing new
+# inputs only to a temporary directory. Fails on any crash, leak, sanitizer
+# report, timeout or broken invariant; the input that did it is kept in
+# $FLASHFIT_FUZZ_ARTIFACTS (default: the build dir's fuzz-artifacts/) and its
+# path printed.
+#
+# usage: run.sh HARNESS SOURCE_DIR SEEDS_DIR SECONDS
+set -euo pipefail
+harness=${1:?usage: $0 HARNESS SOURCE_DIR SEEDS_DIR SECONDS}
+source_dir=${2:?}
+seeds_dir=${3:?}
+seconds=${4:?}
+name=$(basename "$harness")
+name=${name#fuzz_}
+
+corpus=()
+for dir in "$source_dir/corpus/$name" "$seeds_dir/$name"; do
+  [ -d "$dir" ] && corpus+=("$dir")
+done
+dict=()
+[ -f "$source_dir/dict/$name.dict" ] && dict=("-dict=$source_dir/dict/$name.dict")
+artifacts=${FLASHFIT_FUZZ_ARTIFACTS:-$(dirname "$(dirname "$harness")")/fuzz-artifacts}
+mkdir -p "$artifacts"
+work=$(mktemp -d)
+trap 'rm -rf "$work" "$work.log"' EXIT
+
+# Leaks are reports too; each input gets 10 s and 2 GB.
+common=(-artifact_prefix="$artifacts/$name-" -timeout=10 -rss_limit_mb=2048 -detect_leaks=1
+  -print_final_stats=1 "${dict[@]}")
+export ASAN_OPTIONS="abort_on_error=1:detect_stack_use_after_return=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+
+status=0
+echo "== replay ${corpus[*]}"
+"$harness" "${common[@]}" -runs=0 "${corpus[@]}" "$work" >"$work.log" 2>&1 || status=$?
+tail -n 40 "$work.log"
+if [ "$status" -ne 0 ]; then
+  echo "fuzz.$name: replaying the corpus FAILED (exit $status)"
+  exit 1
+fi
+if [ "$seconds" -gt 0 ]; then
+  echo "== fuzz ${seconds}s"
+  # New inputs go to $work (first directory), never into the source tree.
+  "$harness" "${common[@]}" -max_total_time="$seconds" "$work" "${corpus[@]}" >"$work.log" 2>&1 ||
+    status=$?
+  tail -n 40 "$work.log"
+  if [ "$status" -ne 0 ]; then
+    echo "fuzz.$name: fuzzing FAILED (exit $status); the input is under $artifacts"
+    exit 1
+  fi
+fi
+echo "fuzz.$name passed"
