@@ -65,7 +65,7 @@ TEST(RecipeBook, SimilarNames) {
 TEST(RecipeBook, DirectoryOverridesAndAdds) {
   test::TempDir dir("recipes");
   write(dir.path() / "flash-attn.toml", recipe_text("flash_attn", "summary = \"mine\"\n"));
-  write(dir.path() / "mamba.toml", recipe_text("mamba-ssm", "aliases = [\"mamba_ssm\"]\n"));
+  write(dir.path() / "kernels.toml", recipe_text("my-kernels", "aliases = [\"my_kernels\"]\n"));
   write(dir.path() / "README.md", "not a recipe");
   write(dir.path() / ".#lock.toml", "garbage [[[");  // editor files are skipped
 
@@ -78,8 +78,8 @@ TEST(RecipeBook, DirectoryOverridesAndAdds) {
   EXPECT_EQ(flash->summary, "mine");  // replaced whole: nothing of the built-in one is left
   EXPECT_TRUE(flash->releases.empty());
   EXPECT_EQ(flash->origin, (dir.path() / "flash-attn.toml").string());
-  ASSERT_NE(book.find("mamba_ssm"), nullptr);
-  EXPECT_EQ(book.find("mamba_ssm")->name, "mamba-ssm");
+  ASSERT_NE(book.find("my_kernels"), nullptr);
+  EXPECT_EQ(book.find("my_kernels")->name, "my-kernels");
 }
 
 TEST(RecipeBook, MissingDirectoryIsNothing) {
