@@ -6,6 +6,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "util/atomic_file.hpp"
 #include "util/strings.hpp"
@@ -190,6 +191,20 @@ CompileUnits choose_compile_units(const std::optional<util::Result<SetupPyFacts>
   return *chosen;
 }
 
+// Whether a C++ unit includes torch's or ATen's headers, from its first 256 KiB.
+bool includes_torch(const fs::path& file) {
+  constexpr std::size_t kHead = std::size_t{256} << 10;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return true;  // unreadable: assume the heavier kind
+  std::string text(kHead, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  for (const char* header : {"<torch/", "\"torch/", "<ATen/", "\"ATen/", "<c10/", "<pybind11/"}) {
+    if (text.find(header) != std::string::npos) return true;
+  }
+  return false;
+}
+
 CompileUnits find_compile_units(const fs::path& root, const resolve::Recipe* recipe,
                                 const SourceScan& scan) {
   std::optional<util::Result<SetupPyFacts>> setup;
@@ -207,6 +222,11 @@ CompileUnits find_compile_units(const fs::path& root, const resolve::Recipe* rec
   if (recipe && !recipe->build.source_globs.empty())
     matches = expand_globs(root, recipe->build.source_globs);
   CompileUnits units = choose_compile_units(setup, recipe, matches, scan);
+  if (units.basis != UnitsBasis::tree) {
+    std::size_t torch = 0;
+    for (const std::string& path : units.cxx) torch += includes_torch(root / path) ? 1 : 0;
+    units.cxx_torch = torch;
+  }
   if (units.basis == UnitsBasis::setup_py) {
     std::vector<std::string> missing;
     for (const auto* list : {&units.cuda, &units.cxx}) {

@@ -33,6 +33,10 @@ struct CompileUnits {
   std::vector<std::string> cxx;   // .cpp .cc .cxx .c
   std::size_t cuda_count = 0;     // == cuda.size() unless estimated from the tree
   std::size_t cxx_count = 0;
+  // C++ units that include torch's headers (torch/extension.h pulls in most
+  // of ATen: ~20 s and 1.5 GiB where a plain file takes a second); nullopt
+  // when estimated from the tree (then all are taken to).
+  std::optional<std::size_t> cxx_torch;
   std::string detail;              // "CUDAExtension flash_attn_2_cuda, setup.py line 227"
   std::vector<std::string> notes;  // why setup.py / the recipe was not used; listed files missing
   // setup.py's literal setup_requires, for preflight's build-dependency check.

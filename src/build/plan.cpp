@@ -143,7 +143,11 @@ void plan_time(const env::Environment& env, const detail::CostModel& model,
       cxx_seconds += static_cast<double>(c.units) * c.seconds;
     }
   }
-  const double seconds = cuda_seconds / cuda_lanes + cxx_seconds / cxx_lanes;
+  // Lanes share the work, but no unit splits: the longest one bounds the time.
+  double longest = 0;
+  for (const UnitCost& c : model.costs) longest = std::max(longest, c.seconds);
+  const double shared = cuda_seconds / cuda_lanes + cxx_seconds / cxx_lanes;
+  const double seconds = std::max(shared, longest);
   plan.time_estimate = std::chrono::seconds(static_cast<long long>(std::ceil(seconds)));
 
   std::vector<std::string> terms;
@@ -153,12 +157,15 @@ void plan_time(const env::Environment& env, const detail::CostModel& model,
                                 archs ? "" : " (unknown, counted as 1)", util::join(kinds, ", "),
                                 plural(cuda_lanes, "lane", "lanes")));
   }
-  if (plan.cxx_units > 0) {
-    const double each = plan.cxx_units ? cxx_seconds / static_cast<double>(plan.cxx_units) : 0;
-    terms.push_back(fmt::format("{} C++ x ~{:.0f} s / {}", plan.cxx_units, each,
-                                plural(cxx_lanes, "lane", "lanes")));
+  for (const UnitCost& c : model.costs) {
+    if (!c.cuda) {
+      terms.push_back(fmt::format("{} {} x ~{:.0f} s / {}", c.units, c.kind, c.seconds,
+                                  plural(cxx_lanes, "lane", "lanes")));
+    }
   }
   plan.time_basis = util::join(terms, " + ");
+  if (longest > shared)
+    plan.time_basis += fmt::format("; at least its longest unit, ~{:.0f} s", longest);
   if (serial)
     plan.time_basis += " (serial: no ninja)";
   else if (plan.cuda_units > 0)

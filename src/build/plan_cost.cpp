@@ -29,8 +29,13 @@ constexpr std::uint64_t kDefaultCxxJobBytes = 3 * kGiB / 2;
 // Seconds of one compiler on one unit: a .cu for one arch (a plain kernel
 // file; flash-attn's measured units take ~3 min), a C++ file including
 // torch's headers (bench/README.md: the test extension's units here).
+// bench/README.md: build_pkg's binding.cpp takes 15 s of CPU here against
+// Debian's torch 1.13 at -O1, 24 s against torch 2.13 at -O3 (1.5 GB); its
+// three files without torch's headers about a second each.
 constexpr double kSecondsPerCudaUnit = 60;
 constexpr double kSecondsPerCxxUnit = 20;
+constexpr double kSecondsPerPlainCxxUnit = 2;
+constexpr std::uint64_t kPlainCxxJobBytes = kGiB / 2;
 
 // A calibration outside this range says more about the run (a swapping
 // machine, a broken toolkit) than about the CPU: not used.
@@ -140,15 +145,27 @@ CostModel unit_cost_model(const resolve::Recipe* recipe, const CompileUnits& uni
       model.heaviest_measured = c.measured;
     }
   }
-  if (units.cxx_count > 0) {
+  const std::size_t torch_cxx =
+      std::min(units.cxx_torch.value_or(units.cxx_count), units.cxx_count);
+  if (torch_cxx > 0) {
     UnitCost c;
     c.kind = "C++";
     c.cuda = false;
-    c.units = units.cxx_count;
+    c.units = torch_cxx;
     c.seconds = kSecondsPerCxxUnit;
     c.peak_bytes = kDefaultCxxJobBytes;
     model.costs.push_back(std::move(c));
   }
+  if (units.cxx_count > torch_cxx) {
+    UnitCost c;
+    c.kind = "C++ without torch headers";
+    c.cuda = false;
+    c.units = units.cxx_count - torch_cxx;
+    c.seconds = kSecondsPerPlainCxxUnit;
+    c.peak_bytes = kPlainCxxJobBytes;
+    model.costs.push_back(std::move(c));
+  }
+  if (torch_cxx == 0 && units.cxx_count > 0) model.cxx_job_bytes = kPlainCxxJobBytes;
   if (!has_kinds) {
     model.basis =
         knobs && knobs->memory_per_thread_gib > 0

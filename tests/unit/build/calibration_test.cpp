@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 std::optional<fs::path> local_nvcc() {
-  for (const char* candidate : {"/usr/local/cuda/bin/nvcc", "/usr/local/bin/nvcc", "/usr/bin/nvcc"}) {
+  for (const char* candidate :
+       {"/usr/local/cuda/bin/nvcc", "/usr/local/bin/nvcc", "/usr/bin/nvcc"}) {
     std::error_code ec;
     if (fs::is_regular_file(candidate, ec)) return fs::path(candidate);
   }
@@ -57,12 +58,14 @@ TEST(Calibration, CompilesOnceThenReadsTheCache) {
 TEST(Calibration, ANvccThatFailsIsAnErrorWithItsLastLine) {
   test::TempDir dir("calibration");
   const fs::path fake = dir.path() / "nvcc";
-  std::ofstream(fake) << "#!/bin/sh\necho 'nvcc fatal   : Unsupported gpu architecture' >&2\nexit 1\n";
+  std::ofstream(fake)
+      << "#!/bin/sh\necho 'nvcc fatal   : Unsupported gpu architecture' >&2\nexit 1\n";
   fs::permissions(fake, fs::perms::owner_all);
   auto result = calibrate(fake, "0.1", dir.path());
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, util::ErrorKind::failed);
-  EXPECT_THAT(result.error().message, HasSubstr("could not compile the calibration unit (exited with status 1)"));
+  EXPECT_THAT(result.error().message,
+              HasSubstr("could not compile the calibration unit (exited with status 1)"));
   EXPECT_THAT(result.error().message, HasSubstr("Unsupported gpu architecture"));
   EXPECT_FALSE(cached_calibration(dir.path(), "0.1"));  // failures are not cached
 }

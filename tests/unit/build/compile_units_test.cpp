@@ -34,7 +34,8 @@ std::vector<std::string> fa2_units() {
     for (int hdim : {32, 64, 96, 128, 192, 256}) {
       for (const char* dtype : {"fp16", "bf16"}) {
         for (const char* causal : {"", "_causal"}) {
-          out.push_back(fmt::format("csrc/flash_attn/src/flash_{}_hdim{}_{}{}_sm80.cu", kind, hdim, dtype, causal));
+          out.push_back(fmt::format("csrc/flash_attn/src/flash_{}_hdim{}_{}{}_sm80.cu", kind, hdim,
+                                    dtype, causal));
         }
       }
     }
@@ -63,11 +64,14 @@ elif not SKIP_CUDA_BUILD and IS_ROCM:
     ext_modules.append(CUDAExtension(name="flash_attn_2_cuda", sources=renamed_sources))
 setup(name=PACKAGE_NAME, ext_modules=ext_modules, setup_requires=["packaging", "psutil", "ninja"])
 )",
-                                       literal ? "[\n" + list + "            ]" : "glob.glob(\"csrc/flash_attn/src/*.cu\")"));
+                                       literal ? "[\n" + list + "            ]"
+                                               : "glob.glob(\"csrc/flash_attn/src/*.cu\")"));
   touch(root / "csrc/flash_attn/flash_api.cpp");
   for (const std::string& unit : fa2_units()) touch(root / unit);
-  for (int i = 0; i < 453; ++i) touch(root / fmt::format("hopper/instantiations/flash_fwd_hdim{}_sm90.cu", i));
-  for (int i = 0; i < 40; ++i) touch(root / fmt::format("csrc/composable_kernel/example/k{}.cpp", i));
+  for (int i = 0; i < 453; ++i)
+    touch(root / fmt::format("hopper/instantiations/flash_fwd_hdim{}_sm90.cu", i));
+  for (int i = 0; i < 40; ++i)
+    touch(root / fmt::format("csrc/composable_kernel/example/k{}.cpp", i));
   for (int i = 0; i < 56; ++i) touch(root / fmt::format("csrc/layer_norm/ln_fwd_{}.cu", i));
   for (int i = 0; i < 20; ++i) touch(root / fmt::format("csrc/cutlass/examples/e{}.cu", i));
 }
@@ -98,7 +102,8 @@ TEST(CompileUnits, ComputedListFallsBackToTheRecipeGlobsThenTheTree) {
   EXPECT_EQ(units.cuda_count, 72U);
   EXPECT_EQ(units.cxx_count, 1U);
   ASSERT_FALSE(units.notes.empty());
-  EXPECT_THAT(units.notes[0], HasSubstr("flash_attn_2_cuda sources (line 8) is not a literal list"));
+  EXPECT_THAT(units.notes[0],
+              HasSubstr("flash_attn_2_cuda sources (line 8) is not a literal list"));
   EXPECT_STREQ(describe(units.basis), "from the recipe");
 
   resolve::Recipe no_globs = flash_attn();
@@ -130,8 +135,9 @@ TEST(CompileUnits, CausalConv1dAndMambaLayouts) {
     )
 )
 )");
-  for (const char* f : {"csrc/causal_conv1d.cpp", "csrc/causal_conv1d_fwd.cu", "csrc/causal_conv1d_bwd.cu",
-                        "csrc/causal_conv1d_update.cu", "tests/bench_helper.cu"})
+  for (const char* f :
+       {"csrc/causal_conv1d.cpp", "csrc/causal_conv1d_fwd.cu", "csrc/causal_conv1d_bwd.cu",
+        "csrc/causal_conv1d_update.cu", "tests/bench_helper.cu"})
     touch(cc / f);
   CompileUnits units = find_compile_units(cc, &built_in("causal-conv1d"), scan_source_tree(cc));
   EXPECT_EQ(units.basis, UnitsBasis::setup_py);
@@ -141,11 +147,14 @@ TEST(CompileUnits, CausalConv1dAndMambaLayouts) {
   const fs::path mamba = dir.path() / "mamba";
   std::string list = "\"csrc/selective_scan/selective_scan.cpp\",";
   std::vector<std::string> cu;
-  for (const char* d : {"fp32", "fp16", "bf16"}) cu.push_back(fmt::format("csrc/selective_scan/selective_scan_fwd_{}.cu", d));
   for (const char* d : {"fp32", "fp16", "bf16"})
-    for (const char* k : {"real", "complex"}) cu.push_back(fmt::format("csrc/selective_scan/selective_scan_bwd_{}_{}.cu", d, k));
+    cu.push_back(fmt::format("csrc/selective_scan/selective_scan_fwd_{}.cu", d));
+  for (const char* d : {"fp32", "fp16", "bf16"})
+    for (const char* k : {"real", "complex"})
+      cu.push_back(fmt::format("csrc/selective_scan/selective_scan_bwd_{}_{}.cu", d, k));
   for (const std::string& f : cu) list += "\"" + f + "\",";
-  touch(mamba / "setup.py", "CUDAExtension(name=\"selective_scan_cuda\", sources=[" + list + "])\n");
+  touch(mamba / "setup.py",
+        "CUDAExtension(name=\"selective_scan_cuda\", sources=[" + list + "])\n");
   touch(mamba / "csrc/selective_scan/selective_scan.cpp");
   for (const std::string& f : cu) touch(mamba / f);
   units = find_compile_units(mamba, &built_in("mamba-ssm"), scan_source_tree(mamba));
@@ -156,34 +165,59 @@ TEST(CompileUnits, CausalConv1dAndMambaLayouts) {
 
 TEST(CompileUnits, ListedFilesMissingFromTheTreeAreSaid) {
   test::TempDir dir("units");
-  touch(dir.path() / "setup.py", "CUDAExtension(name='causal_conv1d_cuda', sources=['a.cpp', 'gone.cu', 'x.h'])\n");
+  touch(dir.path() / "setup.py",
+        "CUDAExtension(name='causal_conv1d_cuda', sources=['a.cpp', 'gone.cu', 'x.h'])\n");
   touch(dir.path() / "a.cpp");
   touch(dir.path() / "x.h");
-  const CompileUnits units = find_compile_units(dir.path(), &built_in("causal-conv1d"), scan_source_tree(dir.path()));
+  const CompileUnits units =
+      find_compile_units(dir.path(), &built_in("causal-conv1d"), scan_source_tree(dir.path()));
   EXPECT_EQ(units.basis, UnitsBasis::setup_py);
   EXPECT_EQ(units.cuda_count, 1U);
-  EXPECT_THAT(units.notes, ::testing::Contains(HasSubstr("1 of the listed sources are not in the tree (gone.cu)")));
+  EXPECT_THAT(units.notes, ::testing::Contains(
+                               HasSubstr("1 of the listed sources are not in the tree (gone.cu)")));
   EXPECT_THAT(units.notes, ::testing::Contains(HasSubstr("neither CUDA nor C++ units")));
+}
+
+TEST(CompileUnits, CxxUnitsIncludingTorchAreTheHeavyKind) {
+  test::TempDir dir("units");
+  touch(dir.path() / "setup.py",
+        "CppExtension('m._C', ['csrc/binding.cpp', 'csrc/add.cpp', 'csrc/aten.cc'])\n");
+  touch(dir.path() / "csrc/binding.cpp", "// the module\n#include <torch/extension.h>\n");
+  touch(dir.path() / "csrc/add.cpp",
+        "#include \"ops.h\"\nint add(int a, int b) { return a + b; }\n");
+  touch(dir.path() / "csrc/aten.cc", "#include \"ATen/ATen.h\"\n");
+  const CompileUnits units = find_compile_units(dir.path(), nullptr, scan_source_tree(dir.path()));
+  EXPECT_EQ(units.cxx_count, 3U);
+  EXPECT_EQ(units.cxx_torch, 2U);
+  EXPECT_FALSE(
+      units_from_scan(scan_source_tree(dir.path())).cxx_torch);  // unknown: all taken as heavy
 }
 
 TEST(CompileUnits, HostileSetupPyFallsBackAndSaysWhy) {
   test::TempDir dir("units");
-  touch(dir.path() / "setup.py", "CUDAExtension(name='causal_conv1d_cuda', sources=['../../etc/x.cu'])\n");
+  touch(dir.path() / "setup.py",
+        "CUDAExtension(name='causal_conv1d_cuda', sources=['../../etc/x.cu'])\n");
   touch(dir.path() / "k.cu");
   const CompileUnits units = find_compile_units(dir.path(), nullptr, scan_source_tree(dir.path()));
   EXPECT_EQ(units.basis, UnitsBasis::tree);
   EXPECT_EQ(units.cuda_count, 1U);
   ASSERT_FALSE(units.notes.empty());
-  EXPECT_THAT(units.notes[0], HasSubstr("setup.py not read: setup.py line 1: source \"../../etc/x.cu\" leaves the source tree"));
+  EXPECT_THAT(
+      units.notes[0],
+      HasSubstr(
+          "setup.py not read: setup.py line 1: source \"../../etc/x.cu\" leaves the source tree"));
 
   // Without a recipe, a single extension call counts; several do not.
   touch(dir.path() / "setup.py", "CppExtension('a', ['k.cu'])\nCppExtension('b', ['k.cu'])\n");
-  EXPECT_THAT(find_compile_units(dir.path(), nullptr, scan_source_tree(dir.path())).notes,
-              ::testing::Contains(HasSubstr("2 extension calls and no recipe naming the one built")));
+  EXPECT_THAT(
+      find_compile_units(dir.path(), nullptr, scan_source_tree(dir.path())).notes,
+      ::testing::Contains(HasSubstr("2 extension calls and no recipe naming the one built")));
   touch(dir.path() / "setup.py", "CppExtension('a', ['k.cu'])\n");
-  EXPECT_EQ(find_compile_units(dir.path(), nullptr, scan_source_tree(dir.path())).basis, UnitsBasis::setup_py);
+  EXPECT_EQ(find_compile_units(dir.path(), nullptr, scan_source_tree(dir.path())).basis,
+            UnitsBasis::setup_py);
   fs::remove(dir.path() / "setup.py");
-  EXPECT_THAT(find_compile_units(dir.path(), nullptr, scan_source_tree(dir.path())).notes, ElementsAre("no setup.py"));
+  EXPECT_THAT(find_compile_units(dir.path(), nullptr, scan_source_tree(dir.path())).notes,
+              ElementsAre("no setup.py"));
 }
 
 }  // namespace

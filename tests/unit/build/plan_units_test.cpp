@@ -24,7 +24,8 @@ CompileUnits fa2_units() {
     for (int hdim : {32, 64, 96, 128, 192, 256})
       for (const char* dtype : {"fp16", "bf16"})
         for (const char* causal : {"", "_causal"})
-          units.cuda.push_back(fmt::format("csrc/flash_attn/src/flash_{}_hdim{}_{}{}_sm80.cu", kind, hdim, dtype, causal));
+          units.cuda.push_back(fmt::format("csrc/flash_attn/src/flash_{}_hdim{}_{}{}_sm80.cu", kind,
+                                           hdim, dtype, causal));
   units.cxx = {"csrc/flash_attn/flash_api.cpp"};
   units.cuda_count = units.cuda.size();
   units.cxx_count = 1;
@@ -50,7 +51,8 @@ env::Environment small_machine(std::uint64_t available) {
   return env;
 }
 
-BuildPlan plan_ok(const env::Environment& env, const CompileUnits& units, const PlanRequest& request = {}) {
+BuildPlan plan_ok(const env::Environment& env, const CompileUnits& units,
+                  const PlanRequest& request = {}) {
   auto plan = plan_build(env, &flash_attn(), fa2_scan(), units, request);
   EXPECT_TRUE(plan) << (plan ? "" : plan.error().message);
   return plan ? *plan : BuildPlan{};
@@ -88,11 +90,13 @@ TEST(PlanUnits, L4OnThisMachineRunsTwoJobsUnderTheBudget) {
   EXPECT_LT(plan.expected_peak_bytes, plan.budget_bytes);  // two backward units side by side fit
   EXPECT_THAT(plan.jobs_basis, HasSubstr("backward-hdim256, the heaviest kind"));
   EXPECT_THAT(plan.env, ::testing::Contains(Pair("MAX_JOBS", "2")));
-  // Time: (24 x 176 + 24 x 176 + 4 x 158 + 20 x 196) / 2 lanes + 20 s / 2 = 6510 s, ~1 h 49 min (§8.1).
+  // Time: (24 x 176 + 24 x 176 + 4 x 158 + 20 x 196) / 2 lanes + 20 s / 2 = 6510 s, ~1 h 49 min
+  // (§8.1).
   ASSERT_TRUE(plan.time_estimate);
   EXPECT_EQ(plan.time_estimate->count(), 6510);
-  EXPECT_THAT(plan.time_basis, HasSubstr("72 .cu x 1 arch (24 split-forward ~176 s, 24 forward ~176 s, "
-                                         "4 backward-hdim256 ~158 s, 20 backward ~196 s) / 2 lanes"));
+  EXPECT_THAT(plan.time_basis,
+              HasSubstr("72 .cu x 1 arch (24 split-forward ~176 s, 24 forward ~176 s, "
+                        "4 backward-hdim256 ~158 s, 20 backward ~196 s) / 2 lanes"));
   EXPECT_THAT(plan.cost_basis, HasSubstr("measured on 2 cores (AMD EPYC)"));
   EXPECT_THAT(plan.cost_basis, HasSubstr("not calibrated to this machine (no calibration run)"));
   EXPECT_DOUBLE_EQ(plan.time_scale, 1.0);
@@ -142,7 +146,7 @@ TEST(PlanUnits, H100AndRtx5090WithNvcc13) {
   EXPECT_THAT(plan.archs->tokens, ::testing::ElementsAre("90", "120"));
   EXPECT_EQ(plan.threads, 2U);
   EXPECT_EQ(plan.per_job_bytes, 2 * kBackward256);
-  EXPECT_EQ(plan.jobs, 1U);  // 18.7 GiB / 12.8 GiB
+  EXPECT_EQ(plan.jobs, 1U);                                    // 18.7 GiB / 12.8 GiB
   EXPECT_EQ(plan.time_estimate->count(), 2 * 13000 / 2 + 20);  // 2 archs over 1 job x 2 threads
 }
 
@@ -153,7 +157,9 @@ TEST(PlanUnits, CalibrationScalesMeasuredTimesOnly) {
   EXPECT_DOUBLE_EQ(plan.time_scale, 1.2);
   EXPECT_DOUBLE_EQ(cost(plan, "backward")->seconds, 196 * 1.2);
   EXPECT_DOUBLE_EQ(cost(plan, "C++")->seconds, 20);  // an estimate, not the recipe's measurement
-  EXPECT_THAT(plan.cost_basis, HasSubstr("x1.20 for this machine (calibration 3.0 s vs 2.5 s, Some CPU x 2, cached)"));
+  EXPECT_THAT(
+      plan.cost_basis,
+      HasSubstr("x1.20 for this machine (calibration 3.0 s vs 2.5 s, Some CPU x 2, cached)"));
   EXPECT_EQ(plan.per_worker_bytes, kBackward256);  // memory does not scale with speed
 
   request.calibration->cpu_seconds = 40;  // 16x: a swapping machine, not a CPU

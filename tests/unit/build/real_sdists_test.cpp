@@ -45,9 +45,10 @@ const SourceTree* unpacked(const std::string& file) {
   return it->second ? &*it->second : nullptr;
 }
 
-#define REQUIRE_SDIST(tree, file)                                                                      \
-  const SourceTree* tree = unpacked(file);                                                             \
-  if (!tree) GTEST_SKIP() << file << " not in " << kSdists.string() << ": run scripts/pydeps/sdists.sh"
+#define REQUIRE_SDIST(tree, file)          \
+  const SourceTree* tree = unpacked(file); \
+  if (!tree)                               \
+  GTEST_SKIP() << file << " not in " << kSdists.string() << ": run scripts/pydeps/sdists.sh"
 
 std::string setup_py_text(const SourceTree& tree) {
   return util::read_small_file(tree.root / "setup.py").value_or("");
@@ -62,6 +63,7 @@ TEST(RealSdists, FlashAttn283CompilesSeventyTwoUnitsPlusTheApi) {
   EXPECT_EQ(units.basis, UnitsBasis::setup_py);
   EXPECT_EQ(units.cuda_count, 72U);
   EXPECT_THAT(units.cxx, ElementsAre("csrc/flash_attn/flash_api.cpp"));
+  EXPECT_EQ(units.cxx_torch, 1U);  // flash_api.cpp includes torch's headers
   EXPECT_TRUE(units.notes.empty()) << units.notes.front();
   // Every unit has a measured kind, 24 / 24 / 4 / 20.
   std::map<std::string, int> kinds;
@@ -70,8 +72,8 @@ TEST(RealSdists, FlashAttn283CompilesSeventyTwoUnitsPlusTheApi) {
     ASSERT_NE(kind, nullptr) << unit;
     ++kinds[kind->name];
   }
-  EXPECT_THAT(kinds, ElementsAre(Pair("backward", 20), Pair("backward-hdim256", 4), Pair("forward", 24),
-                                 Pair("split-forward", 24)));
+  EXPECT_THAT(kinds, ElementsAre(Pair("backward", 20), Pair("backward-hdim256", 4),
+                                 Pair("forward", 24), Pair("split-forward", 24)));
   // The recipe's fallback globs find the same units.
   resolve::Recipe globs_only = flash_attn();
   globs_only.build.extension = "not_in_setup_py";
@@ -88,14 +90,16 @@ TEST(RealSdists, FlashAttnSetupRequiresReachPreflight) {
   ASSERT_TRUE(units.setup_requires);
   EXPECT_THAT(*units.setup_requires, ElementsAre("packaging", "psutil", "ninja"));
   // The recipe's build_requires already hold setup.py's setup_requires: nothing is added.
-  EXPECT_EQ(required_build_modules(&flash_attn(), *units.setup_requires), required_build_modules(&flash_attn()));
+  EXPECT_EQ(required_build_modules(&flash_attn(), *units.setup_requires),
+            required_build_modules(&flash_attn()));
 
   env::Environment env = healthy();
   auto plan = plan_build(env, &flash_attn(), tree->scan, units, {});
   ASSERT_TRUE(plan);
   EXPECT_THAT(plan->setup_requires, ElementsAre("packaging", "psutil", "ninja"));
   PreflightFacts facts;
-  for (const std::string& m : required_build_modules(&flash_attn(), plan->setup_requires)) facts.importable[m] = true;
+  for (const std::string& m : required_build_modules(&flash_attn(), plan->setup_requires))
+    facts.importable[m] = true;
   facts.importable["psutil"] = false;
   facts.free_disk_bytes = 1000 * kGiB;
   const PreflightReport report = preflight(env, &flash_attn(), *plan, facts);
@@ -110,10 +114,13 @@ TEST(RealSdists, FlashAttnSetupRequiresReachPreflight) {
 
 // The recipe's FORCE_BUILD switch is the variable the real setup.py reads,
 // compared with the exact string TRUE.
-void expect_force_build(const SourceTree& tree, const resolve::Recipe& recipe, const std::string& variable) {
+void expect_force_build(const SourceTree& tree, const resolve::Recipe& recipe,
+                        const std::string& variable) {
   EXPECT_THAT(recipe.build.env, Contains(Pair(variable, "TRUE")));
-  EXPECT_THAT(setup_py_text(tree), HasSubstr("os.getenv(\"" + variable + "\", \"FALSE\") == \"TRUE\""));
-  auto plan = plan_build(healthy(), &recipe, tree.scan, find_compile_units(tree.root, &recipe, tree.scan), {});
+  EXPECT_THAT(setup_py_text(tree),
+              HasSubstr("os.getenv(\"" + variable + "\", \"FALSE\") == \"TRUE\""));
+  auto plan = plan_build(healthy(), &recipe, tree.scan,
+                         find_compile_units(tree.root, &recipe, tree.scan), {});
   ASSERT_TRUE(plan);
   EXPECT_THAT(plan->env, Contains(Pair(variable, "TRUE")));
 }

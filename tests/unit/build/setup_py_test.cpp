@@ -48,7 +48,8 @@ setup(name="flash_attn", setup_requires=["packaging", "psutil", "ninja"])
   EXPECT_EQ(ext.line, 5U);
   EXPECT_EQ(ext.name, "flash_attn_2_cuda");
   ASSERT_TRUE(ext.sources);
-  EXPECT_THAT(*ext.sources, ElementsAre("csrc/flash_attn/flash_api.cpp", "csrc/flash_attn/src/flash_fwd_hdim32_fp16_sm80.cu",
+  EXPECT_THAT(*ext.sources, ElementsAre("csrc/flash_attn/flash_api.cpp",
+                                        "csrc/flash_attn/src/flash_fwd_hdim32_fp16_sm80.cu",
                                         "csrc/flash_attn/src/flash_bwd_hdim32_fp16_sm80.cu"));
   ASSERT_TRUE(facts.setup_requires);
   EXPECT_THAT(*facts.setup_requires, ElementsAre("packaging", "psutil", "ninja"));
@@ -114,10 +115,13 @@ TEST(SetupPy, BadInputIsAClearErrorNamingTheLine) {
   EXPECT_THAT(read_error(std::string("x = 1\0\n", 7)), HasSubstr("NUL byte"));
   EXPECT_THAT(read_error("x = 1\x01\n"), HasSubstr("control character"));
   EXPECT_THAT(read_error(std::string(200 * 1024 * 6, ' ')), HasSubstr("larger than 1 MiB"));
-  EXPECT_THAT(read_error(std::string(500, '(') + std::string(500, ')')), HasSubstr("nested more than 200 deep"));
+  EXPECT_THAT(read_error(std::string(500, '(') + std::string(500, ')')),
+              HasSubstr("nested more than 200 deep"));
   // Listed paths that leave the tree or hide bytes are refused, not counted.
-  EXPECT_THAT(read_error("CUDAExtension('m', ['/etc/passwd'])"), HasSubstr("\"/etc/passwd\" is an absolute path"));
-  EXPECT_THAT(read_error("CUDAExtension('m', ['csrc/../../x.cu'])"), HasSubstr("leaves the source tree"));
+  EXPECT_THAT(read_error("CUDAExtension('m', ['/etc/passwd'])"),
+              HasSubstr("\"/etc/passwd\" is an absolute path"));
+  EXPECT_THAT(read_error("CUDAExtension('m', ['csrc/../../x.cu'])"),
+              HasSubstr("leaves the source tree"));
   EXPECT_THAT(read_error("CUDAExtension('m', ['a\\tb.cu'])"), HasSubstr("control character"));
   EXPECT_THAT(read_error("CUDAExtension('m', [''])"), HasSubstr("is empty"));
   std::string huge = "CUDAExtension('m', [";
