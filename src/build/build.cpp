@@ -10,6 +10,9 @@
 #include <ctime>
 #include <set>
 
+#include "build/calibration.hpp"
+#include "build/compile_units.hpp"
+#include "build/process_tree.hpp"
 #include "build/progress.hpp"
 #include "env/load_host.hpp"
 #include "pkg/name.hpp"
@@ -56,7 +59,7 @@ std::string timestamp() {
 }
 
 std::optional<std::uint64_t> free_bytes(const fs::path& dir) {
-  struct statvfs st{};
+  struct statvfs st {};
   if (::statvfs(dir.c_str(), &st) != 0) return std::nullopt;
   return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
 }
@@ -94,14 +97,16 @@ std::string public_version(const env::TorchFacts& torch) {
 std::string toolkit_record(const env::Environment& environment, const std::string& origin) {
   const auto& tk = environment.toolkit;
   if (!tk.nvcc.known()) return origin;
-  std::string text = fmt::format("nvcc {} at {}", tk.cuda_version.known() ? tk.cuda_version->text : "(version unknown)",
-                                 tk.nvcc->string());
+  std::string text = fmt::format(
+      "nvcc {} at {}", tk.cuda_version.known() ? tk.cuda_version->text : "(version unknown)",
+      tk.nvcc->string());
   if (tk.cuda_home.known()) text += ", CUDA_HOME " + tk.cuda_home->string();
   return text + " (" + (origin.empty() ? "found by " + tk.nvcc.source : origin) + ")";
 }
 
 util::Result<store::CacheEntry> cache_built_wheel(store::WheelCache& cache, const fs::path& wheel,
-                                                  const env::Environment& environment, const BuildPlan& plan,
+                                                  const env::Environment& environment,
+                                                  const BuildPlan& plan,
                                                   const std::string& toolkit_origin) {
   auto entry = cache.add(wheel, "build");
   if (!entry) return tl::unexpected(entry.error());
@@ -124,55 +129,115 @@ util::Result<store::CacheEntry> cache_built_wheel(store::WheelCache& cache, cons
   return entry;
 }
 
+// Fills the plan request's calibration: cached, run now, or why not.
+void calibrate_for_plan(const env::Environment& environment, const resolve::Recipe* recipe,
+                        const BuildRequest& request, PlanRequest& plan) {
+  if (plan.calibration) return;
+  const bool measured = recipe && recipe->build.measured &&
+                        recipe->build.measured->calibration_seconds > 0 &&
+                        !recipe->build.unit_kinds.empty();
+  if (!measured) return;
+  if (request.calibration == CalibrationPolicy::never) {
+    plan.calibration_note = "--no-calibrate";
+    return;
+  }
+  if (!environment.toolkit.nvcc.known() || !environment.toolkit.cuda_version.known()) {
+    plan.calibration_note = "no nvcc to calibrate with";
+    return;
+  }
+  const std::string version = environment.toolkit.cuda_version->text;
+  if (request.dry_run && request.calibration != CalibrationPolicy::always) {
+    plan.calibration = cached_calibration(request.cache_root, version);
+    if (!plan.calibration)
+      plan.calibration_note = "none cached; a build or --calibrate runs it once";
+    return;
+  }
+  say(request, "calibrating: compiling a small CUDA file once with this nvcc (cached)");
+  auto calibration = calibrate(*environment.toolkit.nvcc, version, request.cache_root);
+  if (calibration) {
+    plan.calibration = *calibration;
+  } else {
+    plan.calibration_note = "calibration failed: " + calibration.error().message;
+  }
+}
+
+// The governor's per-kind estimates: each measured unit kind's peak per
+// nvcc thread, with the learned margin left to the governor.
+std::vector<UnitClass> unit_classes(const BuildPlan& plan) {
+  std::vector<UnitClass> classes;
+  for (const UnitCost& c : plan.unit_costs) {
+    if (c.cuda && c.measured && !c.match.empty())
+      classes.push_back({c.kind, c.match, c.peak_bytes});
+  }
+  return classes;
+}
+
 }  // namespace
 
-std::vector<std::string> build_argv(const std::string& python, const fs::path& source_root, const fs::path& wheel_dir) {
+std::vector<std::string> build_argv(const std::string& python, const fs::path& source_root,
+                                    const fs::path& wheel_dir) {
   // -v streams setup.py's output (ninja's [N/M] lines) instead of a spinner.
-  return {python,   "-m",      "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-v",
-          "-w",     wheel_dir.string(), source_root.string()};
+  return {python,
+          "-m",
+          "pip",
+          "wheel",
+          "--no-deps",
+          "--no-build-isolation",
+          "--no-index",
+          "-v",
+          "-w",
+          wheel_dir.string(),
+          source_root.string()};
 }
 
 util::Result<void> check_binary_tags(const std::string& wheel_filename) {
   auto name = pkg::parse_wheel_filename(wheel_filename);
-  if (!name) return util::input_error(fmt::format("'{}' is not a wheel file name", util::printable(wheel_filename)));
+  if (!name)
+    return util::input_error(
+        fmt::format("'{}' is not a wheel file name", util::printable(wheel_filename)));
   for (const pkg::Tag& tag : name->tags) {
     if (tag.platform == "any" || tag.abi == "none") {
-      return util::fail(util::ErrorKind::failed,
-                        fmt::format("the build produced {} ({}-{}-{}): it holds no compiled extension", wheel_filename,
-                                    tag.interpreter, tag.abi, tag.platform),
-                        {},
-                        "a py3-none-any wheel of a CUDA extension is the skip-CUDA-build trap: unset "
-                        "FLASH_ATTENTION_SKIP_CUDA_BUILD (and similar switches) and build again");
+      return util::fail(
+          util::ErrorKind::failed,
+          fmt::format("the build produced {} ({}-{}-{}): it holds no compiled extension",
+                      wheel_filename, tag.interpreter, tag.abi, tag.platform),
+          {},
+          "a py3-none-any wheel of a CUDA extension is the skip-CUDA-build trap: unset "
+          "FLASH_ATTENTION_SKIP_CUDA_BUILD (and similar switches) and build again");
     }
   }
   return {};
 }
 
-util::Result<BuildOutcome> run_build(const env::Environment& environment, const resolve::RecipeBook& recipes,
+util::Result<BuildOutcome> run_build(const env::Environment& environment,
+                                     const resolve::RecipeBook& recipes,
                                      const BuildRequest& request) {
   BuildOutcome out;
   if (!environment.python.interpreter.known()) {
     return util::fail(util::ErrorKind::failed, "no Python interpreter to build with",
-                      environment.python.interpreter.unknown_reason, "pass --python PATH or activate a virtualenv");
+                      environment.python.interpreter.unknown_reason,
+                      "pass --python PATH or activate a virtualenv");
   }
   const std::string python = environment.python.interpreter->executable;
   auto cache = store::WheelCache::open(request.cache_root);
   if (!cache) return tl::unexpected(cache.error());
 
   static std::atomic<unsigned> counter{0};
-  const fs::path temp_path =
-      request.cache_root / "tmp" / fmt::format("build-{}-{}-{}", ::getpid(), timestamp(), counter++);
+  const fs::path temp_path = request.cache_root / "tmp" /
+                             fmt::format("build-{}-{}-{}", ::getpid(), timestamp(), counter++);
   std::error_code ec;
   fs::create_directories(temp_path, ec);
   if (ec) {
-    return util::fail(util::ErrorKind::failed, fmt::format("cannot create {}: {}", temp_path.string(), ec.message()),
-                      {}, "set FLASHFIT_CACHE_DIR to a writable directory");
+    return util::fail(util::ErrorKind::failed,
+                      fmt::format("cannot create {}: {}", temp_path.string(), ec.message()), {},
+                      "set FLASHFIT_CACHE_DIR to a writable directory");
   }
   TempDir temp(temp_path, request.keep_temp);
   if (request.keep_temp) out.kept_temp = temp_path;
 
   say(request, fmt::format("getting the source: {}", util::printable(request.spec, 300)));
-  SourceRequest source_request{request.spec, temp_path, request.index_urls, request.find_links, !request.progress_bar};
+  SourceRequest source_request{request.spec, temp_path, request.index_urls, request.find_links,
+                               !request.progress_bar};
   auto source = prepare_source(source_request);
   if (!source) return tl::unexpected(source.error());
   out.source = *source;
@@ -180,12 +245,16 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment, const 
   out.package = name.value_or(source->root.filename().string());
   out.recipe = name ? recipes.find(*name) : nullptr;
 
-  auto plan = plan_build(environment, out.recipe, source->scan, request.plan);
+  const CompileUnits units = find_compile_units(source->root, out.recipe, source->scan);
+  PlanRequest plan_request = request.plan;
+  calibrate_for_plan(environment, out.recipe, request, plan_request);
+  auto plan = plan_build(environment, out.recipe, source->scan, units, plan_request);
   if (!plan) return tl::unexpected(plan.error());
   out.plan = *plan;
 
   PreflightFacts facts;
-  auto importable = probe_importable(python, required_build_modules(out.recipe));
+  auto importable =
+      probe_importable(python, required_build_modules(out.recipe, plan->setup_requires));
   if (!importable) return tl::unexpected(importable.error());
   facts.importable = std::move(*importable);
   facts.compilers = find_host_compilers(util::getenv_opt("PATH").value_or(""));
@@ -209,7 +278,8 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment, const 
   out.stage = "build";
   const fs::path wheel_dir = temp_path / "dist";
   fs::create_directories(wheel_dir, ec);
-  out.log_path = request.cache_root / "logs" / fmt::format("build-{}-{}-{}.log", out.package, timestamp(), ::getpid());
+  out.log_path = request.cache_root / "logs" /
+                 fmt::format("build-{}-{}-{}.log", out.package, timestamp(), ::getpid());
   SupervisorOptions run;
   run.argv = build_argv(python, source->root, wheel_dir);
   run.cwd = source->root;
@@ -237,6 +307,9 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment, const 
     governor.budget_bytes = plan->budget_bytes;
     governor.reserve_bytes = plan->reserve_bytes;
     if (plan->per_worker_bytes) governor.worker_estimate_bytes = plan->per_worker_bytes;
+    governor.unit_classes = unit_classes(*plan);
+    if (!governor.unit_classes.empty())
+      governor.worker_args = [](int pid) { return read_process_args(pid); };
     run.governor = governor;
     std::size_t paused = 0;
     run.on_governor_action = [&progress, paused](const GovernorAction& action) mutable {
@@ -270,7 +343,8 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment, const 
     if (util::ends_with(it->path().filename().string(), ".whl")) wheels.push_back(it->path());
   }
   if (wheels.size() != 1) {
-    out.failure = fmt::format("pip reported success but wrote {} wheels to {}", wheels.size(), wheel_dir.string());
+    out.failure = fmt::format("pip reported success but wrote {} wheels to {}", wheels.size(),
+                              wheel_dir.string());
     return out;
   }
   if (auto tags = check_binary_tags(wheels.front().filename().string()); !tags) {
@@ -278,7 +352,8 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment, const 
     out.failure_lines = {tags.error().hint};
     return out;
   }
-  auto entry = cache_built_wheel(*cache, wheels.front(), environment, *plan, request.toolkit_origin);
+  auto entry =
+      cache_built_wheel(*cache, wheels.front(), environment, *plan, request.toolkit_origin);
   if (!entry) return tl::unexpected(entry.error());
   out.package = entry->package;  // a source tree may not say its name; the wheel does
   say(request, fmt::format("checking {} against this environment", entry->filename));
@@ -297,7 +372,8 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment, const 
   }
   if (!verdict->record.compatible) {
     out.failure = "the built wheel does not fit this environment: " + verdict->record.summary;
-    // Kept out of the cache so no install ever picks it; the file stays for a look with --keep-temp.
+    // Kept out of the cache so no install ever picks it; the file stays for a look with
+    // --keep-temp.
     (void)cache->remove(entry->sha256);
     out.wheel = std::move(built);
     return out;

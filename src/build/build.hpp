@@ -29,21 +29,30 @@
 
 namespace flashfit::build {
 
+// When the plan may compile the calibration unit (a few CPU seconds, once
+// per nvcc and CPU): only for recipes with measured unit figures.
+enum class CalibrationPolicy {
+  when_building,  // a real build calibrates; a dry run uses a cached figure only
+  always,         // --calibrate: a dry run calibrates too
+  never,          // --no-calibrate
+};
+
 struct BuildRequest {
   std::string spec;                     // DIR, ARCHIVE, URL or requirement
   std::vector<std::string> index_urls;  // for a requirement's sdist
   std::vector<std::string> find_links;
-  std::optional<std::string> package;   // the distribution name, when the caller knows it
+  std::optional<std::string> package;  // the distribution name, when the caller knows it
   PlanRequest plan;
-  bool dry_run = false;     // plan and preflight only
+  bool dry_run = false;  // plan and preflight only
   bool keep_temp = false;
   bool governor = true;
   // How the toolkit was chosen (--toolkit), for the build record; empty: the
   // probed one, described from the environment.
   std::string toolkit_origin;
+  CalibrationPolicy calibration = CalibrationPolicy::when_building;
   std::filesystem::path cache_root;
-  bool progress_bar = false;                    // a bar on the terminal, else plain lines
-  std::function<void(std::string_view)> say;    // step lines (stderr)
+  bool progress_bar = false;                  // a bar on the terminal, else plain lines
+  std::function<void(std::string_view)> say;  // step lines (stderr)
   // Called once the plan and preflight are known, before anything compiles.
   std::function<void(const SourceTree&, const BuildPlan&, const PreflightReport&)> on_planned;
 };
@@ -74,11 +83,13 @@ struct BuildOutcome {
 // Errors: the source cannot be had (input/failed), Ctrl-C (interrupted, after
 // the build's processes are gone), the cache cannot be written. A failed
 // preflight, build or check is an outcome with ok = false.
-util::Result<BuildOutcome> run_build(const env::Environment& environment, const resolve::RecipeBook& recipes,
+util::Result<BuildOutcome> run_build(const env::Environment& environment,
+                                     const resolve::RecipeBook& recipes,
                                      const BuildRequest& request);
 
 // The build command (pip wheel of the source, no isolation, no deps, no index).
-std::vector<std::string> build_argv(const std::string& python, const std::filesystem::path& source_root,
+std::vector<std::string> build_argv(const std::string& python,
+                                    const std::filesystem::path& source_root,
                                     const std::filesystem::path& wheel_dir);
 
 // A wheel of a package with compiled code must carry interpreter-specific

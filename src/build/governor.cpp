@@ -5,6 +5,7 @@
 #include "build/governor.hpp"
 
 #include <fmt/format.h>
+#include <fnmatch.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -41,6 +42,34 @@ bool is_stopped_state(char state) {
 
 }  // namespace
 
+const UnitClass* unit_class_of(const std::vector<UnitClass>& classes,
+                               const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    if (arg.find('\0') != std::string::npos) continue;
+    std::string_view name = arg;
+    if (const std::size_t slash = name.rfind('/'); slash != std::string_view::npos)
+      name.remove_prefix(slash + 1);
+    // nvcc's temp files: tmpxft_<8 hex>_<8 hex>-<n>_<unit stem>.<phase suffix>
+    if (name.rfind("tmpxft_", 0) == 0) {
+      const std::size_t dash = name.find('-');
+      const std::size_t under = dash == std::string_view::npos ? dash : name.find('_', dash);
+      if (under == std::string_view::npos) continue;
+      name.remove_prefix(under + 1);
+    }
+    if (name.empty()) continue;
+    const std::string file(name);
+    for (const UnitClass& c : classes) {
+      for (const std::string& pattern : c.patterns) {
+        std::string stem = pattern;
+        if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".cu") == 0)
+          stem.replace(stem.size() - 3, 3, "*");
+        if (::fnmatch(stem.c_str(), file.c_str(), 0) == 0) return &c;
+      }
+    }
+  }
+  return nullptr;
+}
+
 MemoryGovernor::MemoryGovernor(GovernorConfig config) : config_(std::move(config)) {
   if (config_.low_water_fraction < 0 || !(config_.low_water_fraction < 1)) {
     config_.low_water_fraction = 0.05;  // also catches NaN
@@ -68,7 +97,7 @@ std::vector<GovernorAction> MemoryGovernor::decide(const std::vector<ProcessSamp
     const auto found = present.find(it->first);
     if (found == present.end() || found->second->start_ticks != it->second.start_ticks) {
       if (!it->second.paused) {
-        auto& learned = finished_peak_by_comm_[it->second.comm];
+        auto& learned = finished_peak_by_comm_[it->second.kind_key];
         learned = std::max(learned, it->second.peak_rss);
         finished_peak_ = std::max(finished_peak_, it->second.peak_rss);
       }
@@ -98,6 +127,14 @@ std::vector<GovernorAction> MemoryGovernor::decide(const std::vector<ProcessSamp
       t.peak_rss = p.rss_bytes;
       t.growth = p.rss_bytes;  // grew from nothing within the last interval
       t.comm = p.comm;
+      t.kind_key = p.comm;
+      t.configured = config_.worker_estimate_bytes;
+      if (!config_.unit_classes.empty() && config_.worker_args) {
+        if (const UnitClass* c = unit_class_of(config_.unit_classes, config_.worker_args(p.pid))) {
+          t.kind_key = p.comm + "/" + c->kind;
+          if (c->estimate_bytes > 0) t.configured = c->estimate_bytes;
+        }
+      }
       t.stopped = is_stopped_state(p.state);
       tracked_.emplace(p.pid, std::move(t));
       continue;
@@ -118,7 +155,7 @@ std::vector<GovernorAction> MemoryGovernor::decide(const std::vector<ProcessSamp
   std::map<std::string, std::uint64_t> live_peak_by_comm;
   for (auto& [pid, t] : tracked_) {
     workers.emplace_back(pid, &t);
-    auto& peak = live_peak_by_comm[t.comm];
+    auto& peak = live_peak_by_comm[t.kind_key];
     peak = std::max(peak, t.peak_rss);
   }
   std::sort(workers.begin(), workers.end(), [](const auto& a, const auto& b) {
@@ -131,8 +168,8 @@ std::vector<GovernorAction> MemoryGovernor::decide(const std::vector<ProcessSamp
   // configured estimate that finished workers confirm (their peak up to it,
   // within the margin) stands; otherwise their peak plus the margin replaces it.
   auto base_estimate = [&](const Tracked& t) -> std::uint64_t {
-    const auto& configured = config_.worker_estimate_bytes;
-    if (auto it = finished_peak_by_comm_.find(t.comm); it != finished_peak_by_comm_.end()) {
+    const auto& configured = t.configured;
+    if (auto it = finished_peak_by_comm_.find(t.kind_key); it != finished_peak_by_comm_.end()) {
       const std::uint64_t learned = with_margin(it->second);
       if (configured && *configured >= it->second && *configured <= learned) return *configured;
       return learned;
@@ -142,7 +179,8 @@ std::vector<GovernorAction> MemoryGovernor::decide(const std::vector<ProcessSamp
   // Nothing says how far such a worker grows: only one of them runs at a time.
   auto unknown = [&](const Tracked& t) { return base_estimate(t) == 0; };
   auto expected_growth = [&](const Tracked& t) {
-    const std::uint64_t peak = std::max({base_estimate(t), live_peak_by_comm[t.comm], t.peak_rss});
+    const std::uint64_t peak =
+        std::max({base_estimate(t), live_peak_by_comm[t.kind_key], t.peak_rss});
     return saturating_sub(peak, t.rss);
   };
   // Growth no estimate accounts for: a worker past its estimate (or without

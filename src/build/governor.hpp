@@ -47,6 +47,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -56,12 +57,35 @@
 
 namespace flashfit::build {
 
+// One kind of compile unit with its own expected peak (a plan's unit kinds:
+// flash-attn's backward units peak half as high again as its forward ones).
+// nvcc names its intermediate files after the unit
+// (/tmp/tmpxft_0000abcd_00000000-6_flash_bwd_hdim128_fp16_sm80.cpp1.ii), so a
+// worker's arguments tell which unit it compiles.
+struct UnitClass {
+  std::string kind;                   // "backward"
+  std::vector<std::string> patterns;  // the recipe's file-name patterns ("flash_bwd_*.cu")
+  std::uint64_t estimate_bytes = 0;   // expected peak of one worker compiling it
+};
+
+// The first class one of `args` (a worker's command line) belongs to: an
+// argument's file name, without nvcc's "tmpxft_..._N-M_" prefix, matches a
+// pattern with its ".cu" turned into "*" (nvcc's .ii, .ptx, .cubin names).
+// nullptr when none does.
+const UnitClass* unit_class_of(const std::vector<UnitClass>& classes,
+                               const std::vector<std::string>& args);
+
 struct GovernorConfig {
   std::uint64_t budget_bytes = 0;   // the build's processes together may use at most this
   std::uint64_t reserve_bytes = 0;  // and the machine keeps at least this available
   // Expected peak RSS of one worker (a plan's per-compile estimate, with its
   // margin); nullopt: learn it, one worker at a time until one finishes.
   std::optional<std::uint64_t> worker_estimate_bytes;
+  // Per-kind estimates, by the worker's arguments (read once per worker by
+  // `worker_args`: the supervisor reads /proc/<pid>/cmdline; tests pass a
+  // map). A worker of no class gets worker_estimate_bytes.
+  std::vector<UnitClass> unit_classes;
+  std::function<std::vector<std::string>(int pid)> worker_args;
   double low_water_fraction = 0.05;         // band kept against unexpected growth, x budget
   std::chrono::milliseconds interval{100};  // sampling period (the supervisor's tick)
 };
@@ -112,6 +136,8 @@ class MemoryGovernor {
     bool paused = false;       // by this governor
     bool stopped = false;      // state T in the sample (by us or by someone else)
     std::string comm;
+    std::string kind_key;  // what its peak is learned under: comm, or "comm/kind" for a unit class
+    std::optional<std::uint64_t> configured;  // its class's estimate, else worker_estimate_bytes
   };
 
   GovernorConfig config_;

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "build/plan_archs.hpp"
+#include "build/plan_cost.hpp"
 #include "resolve/build_knobs.hpp"
 #include "util/strings.hpp"
 
@@ -31,22 +32,6 @@ constexpr std::uint64_t kUnknownMemoryBudget = 4 * kGiB;
 // When the CPU count cannot be read.
 constexpr unsigned kUnknownCpus = 2;
 
-// Estimates, not measurements. One nvcc thread compiling one -gencode target
-// of a torch extension's kernel file, for recipes without a measured figure
-// and for .cu files without a recipe (one thread per job there): below
-// flash-attn's measured 5 GiB (its cutlass kernels are among the heaviest),
-// above a plain kernel file's 1-2 GiB.
-constexpr std::uint64_t kDefaultNvccThreadBytes = 3 * kGiB;
-// One g++ translation unit including torch's headers (torch/extension.h pulls
-// in most of ATen): ~1-1.5 GiB at its peak; the upper end.
-constexpr std::uint64_t kDefaultCxxJobBytes = 3 * kGiB / 2;
-
-// Rough: seconds of one compiler on one unit. flash-attn's 73 kernel files x
-// 4 archs at ~60 s over 64 cores match the README's "3-5 minutes on a 64-core
-// machine"; a C++ file including torch's headers takes ~20 s.
-constexpr unsigned kSecondsPerCudaUnit = 60;  // one .cu file for one arch
-constexpr unsigned kSecondsPerCxxUnit = 20;   // one .cpp file
-
 // Rough disk use: objects per unit, plus the source tree (flash-attn's sdist
 // bundles cutlass), the linked module and the wheel.
 constexpr std::uint64_t kDiskBaseBytes = kGiB;
@@ -63,10 +48,6 @@ std::string plural(std::size_t n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
-std::uint64_t gib_to_bytes(double value) {
-  return static_cast<std::uint64_t>(std::llround(value * static_cast<double>(kGiB)));
-}
-
 void plan_budget(const env::Environment& env, const PlanRequest& request, BuildPlan& plan) {
   const auto& total = env.machine.memory_total_bytes;
   const auto& available = env.machine.memory_available_bytes;
@@ -81,117 +62,163 @@ void plan_budget(const env::Environment& env, const PlanRequest& request, BuildP
   }
   if (!available.known()) {
     plan.budget_bytes = kUnknownMemoryBudget;
-    plan.budget_basis = fmt::format("available memory unknown ({}): {} assumed", available.unknown_reason,
-                                    gib(kUnknownMemoryBudget));
-    plan.warnings.push_back(fmt::format("available memory unknown ({}); planning for {}: pass --memory-budget",
-                                        available.unknown_reason, gib(kUnknownMemoryBudget)));
+    plan.budget_basis = fmt::format("available memory unknown ({}): {} assumed",
+                                    available.unknown_reason, gib(kUnknownMemoryBudget));
+    plan.warnings.push_back(
+        fmt::format("available memory unknown ({}); planning for {}: pass --memory-budget",
+                    available.unknown_reason, gib(kUnknownMemoryBudget)));
     return;
   }
   const std::string source = available.source.empty() ? "" : " (" + available.source + ")";
   if (*available > plan.reserve_bytes) {
     plan.budget_bytes = *available - plan.reserve_bytes;
-    plan.budget_basis = fmt::format("available {}{} - reserve {}", gib(*available), source, gib(plan.reserve_bytes));
+    plan.budget_basis = fmt::format("available {}{} - reserve {}", gib(*available), source,
+                                    gib(plan.reserve_bytes));
   } else {
     plan.budget_bytes = std::max<std::uint64_t>(*available / 2, 1);
-    plan.budget_basis = fmt::format("half of the available {}{}: less than the {} reserve", gib(*available), source,
-                                    gib(plan.reserve_bytes));
-    plan.warnings.push_back(fmt::format("only {} of memory is available; the build will be slow or fail: close "
-                                        "other programs or pass --memory-budget",
-                                        gib(*available)));
+    plan.budget_basis = fmt::format("half of the available {}{}: less than the {} reserve",
+                                    gib(*available), source, gib(plan.reserve_bytes));
+    plan.warnings.push_back(
+        fmt::format("only {} of memory is available; the build will be slow or fail: close "
+                    "other programs or pass --memory-budget",
+                    gib(*available)));
   }
 }
 
 // What one compile job and one compiler process need, and the nvcc threads
-// that fit: the recipe's measurement per nvcc thread, else the defaults.
+// that fit: the heaviest unit kind that will run, per nvcc thread.
 struct JobMemory {
   std::uint64_t per_thread = 0;  // nvcc builds only
   std::uint64_t per_job = 0;
   std::uint64_t per_worker = 0;
-  std::string what;  // "2 nvcc threads x 5.0 GiB"
+  std::string what;  // "1 nvcc thread x 6.4 GiB (backward-hdim256)"
 };
 
-JobMemory job_memory(const BuildPlan& plan, const resolve::Recipe* recipe, const SourceScan& scan,
-                     unsigned memory_threads, std::optional<std::size_t> archs) {
+JobMemory job_memory(const BuildPlan& plan, const detail::CostModel& model, unsigned memory_threads,
+                     std::optional<std::size_t> archs) {
   JobMemory m;
-  if (!plan.cuda) {
-    m.per_job = m.per_worker = kDefaultCxxJobBytes;
+  if (!plan.cuda || model.per_thread_bytes == 0) {
+    m.per_job = m.per_worker = model.cxx_job_bytes;
     m.what = "a C++ compile, estimated";
     return m;
   }
-  const bool measured = recipe && recipe->build.memory_per_thread_gib > 0;
-  m.per_thread = measured ? gib_to_bytes(recipe->build.memory_per_thread_gib) : kDefaultNvccThreadBytes;
-  const unsigned threads = archs ? resolve::effective_nvcc_threads(memory_threads, *archs) : memory_threads;
+  m.per_thread = model.per_thread_bytes;
+  const unsigned threads =
+      archs ? resolve::effective_nvcc_threads(memory_threads, *archs) : memory_threads;
   m.per_job = m.per_thread * threads;
   m.per_worker = m.per_thread;
-  m.what = fmt::format("{} x {}{}", plural(threads, "nvcc thread", "nvcc threads"), gib(m.per_thread),
-                       measured ? "" : ", estimated");
-  if (scan.cpp_files > 0 && m.per_job < kDefaultCxxJobBytes) {
-    m.per_job = m.per_worker = kDefaultCxxJobBytes;
+  m.what = fmt::format(
+      "{} x {} {}", plural(threads, "nvcc thread", "nvcc threads"), gib(m.per_thread),
+      model.heaviest_measured ? fmt::format("for {}, the heaviest kind", model.heaviest_kind)
+                              : std::string("estimated"));
+  if (plan.cxx_units > 0 && m.per_job < model.cxx_job_bytes) {
+    m.per_job = m.per_worker = model.cxx_job_bytes;
     m.what += "; a C++ compile needs more";
   }
   return m;
 }
 
-void plan_time(const env::Environment& env, const SourceScan& scan, std::optional<std::size_t> archs,
-               BuildPlan& plan) {
-  if (scan.cuda_files == 0 && scan.cpp_files == 0) {
+void plan_time(const env::Environment& env, const detail::CostModel& model,
+               std::optional<std::size_t> archs, BuildPlan& plan) {
+  if (plan.cuda_units == 0 && plan.cxx_units == 0) {
     plan.time_basis = "no compile units found in the source";
     return;
   }
   const std::size_t arch_count = archs.value_or(1);
-  const unsigned cpus = env.machine.cpu_count.known() ? std::max(1U, *env.machine.cpu_count) : kUnknownCpus;
+  const unsigned cpus =
+      env.machine.cpu_count.known() ? std::max(1U, *env.machine.cpu_count) : kUnknownCpus;
   const bool serial = !env.toolkit.ninja.known();
   const unsigned threads = resolve::effective_nvcc_threads(plan.threads, arch_count);
-  const unsigned cuda_lanes = serial ? threads : std::min(plan.jobs * threads, std::max(cpus, threads));
+  const unsigned cuda_lanes =
+      serial ? threads : std::min(plan.jobs * threads, std::max(cpus, threads));
   const unsigned cxx_lanes = serial ? 1 : std::min(plan.jobs, cpus);
-  const double seconds =
-      static_cast<double>(scan.cuda_files * arch_count * kSecondsPerCudaUnit) / cuda_lanes +
-      static_cast<double>(scan.cpp_files * kSecondsPerCxxUnit) / cxx_lanes;
+  double cuda_seconds = 0;
+  double cxx_seconds = 0;
+  std::vector<std::string> kinds;
+  for (const UnitCost& c : model.costs) {
+    if (c.cuda) {
+      cuda_seconds += static_cast<double>(c.units * arch_count) * c.seconds;
+      kinds.push_back(fmt::format("{} {} ~{:.0f} s", c.units, c.kind, c.seconds));
+    } else {
+      cxx_seconds += static_cast<double>(c.units) * c.seconds;
+    }
+  }
+  // Lanes share the work, but no unit splits: the longest one bounds the time.
+  double longest = 0;
+  for (const UnitCost& c : model.costs) longest = std::max(longest, c.seconds);
+  const double shared = cuda_seconds / cuda_lanes + cxx_seconds / cxx_lanes;
+  const double seconds = std::max(shared, longest);
   plan.time_estimate = std::chrono::seconds(static_cast<long long>(std::ceil(seconds)));
 
   std::vector<std::string> terms;
-  if (scan.cuda_files > 0) {
-    terms.push_back(fmt::format("{} .cu x {}{} x ~{} s / {}", scan.cuda_files, plural(arch_count, "arch", "archs"),
-                                archs ? "" : " (unknown, counted as 1)", kSecondsPerCudaUnit,
+  if (plan.cuda_units > 0) {
+    terms.push_back(fmt::format("{} .cu x {}{} ({}) / {}", plan.cuda_units,
+                                plural(arch_count, "arch", "archs"),
+                                archs ? "" : " (unknown, counted as 1)", util::join(kinds, ", "),
                                 plural(cuda_lanes, "lane", "lanes")));
   }
-  if (scan.cpp_files > 0) {
-    terms.push_back(fmt::format("{} C++ x ~{} s / {}", scan.cpp_files, kSecondsPerCxxUnit,
-                                plural(cxx_lanes, "lane", "lanes")));
+  for (const UnitCost& c : model.costs) {
+    if (!c.cuda) {
+      terms.push_back(fmt::format("{} {} x ~{:.0f} s / {}", c.units, c.kind, c.seconds,
+                                  plural(cxx_lanes, "lane", "lanes")));
+    }
   }
   plan.time_basis = util::join(terms, " + ");
-  if (serial) plan.time_basis += " (serial: no ninja)";
-  else if (scan.cuda_files > 0) plan.time_basis += fmt::format(" ({} x {}, at most the CPUs)",
-                                                               plural(plan.jobs, "job", "jobs"),
-                                                               plural(threads, "nvcc thread", "nvcc threads"));
+  if (longest > shared)
+    plan.time_basis += fmt::format("; at least its longest unit, ~{:.0f} s", longest);
+  if (serial)
+    plan.time_basis += " (serial: no ninja)";
+  else if (plan.cuda_units > 0)
+    plan.time_basis += fmt::format(" ({} x {}, at most the CPUs)", plural(plan.jobs, "job", "jobs"),
+                                   plural(threads, "nvcc thread", "nvcc threads"));
 }
 
-std::uint64_t disk_estimate(const SourceScan& scan, std::optional<std::size_t> archs) {
-  return kDiskBaseBytes + scan.cuda_files * archs.value_or(1) * kDiskPerCudaUnit + scan.cpp_files * kDiskPerCxxUnit;
+std::uint64_t disk_estimate(const BuildPlan& plan, std::optional<std::size_t> archs) {
+  return kDiskBaseBytes + plan.cuda_units * archs.value_or(1) * kDiskPerCudaUnit +
+         plan.cxx_units * kDiskPerCxxUnit;
+}
+
+std::string nvcc_version_text(const env::Environment& env) {
+  if (!env.toolkit.cuda_version.known()) return "";
+  return fmt::format("{}.{}", env.toolkit.cuda_version->major, env.toolkit.cuda_version->minor);
 }
 
 }  // namespace
 
 util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::Recipe* recipe,
                                    const SourceScan& scan, const PlanRequest& request) {
+  return plan_build(env, recipe, scan, units_from_scan(scan), request);
+}
+
+util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::Recipe* recipe,
+                                   const SourceScan& scan, const CompileUnits& units,
+                                   const PlanRequest& request) {
   if (request.jobs && *request.jobs == 0)
     return util::fail(ErrorKind::usage, "--jobs must be at least 1", "--jobs");
   if (request.threads && *request.threads == 0)
     return util::fail(ErrorKind::usage, "--threads must be at least 1", "--threads");
   if (request.memory_budget && *request.memory_budget == 0)
-    return util::fail(ErrorKind::usage, "--memory-budget must be more than zero", "--memory-budget");
+    return util::fail(ErrorKind::usage, "--memory-budget must be more than zero",
+                      "--memory-budget");
 
   BuildPlan plan;
-  plan.cuda = (recipe && recipe->build.needs_cuda) || scan.cuda_files > 0;
+  plan.units_basis = units.basis;
+  plan.units_detail = units.detail;
+  plan.units_notes = units.notes;
+  plan.setup_requires = units.setup_requires.value_or(std::vector<std::string>{});
+  plan.cuda_units = units.cuda_count;
+  plan.cxx_units = units.cxx_count;
+  plan.cuda = (recipe && recipe->build.needs_cuda) || units.cuda_count > 0;
   const std::string package = recipe ? recipe->name : scan.name.value_or("this package");
 
   // nvcc threads: settable only through the recipe's variable.
   const bool threads_variable = plan.cuda && recipe && !recipe->build.threads_variable.empty();
   if (request.threads && !threads_variable) {
-    return util::fail(ErrorKind::usage,
-                      plan.cuda ? fmt::format("{} has no nvcc threads variable; its setup.py decides", package)
-                                : fmt::format("{} is not a CUDA build; there are no nvcc threads", package),
-                      "--threads", "leave --threads out");
+    return util::fail(
+        ErrorKind::usage,
+        plan.cuda ? fmt::format("{} has no nvcc threads variable; its setup.py decides", package)
+                  : fmt::format("{} is not a CUDA build; there are no nvcc threads", package),
+        "--threads", "leave --threads out");
   }
 
   std::optional<std::size_t> archs;
@@ -206,22 +233,31 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
   }
 
   plan_budget(env, request, plan);
+  const detail::CostModel model =
+      detail::unit_cost_model(recipe, units, request, nvcc_version_text(env), plan.warnings);
+  plan.unit_costs = model.costs;
+  plan.heaviest_kind = model.heaviest_kind;
+  plan.time_scale = model.scale;
+  plan.cost_basis = model.basis;
 
   // Threads: the recipe's default, no more than the archs (nvcc runs one
   // thread per -gencode target), and fewer if one job would not fit the budget.
   unsigned memory_threads = 1;  // the threads nvcc really runs, for the memory estimate
   std::string threads_note;
   if (plan.cuda && recipe) {
-    const unsigned recipe_default = static_cast<unsigned>(std::max(1, recipe->build.default_threads));
-    memory_threads = request.threads.value_or(archs ? resolve::effective_nvcc_threads(recipe_default, *archs)
-                                                    : recipe_default);
+    const unsigned recipe_default =
+        static_cast<unsigned>(std::max(1, recipe->build.default_threads));
+    memory_threads = request.threads.value_or(
+        archs ? resolve::effective_nvcc_threads(recipe_default, *archs) : recipe_default);
     if (threads_variable && !request.threads) {
-      const JobMemory one = job_memory(plan, recipe, scan, 1, archs);
-      if (one.per_thread > 0 && memory_threads > 1 && one.per_thread * memory_threads > plan.budget_bytes) {
-        const auto fit = static_cast<unsigned>(std::max<std::uint64_t>(1, plan.budget_bytes / one.per_thread));
+      const JobMemory one = job_memory(plan, model, 1, archs);
+      if (one.per_thread > 0 && memory_threads > 1 &&
+          one.per_thread * memory_threads > plan.budget_bytes) {
+        const auto fit =
+            static_cast<unsigned>(std::max<std::uint64_t>(1, plan.budget_bytes / one.per_thread));
         if (fit < memory_threads) {
-          threads_note = fmt::format("; {} {} -> {} to fit the budget", recipe->build.threads_variable,
-                                     memory_threads, fit);
+          threads_note = fmt::format("; {} {} -> {} to fit the budget",
+                                     recipe->build.threads_variable, memory_threads, fit);
           memory_threads = fit;
         }
       }
@@ -229,37 +265,43 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
     if (threads_variable) plan.threads = memory_threads;
   }
 
-  const JobMemory memory = job_memory(plan, recipe, scan, memory_threads, archs);
+  const JobMemory memory = job_memory(plan, model, memory_threads, archs);
   plan.per_job_bytes = memory.per_job;
   plan.per_worker_bytes = memory.per_worker;
 
-  const unsigned cpus = env.machine.cpu_count.known() ? std::max(1U, *env.machine.cpu_count) : kUnknownCpus;
-  const std::string cpus_text =
-      env.machine.cpu_count.known() ? fmt::format("CPUs {}", cpus) : fmt::format("CPUs unknown, {} assumed", cpus);
+  const unsigned cpus =
+      env.machine.cpu_count.known() ? std::max(1U, *env.machine.cpu_count) : kUnknownCpus;
+  const std::string cpus_text = env.machine.cpu_count.known()
+                                    ? fmt::format("CPUs {}", cpus)
+                                    : fmt::format("CPUs unknown, {} assumed", cpus);
   if (request.jobs) {
     plan.jobs = *request.jobs;
     plan.jobs_basis = "--jobs" + threads_note;
     const std::uint64_t want = plan.per_job_bytes * plan.jobs;
     if (want > plan.budget_bytes) {
-      plan.warnings.push_back(fmt::format("--jobs {} x {} per job = {} is over the memory budget of {}: the governor "
-                                          "will pause compilers when memory runs short",
-                                          plan.jobs, gib(plan.per_job_bytes), gib(want), gib(plan.budget_bytes)));
+      plan.warnings.push_back(
+          fmt::format("--jobs {} x {} per job = {} is over the memory budget of {}: the governor "
+                      "will pause compilers when memory runs short",
+                      plan.jobs, gib(plan.per_job_bytes), gib(want), gib(plan.budget_bytes)));
     }
   } else {
     const std::uint64_t by_memory = plan.budget_bytes / plan.per_job_bytes;
-    plan.jobs = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(cpus, by_memory)));
-    plan.jobs_basis = fmt::format("memory: {} / {} per job ({}) = {}, {}{}", gib(plan.budget_bytes),
-                                  gib(plan.per_job_bytes), memory.what, by_memory, cpus_text, threads_note);
+    plan.jobs =
+        static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(cpus, by_memory)));
+    plan.jobs_basis =
+        fmt::format("memory: {} / {} per job ({}) = {}, {}{}", gib(plan.budget_bytes),
+                    gib(plan.per_job_bytes), memory.what, by_memory, cpus_text, threads_note);
     if (by_memory == 0) {
-      plan.warnings.push_back(fmt::format("one compile job needs about {}, more than the memory budget of {}: the "
-                                          "build may be paused or killed; build fewer archs or free memory",
-                                          gib(plan.per_job_bytes), gib(plan.budget_bytes)));
+      plan.warnings.push_back(
+          fmt::format("one compile job needs about {}, more than the memory budget of {}: the "
+                      "build may be paused or killed; build fewer archs or free memory",
+                      gib(plan.per_job_bytes), gib(plan.budget_bytes)));
     }
   }
   plan.expected_peak_bytes = plan.per_job_bytes * plan.jobs;
 
-  plan_time(env, scan, archs, plan);
-  plan.disk_estimate_bytes = disk_estimate(scan, archs);
+  plan_time(env, model, archs, plan);
+  plan.disk_estimate_bytes = disk_estimate(plan, archs);
 
   // The environment the build gets, in a fixed order.
   if (recipe) {
@@ -271,7 +313,8 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
   }
   const std::string jobs_variable = recipe ? recipe->build.jobs_variable : kDefaultJobsVariable;
   if (!jobs_variable.empty()) plan.env.emplace_back(jobs_variable, std::to_string(plan.jobs));
-  if (threads_variable) plan.env.emplace_back(recipe->build.threads_variable, std::to_string(plan.threads));
+  if (threads_variable)
+    plan.env.emplace_back(recipe->build.threads_variable, std::to_string(plan.threads));
   if (plan.cuda && env.toolkit.nvcc.known()) {
     // torch's cpp_extension finds nvcc and the runtime headers through
     // CUDA_HOME: the probed root that has them; nvcc's grandparent (torch's own

@@ -28,11 +28,12 @@ enum class CheckStatus { ok, warning, failed, skipped };
 const char* to_string(CheckStatus status);  // "ok", "warning", "failed", "skipped"
 
 struct PreflightCheck {
-  std::string id;       // stable: "torch", "torch-cuda", "nvcc", "nvcc-cuda-major", "host-compiler",
-                        // "ninja", "python-headers", "disk", "build-deps", "archs"
+  std::string id;  // stable: "torch", "torch-cuda", "nvcc", "nvcc-cuda-major", "host-compiler",
+                   // "ninja", "python-headers", "disk", "build-deps", "archs"
   CheckStatus status = CheckStatus::ok;
   std::string message;  // what was found
-  std::string fix;      // for warning / failed: what to do, in words, with the exact command or variable
+  std::string
+      fix;  // for warning / failed: what to do, in words, with the exact command or variable
 };
 
 // Another host compiler on PATH (g++-12, clang++-14), by name.
@@ -43,10 +44,10 @@ struct InstalledCompiler {
 };
 
 struct PreflightFacts {
-  std::map<std::string, bool> importable;  // module -> importable by the build's interpreter
-  std::vector<InstalledCompiler> compilers;  // other host compilers found on PATH
+  std::map<std::string, bool> importable;        // module -> importable by the build's interpreter
+  std::vector<InstalledCompiler> compilers;      // other host compilers found on PATH
   std::optional<std::uint64_t> free_disk_bytes;  // where the build tree goes
-  std::filesystem::path build_dir;                // that place, for messages
+  std::filesystem::path build_dir;               // that place, for messages
 };
 
 struct PreflightReport {
@@ -55,13 +56,16 @@ struct PreflightReport {
   const PreflightCheck* first_failure() const;
 };
 
-PreflightReport preflight(const env::Environment& env, const resolve::Recipe* recipe, const BuildPlan& plan,
-                          const PreflightFacts& facts);
+PreflightReport preflight(const env::Environment& env, const resolve::Recipe* recipe,
+                          const BuildPlan& plan, const PreflightFacts& facts);
 
 // The modules the build needs importable: the recipe's build requirements,
 // else torch, setuptools and wheel (plus ninja's Python package is NOT
-// needed: torch runs the ninja binary).
-std::vector<std::string> required_build_modules(const resolve::Recipe* recipe);
+// needed: torch runs the ninja binary), and the names in setup.py's literal
+// setup_requires that are not among them (a build without isolation gets no
+// setup_requires installed: flash-attn's packaging, psutil, ninja).
+std::vector<std::string> required_build_modules(
+    const resolve::Recipe* recipe, const std::vector<std::string>& setup_requires = {});
 
 // Asks the interpreter (one process, 30 s limit) which of `modules` it can
 // import (importlib.util.find_spec, so nothing is imported). Fails when the

@@ -182,3 +182,34 @@ std::optional<std::uint64_t> sample_available_memory(const std::filesystem::path
 }
 
 }  // namespace flashfit::build
+
+namespace flashfit::build {
+
+std::vector<std::string> read_process_args(int pid, const std::filesystem::path& proc_root) {
+  // cicc's command line runs to a few KiB; the first 64 KiB hold the file names.
+  constexpr std::size_t kArgsMax = std::size_t{64} << 10;
+  std::vector<std::string> args;
+  const std::filesystem::path path = proc_root / std::to_string(pid) / "cmdline";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return args;
+  std::string text(kArgsMax, '\0');
+  std::size_t used = 0;
+  while (used < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    used += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  text.resize(used);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\0', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) args.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return args;
+}
+
+}  // namespace flashfit::build

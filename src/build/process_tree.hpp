@@ -39,6 +39,11 @@ std::vector<ProcessSample> sample_process_group(int pgid,
 std::vector<int> build_children_of(int pgid, int parent_pid,
                                    const std::filesystem::path& proc_root = "/proc");
 
+// A process's arguments from <proc_root>/<pid>/cmdline (the first 64 KiB);
+// empty when it is gone or unreadable. The governor's unit classes read them.
+std::vector<std::string> read_process_args(int pid,
+                                           const std::filesystem::path& proc_root = "/proc");
+
 // Bytes the machine can still give: MemAvailable from <root>/proc/meminfo,
 // capped by the headroom of this process's cgroup (env::read_cgroup_limits).
 // nullopt when neither can be read.

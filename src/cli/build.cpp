@@ -37,6 +37,8 @@ struct BuildCliOptions {
   bool keep_temp = false;
   bool dry_run = false;
   bool no_governor = false;
+  bool calibrate = false;
+  bool no_calibrate = false;
   bool json = false;
 };
 
@@ -71,6 +73,9 @@ util::Result<int> run_build_cli(const BuildCliOptions& options) {
   request.keep_temp = options.keep_temp;
   request.dry_run = options.dry_run;
   request.governor = !options.no_governor;
+  request.calibration = options.no_calibrate ? build::CalibrationPolicy::never
+                        : options.calibrate  ? build::CalibrationPolicy::always
+                                             : build::CalibrationPolicy::when_building;
 
   auto config = load_user_config();
   if (!config) return tl::unexpected(config.error());
@@ -249,6 +254,13 @@ Runner define_build(CLI::App& app) {
   app.add_flag("--dry-run", options->dry_run, "Show the plan and preflight; build nothing");
   app.add_flag("--no-governor", options->no_governor,
                "Do not pause compilers when memory runs short");
+  auto* calibrate = app.add_flag(
+      "--calibrate", options->calibrate,
+      "Time a small CUDA file with this nvcc now (cached), even with --dry-run, to scale "
+      "the recipe's measured unit costs to this machine");
+  app.add_flag("--no-calibrate", options->no_calibrate,
+               "Use the recipe's unit costs as measured, unscaled")
+      ->excludes(calibrate);
   app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");
   return [options]() { return run_build_cli(*options); };
 }

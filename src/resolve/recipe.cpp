@@ -5,6 +5,8 @@
 #include <fmt/core.h>
 #include <fnmatch.h>
 
+#include <algorithm>
+
 namespace flashfit::resolve {
 namespace {
 
@@ -116,6 +118,28 @@ const KnownBroken* Recipe::broken(const pkg::Version& version, std::string_view 
     }
   }
   return nullptr;
+}
+
+}  // namespace flashfit::resolve
+
+namespace flashfit::resolve {
+
+const BuildKnobs::UnitKind* BuildKnobs::kind_of(std::string_view path) const {
+  const std::size_t slash = path.rfind('/');
+  const std::string_view file = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (file.empty()) return nullptr;
+  for (const UnitKind& kind : unit_kinds) {
+    for (const std::string& pattern : kind.match) {
+      if (glob_matches(pattern, file)) return &kind;
+    }
+  }
+  return nullptr;
+}
+
+double BuildKnobs::heaviest_peak_gib() const {
+  double heaviest = 0;
+  for (const UnitKind& kind : unit_kinds) heaviest = std::max(heaviest, kind.peak_gib);
+  return heaviest;
 }
 
 }  // namespace flashfit::resolve

@@ -35,32 +35,34 @@ enum class SourceKind {
 struct RecipeSource {
   std::string name;  // "upstream", "community": stable, used by --source/--no-source
   SourceKind kind = SourceKind::github_releases;
-  std::string description;           // "Dao-AILab release assets"
-  std::string repository;            // "Dao-AILab/flash-attention"
-  std::string catalog;               // built-in catalog file name under data/
-  std::string url_template;          // "https://github.com/{repository}/releases/download/{tag}/{filename}"
-  std::string api_url;               // releases API ("https://api.github.com/repos/{repository}/releases")
+  std::string description;   // "Dao-AILab release assets"
+  std::string repository;    // "Dao-AILab/flash-attention"
+  std::string catalog;       // built-in catalog file name under data/
+  std::string url_template;  // "https://github.com/{repository}/releases/download/{tag}/{filename}"
+  std::string api_url;       // releases API ("https://api.github.com/repos/{repository}/releases")
   pkg::VariantScheme labels = pkg::VariantScheme::upstream;  // the label dialect its file names use
   AbiRule abi = AbiRule::label;
-  bool enabled_by_default = true;    // community builds: false (a trust decision)
-  bool third_party = false;          // said in reports
+  bool enabled_by_default = true;  // community builds: false (a trust decision)
+  bool third_party = false;        // said in reports
 };
 
 // A GPU architecture inside a wheel, with the CUDA needed to compile it.
 struct GpuArch {
   int major = 0;  // sm_{major}{minor}
   int minor = 0;
-  std::optional<pkg::CudaVersion> min_cuda;  // the arch exists only in builds with this CUDA or newer
-  std::string str() const;                   // "sm_80"
+  std::optional<pkg::CudaVersion>
+      min_cuda;             // the arch exists only in builds with this CUDA or newer
+  std::string str() const;  // "sm_80"
 };
 
 // Facts about a range of releases (and optionally only some sources, some
 // wheel CUDA versions). Every block whose conditions match a wheel applies, in
 // file order; a later block's fields replace an earlier one's.
 struct ReleaseFacts {
-  pkg::SpecifierSet versions;          // which package versions (public part); empty: all
-  std::vector<std::string> sources;    // which sources; empty: all
-  std::optional<pkg::SpecifierSet> cuda;  // the wheel label's CUDA ("12.8"), when the label gives a minor
+  pkg::SpecifierSet versions;        // which package versions (public part); empty: all
+  std::vector<std::string> sources;  // which sources; empty: all
+  std::optional<pkg::SpecifierSet>
+      cuda;  // the wheel label's CUDA ("12.8"), when the label gives a minor
   // The CUDA token setup.py puts in the file name it guesses, by torch's CUDA
   // major ("12" -> "cu122"): flash-attn.md §3. Used to reproduce upstream's guess.
   std::map<int, std::string> cuda_tokens;
@@ -68,20 +70,21 @@ struct ReleaseFacts {
   bool ptx = false;                               // whether they carry PTX (none of upstream's do)
   std::optional<std::string> min_glibc;           // "2.32"
   std::optional<std::string> min_compute_capability;  // "8.0"
-  std::optional<std::string> max_compute_capability;  // "9.0" (<= 2.7.2 rejects Blackwell at run time)
-  std::optional<pkg::SpecifierSet> torch;         // supported torch (">=2.2")
-  std::optional<pkg::SpecifierSet> python;        // python_requires (">=3.9")
-  std::string note;                               // where these facts come from
+  std::optional<std::string>
+      max_compute_capability;               // "9.0" (<= 2.7.2 rejects Blackwell at run time)
+  std::optional<pkg::SpecifierSet> torch;   // supported torch (">=2.2")
+  std::optional<pkg::SpecifierSet> python;  // python_requires (">=3.9")
+  std::string note;                         // where these facts come from
 };
 
 // One artefact (or a family of them) known not to work, with the reason.
 struct KnownBroken {
-  pkg::SpecifierSet versions;            // package versions it concerns
-  std::vector<std::string> sources;      // empty: all
-  std::string filename_glob;             // fnmatch-style pattern over the file name ("*cxx11abiFALSE*")
+  pkg::SpecifierSet versions;        // package versions it concerns
+  std::vector<std::string> sources;  // empty: all
+  std::string filename_glob;         // fnmatch-style pattern over the file name ("*cxx11abiFALSE*")
   std::optional<pkg::SpecifierSet> torch;  // the label's torch ("2.6.*"), matched as "X.Y"
-  std::string reason;                    // said to the user
-  std::string reference;                 // "#1783, #1717"
+  std::string reason;                      // said to the user
+  std::string reference;                   // "#1783, #1717"
 };
 
 // What the build issue uses. Values, not code: the build planner reads them.
@@ -91,21 +94,53 @@ struct BuildKnobs {
   std::string arch_separator = ";";
   // Accepted tokens and the compute capabilities each serves: "80" -> 8.0..8.9.
   struct ArchToken {
-    std::string token;  // "80"
-    std::string min_cc;  // "8.0": the lowest capability it runs on
-    std::string max_cc;  // "8.9": the highest (same major)
+    std::string token;                    // "80"
+    std::string min_cc;                   // "8.0": the lowest capability it runs on
+    std::string max_cc;                   // "8.9": the highest (same major)
     std::optional<std::string> min_nvcc;  // "12.8"
   };
   std::vector<ArchToken> arch_tokens;
   std::vector<std::string> default_archs;  // what a build compiles when not told
   std::string jobs_variable = "MAX_JOBS";
-  std::string threads_variable;            // "NVCC_THREADS"; empty: the package has none
+  std::string threads_variable;  // "NVCC_THREADS"; empty: the package has none
   int default_threads = 1;
   // Peak GiB of one nvcc thread, i.e. of compiling one -gencode target; a job
   // with T threads over A archs peaks near this x min(T, A). 0: not measured.
   double memory_per_thread_gib = 0;
   std::vector<std::string> build_requires;  // importable modules a no-isolation build needs
-  bool needs_cuda = true;                  // preflight's CUDA checks apply
+  bool needs_cuda = true;                   // preflight's CUDA checks apply
+
+  // Which units a build compiles (docs/build.md "Compile units"): the
+  // literal sources of this extension in setup.py, else these globs (paths
+  // relative to the source root), else a scan of the whole tree.
+  std::string extension;                  // "flash_attn_2_cuda"
+  std::vector<std::string> source_globs;  // "csrc/flash_attn/src/*.cu"
+  // The cost of one unit by its kind, measured compiling one arch with one
+  // nvcc thread. A unit's kind is the first whose pattern matches its file
+  // name, so "flash_fwd_split_*.cu" comes before "flash_fwd_*.cu".
+  struct UnitKind {
+    std::string name;                // "backward"
+    std::vector<std::string> match;  // fnmatch patterns over the file name
+    double seconds = 0;              // wall time of one unit on the measuring machine
+    double peak_gib = 0;             // peak RSS of its largest process (cicc or ptxas)
+    std::string note;                // "not measured: forward's figures"
+  };
+  std::vector<UnitKind> unit_kinds;
+  // Where the unit figures were measured, and what the calibration file took
+  // there, so this machine can scale them (build/calibration.hpp).
+  struct Measurement {
+    std::string machine;             // "2 cores AMD EPYC, 24 GiB, gcc 12.2"
+    std::string nvcc;                // "13.0"
+    double calibration_seconds = 0;  // 0: no calibration figure
+    std::string reference;           // "facts/flash-attn.md §8.1"
+  };
+  std::optional<Measurement> measured;
+
+  // The kind of a unit by its file name (a path's last component is used);
+  // nullptr when no kind matches.
+  const UnitKind* kind_of(std::string_view path) const;
+  // The largest peak_gib over the kinds, 0 without kinds.
+  double heaviest_peak_gib() const;
 };
 
 struct Recipe {
@@ -115,12 +150,13 @@ struct Recipe {
   std::vector<std::string> import_names;  // packages a user imports: "flash_attn"
   std::string binary_module;              // imported to prove the binary: "flash_attn_2_cuda"
   bool needs_cuda = true;                 // CPU torch can never run it
-  std::string fallback;                   // when no GPU can run it: "torch.nn.functional.scaled_dot_product_attention"
+  std::string
+      fallback;  // when no GPU can run it: "torch.nn.functional.scaled_dot_product_attention"
   std::vector<RecipeSource> sources;
   std::vector<ReleaseFacts> releases;
   std::vector<KnownBroken> known_broken;
   BuildKnobs build;
-  std::string origin;                     // "built-in", or the file it came from
+  std::string origin;  // "built-in", or the file it came from
 
   const RecipeSource* source(std::string_view source_name) const;
   // The merged facts for one wheel: every matching block, in order.

@@ -55,6 +55,102 @@ std::optional<std::string> env_name(TomlReader& reader, const toml::table& table
   return name;
 }
 
+// A figure from a measurement: positive and below `max`.
+std::optional<double> positive_number(TomlReader& reader, const toml::table& table,
+                                      const std::string& path, std::string_view key, double max,
+                                      std::string_view unit) {
+  auto value = reader.number(table, path, key);
+  if (value && (*value <= 0 || *value > max)) {
+    reader.fail(table.get(key), key_path(path, key),
+                fmt::format("expected {} above 0 and at most {}", unit, max));
+    return std::nullopt;
+  }
+  return value;
+}
+
+// A relative path or pattern inside the source tree: no "..", not absolute.
+bool inside_tree(std::string_view pattern) {
+  if (pattern.empty() || pattern.front() == '/') return false;
+  for (std::string_view part : util::split(pattern, '/')) {
+    if (part == "..") return false;
+  }
+  return true;
+}
+
+BuildKnobs::UnitKind parse_unit_kind(TomlReader& reader, const toml::table& table,
+                                     const std::string& path, const BuildKnobs& build) {
+  BuildKnobs::UnitKind kind;
+  reader.check_keys(table, path, {"name", "match", "seconds", "peak_gib", "note"});
+  kind.name = reader.required(table, path, "name");
+  if (!reader.ok()) return kind;
+  for (const BuildKnobs::UnitKind& other : build.unit_kinds) {
+    if (other.name == kind.name)
+      reader.fail(table.get("name"), path + ".name",
+                  fmt::format("duplicate kind \"{}\"", util::printable(kind.name)));
+  }
+  if (auto patterns = reader.strings(table, path, "match", "a file-name pattern")) {
+    for (const StringItem& item : *patterns) {
+      if (item.value.empty() || item.value.find('/') != std::string::npos) {
+        reader.fail(item.node, item.path, "a file-name pattern: not empty, no '/'");
+        return kind;
+      }
+      kind.match.push_back(item.value);
+    }
+  }
+  if (reader.ok() && kind.match.empty())
+    reader.fail(&table, path, "needs at least one match pattern");
+  kind.seconds = positive_number(reader, table, path, "seconds", 86400, "seconds").value_or(0);
+  kind.peak_gib = positive_number(reader, table, path, "peak_gib", 4096, "GiB").value_or(0);
+  if (reader.ok() && (kind.seconds == 0 || kind.peak_gib == 0))
+    reader.fail(&table, path, "needs both seconds and peak_gib");
+  kind.note = reader.string(table, path, "note").value_or("");
+  return kind;
+}
+
+void parse_units(TomlReader& reader, const toml::table& table, BuildKnobs& build) {
+  const std::string path = "build";
+  if (!reader.ok()) return;
+  build.extension = reader.string(table, path, "extension").value_or("");
+  if (reader.ok() && !build.extension.empty() && !is_module_name(build.extension)) {
+    reader.fail(
+        table.get("extension"), "build.extension",
+        fmt::format("\"{}\" is not a Python module name", util::printable(build.extension)));
+  }
+  if (auto globs =
+          reader.strings(table, path, "sources", "a path pattern relative to the source root")) {
+    for (const StringItem& item : *globs) {
+      if (!inside_tree(item.value)) {
+        reader.fail(item.node, item.path,
+                    "a relative path inside the source tree (no '..', not absolute)");
+        return;
+      }
+      build.source_globs.push_back(item.value);
+    }
+  }
+  if (const toml::array* kinds = reader.table_array(table, path, "unit_kind")) {
+    for (std::size_t i = 0; i < kinds->size() && reader.ok(); ++i) {
+      build.unit_kinds.push_back(parse_unit_kind(reader, *kinds->get(i)->as_table(),
+                                                 index_path("build.unit_kind", i), build));
+    }
+  }
+  if (const toml::table* measured = reader.table(table, path, "measured")) {
+    const std::string here = "build.measured";
+    reader.check_keys(*measured, here, {"machine", "nvcc", "calibration_seconds", "reference"});
+    BuildKnobs::Measurement m;
+    m.machine = reader.required(*measured, here, "machine");
+    m.nvcc = major_minor_text(reader, *measured, here, "nvcc", "13.0").value_or("");
+    m.calibration_seconds =
+        positive_number(reader, *measured, here, "calibration_seconds", 3600, "seconds")
+            .value_or(0);
+    m.reference = reader.string(*measured, here, "reference").value_or("");
+    if (reader.ok()) build.measured = std::move(m);
+  }
+  if (reader.ok() && !build.unit_kinds.empty() && !build.measured) {
+    reader.fail(&table, path,
+                "unit kinds need [build.measured]: where their figures were measured");
+  }
+}
+
 }  // namespace
 
 std::optional<std::string> major_minor_text(TomlReader& reader, const toml::table& table,
@@ -73,10 +169,11 @@ std::optional<std::string> major_minor_text(TomlReader& reader, const toml::tabl
 
 void parse_build(TomlReader& reader, const toml::table& table, BuildKnobs& build) {
   const std::string path = "build";
-  reader.check_keys(table, path,
-                    {"env", "arch_variable", "arch_separator", "arch_token", "default_archs",
-                     "jobs_variable", "threads_variable", "default_threads",
-                     "memory_per_thread_gib", "build_requires", "needs_cuda"});
+  reader.check_keys(
+      table, path,
+      {"env", "arch_variable", "arch_separator", "arch_token", "default_archs", "jobs_variable",
+       "threads_variable", "default_threads", "memory_per_thread_gib", "build_requires",
+       "needs_cuda", "extension", "sources", "unit_kind", "measured"});
   if (const toml::table* env = reader.table(table, path, "env")) {
     for (auto&& [key, node] : *env) {
       const std::string here = key_path("build.env", key.str());
@@ -145,6 +242,7 @@ void parse_build(TomlReader& reader, const toml::table& table, BuildKnobs& build
     }
   }
   if (auto needs_cuda = reader.boolean(table, path, "needs_cuda")) build.needs_cuda = *needs_cuda;
+  parse_units(reader, table, build);
 }
 
 }  // namespace flashfit::resolve::detail

@@ -24,11 +24,16 @@ check_fix() { json_field "$TMP/out" "[c['fix'] for c in d['preflight'] if c['id'
 CUDA_SRC="$TMP/cuda-src"
 cp -r "$BUILD_PKG" "$CUDA_SRC"
 printf '__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n' >"$CUDA_SRC/csrc/kernel.cu"
+# setup.py must list it: the planner counts the units setup.py compiles, not the tree's files.
+sed -i 's|"csrc/binding.cpp",|"csrc/binding.cpp", "csrc/kernel.cu",|' "$CUDA_SRC/setup.py"
+grep -q '"csrc/kernel.cu"' "$CUDA_SRC/setup.py" || fail "could not add kernel.cu to the fixture's sources"
 
 # --- Debian's torch is a CPU build -------------------------------------------
 ff build "$CUDA_SRC" --python "$TEST_PYTHON" --json
 expect_rc 1 "a CUDA source with a CPU torch"
 [[ $(json_field "$TMP/out" 'd["stage"]') == preflight ]] || fail "did not stop at preflight"
+[[ $(json_field "$TMP/out" '(d["plan"]["units"]["basis"], d["plan"]["units"]["cuda"], d["plan"]["units"]["cxx"])') == "('setup.py', 1, 4)" ]] ||
+  fail "the units are not setup.py's 1 .cu + 4 C++"
 [[ $(check_status torch-cuda) == failed ]] || fail "torch-cuda is $(check_status torch-cuda)"
 check_fix torch-cuda | grep -q 'download.pytorch.org' || fail "the fix does not say how to get a CUDA torch"
 [[ $(json_field "$TMP/out" 'd["run"]') == None ]] || fail "something was compiled"
@@ -36,6 +41,7 @@ ff build "$CUDA_SRC" --python "$TEST_PYTHON"
 expect_rc 1 "text report"
 expect_out_contains "FAILED"
 expect_out_contains "torch-cuda"
+expect_out_contains "1 .cu + 4 C++ (counted from setup.py"
 pass_note "CPU torch: stopped before compiling, with the fix"
 
 # --- a fake nvcc of another CUDA major (torch cu130 as a what-if) -----------

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <fstream>
+#include <map>
 #include <limits>
 #include <string>
 #include <thread>
@@ -484,6 +485,50 @@ TEST(GovernorLoad, InterruptingAGovernedBuildLeavesNoProcessPausedOrNot) {
     EXPECT_TRUE(::kill(pid, 0) != 0 && errno == ESRCH) << "memhog " << pid << " survived";
   }
   EXPECT_GE(hogs, 2u);  // some ran, some were paused at the time
+}
+
+}  // namespace
+}  // namespace flashfit::build
+
+namespace flashfit::build {
+namespace {
+
+const std::vector<UnitClass> kFa2Classes = {
+    {"forward", {"flash_fwd_*.cu"}, 400 * kMiB},
+    {"backward", {"flash_bwd_*.cu"}, 600 * kMiB},
+};
+
+TEST(GovernorUnits, NvccTempFileNamesTellTheUnit) {
+  EXPECT_EQ(unit_class_of(kFa2Classes, {"cicc", "--orig_src_file_name", "csrc/flash_attn/src/flash_bwd_hdim128_fp16_sm80.cu",
+                                        "-o", "/tmp/tmpxft_00003f2a_00000000-6_flash_bwd_hdim128_fp16_sm80.ptx"})
+                ->kind,
+            "backward");
+  EXPECT_EQ(unit_class_of(kFa2Classes, {"ptxas", "/tmp/x/tmpxft_0000beef_00000000-7_flash_fwd_hdim64_bf16_sm80.ptx"})->kind,
+            "forward");
+  EXPECT_EQ(unit_class_of(kFa2Classes, {"cc1plus", "flash_api.cpp"}), nullptr);
+  EXPECT_EQ(unit_class_of(kFa2Classes, {}), nullptr);
+  EXPECT_EQ(unit_class_of(kFa2Classes, {"tmpxft_", "tmpxft_x-", "/", ""}), nullptr);  // garbage: no class, no crash
+}
+
+TEST(GovernorUnits, BackwardUnitsAreAdmittedByTheirOwnPeak) {
+  // Budget 1100 MiB: a backward (600) beside a forward (400) fits; two backward do not.
+  std::map<int, std::vector<std::string>> args = {
+      {101, {"cicc", "/tmp/tmpxft_1_2-6_flash_bwd_hdim128_fp16_sm80.cpp1.ii"}},
+      {102, {"cicc", "/tmp/tmpxft_1_2-6_flash_bwd_hdim64_fp16_sm80.cpp1.ii"}},
+      {103, {"cicc", "/tmp/tmpxft_1_2-6_flash_fwd_hdim64_fp16_sm80.cpp1.ii"}},
+  };
+  GovernorConfig c = config(1100, 400);  // the plain estimate alone would admit all three
+  c.unit_classes = kFa2Classes;
+  c.worker_args = [&](int pid) { return args[pid]; };
+  MemoryGovernor g(c);
+  EXPECT_EQ(summary(g.decide({root(), worker(101, 10), worker(102, 10)}, kRoot, std::nullopt)), (Actions{"pause 102"}));
+
+  MemoryGovernor mixed(c);
+  EXPECT_TRUE(mixed.decide({root(), worker(101, 10), worker(103, 10)}, kRoot, std::nullopt).empty());
+
+  // Without classes the same two backward workers both run: 2 x 400 fits.
+  MemoryGovernor plain(config(1100, 400));
+  EXPECT_TRUE(plain.decide({root(), worker(101, 10), worker(102, 10)}, kRoot, std::nullopt).empty());
 }
 
 }  // namespace

@@ -1,0 +1,140 @@
+// read_setup_py: literal sources, names and setup_requires out of setup.py
+// text, and refusals for what is not (or is hostile) Python.
+#include "build/setup_py.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace flashfit::build {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+SetupPyFacts read_ok(std::string_view text) {
+  auto facts = read_setup_py(text);
+  EXPECT_TRUE(facts) << (facts ? "" : facts.error().message);
+  return facts ? *facts : SetupPyFacts{};
+}
+
+std::string read_error(std::string_view text) {
+  auto facts = read_setup_py(text);
+  EXPECT_FALSE(facts);
+  if (facts) return "";
+  EXPECT_EQ(facts.error().kind, util::ErrorKind::input);
+  return facts.error().message;
+}
+
+TEST(SetupPy, LiteralKeywordSourcesWithCommentsAndTrailingComma) {
+  const auto facts = read_ok(R"py(
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension  # CUDAExtension(name="decoy")
+ext_modules = []
+ext_modules.append(
+    CUDAExtension(
+        name="flash_attn_2_cuda",
+        sources=[
+            "csrc/flash_attn/flash_api.cpp",  # the binding
+            'csrc/flash_attn/src/flash_fwd_hdim32_fp16_sm80.cu',
+            "csrc/flash_attn/src/" "flash_bwd_hdim32_fp16_sm80.cu",
+        ],
+        extra_compile_args={"nvcc": ["-O3"] + cc_flag},
+    )
+)
+setup(name="flash_attn", setup_requires=["packaging", "psutil", "ninja"])
+)py");
+  ASSERT_EQ(facts.extensions.size(), 1U);
+  const SetupExtension& ext = facts.extensions[0];
+  EXPECT_EQ(ext.constructor, "CUDAExtension");
+  EXPECT_EQ(ext.line, 5U);
+  EXPECT_EQ(ext.name, "flash_attn_2_cuda");
+  ASSERT_TRUE(ext.sources);
+  EXPECT_THAT(*ext.sources, ElementsAre("csrc/flash_attn/flash_api.cpp",
+                                        "csrc/flash_attn/src/flash_fwd_hdim32_fp16_sm80.cu",
+                                        "csrc/flash_attn/src/flash_bwd_hdim32_fp16_sm80.cu"));
+  ASSERT_TRUE(facts.setup_requires);
+  EXPECT_THAT(*facts.setup_requires, ElementsAre("packaging", "psutil", "ninja"));
+}
+
+TEST(SetupPy, PositionalArgumentsAndANameBoundOnce) {
+  const auto facts = read_ok(R"py(
+sources = ["csrc/binding.cpp", "csrc/add.cpp"]
+defines = []
+setuptools.setup(ext_modules=[CppExtension("ffbuild._C", sources, extra_compile_args=defines)])
+)py");
+  ASSERT_EQ(facts.extensions.size(), 1U);
+  EXPECT_EQ(facts.extensions[0].name, "ffbuild._C");
+  ASSERT_TRUE(facts.extensions[0].sources);
+  EXPECT_THAT(*facts.extensions[0].sources, ElementsAre("csrc/binding.cpp", "csrc/add.cpp"));
+  EXPECT_FALSE(facts.setup_requires);
+}
+
+TEST(SetupPy, ComputedSourcesAreNotLiteralAndSayWhy) {
+  const auto facts = read_ok(R"py(
+renamed_sources = ["csrc/flash_attn_ck/flash_api.cu"] + glob.glob("build/fmha_*wd*.cu")
+ext_modules.append(CUDAExtension(name="flash_attn_2_cuda", sources=renamed_sources))
+ext_modules.append(CUDAExtension(name="g", sources=glob.glob("csrc/*.cu")))
+ext_modules.append(CUDAExtension(name=f"{prefix}_cuda", sources=[f"csrc/{x}.cu"]))
+grown = ["a.cu"]
+grown.append("b.cu")
+ext_modules.append(CUDAExtension("h", grown))
+twice = ["a.cu"]
+twice = ["b.cu"]
+ext_modules.append(CUDAExtension("i", twice))
+ext_modules.append(CUDAExtension(**kwargs))
+class CUDAExtension(object): pass
+def CppExtension(name, sources): return None
+)py");
+  ASSERT_EQ(facts.extensions.size(), 6U);
+  EXPECT_FALSE(facts.extensions[0].sources);
+  EXPECT_THAT(facts.extensions[0].not_literal, HasSubstr("renamed_sources is not a literal list"));
+  EXPECT_THAT(facts.extensions[1].not_literal, HasSubstr("is not a literal list"));
+  EXPECT_FALSE(facts.extensions[2].name);  // an f-string is computed
+  EXPECT_THAT(facts.extensions[2].not_literal, HasSubstr("not a plain string"));
+  EXPECT_THAT(facts.extensions[3].not_literal, HasSubstr("grown is changed at line 7"));
+  EXPECT_THAT(facts.extensions[4].not_literal, HasSubstr("twice is assigned 2 times"));
+  EXPECT_THAT(facts.extensions[5].not_literal, HasSubstr("**kwargs"));
+}
+
+TEST(SetupPy, StringsAndCommentsHideNothing) {
+  // "CUDAExtension(" inside strings, docstrings and comments is no call.
+  const auto facts = read_ok(R"py(
+"""CUDAExtension(name="x", sources=["a.cu"])"""
+msg = 'CUDAExtension(name="y", sources=["b.cu"])'
+# CUDAExtension(name="z", sources=["c.cu"])
+path = r"C:\new\table"
+escaped = "a\"b" '\\'
+)py");
+  EXPECT_TRUE(facts.extensions.empty());
+}
+
+TEST(SetupPy, BadInputIsAClearErrorNamingTheLine) {
+  EXPECT_THAT(read_error("x = 1\ny = \"open\n"), HasSubstr("setup.py line 2: unterminated string"));
+  EXPECT_THAT(read_error("x = '''never closed\n\n"), HasSubstr("line 1: unterminated string"));
+  EXPECT_THAT(read_error("setup(\n  name='x',\n"), HasSubstr("'(' is never closed"));
+  EXPECT_THAT(read_error("x = [1, 2)\n"), HasSubstr("line 1: unbalanced ')'"));
+  EXPECT_THAT(read_error(std::string("x = 1\0\n", 7)), HasSubstr("NUL byte"));
+  EXPECT_THAT(read_error("x = 1\x01\n"), HasSubstr("control character"));
+  EXPECT_THAT(read_error(std::string(200 * 1024 * 6, ' ')), HasSubstr("larger than 1 MiB"));
+  EXPECT_THAT(read_error(std::string(500, '(') + std::string(500, ')')),
+              HasSubstr("nested more than 200 deep"));
+  // Listed paths that leave the tree or hide bytes are refused, not counted.
+  EXPECT_THAT(read_error("CUDAExtension('m', ['/etc/passwd'])"),
+              HasSubstr("\"/etc/passwd\" is an absolute path"));
+  EXPECT_THAT(read_error("CUDAExtension('m', ['csrc/../../x.cu'])"),
+              HasSubstr("leaves the source tree"));
+  EXPECT_THAT(read_error("CUDAExtension('m', ['a\\tb.cu'])"), HasSubstr("control character"));
+  EXPECT_THAT(read_error("CUDAExtension('m', [''])"), HasSubstr("is empty"));
+  std::string huge = "CUDAExtension('m', [";
+  for (int i = 0; i < 10001; ++i) huge += "'a.cu',";
+  huge += "])";
+  EXPECT_THAT(read_error(huge), HasSubstr("more than 10000 entries"));
+}
+
+TEST(SetupPy, HostileBytesInAMessageAreEscaped) {
+  const std::string message = read_error("CUDAExtension('m', ['/\x1b[31mred.cu'])");
+  EXPECT_EQ(message.find('\x1b'), std::string::npos);
+  EXPECT_THAT(message, HasSubstr("\\x1b"));
+}
+
+}  // namespace
+}  // namespace flashfit::build
