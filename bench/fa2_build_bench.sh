@@ -4,7 +4,7 @@
 # `MAX_JOBS=N pip wheel` at the static settings a user would try, all against
 # PyPI's CUDA torch 2.14.1 (.pydeps/torch-cuda) and this machine's nvcc 13.0.
 # A full run takes hours on 2 cores (about 1 h 50 min per configuration for
-# one arch at 2 jobs, facts/flash-attn.md §9): not CI, and not something to run
+# one arch at 2 jobs, docs/background.md §11.1): not CI, and not something to run
 # on a shared machine without saying so. Figures: bench/README.md.
 #
 #   bench/fa2_build_bench.sh plan                # the plans only (seconds)

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config git
-  # C++ libraries (see ../shared/facts/dependencies.md)
+  # C++ libraries (see docs/background.md §22)
   libfmt-dev libexpected-dev libcli11-dev nlohmann-json3-dev libelf-dev
   libzip-dev libssl-dev liblz4-dev libzstd-dev libtomlplusplus-dev libcurl4-openssl-dev libarchive-dev
   # tests and benchmarks

@@ -3,7 +3,7 @@
 // the file name. Upstream flash-attn names its wheels 2.8.3+cu12torch2.8...
 // but writes Version: 2.8.3, which pip refuses through an index or
 // find-links ("inconsistent version"); publishing such a wheel as-is would
-// publish a file pip will not install (facts/flash-attn.md).
+// publish a file pip will not install (docs/background.md §20).
 
 #include <filesystem>
 #include <string>

@@ -1,7 +1,7 @@
 // The cost of each unit a build compiles. Measured figures beat estimates:
 // a recipe's unit kinds carry wall time and peak memory of one unit compiled
-// for one arch by one nvcc thread on a named machine (facts/flash-attn.md
-// §8.1); this machine's calibration scales the time. Units no kind matches,
+// for one arch by one nvcc thread on a named machine (docs/background.md
+// §11.1); this machine's calibration scales the time. Units no kind matches,
 // and packages without figures, get the defaults below, said as estimates.
 #include "build/plan_cost.hpp"
 

@@ -48,7 +48,7 @@ bool sane(const MajorMinor& cc) {
 
 const std::vector<GpuName>& gpu_names() {
   // Compute capabilities as NVIDIA's "CUDA GPUs" list gives them. 10.3 (B300),
-  // 11.0 (Thor, 10.1 before CUDA 13) and 12.1 (GB10): facts/flash-attn.md §9.
+  // 11.0 (Thor, 10.1 before CUDA 13) and 12.1 (GB10): docs/background.md §12.
   static const std::vector<GpuName> table = {
       {"P100", {6, 0}, "Pascal"},
       {"P40", {6, 1}, "Pascal"},

@@ -21,7 +21,7 @@ namespace flashfit::resolve {
 enum class AbiRule {
   label,             // the variant label says it (upstream's cxx11abiTRUE/FALSE)
   pytorch_official,  // built against download.pytorch.org torch: <=2.5 false,
-                     // 2.6 true only for cu126, >=2.7 true (flash-attn.md §11, peers.md §3.1)
+                     // 2.6 true only for cu126, >=2.7 true (docs/background.md §14, §18)
   unknown,           // nobody knows: the rule is not applied, and that is stated
 };
 std::string_view to_string(AbiRule rule);  // "label", "pytorch-official", "unknown"
@@ -64,7 +64,7 @@ struct ReleaseFacts {
   std::optional<pkg::SpecifierSet>
       cuda;  // the wheel label's CUDA ("12.8"), when the label gives a minor
   // The CUDA token setup.py puts in the file name it guesses, by torch's CUDA
-  // major ("12" -> "cu122"): flash-attn.md §3. Used to reproduce upstream's guess.
+  // major ("12" -> "cu122"): docs/background.md §9. Used to reproduce upstream's guess.
   std::map<int, std::string> cuda_tokens;
   std::optional<std::vector<GpuArch>> gpu_archs;  // SASS inside the wheels; nullopt: unknown
   bool ptx = false;                               // whether they carry PTX (none of upstream's do)
@@ -132,7 +132,7 @@ struct BuildKnobs {
     std::string machine;             // "2 cores AMD EPYC, 24 GiB, gcc 12.2"
     std::string nvcc;                // "13.0"
     double calibration_seconds = 0;  // 0: no calibration figure
-    std::string reference;           // "facts/flash-attn.md §8.1"
+    std::string reference;           // "docs/background.md §11.1"
   };
   std::optional<Measurement> measured;
 

@@ -2,7 +2,7 @@
 // torch releases on download.pytorch.org: the newest patch of each minor, the
 // CUDA builds its index offers, and the Pythons it supports. Used to suggest
 // "pin torch X.Y" with the exact pip command. Data, from the PyTorch
-// "previous versions" page and the index listings (peers.md §3.1 agrees on
+// "previous versions" page and the index listings (docs/background.md §18 agrees on
 // the CUDA lists); 2.10 is recent and marked so in the table.
 #include <span>
 #include <string>

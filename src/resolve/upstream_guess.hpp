@@ -1,6 +1,6 @@
 #pragma once
 // The wheel file name and URL upstream's setup.py (CachedWheelsCommand) would
-// guess for this environment (flash-attn.md §2-§3): used to check that the
+// guess for this environment (docs/background.md §23, §9): used to check that the
 // resolver agrees with upstream wherever upstream's guess is right, and to
 // explain what `pip install flash-attn` would have tried.
 #include <optional>

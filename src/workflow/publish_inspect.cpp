@@ -208,7 +208,7 @@ PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp
       f.cuda_minor = label.cuda->minor;
     }
   }
-  // Symbols first: the label is only the build matrix's claim (facts/flash-attn.md §11).
+  // Symbols first: the label is only the build matrix's claim (docs/background.md §14).
   f.cxx11_abi = symbol_abi ? symbol_abi : label.cxx11_abi;
   return c;
 }

@@ -26,7 +26,7 @@ void touch(const fs::path& file, const std::string& text = "// unit\n") {
   std::ofstream(file) << text;
 }
 
-// flash-attn v2.8.3's unit names (facts/flash-attn.md §8.1): fwd, fwd_split and
+// flash-attn v2.8.3's unit names (docs/background.md §11.1): fwd, fwd_split and
 // bwd over head dims x dtypes x causal.
 std::vector<std::string> fa2_units() {
   std::vector<std::string> out;

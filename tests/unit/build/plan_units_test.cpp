@@ -1,5 +1,5 @@
 // The planner's cost model with flash-attn's measured unit kinds
-// (facts/flash-attn.md §8.1): this machine's size, an H100 and a 5090 with
+// (docs/background.md §11.1): this machine's size, an H100 and a 5090 with
 // nvcc 13, per-kind memory admission, and calibration.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
