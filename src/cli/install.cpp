@@ -147,7 +147,7 @@ bool hand_over_to_build(const InstallCliOptions& options, const Pass& pass) {
 // would be installed there can be shown, but nothing is fetched, installed or
 // built into this one (issue 13: cp312 wheels went into a 3.11 venv).
 util::Result<InstallCliOptions> dry_run_for_what_if(InstallCliOptions options) {
-  auto what_if = env::parse_what_if(options.environment.what_if);
+  auto what_if = what_if_from(options.environment);
   if (!what_if) return tl::unexpected(what_if.error());
   if (what_if->any() && !options.dry_run) {
     options.dry_run = true;

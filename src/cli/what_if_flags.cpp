@@ -76,11 +76,15 @@ util::Result<void> require_interpreter(const env::Environment& environment,
   return tl::unexpected(std::move(error));
 }
 
-util::Result<env::ProbeOptions> probe_options_from(const EnvironmentFlags& flags) {
+util::Result<env::WhatIf> what_if_from(const EnvironmentFlags& flags) {
   env::WhatIfOptions what_if_options = flags.what_if;
   // A repeated --gpu lists several GPUs, as commas do.
   if (!flags.gpus.empty()) what_if_options.gpu = util::join(flags.gpus, ",");
-  auto what_if = env::parse_what_if(what_if_options);
+  return env::parse_what_if(what_if_options);
+}
+
+util::Result<env::ProbeOptions> probe_options_from(const EnvironmentFlags& flags) {
+  auto what_if = what_if_from(flags);
   if (!what_if) return tl::unexpected(what_if.error());
   env::ProbeOptions options;
   options.what_if = *what_if;

@@ -49,6 +49,8 @@ util::Result<void> require_interpreter(const env::Environment& environment,
 
 // Probe options from the flags and the process environment ($VIRTUAL_ENV,
 // $PATH, CUDA_HOME, ..., the cache dir); a bad flag value is a usage error.
+// The what-if facts the flags give (--gpu from its repeated values).
+util::Result<env::WhatIf> what_if_from(const EnvironmentFlags& flags);
 util::Result<env::ProbeOptions> probe_options_from(const EnvironmentFlags& flags);
 
 }  // namespace flashfit::cli

@@ -29,6 +29,9 @@ void check_catalog(const Catalog& catalog) {
 }
 
 void check_round_trip(Catalog catalog) {
+  // A cache file is only ever written with wheels in it (an update that lists
+  // none keeps the previous file), and one without entries is refused on read.
+  if (catalog.entries.empty()) return;
   catalog.updated_at = "2026-01-31T12:00:00Z";
   const std::string file = format_catalog_cache(catalog);
   auto back = parse_catalog_cache(file, catalog.recipe, catalog.source, "again");

@@ -73,7 +73,7 @@ expect_err_empty
 mkdir -p "$TMP/empty-source"
 ff build --python "$TEST_PYTHON" --torch 2.8.0+cu128 "$TMP/empty-source"
 expect_clean_error 2 "build of an empty directory"
-expect_err_contains "flashfit: what-if flags describe another environment"
+expect_err_contains "flashfit: --torch 2.8.0+cu128 describes another environment"
 expect_err_contains "flashfit: getting the source"
 ff build -q --python "$TEST_PYTHON" --torch 2.8.0+cu128 "$TMP/empty-source"
 expect_clean_error 2 "build -q of an empty directory"

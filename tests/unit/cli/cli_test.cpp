@@ -50,7 +50,7 @@ TEST(SuggestCommand, PrefixesOfTwoOrMoreCharacters) {
 }
 
 TEST(SuggestCommand, FarOffNamesGetNoSuggestion) {
-  for (const char* typed : {"", "zzzzzz", "gats", "publish", "TAGS", "tg", "sgat", "x", "--tags",
+  for (const char* typed : {"", "zzzzzz", "gats", "upload", "TAGS", "tg", "sgat", "x", "--tags",
                             "tags-and-more", "a"}) {
     EXPECT_EQ(suggest_command(typed), std::nullopt) << "'" << typed << "'";
   }

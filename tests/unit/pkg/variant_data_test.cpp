@@ -152,12 +152,13 @@ TEST(variant_data, EveryOfficialWheel) {
     expect_same_as_lowered(label, v);
   }
   EXPECT_EQ(rows, 2826);
-  EXPECT_EQ(by_abi[true], 1419);
-  EXPECT_EQ(by_abi[false], 1407);
-  EXPECT_EQ(labels.size(), 64U);
+  // The corrected catalog (guessed rows removed, v2.8.3's assets confirmed, aarch64 twins added).
+  EXPECT_EQ(by_abi[true], 1420);
+  EXPECT_EQ(by_abi[false], 1406);
+  EXPECT_EQ(labels.size(), 62U);
   EXPECT_EQ(by_cuda,
             (std::map<std::string, int>{
-                {"11", 538}, {"118", 850}, {"12", 934}, {"122", 384}, {"123", 114}, {"13", 6}}));
+                {"11", 538}, {"118", 850}, {"12", 933}, {"122", 384}, {"123", 114}, {"13", 7}}));
 }
 
 TEST(variant_data, EveryCommunityWheel) {
