@@ -1,10 +1,10 @@
 #include "binary/wheel.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <set>
 #include <system_error>
-
-#include <fmt/core.h>
 
 #include "binary/wheel_zip.hpp"
 #include "pkg/name.hpp"
@@ -21,23 +21,37 @@ std::string zip_error_words(int code) {
       return "not a zip archive (or truncated: no end-of-central-directory record)";
     case ZIP_ER_INCONS:
       return "inconsistent zip archive (corrupt or truncated central directory)";
-    case ZIP_ER_EOF: return "premature end of file (truncated archive)";
-    case ZIP_ER_CRC: return "CRC mismatch (corrupt member data)";
+    case ZIP_ER_EOF:
+      return "premature end of file (truncated archive)";
+    case ZIP_ER_CRC:
+      return "CRC mismatch (corrupt member data)";
     case ZIP_ER_ZLIB:
-    case ZIP_ER_COMPRESSED_DATA: return "corrupt compressed data";
-    case ZIP_ER_READ: return "read error";
-    case ZIP_ER_SEEK: return "seek error (truncated archive?)";
-    case ZIP_ER_OPEN: return "cannot open file";
-    case ZIP_ER_NOENT: return "no such file";
+    case ZIP_ER_COMPRESSED_DATA:
+      return "corrupt compressed data";
+    case ZIP_ER_READ:
+      return "read error";
+    case ZIP_ER_SEEK:
+      return "seek error (truncated archive?)";
+    case ZIP_ER_OPEN:
+      return "cannot open file";
+    case ZIP_ER_NOENT:
+      return "no such file";
     // libzip's own duplicate check at open, before list_members sees names.
-    case ZIP_ER_EXISTS: return "duplicate member names in the archive";
-    case ZIP_ER_MEMORY: return "out of memory";
-    case ZIP_ER_MULTIDISK: return "multi-disk zip archives are not supported";
-    case ZIP_ER_COMPNOTSUPP: return "compression method not supported";
-    case ZIP_ER_ENCRNOTSUPP: return "encryption method not supported";
+    case ZIP_ER_EXISTS:
+      return "duplicate member names in the archive";
+    case ZIP_ER_MEMORY:
+      return "out of memory";
+    case ZIP_ER_MULTIDISK:
+      return "multi-disk zip archives are not supported";
+    case ZIP_ER_COMPNOTSUPP:
+      return "compression method not supported";
+    case ZIP_ER_ENCRNOTSUPP:
+      return "encryption method not supported";
     case ZIP_ER_NOPASSWD:
-    case ZIP_ER_WRONGPASSWD: return "member is encrypted";
-    default: return fmt::format("libzip error {}", code);
+    case ZIP_ER_WRONGPASSWD:
+      return "member is encrypted";
+    default:
+      return fmt::format("libzip error {}", code);
   }
 }
 
@@ -47,7 +61,9 @@ std::string zip_error_words(zip_error_t* error) {
 
 }  // namespace detail
 
-void Wheel::ZipCloser::operator()(::zip* archive) const noexcept { zip_discard(archive); }
+void Wheel::ZipCloser::operator()(::zip* archive) const noexcept {
+  zip_discard(archive);
+}
 
 Wheel::Wheel(Wheel&&) noexcept = default;
 Wheel& Wheel::operator=(Wheel&&) noexcept = default;
@@ -72,7 +88,9 @@ std::string normalise_member_name(std::string_view name) {
     parts.emplace_back(part);
   }
   std::string out = util::join(parts, "/");
-  if (!name.empty() && name.back() == '/') out += '/';
+  // A directory keeps its slash, but "./" names the root itself: "" (never "/",
+  // an absolute name; found by fuzz.dist_info).
+  if (!out.empty() && name.back() == '/') out += '/';
   return out;
 }
 
@@ -110,7 +128,8 @@ util::Result<std::vector<WheelMember>> list_members(zip_t* archive, const WheelL
     member.size = st.size;
     member.compressed_size = st.comp_size;
     member.compression = st.comp_method;
-    member.encrypted = (st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE;
+    member.encrypted =
+        (st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE;
     const std::string quoted = printable(member.name);
     if (std::string reason = unsafe_member_name_reason(member.name); !reason.empty()) {
       return util::input_error(fmt::format("unsafe member name '{}': {}", quoted, reason), {},
@@ -125,13 +144,14 @@ util::Result<std::vector<WheelMember>> list_members(zip_t* archive, const WheelL
                                "wheels are never encrypted; this is not a usable wheel");
     }
     if (zip_compression_method_supported(st.comp_method, 0) == 0) {
-      return util::input_error(
-          fmt::format("member '{}' uses unsupported compression method {}", quoted, st.comp_method));
+      return util::input_error(fmt::format("member '{}' uses unsupported compression method {}",
+                                           quoted, st.comp_method));
     }
     if (member.size > limits.max_member_size) {
-      return util::input_error(fmt::format("member '{}' declares {} bytes, more than the {} allowed",
-                                           quoted, member.size, limits.max_member_size),
-                               {}, "a zip bomb or a corrupt archive");
+      return util::input_error(
+          fmt::format("member '{}' declares {} bytes, more than the {} allowed", quoted,
+                      member.size, limits.max_member_size),
+          {}, "a zip bomb or a corrupt archive");
     }
     total += member.size;
     if (total > limits.max_total_size) {
@@ -172,7 +192,8 @@ util::Result<std::string> find_dist_info(const std::vector<WheelMember>& members
   const std::string_view stem = std::string_view(dir).substr(0, dir.size() - 10);
   const std::size_t dash = stem.rfind('-');
   if (dash == std::string_view::npos) {
-    return util::input_error(fmt::format("malformed .dist-info directory name '{}'", printable(dir)));
+    return util::input_error(
+        fmt::format("malformed .dist-info directory name '{}'", printable(dir)));
   }
   if (pkg::canonicalize_name(stem.substr(0, dash)) != filename.canonical_name) {
     return util::input_error(fmt::format("'{}' does not match the file name's project '{}'",

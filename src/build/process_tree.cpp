@@ -21,10 +21,13 @@ namespace {
 // A /proc/<pid>/stat line is a few hundred bytes; anything larger is not one.
 constexpr std::size_t kStatMax = 4096;
 
-std::optional<std::string> read_proc_file(const std::filesystem::path& path) {
+// The first max_bytes of a /proc file (it has no size to stat); nullopt when
+// it cannot be opened (the process is gone).
+std::optional<std::string> read_proc_prefix(const std::filesystem::path& path,
+                                            std::size_t max_bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
-  std::string text(kStatMax, '\0');
+  std::string text(max_bytes, '\0');
   std::size_t used = 0;
   while (used < text.size()) {
     const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
@@ -33,8 +36,13 @@ std::optional<std::string> read_proc_file(const std::filesystem::path& path) {
     used += static_cast<std::size_t>(n);
   }
   ::close(fd);
-  if (used == 0 || used >= kStatMax) return std::nullopt;
   text.resize(used);
+  return text;
+}
+
+std::optional<std::string> read_proc_file(const std::filesystem::path& path) {
+  auto text = read_proc_prefix(path, kStatMax);
+  if (!text || text->empty() || text->size() >= kStatMax) return std::nullopt;
   return text;
 }
 
@@ -189,19 +197,8 @@ std::vector<std::string> read_process_args(int pid, const std::filesystem::path&
   // cicc's command line runs to a few KiB; the first 64 KiB hold the file names.
   constexpr std::size_t kArgsMax = std::size_t{64} << 10;
   std::vector<std::string> args;
-  const std::filesystem::path path = proc_root / std::to_string(pid) / "cmdline";
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return args;
-  std::string text(kArgsMax, '\0');
-  std::size_t used = 0;
-  while (used < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    used += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  text.resize(used);
+  const std::string text =
+      read_proc_prefix(proc_root / std::to_string(pid) / "cmdline", kArgsMax).value_or("");
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = text.find('\0', start);

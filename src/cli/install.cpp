@@ -56,7 +56,7 @@ json attempt_json(const install::Attempt& a) {
   return out;
 }
 
-std::string outcome_text(const Resolved& r, const install::InstallOutcome& o, bool dry_run) {
+std::string outcome_text(const install::InstallOutcome& o, bool dry_run) {
   std::string out;
   for (const install::Attempt& a : o.attempts) {
     out += fmt::format("{} {}  [{}]\n     {}: {}\n", a.ok ? "ok  " : "FAIL", a.filename, a.source,
@@ -270,7 +270,7 @@ util::Result<int> run_install(const InstallCliOptions& given) {
       if (build_report.is_null())
         text = resolve_text(ResolveReport{r.resolution, r.recipe, r.environment, r.sources, false});
     } else {
-      text = outcome_text(r, outcome, options.dry_run);
+      text = outcome_text(outcome, options.dry_run);
       if (!ok && !next.empty()) {
         text += "\nwhat now:\n";
         for (const auto& s : next)

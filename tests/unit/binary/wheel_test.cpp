@@ -118,8 +118,7 @@ TEST_F(WheelTest, ValidWheelListsEverything) {
 TEST_F(WheelTest, ExtractedMemberIsTheRealElf) {
   auto wheel = open_wheel(build_wheel(dir_, valid_spec()));
   ASSERT_TRUE(wheel);
-  auto extracted =
-      wheel->extract_member_to("demo_pkg_cuda.cpython-312-x86_64-linux-gnu.so", dir_);
+  auto extracted = wheel->extract_member_to("demo_pkg_cuda.cpython-312-x86_64-linux-gnu.so", dir_);
   ASSERT_TRUE(extracted) << extracted.error().message;
   EXPECT_EQ(extracted->parent_path(), dir_);
   EXPECT_EQ(wheel_fixture::read_file(*extracted), real_elf());
@@ -132,7 +131,8 @@ TEST_F(WheelTest, ExtractedMemberIsTheRealElf) {
 
 TEST_F(WheelTest, OnePassVerifiesAndExtracts) {
   WheelSpec spec = valid_spec();
-  spec.record_hash_override["demo_pkg/data.bin"] = "sha256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+  spec.record_hash_override["demo_pkg/data.bin"] =
+      "sha256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
   auto wheel = open_wheel(build_wheel(dir_, spec));
   ASSERT_TRUE(wheel);
   const std::string so = "demo_pkg_cuda.cpython-312-x86_64-linux-gnu.so";
@@ -160,7 +160,8 @@ TEST_F(WheelTest, OnePassVerifiesAndExtracts) {
 
 TEST_F(WheelTest, RecordMismatchNamesTheFile) {
   WheelSpec spec = valid_spec();
-  spec.record_hash_override["demo_pkg/data.bin"] = "sha256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+  spec.record_hash_override["demo_pkg/data.bin"] =
+      "sha256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
   auto wheel = open_wheel(build_wheel(dir_, spec));
   ASSERT_TRUE(wheel);
   auto problems = problems_of(*wheel);
@@ -183,12 +184,11 @@ TEST_F(WheelTest, MissingRecordEntriesBothWays) {
   for (const RecordProblem& p : problems) got.emplace_back(p.kind, p.path);
   std::sort(got.begin(), got.end());
   using K = RecordProblem::Kind;
-  std::vector<std::pair<K, std::string>> want = {
-      {K::not_in_record, "demo_pkg/RECORD.jws"},
-      {K::not_in_record, "demo_pkg/__init__.py"},
-      {K::missing_member, "demo_pkg/gone.py"},
-      {K::missing_member, "demo_pkg/q,\"uoted\".py"},
-      {K::unsupported_hash, "demo_pkg/data.bin"}};
+  std::vector<std::pair<K, std::string>> want = {{K::not_in_record, "demo_pkg/RECORD.jws"},
+                                                 {K::not_in_record, "demo_pkg/__init__.py"},
+                                                 {K::missing_member, "demo_pkg/gone.py"},
+                                                 {K::missing_member, "demo_pkg/q,\"uoted\".py"},
+                                                 {K::unsupported_hash, "demo_pkg/data.bin"}};
   std::sort(want.begin(), want.end());
   EXPECT_EQ(got, want);
 }
@@ -224,8 +224,7 @@ TEST_F(WheelTest, DuplicateMembersAreRefused) {
   fs::path path = build_wheel(dir_, spec);
   wheel_fixture::patch_bytes(path, "demo_pkg/c.py", "demo_pkg/b.py");
   // libzip notices exact duplicates itself; ours catches the normalised ones.
-  EXPECT_NE(open_error(path).find("duplicate member"), std::string::npos)
-      << open_error(path);
+  EXPECT_NE(open_error(path).find("duplicate member"), std::string::npos) << open_error(path);
 
   spec = valid_spec();
   spec.files.push_back({"./demo_pkg/__init__.py", "again"});
@@ -359,7 +358,8 @@ TEST(WheelParsers, WheelFileNeedsVersionAndPurelib) {
   EXPECT_FALSE(binary::parse_wheel_file("Root-Is-Purelib: true\n"));
   EXPECT_FALSE(binary::parse_wheel_file("Wheel-Version: 2.0\nRoot-Is-Purelib: true\n"));
   EXPECT_FALSE(binary::parse_wheel_file("Wheel-Version: 1.0\nRoot-Is-Purelib: maybe\n"));
-  auto fields = binary::parse_wheel_file("Wheel-Version: 1.0\nRoot-Is-Purelib: True\nTag: py2.py3-none-any\n");
+  auto fields = binary::parse_wheel_file(
+      "Wheel-Version: 1.0\nRoot-Is-Purelib: True\nTag: py2.py3-none-any\n");
   ASSERT_TRUE(fields);
   EXPECT_EQ(fields->tags.size(), 2u);
 }
@@ -367,6 +367,8 @@ TEST(WheelParsers, WheelFileNeedsVersionAndPurelib) {
 TEST(WheelParsers, MemberNames) {
   EXPECT_EQ(binary::normalise_member_name("./a//b/./c"), "a/b/c");
   EXPECT_EQ(binary::normalise_member_name("./a/"), "a/");
+  EXPECT_EQ(binary::normalise_member_name("./"), "");
+  EXPECT_EQ(binary::normalise_member_name(".//./"), "");
   EXPECT_TRUE(binary::unsafe_member_name_reason("a/b..c/d").empty());
   EXPECT_FALSE(binary::unsafe_member_name_reason("C:/x").empty());
 }

@@ -1,8 +1,8 @@
-#include <string>
-#include <vector>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "util/build_info.hpp"
