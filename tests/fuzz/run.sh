@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # One fuzz.<name> test: replays the harness's corpus (tests/fuzz/corpus/<name>/,
 # plus the generated seeds) and then fuzzes for SECONDS from it, writing new
-# inputs only to a temporary directory. Fails on any crash, leak, sanitizer
+# inputs only to a temporary directory. The fuzzing is reproducible: a fixed
+# seed ($FLASHFIT_FUZZ_SEED, default 1) and a fixed number of runs (200 per
+# second asked for), with the time only as a bound, so the suite's verdict does
+# not depend on the machine's speed (scripts/fuzz.sh explores with random
+# seeds and no run limit). Fails on any crash, leak, sanitizer
 # report, timeout or broken invariant; the input that did it is kept in
 # $FLASHFIT_FUZZ_ARTIFACTS (default: the build dir's fuzz-artifacts/) and its
 # path printed.
@@ -41,10 +45,12 @@ if [ "$status" -ne 0 ]; then
   exit 1
 fi
 if [ "$seconds" -gt 0 ]; then
-  echo "== fuzz ${seconds}s"
+  seed=${FLASHFIT_FUZZ_SEED:-1}
+  runs=$((seconds * 200))
+  echo "== fuzz: $runs runs from seed $seed (at most $((seconds * 6)) s)"
   # New inputs go to $work (first directory), never into the source tree.
-  "$harness" "${common[@]}" -max_total_time="$seconds" "$work" "${corpus[@]}" >"$work.log" 2>&1 ||
-    status=$?
+  "$harness" "${common[@]}" -seed="$seed" -runs="$runs" -max_total_time=$((seconds * 6)) \
+    "$work" "${corpus[@]}" >"$work.log" 2>&1 || status=$?
   tail -n 40 "$work.log"
   if [ "$status" -ne 0 ]; then
     echo "fuzz.$name: fuzzing FAILED (exit $status); the input is under $artifacts"
