@@ -28,7 +28,7 @@ struct TorchLibrarySet {
 // The libraries an extension may link against (cpp_extension's -lc10 -ltorch
 // -ltorch_cpu -ltorch_python, and the CUDA ones), in that order.
 inline constexpr std::string_view kTorchLibraryNames[] = {
-    "libc10.so",      "libtorch_cpu.so",  "libtorch.so",  "libtorch_python.so",
+    "libc10.so",      "libtorch_cpu.so",  "libtorch.so",   "libtorch_python.so",
     "libc10_cuda.so", "libtorch_cuda.so", "libc10_hip.so", "libtorch_hip.so",
 };
 
@@ -54,10 +54,10 @@ struct MissingSymbol {
 };
 
 struct TorchSymbolReport {
-  std::size_t checked = 0;  // undefined torch symbols of the module
+  std::size_t checked = 0;             // undefined torch symbols of the module
   std::vector<MissingSymbol> missing;  // sorted by mangled name
   SymbolDiagnosis diagnosis = SymbolDiagnosis::none;
-  AbiEvidence module_abi;  // the module's own string ABI, from its symbol names
+  AbiEvidence module_abi;   // the module's own string ABI, from its symbol names
   std::string explanation;  // one sentence for the diagnosis; empty when none
 };
 

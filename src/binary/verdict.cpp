@@ -72,7 +72,8 @@ std::string needed_fix(const std::vector<std::string>& missing) {
     // toolkit provides it (torch's libcaffe2_nvrtc.so needs it on a machine
     // without a driver, where the CUDA runtime itself is installed).
     if (util::starts_with(name, "libcuda.so")) {
-      return "libcuda.so.1 comes with the NVIDIA driver, not with pip packages or the toolkit: install the "
+      return "libcuda.so.1 comes with the NVIDIA driver, not with pip packages or the toolkit: "
+             "install the "
              "driver (the module cannot load on a machine without one)";
     }
   }

@@ -1,10 +1,10 @@
 // The dist-info files of a wheel (WHEEL, METADATA, RECORD), extension
 // modules and the cross-checks between file name, metadata and contents.
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <utility>
-
-#include <fmt/core.h>
 
 #include "binary/wheel.hpp"
 #include "util/strings.hpp"
@@ -18,7 +18,8 @@ using util::printable;
 // RFC 822 style headers as the core metadata spec uses them: "Key: value",
 // continuation lines start with whitespace, a blank line ends the headers
 // (METADATA's description body follows it and is not parsed).
-util::Result<std::vector<std::pair<std::string, std::string>>> parse_headers(std::string_view text) {
+util::Result<std::vector<std::pair<std::string, std::string>>> parse_headers(
+    std::string_view text) {
   std::vector<std::pair<std::string, std::string>> headers;
   std::size_t line_number = 0;
   while (!text.empty()) {
@@ -30,8 +31,8 @@ util::Result<std::vector<std::pair<std::string, std::string>>> parse_headers(std
     if (line.empty()) break;
     if (line.front() == ' ' || line.front() == '\t') {
       if (headers.empty()) {
-        return util::input_error(fmt::format("line {}: continuation line before any header",
-                                             line_number));
+        return util::input_error(
+            fmt::format("line {}: continuation line before any header", line_number));
       }
       headers.back().second += "\n" + std::string(util::trim(line));
       continue;
@@ -182,8 +183,8 @@ bool Wheel::has_extension_module(std::string_view module) const {
   for (const WheelMember* m : extension_modules()) {
     std::string_view path = m->name;
     // Platlib and purelib files in "<name>.data/{platlib,purelib}/..." install at the root.
-    if (const std::size_t data = path.find(".data/"); data != std::string_view::npos &&
-                                                      path.find('/') == data + 5) {
+    if (const std::size_t data = path.find(".data/");
+        data != std::string_view::npos && path.find('/') == data + 5) {
       const std::size_t scheme_end = path.find('/', data + 6);
       if (scheme_end != std::string_view::npos) path = path.substr(scheme_end + 1);
     }
@@ -231,9 +232,9 @@ std::vector<WheelFinding> Wheel::findings() const {
                                  filename_.version.str(), meta)});
     }
   }
-  const bool any_tag = std::any_of(filename_.tags.begin(), filename_.tags.end(), [](const pkg::Tag& t) {
-    return t.abi == "none" && t.platform == "any";
-  });
+  const bool any_tag =
+      std::any_of(filename_.tags.begin(), filename_.tags.end(),
+                  [](const pkg::Tag& t) { return t.abi == "none" && t.platform == "any"; });
   const auto extensions = extension_modules();
   if ((any_tag || wheel_fields_.root_is_purelib) && !extensions.empty()) {
     std::vector<std::string> names;

@@ -3,17 +3,16 @@
 // sits in memory.
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 #include <map>
 #include <tuple>
 #include <utility>
 #include <vector>
-
-#include <fmt/core.h>
 
 #include "binary/wheel.hpp"
 #include "binary/wheel_zip.hpp"
@@ -95,10 +94,11 @@ util::Result<std::string> Wheel::read_member(std::string_view name, std::uint64_
   }
   std::string text;
   text.reserve(static_cast<std::size_t>(member->size));
-  const std::string error = stream_member(zip_.get(), *member, [&](const char* data, std::size_t n) {
-    text.append(data, n);
-    return std::string{};
-  });
+  const std::string error =
+      stream_member(zip_.get(), *member, [&](const char* data, std::size_t n) {
+        text.append(data, n);
+        return std::string{};
+      });
   if (!error.empty()) {
     return util::input_error(fmt::format("cannot read member '{}': {}", printable(name), error));
   }
@@ -168,11 +168,12 @@ util::Result<VerifiedWheel> Wheel::verify_records_extracting(
     // One pass over the bytes both hashes and extracts: a 1 GB member is
     // inflated once.
     std::uint64_t length = 0;
-    const std::string error = stream_member(zip_.get(), member, [&](const char* data, std::size_t n) {
-      if (hash_it) hasher.update(data, n);
-      length += n;
-      return fd >= 0 ? write_all(fd, data, n, temp_name) : std::string{};
-    });
+    const std::string error =
+        stream_member(zip_.get(), member, [&](const char* data, std::size_t n) {
+          if (hash_it) hasher.update(data, n);
+          length += n;
+          return fd >= 0 ? write_all(fd, data, n, temp_name) : std::string{};
+        });
     const std::string actual = "sha256=" + util::to_urlsafe_base64_nopad(hasher.finish());
     if (!error.empty()) {
       if (fd >= 0) {
@@ -184,8 +185,9 @@ util::Result<VerifiedWheel> Wheel::verify_records_extracting(
     }
     if (!hash_it) continue;
     if (actual != row->hash) {
-      problems.push_back({Kind::hash_mismatch, member.name,
-                          fmt::format("RECORD says {}, content is {}", printable(row->hash), actual)});
+      problems.push_back(
+          {Kind::hash_mismatch, member.name,
+           fmt::format("RECORD says {}, content is {}", printable(row->hash), actual)});
     }
     if (row->size && *row->size != length) {
       problems.push_back({Kind::size_mismatch, member.name,
@@ -195,7 +197,8 @@ util::Result<VerifiedWheel> Wheel::verify_records_extracting(
   for (const auto& [path, row] : rows) {
     if (path == record_name || util::ends_with(path, "/")) continue;
     if (find(row->path) == nullptr) {
-      problems.push_back({Kind::missing_member, row->path, "listed in RECORD but not in the archive"});
+      problems.push_back(
+          {Kind::missing_member, row->path, "listed in RECORD but not in the archive"});
     }
   }
   cleanup.keep = true;
@@ -214,9 +217,9 @@ util::Result<std::filesystem::path> Wheel::extract_member_to(
   const int fd = temp->first;
   const std::string& pattern = temp->second;
   FdCloser closer{fd};
-  const std::string error = stream_member(zip_.get(), *member, [&](const char* data, std::size_t n) {
-    return write_all(fd, data, n, pattern);
-  });
+  const std::string error = stream_member(
+      zip_.get(), *member,
+      [&](const char* data, std::size_t n) { return write_all(fd, data, n, pattern); });
   if (!error.empty()) {
     ::unlink(pattern.c_str());
     return util::input_error(fmt::format("cannot extract '{}': {}", printable(name), error),

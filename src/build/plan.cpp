@@ -319,9 +319,10 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
     // torch's cpp_extension finds nvcc and the runtime headers through
     // CUDA_HOME: the probed root that has them; nvcc's grandparent (torch's own
     // guess) only when none was found, and the preflight fails then.
-    plan.env.emplace_back("CUDA_HOME", env.toolkit.cuda_home.known()
-                                           ? env.toolkit.cuda_home->string()
-                                           : env.toolkit.nvcc->parent_path().parent_path().string());
+    plan.env.emplace_back("CUDA_HOME",
+                          env.toolkit.cuda_home.known()
+                              ? env.toolkit.cuda_home->string()
+                              : env.toolkit.nvcc->parent_path().parent_path().string());
   }
   return plan;
 }

@@ -23,7 +23,8 @@ struct ArchSelection {
 };
 
 // CUDA builds only. Errors: usage, for an --archs entry nothing accepts.
-util::Result<ArchSelection> plan_select_archs(const env::Environment& env, const resolve::Recipe* recipe,
+util::Result<ArchSelection> plan_select_archs(const env::Environment& env,
+                                              const resolve::Recipe* recipe,
                                               const std::optional<std::vector<std::string>>& archs);
 
 // "80 (8.0-8.9), 90 (9.0), ...": the recipe's tokens and what each serves.

@@ -15,7 +15,7 @@ namespace flashfit::cli {
 struct SdistSources {
   std::vector<std::string> index_urls;  // simple-index roots
   std::vector<std::string> find_links;
-  bool defaulted = false;               // none configured: PyPI's simple index, as pip does
+  bool defaulted = false;  // none configured: PyPI's simple index, as pip does
 };
 
 // --index-url replaces the configured simple indexes, --extra-index-url adds;
@@ -32,7 +32,7 @@ util::Result<std::string> choose_toolkit(const std::string& flag, const env::Pro
 // Runs the build with the plan and preflight printed (stdout unless `json`,
 // then nothing) before compiling, progress on stderr.
 util::Result<build::BuildOutcome> run_build_shown(const env::Environment& environment,
-                                                  const resolve::RecipeBook& recipes, build::BuildRequest request,
-                                                  bool json);
+                                                  const resolve::RecipeBook& recipes,
+                                                  build::BuildRequest request, bool json);
 
 }  // namespace flashfit::cli

@@ -40,8 +40,10 @@ const std::vector<Command>& command_table() {
       {"install",
        "Install the wheel that fits (inspected, --no-deps, import proven), rolling back on failure",
        define_install},
-      {"publish", "Share fitting wheels as a pip index and per-torch find-links pages", define_publish},
-      {"resolve", "Pick the prebuilt wheel that fits, explain every rejection, suggest what would fit",
+      {"publish", "Share fitting wheels as a pip index and per-torch find-links pages",
+       define_publish},
+      {"resolve",
+       "Pick the prebuilt wheel that fits, explain every rejection, suggest what would fit",
        define_resolve},
       {"tags", "List the wheel tags an interpreter accepts, most preferred first", define_tags},
   };

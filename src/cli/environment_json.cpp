@@ -26,17 +26,19 @@ json machine_json(const env::MachineFacts& m) {
   json disks = json::array();
   for (const auto& d : m.disks) {
     disks.push_back({{"dir", d.dir.string()}, {"space", fact(d.space, [](const env::DiskSpace& s) {
-                                                 return json{{"measured_at", s.measured_at.string()},
-                                                             {"free_bytes", s.free_bytes},
-                                                             {"total_bytes", s.total_bytes}};
+                                                 return json{
+                                                     {"measured_at", s.measured_at.string()},
+                                                     {"free_bytes", s.free_bytes},
+                                                     {"total_bytes", s.total_bytes}};
                                                })}});
   }
   return {{"os", fact(m.os)},
           {"kernel", fact(m.kernel)},
           {"arch", fact(m.arch)},
-          {"libc", fact(m.libc, [](const env::LibcInfo& l) {
-             return json{{"name", l.name}, {"version", l.version}};
-           })},
+          {"libc", fact(m.libc,
+                        [](const env::LibcInfo& l) {
+                          return json{{"name", l.name}, {"version", l.version}};
+                        })},
           {"cpu_count", fact(m.cpu_count)},
           {"memory_total_bytes", fact(m.memory_total_bytes)},
           {"memory_available_bytes", fact(m.memory_available_bytes)},
@@ -89,22 +91,23 @@ json torch_json(const env::TorchFacts& t) {
 }
 
 json gpu_json(const env::GpuFacts& g) {
-  return {{"presence", std::string(env::to_string(g.presence))},
-          {"summary", g.summary},
-          {"driver_version", fact(g.driver_version)},
-          {"driver_cuda", fact(g.driver_cuda, [](const pkg::CudaVersion& c) { return json(c.str()); })},
-          {"gpus", fact(g.gpus, [](const std::vector<env::GpuDevice>& devices) {
-             json out = json::array();
-             for (const auto& d : devices) {
-               out.push_back({{"index", d.index},
-                              {"name", fact(d.name)},
-                              {"compute_capability",
-                               fact(d.capability,
-                                    [](const env::ComputeCapability& c) { return json(c.str()); })},
-                              {"memory_bytes", fact(d.total_memory)}});
-             }
-             return out;
-           })}};
+  return {
+      {"presence", std::string(env::to_string(g.presence))},
+      {"summary", g.summary},
+      {"driver_version", fact(g.driver_version)},
+      {"driver_cuda", fact(g.driver_cuda, [](const pkg::CudaVersion& c) { return json(c.str()); })},
+      {"gpus", fact(g.gpus, [](const std::vector<env::GpuDevice>& devices) {
+         json out = json::array();
+         for (const auto& d : devices) {
+           out.push_back(
+               {{"index", d.index},
+                {"name", fact(d.name)},
+                {"compute_capability",
+                 fact(d.capability, [](const env::ComputeCapability& c) { return json(c.str()); })},
+                {"memory_bytes", fact(d.total_memory)}});
+         }
+         return out;
+       })}};
 }
 
 // Machine-readable ids are kebab-case ("too-new"), unlike the report's words.
@@ -119,14 +122,18 @@ std::string verdict_id(env::HostCompilerVerdict verdict) {
 json toolkit_json(const env::ToolkitFacts& t) {
   return {{"nvcc", path_fact(t.nvcc)},
           {"cuda_home", path_fact(t.cuda_home)},
-          {"cuda_version", fact(t.cuda_version, [](const env::NvccVersion& v) { return json(v.text); })},
+          {"cuda_version",
+           fact(t.cuda_version, [](const env::NvccVersion& v) { return json(v.text); })},
           {"host_compiler", path_fact(t.host_compiler)},
-          {"host_compiler_version", fact(t.host_compiler_id, [](const env::CompilerId& c) {
-             return json{{"kind", env::to_string(c.kind)}, {"version", c.version}};
-           })},
+          {"host_compiler_version",
+           fact(t.host_compiler_id,
+                [](const env::CompilerId& c) {
+                  return json{{"kind", env::to_string(c.kind)}, {"version", c.version}};
+                })},
           {"host_compiler_max_major", fact(t.host_compiler_max_major)},
-          {"host_compiler_check", {{"verdict", verdict_id(t.host_compiler_check.verdict)},
-                                   {"reason", t.host_compiler_check.reason}}},
+          {"host_compiler_check",
+           {{"verdict", verdict_id(t.host_compiler_check.verdict)},
+            {"reason", t.host_compiler_check.reason}}},
           {"ninja", path_fact(t.ninja)},
           {"ninja_version", fact(t.ninja_version)}};
 }
@@ -147,12 +154,9 @@ void make_utf8(json& j) {
 }  // namespace
 
 nlohmann::json environment_json(const env::Environment& env) {
-  json out{{"flashfit_version", util::kVersion},
-           {"what_if", env.what_if.describe()},
-           {"machine", machine_json(env.machine)},
-           {"python", python_json(env.python)},
-           {"torch", torch_json(env.torch)},
-           {"gpu", gpu_json(env.gpu)},
+  json out{{"flashfit_version", util::kVersion},   {"what_if", env.what_if.describe()},
+           {"machine", machine_json(env.machine)}, {"python", python_json(env.python)},
+           {"torch", torch_json(env.torch)},       {"gpu", gpu_json(env.gpu)},
            {"toolkit", toolkit_json(env.toolkit)}};
   make_utf8(out);
   return out;

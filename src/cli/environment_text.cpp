@@ -48,7 +48,9 @@ class Section {
   std::string& out_;
 };
 
-std::string path_str(const std::filesystem::path& p) { return p.string(); }
+std::string path_str(const std::filesystem::path& p) {
+  return p.string();
+}
 
 void machine_section(std::string& out, const env::MachineFacts& m) {
   Section s(out, "machine");
@@ -93,18 +95,21 @@ void torch_section(std::string& out, const env::TorchFacts& t) {
   }
   s.fact("version", t.version_text);
   auto build = [](const char* none_text) {
-    return [none_text](const env::ToolkitBuild& b) { return b.none() ? std::string(none_text) : *b.version; };
+    return [none_text](const env::ToolkitBuild& b) {
+      return b.none() ? std::string(none_text) : *b.version;
+    };
   };
   s.fact("cuda", t.cuda, build("none (CPU build)"));
   if (t.hip.known() && !t.hip->none()) s.fact("hip", t.hip, build("none"));
   s.fact("C++11 ABI", t.cxx11_abi, [](bool abi) { return std::string(abi ? "TRUE" : "FALSE"); });
   s.fact("pybind11 id", t.pybind11_internals_id);
-  s.fact("cuda packages", t.cuda_runtime_packages, [](const std::vector<env::CudaRuntimePackage>& ps) {
-    if (ps.empty()) return std::string("none");
-    std::string text;
-    for (const auto& p : ps) text += (text.empty() ? "" : ", ") + p.name;
-    return text;
-  });
+  s.fact("cuda packages", t.cuda_runtime_packages,
+         [](const std::vector<env::CudaRuntimePackage>& ps) {
+           if (ps.empty()) return std::string("none");
+           std::string text;
+           for (const auto& p : ps) text += (text.empty() ? "" : ", ") + p.name;
+           return text;
+         });
   s.fact("library dir", t.library_dir, path_str);
 }
 
@@ -117,8 +122,9 @@ void gpu_section(std::string& out, const env::GpuFacts& g) {
     for (const auto& d : *g.gpus) {
       const std::string cc = d.capability.known() ? d.capability->str() : "unknown";
       const std::string mem = d.total_memory.known() ? ", " + gib(*d.total_memory) : "";
-      s.line("gpu", fmt::format("{}: {} (compute capability {}{})", d.index,
-                                d.name.value.value_or("unknown name"), cc, mem),
+      s.line("gpu",
+             fmt::format("{}: {} (compute capability {}{})", d.index,
+                         d.name.value.value_or("unknown name"), cc, mem),
              d.capability.source, d.capability.overridden);
     }
   }
@@ -159,7 +165,8 @@ std::string environment_text(const env::Environment& env) {
 }
 
 std::string findings_text(const std::vector<env::Finding>& findings) {
-  if (findings.empty()) return "findings\n  none: this environment is ready for flash-attn wheels\n";
+  if (findings.empty())
+    return "findings\n  none: this environment is ready for flash-attn wheels\n";
   std::string out = "findings\n";
   for (const auto& f : findings) {
     out += fmt::format("  {:<8} {}: {}\n", env::to_string(f.severity), f.id, f.message);

@@ -21,9 +21,9 @@
 namespace flashfit::env {
 
 struct PythonFacts {
-  Fact<Interpreter> interpreter;  // unknown when none could be asked (the reason says why)
-  Fact<MajorMinor> version;       // the interpreter's, or --python-version
-  Fact<std::filesystem::path> uv;  // uv on PATH (installs for any interpreter)
+  Fact<Interpreter> interpreter;     // unknown when none could be asked (the reason says why)
+  Fact<MajorMinor> version;          // the interpreter's, or --python-version
+  Fact<std::filesystem::path> uv;    // uv on PATH (installs for any interpreter)
   std::optional<util::Error> error;  // why no interpreter could be asked, as the query said
 };
 
@@ -43,15 +43,16 @@ struct Environment {
 };
 
 struct ProbeOptions {
-  std::optional<std::string> python_option;  // --python
-  std::optional<std::string> virtual_env;    // $VIRTUAL_ENV
-  std::optional<std::string> path_env;       // $PATH
+  std::optional<std::string> python_option;         // --python
+  std::optional<std::string> virtual_env;           // $VIRTUAL_ENV
+  std::optional<std::string> path_env;              // $PATH
   std::optional<std::filesystem::path> cache_root;  // for the interpreter facts; none: uncached
   MachineProbeOptions machine;
   ToolkitProbeOptions toolkit;
   GpuProbeOptions gpu;
   WhatIf what_if;
-  bool probe_toolkit = true;  // false: nvcc/compiler/ninja left unprobed (resolve asks only when needed)
+  bool probe_toolkit =
+      true;  // false: nvcc/compiler/ninja left unprobed (resolve asks only when needed)
 };
 
 // Probes everything (never fails: unknowns carry their reasons) and applies

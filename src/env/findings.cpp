@@ -26,8 +26,9 @@ std::string install_cuda_torch_fix(const Environment& env) {
   const auto index = torch_index_for_driver(env.gpu.driver_cuda.value);
   const std::string command = python_command(env) + " install torch --index-url ";
   if (index) return command + *index;
-  return command + "https://download.pytorch.org/whl/cu128 (pick the cuXYZ index whose CUDA "
-                   "version the driver supports: see nvidia-smi)";
+  return command +
+         "https://download.pytorch.org/whl/cu128 (pick the cuXYZ index whose CUDA "
+         "version the driver supports: see nvidia-smi)";
 }
 
 std::optional<pkg::CudaVersion> torch_cuda(const Environment& env) {
@@ -56,10 +57,11 @@ bool torch_present(const Environment& env) {
 
 void check_python(const Environment& env, std::vector<Finding>& out) {
   if (!env.python.interpreter.known() && env.python.version.known()) {
-    out.push_back({"no-interpreter", Severity::note,
-                   "no Python interpreter could be asked (" + env.python.interpreter.unknown_reason +
-                       "); Python facts come from --python-version alone, and torch was not looked for",
-                   "pass --python /path/to/python to probe a real interpreter and its torch"});
+    out.push_back(
+        {"no-interpreter", Severity::note,
+         "no Python interpreter could be asked (" + env.python.interpreter.unknown_reason +
+             "); Python facts come from --python-version alone, and torch was not looked for",
+         "pass --python /path/to/python to probe a real interpreter and its torch"});
     return;
   }
   if (!env.python.interpreter.known() && !env.python.version.known()) {
@@ -68,10 +70,12 @@ void check_python(const Environment& env, std::vector<Finding>& out) {
                    "pass --python /path/to/python, or activate the virtual environment"});
     return;
   }
-  if (env.python.interpreter.known() && !env.python.interpreter->has_pip && !env.python.uv.known()) {
-    out.push_back({"no-installer", Severity::warning,
-                   "neither pip (for " + env.python.interpreter->executable + ") nor uv is available",
-                   env.python.interpreter->executable + " -m ensurepip, or install uv"});
+  if (env.python.interpreter.known() && !env.python.interpreter->has_pip &&
+      !env.python.uv.known()) {
+    out.push_back(
+        {"no-installer", Severity::warning,
+         "neither pip (for " + env.python.interpreter->executable + ") nor uv is available",
+         env.python.interpreter->executable + " -m ensurepip, or install uv"});
   }
 }
 
@@ -114,11 +118,14 @@ void check_driver(const Environment& env, std::vector<Finding>& out) {
       index ? python_command(env) + " install torch --index-url " + *index : std::string();
   const auto minimum = minimum_driver_for_cuda_major(cuda->major);
   const std::string update =
-      minimum ? "update the NVIDIA driver to " + std::string(*minimum) + " or newer" : "update the NVIDIA driver";
+      minimum ? "update the NVIDIA driver to " + std::string(*minimum) + " or newer"
+              : "update the NVIDIA driver";
   if (verdict.support == DriverSupport::no) {
-    out.push_back({"driver-too-old", Severity::problem,
-                   "torch is built for CUDA " + cuda->str() + " but " + verdict.reason,
-                   update + (older_torch.empty() ? "" : ", or install a torch the driver runs: " + older_torch)});
+    out.push_back(
+        {"driver-too-old", Severity::problem,
+         "torch is built for CUDA " + cuda->str() + " but " + verdict.reason,
+         update +
+             (older_torch.empty() ? "" : ", or install a torch the driver runs: " + older_torch)});
   } else if (verdict.support == DriverSupport::minor_version_compat) {
     out.push_back({"driver-older-minor", Severity::warning,
                    "torch is built for CUDA " + cuda->str() + "; " + verdict.reason,
@@ -132,12 +139,12 @@ void check_driver(const Environment& env, std::vector<Finding>& out) {
 void check_toolkit(const Environment& env, std::vector<Finding>& out) {
   const auto cuda = torch_cuda(env);
   if (!env.toolkit.nvcc.known()) {
-    out.push_back({"no-nvcc", Severity::note,
-                   "no nvcc found (" + env.toolkit.nvcc.unknown_reason +
-                       "): prebuilt wheels need none, source builds do",
-                   cuda ? "install the CUDA " + std::to_string(cuda->major) +
-                              ".x toolkit and set CUDA_HOME"
-                        : "install the CUDA toolkit matching torch's CUDA and set CUDA_HOME"});
+    out.push_back(
+        {"no-nvcc", Severity::note,
+         "no nvcc found (" + env.toolkit.nvcc.unknown_reason +
+             "): prebuilt wheels need none, source builds do",
+         cuda ? "install the CUDA " + std::to_string(cuda->major) + ".x toolkit and set CUDA_HOME"
+              : "install the CUDA toolkit matching torch's CUDA and set CUDA_HOME"});
   } else if (cuda && env.toolkit.cuda_version.known()) {
     const auto& nvcc = *env.toolkit.cuda_version;
     if (nvcc.major != cuda->major) {
@@ -155,12 +162,12 @@ void check_toolkit(const Environment& env, std::vector<Finding>& out) {
   }
   if (env.toolkit.host_compiler_check.verdict == HostCompilerVerdict::too_new) {
     const auto gcc = accepted_gcc_major(env.toolkit);
-    out.push_back({"host-compiler-too-new", Severity::warning,
-                   env.toolkit.host_compiler_check.reason,
-                   gcc ? "install g++-" + std::to_string(*gcc) + " and set CUDAHOSTCXX=/usr/bin/g++-" +
-                             std::to_string(*gcc) + " (and CC/CXX) for source builds"
-                       : std::string("install a host compiler this nvcc accepts and set "
-                                     "CUDAHOSTCXX (and CC/CXX) to it for source builds")});
+    out.push_back(
+        {"host-compiler-too-new", Severity::warning, env.toolkit.host_compiler_check.reason,
+         gcc ? "install g++-" + std::to_string(*gcc) + " and set CUDAHOSTCXX=/usr/bin/g++-" +
+                   std::to_string(*gcc) + " (and CC/CXX) for source builds"
+             : std::string("install a host compiler this nvcc accepts and set "
+                           "CUDAHOSTCXX (and CC/CXX) to it for source builds")});
   }
   if (!env.toolkit.ninja.known()) {
     out.push_back({"no-ninja", Severity::warning,
@@ -227,7 +234,8 @@ std::string_view to_string(Severity severity) {
   return "note";
 }
 
-std::optional<std::string> torch_index_for_driver(const std::optional<pkg::CudaVersion>& driver_cuda) {
+std::optional<std::string> torch_index_for_driver(
+    const std::optional<pkg::CudaVersion>& driver_cuda) {
   if (!driver_cuda) return std::nullopt;
   const int minor = driver_cuda->minor.value_or(0);
   for (const auto& index : kTorchIndexes) {

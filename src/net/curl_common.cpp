@@ -23,8 +23,8 @@ util::Result<void> global_init() {
   return {};
 }
 
-util::Result<void> set_common_options(CURL* curl, const std::string& url, const CommonOptions& options,
-                                      char* error_text) {
+util::Result<void> set_common_options(CURL* curl, const std::string& url,
+                                      const CommonOptions& options, char* error_text) {
   // libcurl copies string options, so the temporary user agent is fine.
   const std::string user_agent = fmt::format("flashfit/{}", util::kVersion);
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
@@ -38,7 +38,8 @@ util::Result<void> set_common_options(CURL* curl, const std::string& url, const 
   }
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(curl, CURLOPT_MAXREDIRS, static_cast<long>(options.max_redirects));
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options.connect_timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT,
+                   static_cast<long>(options.connect_timeout.count()));
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, options.low_speed_bytes);
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_timeout.count()));
   curl_easy_setopt(curl, CURLOPT_USERAGENT, user_agent.c_str());
@@ -67,8 +68,9 @@ std::string shown_url(std::string_view url) {
 }
 
 std::string curl_cause(CURLcode code, const char* error_text) {
-  const std::string cause =
-      error_text != nullptr && error_text[0] != '\0' ? std::string(error_text) : curl_easy_strerror(code);
+  const std::string cause = error_text != nullptr && error_text[0] != '\0'
+                                ? std::string(error_text)
+                                : curl_easy_strerror(code);
   return util::printable(cause);
 }
 

@@ -2,9 +2,9 @@
 // everything a hostile page could smuggle through them is checked here.
 #include "resolve/index_link_url.hpp"
 
-#include <array>
-
 #include <fmt/format.h>
+
+#include <array>
 
 #include "net/http.hpp"
 #include "util/strings.hpp"
@@ -12,7 +12,9 @@
 namespace flashfit::resolve::detail {
 namespace {
 
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 // Length of "scheme" in "scheme:..." (RFC 3986 §3.1), 0 when there is none.
 std::size_t scheme_length(std::string_view url) {
@@ -25,7 +27,9 @@ std::size_t scheme_length(std::string_view url) {
   return 0;
 }
 
-bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 }  // namespace
 
@@ -45,12 +49,14 @@ util::Result<void> check_page_text(std::string_view text, std::string_view page_
   return {};
 }
 
-util::Result<void> charge_link_bytes(std::size_t& spent, std::size_t bytes, std::string_view page_url) {
+util::Result<void> charge_link_bytes(std::size_t& spent, std::size_t bytes,
+                                     std::string_view page_url) {
   spent += bytes;
   if (spent <= kMaxLinkBytes) return {};
   return util::input_error(
       fmt::format("the page's links resolve to more than {} MiB of URLs", kMaxLinkBytes >> 20),
-      util::printable(page_url), "a long <base href> or page URL times many links: not a real index");
+      util::printable(page_url),
+      "a long <base href> or page URL times many links: not a real index");
 }
 
 bool has_fetchable_scheme(std::string_view url) {
@@ -67,7 +73,8 @@ std::string clean_url(std::string_view url) {
   url = url.substr(0, url.find('#'));
   static constexpr std::array<bool, 256> kUnsafe = [] {
     std::array<bool, 256> unsafe{};
-    for (std::size_t byte = 0; byte < unsafe.size(); ++byte) unsafe[byte] = byte <= 0x20 || byte >= 0x7f;
+    for (std::size_t byte = 0; byte < unsafe.size(); ++byte)
+      unsafe[byte] = byte <= 0x20 || byte >= 0x7f;
     for (char c : std::string_view("\"<>\\`{}|^")) unsafe[static_cast<unsigned char>(c)] = true;
     return unsafe;
   }();

@@ -14,17 +14,17 @@
 namespace flashfit::resolve {
 
 struct Request {
-  std::string name;            // canonical: "flash-attn"
+  std::string name;             // canonical: "flash-attn"
   pkg::SpecifierSet specifier;  // empty: any version
-  std::string text;            // as the user wrote it
+  std::string text;             // as the user wrote it
 };
 
 // Memoised recipe lookups for one resolve: thousands of wheels share a few
 // hundred (version, source, CUDA) keys.
 class JudgeCache {
  public:
-  const ReleaseFacts& facts(const Recipe& recipe, const pkg::Version& version, const std::string& source,
-                            const std::optional<pkg::CudaVersion>& cuda);
+  const ReleaseFacts& facts(const Recipe& recipe, const pkg::Version& version,
+                            const std::string& source, const std::optional<pkg::CudaVersion>& cuda);
 
  private:
   std::unordered_map<std::string, ReleaseFacts> facts_;

@@ -15,7 +15,9 @@ using nlohmann::json;
 
 constexpr int kSchema = 1;
 
-json optional_string(const std::optional<std::string>& value) { return value ? json(*value) : json(nullptr); }
+json optional_string(const std::optional<std::string>& value) {
+  return value ? json(*value) : json(nullptr);
+}
 
 // Typed field readers: a missing or null optional field is fine, a wrong type is not.
 struct Reader {
@@ -76,8 +78,11 @@ struct Reader {
 std::string entry_to_json(const CacheEntry& e) {
   json inspections = json::array();
   for (const InspectRecord& r : e.inspections) {
-    inspections.push_back(
-        {{"environment", r.environment}, {"compatible", r.compatible}, {"summary", r.summary}, {"at", r.at}, {"torch_extension", r.torch_extension}});
+    inspections.push_back({{"environment", r.environment},
+                           {"compatible", r.compatible},
+                           {"summary", r.summary},
+                           {"at", r.at},
+                           {"torch_extension", r.torch_extension}});
   }
   const json doc = {
       {"schema", kSchema},
@@ -108,7 +113,8 @@ util::Result<CacheEntry> entry_from_json(std::string_view text) {
   json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return util::input_error("entry.json is not valid JSON");
   if (!doc.is_object()) return util::input_error("entry.json is not a JSON object");
-  if (auto schema = doc.find("schema"); schema != doc.end() && !(schema->is_number_integer() && *schema == kSchema)) {
+  if (auto schema = doc.find("schema");
+      schema != doc.end() && !(schema->is_number_integer() && *schema == kSchema)) {
     return util::input_error("entry.json has an unknown schema (written by a newer flashfit?)");
   }
   Reader r{doc, {}};
@@ -158,9 +164,11 @@ util::Result<CacheEntry> entry_from_json(std::string_view text) {
     }
   }
   if (!r.problem.empty()) return util::input_error("entry.json: " + util::printable(r.problem));
-  if (!is_sha256_hex(e.sha256)) return util::input_error("entry.json: \"sha256\" is not 64 lower-case hex digits");
+  if (!is_sha256_hex(e.sha256))
+    return util::input_error("entry.json: \"sha256\" is not 64 lower-case hex digits");
   if (!is_safe_basename(e.filename)) {
-    return util::input_error(fmt::format("entry.json: unsafe file name '{}'", util::printable(e.filename)));
+    return util::input_error(
+        fmt::format("entry.json: unsafe file name '{}'", util::printable(e.filename)));
   }
   return e;
 }

@@ -3,11 +3,10 @@
 // the layout in cache_layout.hpp.
 #include "store/wheel_cache.hpp"
 
+#include <fmt/format.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -39,19 +38,21 @@ constexpr std::chrono::hours kDownloadLockWait{2};
 constexpr std::chrono::seconds kEntryLockWait{30};
 
 util::Result<FileLock> lock_entry(const std::filesystem::path& root, const std::string& sha256) {
-  return FileLock::acquire(entry_lock_path(root, sha256), kEntryLockWait, "the cache entry " + sha256);
+  return FileLock::acquire(entry_lock_path(root, sha256), kEntryLockWait,
+                           "the cache entry " + sha256);
 }
 
 // A wheel file name that is safe to store and parses as a wheel.
 util::Result<pkg::WheelName> check_wheel_filename(const std::string& filename) {
   if (!is_safe_basename(filename)) {
-    return util::input_error(fmt::format("refusing the file name '{}'", util::printable(filename)), {},
-                             "a wheel's file name must be a plain name: no '/', no '..', no control characters");
+    return util::input_error(
+        fmt::format("refusing the file name '{}'", util::printable(filename)), {},
+        "a wheel's file name must be a plain name: no '/', no '..', no control characters");
   }
   auto name = pkg::parse_wheel_filename(filename);
   if (!name) {
-    return util::input_error(fmt::format("'{}' is not a wheel file name: {}", util::printable(filename),
-                                         name.error().message),
+    return util::input_error(fmt::format("'{}' is not a wheel file name: {}",
+                                         util::printable(filename), name.error().message),
                              {}, "only wheels (name-version-python-abi-platform.whl) are cached");
   }
   return name;
@@ -66,8 +67,8 @@ std::string url_filename(std::string_view url) {
 
 bool supported_url(std::string_view url) {
   const std::string lower = util::ascii_lower(url.substr(0, 8));
-  return util::starts_with(url, "/") || util::starts_with(lower, "http://") || util::starts_with(lower, "https://") ||
-         util::starts_with(lower, "file://");
+  return util::starts_with(url, "/") || util::starts_with(lower, "http://") ||
+         util::starts_with(lower, "https://") || util::starts_with(lower, "file://");
 }
 
 // Distinct values of one tag field, joined with '.' as compressed tag sets are.
@@ -79,8 +80,9 @@ std::string joined_tag_field(const pkg::WheelName& name, Field field) {
   return util::join(list, ".");
 }
 
-CacheEntry new_entry(const pkg::WheelName& name, const std::string& filename, const std::string& sha256,
-                     std::uint64_t size, const std::optional<std::string>& url, const std::string& source) {
+CacheEntry new_entry(const pkg::WheelName& name, const std::string& filename,
+                     const std::string& sha256, std::uint64_t size,
+                     const std::optional<std::string>& url, const std::string& source) {
   CacheEntry e;
   e.sha256 = sha256;
   e.filename = filename;
@@ -133,10 +135,12 @@ util::Result<CacheEntry> touch(const std::filesystem::path& root, const std::str
 // directory with the wheel and entry.json, renamed into place in one step.
 // When the entry exists already (same bytes from another URL, or another
 // process was quicker) the existing one is used and the file dropped.
-util::Result<CacheEntry> install_entry(const std::filesystem::path& root, const std::filesystem::path& file,
+util::Result<CacheEntry> install_entry(const std::filesystem::path& root,
+                                       const std::filesystem::path& file,
                                        const pkg::WheelName& name, const std::string& filename,
                                        const std::string& sha256, std::uint64_t size,
-                                       const std::optional<std::string>& url, const std::string& source) {
+                                       const std::optional<std::string>& url,
+                                       const std::string& source) {
   std::error_code ec;
   const auto dir = entry_dir(root, sha256);
   auto drop_file = [&] { std::filesystem::remove(file, ec); };
@@ -157,16 +161,17 @@ util::Result<CacheEntry> install_entry(const std::filesystem::path& root, const 
     }
     std::string temp = (root / "tmp" / "entry-XXXXXX").string();
     if (::mkdtemp(temp.data()) == nullptr) {
-      return util::fail(util::ErrorKind::failed, fmt::format("cannot create a directory in {}: {}",
-                                                             (root / "tmp").string(), std::strerror(errno)));
+      return util::fail(util::ErrorKind::failed,
+                        fmt::format("cannot create a directory in {}: {}", (root / "tmp").string(),
+                                    std::strerror(errno)));
     }
     const std::filesystem::path temp_dir(temp);
     const CacheEntry entry = new_entry(name, filename, sha256, size, url, source);
     if (::rename(file.c_str(), (temp_dir / filename).c_str()) != 0) {
       const int saved = errno;
       std::filesystem::remove_all(temp_dir, ec);
-      return util::fail(util::ErrorKind::failed,
-                        fmt::format("cannot move {} into the cache: {}", file.string(), std::strerror(saved)));
+      return util::fail(util::ErrorKind::failed, fmt::format("cannot move {} into the cache: {}",
+                                                             file.string(), std::strerror(saved)));
     }
     if (auto written = write_entry(temp_dir, entry); !written) {
       std::filesystem::remove_all(temp_dir, ec);
@@ -182,15 +187,16 @@ util::Result<CacheEntry> install_entry(const std::filesystem::path& root, const 
     const int saved = errno;
     if (saved != EEXIST && saved != ENOTEMPTY) {
       std::filesystem::remove_all(temp_dir, ec);
-      return util::fail(util::ErrorKind::failed,
-                        fmt::format("cannot move the entry into {}: {}", dir.string(), std::strerror(saved)));
+      return util::fail(util::ErrorKind::failed, fmt::format("cannot move the entry into {}: {}",
+                                                             dir.string(), std::strerror(saved)));
     }
     // Someone else stored the same bytes meanwhile: take the file back and use theirs.
     (void)::rename((temp_dir / filename).c_str(), file.c_str());
     std::filesystem::remove_all(temp_dir, ec);
   }
   drop_file();
-  return util::fail(util::ErrorKind::failed, fmt::format("cannot store the entry {}", dir.string()));
+  return util::fail(util::ErrorKind::failed,
+                    fmt::format("cannot store the entry {}", dir.string()));
 }
 
 // The entry the URL index names, when it is there, whole, and (when a
@@ -206,7 +212,8 @@ std::optional<CacheEntry> lookup_url(const std::filesystem::path& root, const st
   return *entry;
 }
 
-util::Result<void> index_url(const std::filesystem::path& root, const std::string& url, const std::string& sha) {
+util::Result<void> index_url(const std::filesystem::path& root, const std::string& url,
+                             const std::string& sha) {
   return util::write_file_atomic(url_index_path(root, url), sha + "\n");
 }
 
@@ -217,19 +224,23 @@ util::Result<WheelCache> WheelCache::open(const std::filesystem::path& cache_roo
   cache.root_ = cache_root / "wheels";
   for (const char* sub : {"urls", "locks", "tmp"}) {
     if (!util::ensure_cache_dir(cache_root, cache.root_ / sub)) {
-      return util::fail(util::ErrorKind::failed, fmt::format("cannot create the cache directory {}",
-                                                             (cache.root_ / sub).string()),
-                        {}, "check the permissions, or point FLASHFIT_CACHE_DIR elsewhere");
+      return util::fail(
+          util::ErrorKind::failed,
+          fmt::format("cannot create the cache directory {}", (cache.root_ / sub).string()), {},
+          "check the permissions, or point FLASHFIT_CACHE_DIR elsewhere");
     }
   }
   return cache;
 }
 
-util::Result<CacheEntry> WheelCache::fetch(const std::string& url, const std::optional<std::string>& expected_sha256,
-                                           const std::string& source, net::DownloadRequest options) {
+util::Result<CacheEntry> WheelCache::fetch(const std::string& url,
+                                           const std::optional<std::string>& expected_sha256,
+                                           const std::string& source,
+                                           net::DownloadRequest options) {
   if (!supported_url(url)) {
-    return util::input_error(fmt::format("cannot fetch '{}': not an http(s):// or file:// URL or an absolute path",
-                                         util::printable(url)));
+    return util::input_error(
+        fmt::format("cannot fetch '{}': not an http(s):// or file:// URL or an absolute path",
+                    util::printable(url)));
   }
   const std::string filename = url_filename(url);
   auto name = check_wheel_filename(filename);
@@ -238,7 +249,8 @@ util::Result<CacheEntry> WheelCache::fetch(const std::string& url, const std::op
   if (expected_sha256) {
     expected = util::ascii_lower(*expected_sha256);
     if (!is_sha256_hex(*expected)) {
-      return util::input_error(fmt::format("'{}' is not a sha256 (64 hex digits)", util::printable(*expected_sha256)));
+      return util::input_error(
+          fmt::format("'{}' is not a sha256 (64 hex digits)", util::printable(*expected_sha256)));
     }
   }
 
@@ -251,10 +263,12 @@ util::Result<CacheEntry> WheelCache::fetch(const std::string& url, const std::op
   }
 
   const std::string label = options.label.empty() ? filename : options.label;
-  auto lock = FileLock::acquire(url_lock_path(root_, url), kDownloadLockWait, "the download of " + label, [&] {
-    if (!options.quiet) std::fprintf(stderr, "waiting for another flashfit process downloading %s\n",
-                                     util::printable(label, 300).c_str());
-  });
+  auto lock = FileLock::acquire(
+      url_lock_path(root_, url), kDownloadLockWait, "the download of " + label, [&] {
+        if (!options.quiet)
+          std::fprintf(stderr, "waiting for another flashfit process downloading %s\n",
+                       util::printable(label, 300).c_str());
+      });
   if (!lock) return tl::unexpected(lock.error());
   // The process we waited for may have stored it.
   if (auto hit = lookup_url(root_, url, expected)) return touch(root_, hit->sha256, url);
@@ -273,29 +287,37 @@ util::Result<CacheEntry> WheelCache::fetch(const std::string& url, const std::op
   // An HTML error page served with 200 is the usual impostor.
   char magic[4] = {};
   std::FILE* in = std::fopen(download.c_str(), "rb");
-  const bool zip = in != nullptr && std::fread(magic, 1, 4, in) == 4 && std::memcmp(magic, "PK\x03\x04", 4) == 0;
+  const bool zip =
+      in != nullptr && std::fread(magic, 1, 4, in) == 4 && std::memcmp(magic, "PK\x03\x04", 4) == 0;
   if (in != nullptr) std::fclose(in);
   if (!zip) {
     std::filesystem::remove(download, ec);
-    return util::input_error(fmt::format("{} is not a wheel: the downloaded file is not a zip archive",
-                                         util::printable(url, 300)),
-                             {}, "the server may have sent an error or login page instead of the file");
+    return util::input_error(
+        fmt::format("{} is not a wheel: the downloaded file is not a zip archive",
+                    util::printable(url, 300)),
+        {}, "the server may have sent an error or login page instead of the file");
   }
-  auto entry = install_entry(root_, download, *name, filename, fetched->sha256, fetched->bytes, url, source);
+  auto entry =
+      install_entry(root_, download, *name, filename, fetched->sha256, fetched->bytes, url, source);
   if (!entry) return entry;
-  if (auto indexed = index_url(root_, url, entry->sha256); !indexed) return tl::unexpected(indexed.error());
+  if (auto indexed = index_url(root_, url, entry->sha256); !indexed)
+    return tl::unexpected(indexed.error());
   return entry;
 }
 
-util::Result<CacheEntry> WheelCache::add(const std::filesystem::path& wheel, const std::string& source) {
+util::Result<CacheEntry> WheelCache::add(const std::filesystem::path& wheel,
+                                         const std::string& source) {
   const std::string filename = wheel.filename().string();
   auto name = check_wheel_filename(filename);
-  if (!name) return tl::unexpected(std::move(name.error()).with_context(util::printable(wheel.string(), 300)));
+  if (!name)
+    return tl::unexpected(
+        std::move(name.error()).with_context(util::printable(wheel.string(), 300)));
   std::string temp = (root_ / "tmp" / "add-XXXXXX").string();
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) {
     return util::fail(util::ErrorKind::failed,
-                      fmt::format("cannot create a file in {}: {}", (root_ / "tmp").string(), std::strerror(errno)));
+                      fmt::format("cannot create a file in {}: {}", (root_ / "tmp").string(),
+                                  std::strerror(errno)));
   }
   ::close(fd);
   net::DownloadRequest copy;
@@ -308,20 +330,26 @@ util::Result<CacheEntry> WheelCache::add(const std::filesystem::path& wheel, con
     std::filesystem::remove(temp, ec);
     return tl::unexpected(copied.error());
   }
-  return install_entry(root_, temp, *name, filename, copied->sha256, copied->bytes, std::nullopt, source);
+  return install_entry(root_, temp, *name, filename, copied->sha256, copied->bytes, std::nullopt,
+                       source);
 }
 
 std::vector<CacheEntry> WheelCache::list(std::vector<std::string>* warnings) const {
   std::vector<CacheEntry> out;
   std::error_code ec;
   auto warn = [&](const std::filesystem::path& where, const std::string& why) {
-    if (warnings) warnings->push_back(fmt::format("skipping {}: {}", util::printable(where.string(), 300), why));
+    if (warnings)
+      warnings->push_back(
+          fmt::format("skipping {}: {}", util::printable(where.string(), 300), why));
   };
-  for (std::filesystem::directory_iterator shard(root_, ec), end; !ec && shard != end; shard.increment(ec)) {
+  for (std::filesystem::directory_iterator shard(root_, ec), end; !ec && shard != end;
+       shard.increment(ec)) {
     const std::string prefix = shard->path().filename().string();
-    if (prefix.size() != 2 || !shard->is_directory(ec)) continue;  // urls/, locks/, tmp/, CACHEDIR.TAG
+    if (prefix.size() != 2 || !shard->is_directory(ec))
+      continue;  // urls/, locks/, tmp/, CACHEDIR.TAG
     std::error_code inner;
-    for (std::filesystem::directory_iterator it(shard->path(), inner); !inner && it != end; it.increment(inner)) {
+    for (std::filesystem::directory_iterator it(shard->path(), inner); !inner && it != end;
+         it.increment(inner)) {
       const std::string sha = it->path().filename().string();
       if (!is_sha256_hex(sha) || sha.compare(0, 2, prefix) != 0) {
         warn(it->path(), "not a cache entry");
@@ -380,7 +408,8 @@ util::Result<void> WheelCache::update(const CacheEntry& entry) {
 util::Result<void> WheelCache::remove(const std::string& sha256) {
   const std::string sha = util::ascii_lower(sha256);
   if (!is_sha256_hex(sha)) {
-    return util::input_error(fmt::format("'{}' is not a sha256 (64 hex digits)", util::printable(sha256)));
+    return util::input_error(
+        fmt::format("'{}' is not a sha256 (64 hex digits)", util::printable(sha256)));
   }
   auto lock = lock_entry(root_, sha);
   if (!lock) return tl::unexpected(lock.error());

@@ -20,22 +20,23 @@
 namespace flashfit::store {
 
 struct InspectRecord {
-  std::string environment;  // a key of the environment it was judged against (python, torch, abi, gpus)
+  std::string
+      environment;  // a key of the environment it was judged against (python, torch, abi, gpus)
   bool compatible = false;
-  std::string summary;      // the first failure, or "compatible"
-  std::string at;           // ISO 8601 UTC
+  std::string summary;           // the first failure, or "compatible"
+  std::string at;                // ISO 8601 UTC
   bool torch_extension = false;  // a module calls into torch (import torch first)
 };
 
 struct CacheEntry {
   std::string sha256;
   std::string filename;
-  std::string package;      // canonical name
-  std::string version;      // from the file name
+  std::string package;            // canonical name
+  std::string version;            // from the file name
   std::vector<std::string> urls;  // every URL it was fetched from (keys the fetch dedupe)
-  std::string source;       // "upstream", "index", "build", "add"
+  std::string source;             // "upstream", "index", "build", "add"
   std::uint64_t size = 0;
-  std::string added_at;     // ISO 8601 UTC
+  std::string added_at;  // ISO 8601 UTC
   std::string last_used_at;
   // Variant fields, when known (from the label, or a build's own key).
   std::optional<std::string> torch, cuda, python, platform;
@@ -62,7 +63,8 @@ class WheelCache {
   // The entry for this URL, downloading it once if needed. `expected_sha256`
   // (from the index) is checked; a mismatch stores nothing. Concurrent calls
   // for one URL (threads or processes) download once.
-  util::Result<CacheEntry> fetch(const std::string& url, const std::optional<std::string>& expected_sha256,
+  util::Result<CacheEntry> fetch(const std::string& url,
+                                 const std::optional<std::string>& expected_sha256,
                                  const std::string& source, net::DownloadRequest options = {});
   // Copies a local wheel in (flashfit cache add, a finished build).
   util::Result<CacheEntry> add(const std::filesystem::path& wheel, const std::string& source);
@@ -78,7 +80,8 @@ class WheelCache {
     std::uint64_t freed_bytes = 0;
     std::size_t kept = 0;
     std::vector<CacheEntry> removed_entries;  // what was (or, dry run, would be) removed
-    std::size_t temp_files_removed = 0;       // stale downloads and temp dirs in tmp/ (bytes in freed_bytes)
+    std::size_t temp_files_removed =
+        0;  // stale downloads and temp dirs in tmp/ (bytes in freed_bytes)
   };
   // Removes entries neither installed (a recorded site dir still holds the
   // package at that version) nor used within `keep_recent`.

@@ -39,6 +39,8 @@ std::string to_hex(const Sha256Digest& digest);
 std::string to_urlsafe_base64_nopad(const Sha256Digest& digest);
 
 Sha256Digest sha256(std::string_view data);
-inline std::string sha256_hex(std::string_view data) { return to_hex(sha256(data)); }
+inline std::string sha256_hex(std::string_view data) {
+  return to_hex(sha256(data));
+}
 
 }  // namespace flashfit::util

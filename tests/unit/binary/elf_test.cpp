@@ -5,8 +5,6 @@
 
 #include <elf.h>
 #include <gtest/gtest.h>
-
-#include "../temp_dir.hpp"
 #include <stdlib.h>
 
 #include <cstring>
@@ -14,6 +12,7 @@
 #include <random>
 #include <set>
 
+#include "../temp_dir.hpp"
 #include "util/process.hpp"
 #include "util/strings.hpp"
 

@@ -2,7 +2,6 @@
 // (tests/fixtures/fatbin), hostile bytes made by patching copies of a real
 // container, and the run rules of kernel_for_gpu.
 #include "binary/fatbin.hpp"
-#include "fatbin_fixtures.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +10,7 @@
 #include <set>
 
 #include "binary/elf.hpp"
+#include "fatbin_fixtures.hpp"
 
 namespace fs = std::filesystem;
 using namespace flashfit;

@@ -21,7 +21,8 @@ inline env::GpuDevice gpu(const std::string& name, int major, int minor, unsigne
   env::GpuDevice d;
   d.index = index;
   d.name = env::Fact<std::string>::of(name, "NVML");
-  d.capability = env::Fact<env::ComputeCapability>::of(env::ComputeCapability{major, minor}, "NVML");
+  d.capability =
+      env::Fact<env::ComputeCapability>::of(env::ComputeCapability{major, minor}, "NVML");
   d.total_memory = env::Fact<std::uint64_t>::of(24 * kGiB, "NVML");
   return d;
 }
@@ -31,30 +32,36 @@ inline void set_gpus(env::Environment& env, std::vector<env::GpuDevice> gpus) {
   env.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::of(std::move(gpus), "NVML");
 }
 
-inline void set_nvcc(env::Environment& env, int major, int minor, const std::string& root = "/usr/local/cuda") {
+inline void set_nvcc(env::Environment& env, int major, int minor,
+                     const std::string& root = "/usr/local/cuda") {
   env.toolkit.nvcc = env::Fact<std::filesystem::path>::of(root + "/bin/nvcc", "CUDA_HOME");
   env.toolkit.cuda_home = env::Fact<std::filesystem::path>::of(root, "CUDA_HOME");
   env.toolkit.cuda_version = env::Fact<env::NvccVersion>::of(
-      env::NvccVersion{major, minor, 1, std::to_string(major) + "." + std::to_string(minor)}, root + "/bin/nvcc --version");
+      env::NvccVersion{major, minor, 1, std::to_string(major) + "." + std::to_string(minor)},
+      root + "/bin/nvcc --version");
 }
 
 // The host compiler, judged against the nvcc set before, as the probe would.
 inline void set_host_gcc(env::Environment& env, const std::string& path, int major, int minor = 1) {
   env.toolkit.host_compiler = env::Fact<std::filesystem::path>::of(path, "PATH (g++)");
   const std::string version = std::to_string(major) + "." + std::to_string(minor) + ".0";
-  env.toolkit.host_compiler_id =
-      env::Fact<env::CompilerId>::of(env::CompilerId{env::CompilerKind::gcc, major, minor, version}, path + " --version");
+  env.toolkit.host_compiler_id = env::Fact<env::CompilerId>::of(
+      env::CompilerId{env::CompilerKind::gcc, major, minor, version}, path + " --version");
   if (env.toolkit.cuda_version.known()) {
     const auto& v = *env.toolkit.cuda_version;
     const auto limits = env::nvcc_host_compiler_limits(v.major, v.minor, v.build);
-    env.toolkit.host_compiler_check = env::check_host_compiler(limits, env::CompilerKind::gcc, major, minor);
-    if (limits.max_gcc_major) env.toolkit.host_compiler_max_major = env::Fact<int>::of(*limits.max_gcc_major, "table");
+    env.toolkit.host_compiler_check =
+        env::check_host_compiler(limits, env::CompilerKind::gcc, major, minor);
+    if (limits.max_gcc_major)
+      env.toolkit.host_compiler_max_major = env::Fact<int>::of(*limits.max_gcc_major, "table");
   }
 }
 
-inline void set_torch(env::Environment& env, const std::string& version, std::optional<std::string> cuda) {
+inline void set_torch(env::Environment& env, const std::string& version,
+                      std::optional<std::string> cuda) {
   env.torch.version_text = env::Fact<std::string>::of(version, "torch/version.py");
-  env.torch.version = env::Fact<pkg::Version>::of(*pkg::Version::parse(version), "torch/version.py");
+  env.torch.version =
+      env::Fact<pkg::Version>::of(*pkg::Version::parse(version), "torch/version.py");
   env.torch.cuda = env::Fact<env::ToolkitBuild>::of(
       cuda ? env::ToolkitBuild::of(*cuda) : env::ToolkitBuild::none_built(), "torch/version.py");
 }
@@ -92,6 +99,8 @@ inline const resolve::Recipe& built_in(const char* name) {
   return *recipe;
 }
 
-inline const resolve::Recipe& flash_attn() { return built_in("flash-attn"); }
+inline const resolve::Recipe& flash_attn() {
+  return built_in("flash-attn");
+}
 
 }  // namespace flashfit::build::test_env

@@ -1,11 +1,11 @@
 // The result checks of the build workflow: the skip-CUDA-build trap
 // (docs/background.md §15) must never reach the cache, and the build command
 // must never let pip resolve, isolate or fetch anything.
-#include "build/build.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
+
+#include "build/build.hpp"
 
 namespace flashfit::build {
 namespace {
@@ -23,11 +23,13 @@ TEST(BuiltWheelTags, PureWheelsAreTheTrap) {
   EXPECT_NE(pure.error().message.find("py3-none-any"), std::string::npos);
   EXPECT_NE(pure.error().hint.find("FLASH_ATTENTION_SKIP_CUDA_BUILD"), std::string::npos);
   EXPECT_FALSE(check_binary_tags("x-1.0-py2.py3-none-any.whl"));
-  EXPECT_FALSE(check_binary_tags("x-1.0-cp311-none-linux_x86_64.whl"));  // no ABI: no extension module
+  EXPECT_FALSE(
+      check_binary_tags("x-1.0-cp311-none-linux_x86_64.whl"));  // no ABI: no extension module
 }
 
 TEST(BuiltWheelTags, GarbageNamesAreInputErrors) {
-  for (const char* name : {"", "x.whl", "not-a-wheel.tar.gz", "x-1.0-cp311.whl", "\x01\xff-1-a-b-c.whl"}) {
+  for (const char* name :
+       {"", "x.whl", "not-a-wheel.tar.gz", "x-1.0-cp311.whl", "\x01\xff-1-a-b-c.whl"}) {
     auto r = check_binary_tags(name);
     ASSERT_FALSE(r) << name;
     EXPECT_EQ(r.error().kind, util::ErrorKind::input) << name;

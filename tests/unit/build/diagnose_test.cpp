@@ -8,7 +8,9 @@
 namespace flashfit::build {
 namespace {
 
-std::deque<std::string> lines(std::initializer_list<const char*> l) { return {l.begin(), l.end()}; }
+std::deque<std::string> lines(std::initializer_list<const char*> l) {
+  return {l.begin(), l.end()};
+}
 
 std::string id_of(std::initializer_list<const char*> l, int signal = 0) {
   auto d = diagnose_build_failure(lines(l), signal);
@@ -19,16 +21,22 @@ TEST(Diagnose, KnownFailures) {
   EXPECT_EQ(id_of({"[12/73] nvcc ...", "nvcc error   : 'cicc' died due to signal 9 (Kill signal)",
                    "ninja: build stopped: subcommand failed."}),
             "oom-killed");
-  EXPECT_EQ(id_of({"g++: fatal error: Killed signal terminated program cc1plus", "compilation terminated."}), "oom-killed");
+  EXPECT_EQ(id_of({"g++: fatal error: Killed signal terminated program cc1plus",
+                   "compilation terminated."}),
+            "oom-killed");
   EXPECT_EQ(id_of({"  Killed"}), "oom-killed");
   EXPECT_EQ(id_of({"ninja: build stopped"}, 9), "oom-killed");
-  EXPECT_EQ(id_of({"/usr/local/cuda/include/crt/host_config.h:143:2: error: #error -- unsupported GNU version! gcc "
-                   "versions later than 15 are not supported! The nvcc flag '-allow-unsupported-compiler' can be used"}),
+  EXPECT_EQ(id_of({"/usr/local/cuda/include/crt/host_config.h:143:2: error: #error -- unsupported "
+                   "GNU version! gcc "
+                   "versions later than 15 are not supported! The nvcc flag "
+                   "'-allow-unsupported-compiler' can be used"}),
             "host-compiler");
-  EXPECT_EQ(id_of({"RuntimeError: The detected CUDA version (12.3) mismatches the version that was used to compile",
+  EXPECT_EQ(id_of({"RuntimeError: The detected CUDA version (12.3) mismatches the version that was "
+                   "used to compile",
                    "PyTorch (11.7). Please make sure to use the same CUDA versions."}),
             "cuda-mismatch");
-  EXPECT_EQ(id_of({"csrc/x.cpp:1:10: fatal error: Python.h: No such file or directory"}), "python-headers");
+  EXPECT_EQ(id_of({"csrc/x.cpp:1:10: fatal error: Python.h: No such file or directory"}),
+            "python-headers");
   EXPECT_EQ(id_of({"ModuleNotFoundError: No module named 'torch'"}), "torch-missing");
   EXPECT_EQ(id_of({"nvcc fatal   : Unsupported gpu architecture 'compute_86a'"}), "arch-token");
   EXPECT_EQ(id_of({"ValueError: Unknown CUDA arch (8.6x) or GPU not supported"}), "arch-token");
@@ -43,15 +51,18 @@ TEST(Diagnose, TorchsCpuBuildNoticeIsNoFailure) {
 }
 
 TEST(Diagnose, WordsThatOnlyLookLikeFailures) {
-  // Every compile line carries -Werror=format-security; "Killed" inside a word is not the shell's report.
-  EXPECT_EQ(id_of({"[1/4] c++ -Wformat -Werror=format-security -c add.cpp", "KilledBy = 3"}), "none");
+  // Every compile line carries -Werror=format-security; "Killed" inside a word is not the shell's
+  // report.
+  EXPECT_EQ(id_of({"[1/4] c++ -Wformat -Werror=format-security -c add.cpp", "KilledBy = 3"}),
+            "none");
   EXPECT_EQ(id_of({}), "none");
   EXPECT_EQ(id_of({"\x01\x02\xff garbage \xfe"}), "none");
 }
 
 TEST(Diagnose, EvidenceIsShortAndPrintable) {
   std::deque<std::string> many;
-  for (int i = 0; i < 50; ++i) many.push_back("x.cpp:1: error: bad \x1b[31m thing " + std::to_string(i));
+  for (int i = 0; i < 50; ++i)
+    many.push_back("x.cpp:1: error: bad \x1b[31m thing " + std::to_string(i));
   auto d = diagnose_build_failure(many, 0);
   ASSERT_TRUE(d);
   EXPECT_LE(d->evidence.size(), 3u);
@@ -60,9 +71,10 @@ TEST(Diagnose, EvidenceIsShortAndPrintable) {
 }
 
 TEST(Diagnose, RelevantLinesStartAtTheFirstError) {
-  auto got = relevant_lines(lines({"[1/4] c++ -Werror=format-security a", "noise", "b.cpp:3: error: oops", "after",
-                                   "ninja: build stopped: subcommand failed."}),
-                            10);
+  auto got =
+      relevant_lines(lines({"[1/4] c++ -Werror=format-security a", "noise", "b.cpp:3: error: oops",
+                            "after", "ninja: build stopped: subcommand failed."}),
+                     10);
   ASSERT_GE(got.size(), 3u);
   EXPECT_EQ(got[0], "noise");
   EXPECT_EQ(got[1], "b.cpp:3: error: oops");

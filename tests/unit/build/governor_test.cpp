@@ -11,8 +11,8 @@
 #include <atomic>
 #include <cerrno>
 #include <fstream>
-#include <map>
 #include <limits>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -499,15 +499,21 @@ const std::vector<UnitClass> kFa2Classes = {
 };
 
 TEST(GovernorUnits, NvccTempFileNamesTellTheUnit) {
-  EXPECT_EQ(unit_class_of(kFa2Classes, {"cicc", "--orig_src_file_name", "csrc/flash_attn/src/flash_bwd_hdim128_fp16_sm80.cu",
-                                        "-o", "/tmp/tmpxft_00003f2a_00000000-6_flash_bwd_hdim128_fp16_sm80.ptx"})
+  EXPECT_EQ(unit_class_of(kFa2Classes,
+                          {"cicc", "--orig_src_file_name",
+                           "csrc/flash_attn/src/flash_bwd_hdim128_fp16_sm80.cu", "-o",
+                           "/tmp/tmpxft_00003f2a_00000000-6_flash_bwd_hdim128_fp16_sm80.ptx"})
                 ->kind,
             "backward");
-  EXPECT_EQ(unit_class_of(kFa2Classes, {"ptxas", "/tmp/x/tmpxft_0000beef_00000000-7_flash_fwd_hdim64_bf16_sm80.ptx"})->kind,
-            "forward");
+  EXPECT_EQ(
+      unit_class_of(kFa2Classes,
+                    {"ptxas", "/tmp/x/tmpxft_0000beef_00000000-7_flash_fwd_hdim64_bf16_sm80.ptx"})
+          ->kind,
+      "forward");
   EXPECT_EQ(unit_class_of(kFa2Classes, {"cc1plus", "flash_api.cpp"}), nullptr);
   EXPECT_EQ(unit_class_of(kFa2Classes, {}), nullptr);
-  EXPECT_EQ(unit_class_of(kFa2Classes, {"tmpxft_", "tmpxft_x-", "/", ""}), nullptr);  // garbage: no class, no crash
+  EXPECT_EQ(unit_class_of(kFa2Classes, {"tmpxft_", "tmpxft_x-", "/", ""}),
+            nullptr);  // garbage: no class, no crash
 }
 
 TEST(GovernorUnits, BackwardUnitsAreAdmittedByTheirOwnPeak) {
@@ -521,14 +527,17 @@ TEST(GovernorUnits, BackwardUnitsAreAdmittedByTheirOwnPeak) {
   c.unit_classes = kFa2Classes;
   c.worker_args = [&](int pid) { return args[pid]; };
   MemoryGovernor g(c);
-  EXPECT_EQ(summary(g.decide({root(), worker(101, 10), worker(102, 10)}, kRoot, std::nullopt)), (Actions{"pause 102"}));
+  EXPECT_EQ(summary(g.decide({root(), worker(101, 10), worker(102, 10)}, kRoot, std::nullopt)),
+            (Actions{"pause 102"}));
 
   MemoryGovernor mixed(c);
-  EXPECT_TRUE(mixed.decide({root(), worker(101, 10), worker(103, 10)}, kRoot, std::nullopt).empty());
+  EXPECT_TRUE(
+      mixed.decide({root(), worker(101, 10), worker(103, 10)}, kRoot, std::nullopt).empty());
 
   // Without classes the same two backward workers both run: 2 x 400 fits.
   MemoryGovernor plain(config(1100, 400));
-  EXPECT_TRUE(plain.decide({root(), worker(101, 10), worker(102, 10)}, kRoot, std::nullopt).empty());
+  EXPECT_TRUE(
+      plain.decide({root(), worker(101, 10), worker(102, 10)}, kRoot, std::nullopt).empty());
 }
 
 }  // namespace

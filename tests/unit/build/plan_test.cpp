@@ -53,15 +53,15 @@ SourceScan cu_scan() {
   return scan;
 }
 
-BuildPlan plan_ok(const env::Environment& env, const resolve::Recipe* recipe, const SourceScan& scan,
-                  const PlanRequest& request = {}) {
+BuildPlan plan_ok(const env::Environment& env, const resolve::Recipe* recipe,
+                  const SourceScan& scan, const PlanRequest& request = {}) {
   auto plan = plan_build(env, recipe, scan, request);
   EXPECT_TRUE(plan.has_value()) << (plan ? "" : plan.error().message);
   return plan ? *plan : BuildPlan{};
 }
 
-std::string plan_error(const env::Environment& env, const resolve::Recipe* recipe, const SourceScan& scan,
-                       const PlanRequest& request) {
+std::string plan_error(const env::Environment& env, const resolve::Recipe* recipe,
+                       const SourceScan& scan, const PlanRequest& request) {
   auto plan = plan_build(env, recipe, scan, request);
   EXPECT_FALSE(plan.has_value());
   if (plan) return "";
@@ -87,19 +87,22 @@ TEST(Plan, AdaGpuBuildsTheEightyToken) {
   EXPECT_TRUE(plan.warnings.empty()) << all_warnings(plan);
   // nvcc runs one thread per -gencode target: 4 threads over 1 arch is 1.
   EXPECT_EQ(plan.threads, 1U);
-  // 64 GiB available - 12.8 GiB reserve (10% of 128) = 51.2 GiB; 5 GiB per job -> 10, under 16 CPUs.
+  // 64 GiB available - 12.8 GiB reserve (10% of 128) = 51.2 GiB; 5 GiB per job -> 10, under 16
+  // CPUs.
   EXPECT_EQ(plan.reserve_bytes, 128 * kGiB / 100 * 10);
   EXPECT_EQ(plan.budget_bytes, 64 * kGiB - plan.reserve_bytes);
-  EXPECT_THAT(plan.budget_basis, HasSubstr("available 64.0 GiB (/proc/meminfo) - reserve 12.8 GiB"));
+  EXPECT_THAT(plan.budget_basis,
+              HasSubstr("available 64.0 GiB (/proc/meminfo) - reserve 12.8 GiB"));
   EXPECT_EQ(plan.per_job_bytes, 5 * kGiB);
   EXPECT_EQ(plan.per_worker_bytes, 5 * kGiB);
   EXPECT_EQ(plan.jobs, 10U);
   EXPECT_THAT(plan.jobs_basis, HasSubstr("51.2 GiB / 5.0 GiB per job"));
   EXPECT_THAT(plan.jobs_basis, HasSubstr("CPUs 16"));
   EXPECT_EQ(plan.expected_peak_bytes, 50 * kGiB);
-  EXPECT_THAT(plan.env, ElementsAre(Pair("FLASH_ATTENTION_FORCE_BUILD", "TRUE"), Pair("FLASH_ATTN_CUDA_ARCHS", "80"),
-                                    Pair("MAX_JOBS", "10"), Pair("NVCC_THREADS", "1"),
-                                    Pair("CUDA_HOME", "/usr/local/cuda")));
+  EXPECT_THAT(plan.env,
+              ElementsAre(Pair("FLASH_ATTENTION_FORCE_BUILD", "TRUE"),
+                          Pair("FLASH_ATTN_CUDA_ARCHS", "80"), Pair("MAX_JOBS", "10"),
+                          Pair("NVCC_THREADS", "1"), Pair("CUDA_HOME", "/usr/local/cuda")));
 }
 
 TEST(Plan, HopperBuildsNinetyAndGpusMerge) {
@@ -107,7 +110,8 @@ TEST(Plan, HopperBuildsNinetyAndGpusMerge) {
   set_gpus(env, {gpu("NVIDIA H100 80GB HBM3", 9, 0)});
   EXPECT_THAT(plan_ok(env, &fa_unmeasured(), fa_scan()).archs->tokens, ElementsAre("90"));
 
-  set_gpus(env, {gpu("NVIDIA L4", 8, 9, 0), gpu("NVIDIA A100", 8, 0, 1), gpu("NVIDIA L4", 8, 9, 2)});
+  set_gpus(env,
+           {gpu("NVIDIA L4", 8, 9, 0), gpu("NVIDIA A100", 8, 0, 1), gpu("NVIDIA L4", 8, 9, 2)});
   BuildPlan plan = plan_ok(env, &fa_unmeasured(), fa_scan());
   EXPECT_THAT(plan.archs->tokens, ElementsAre("80"));
   EXPECT_EQ(plan.archs->basis, "detected GPUs (NVIDIA L4 8.9 -> 80, NVIDIA A100 8.0 -> 80)");
@@ -128,8 +132,9 @@ TEST(Plan, BlackwellWithOldNvccIsAWarning) {
   const BuildPlan plan = plan_ok(env, &fa_unmeasured(), fa_scan());
   EXPECT_THAT(plan.archs->tokens, ElementsAre("120"));
   EXPECT_THAT(plan.archs->sass, ElementsAre("sm_120"));
-  EXPECT_THAT(all_warnings(plan), HasSubstr("arch 120 (for NVIDIA GeForce RTX 5090 12.0) needs nvcc >= 12.8; "
-                                            "nvcc here is 12.4"));
+  EXPECT_THAT(all_warnings(plan),
+              HasSubstr("arch 120 (for NVIDIA GeForce RTX 5090 12.0) needs nvcc >= 12.8; "
+                        "nvcc here is 12.4"));
 }
 
 TEST(Plan, TuringGpuIsLeftOutWithAWarning) {
@@ -138,7 +143,8 @@ TEST(Plan, TuringGpuIsLeftOutWithAWarning) {
   const BuildPlan plan = plan_ok(env, &fa_unmeasured(), fa_scan());
   EXPECT_THAT(plan.archs->tokens, ElementsAre("80", "90", "100", "120"));
   EXPECT_EQ(plan.archs->basis, "recipe default (no GPU here is served: Tesla T4 7.5)");
-  EXPECT_THAT(all_warnings(plan), HasSubstr("Tesla T4 7.5 is left out: no FLASH_ATTN_CUDA_ARCHS token serves it"));
+  EXPECT_THAT(all_warnings(plan),
+              HasSubstr("Tesla T4 7.5 is left out: no FLASH_ATTN_CUDA_ARCHS token serves it"));
   EXPECT_THAT(all_warnings(plan), HasSubstr("flash-attn will not run on it"));
 
   // With a served GPU beside it, the T4 is still named.
@@ -166,7 +172,8 @@ TEST(Plan, NoGpuTakesTheRecipeDefaultWithinWhatNvccCompiles) {
   EXPECT_THAT(plan.archs->basis, HasSubstr("without 100, 120: nvcc 12.4 is too old"));
   EXPECT_TRUE(plan.warnings.empty()) << all_warnings(plan);
 
-  env.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::unknown("NVML: driver/library version mismatch");
+  env.gpu.gpus =
+      env::Fact<std::vector<env::GpuDevice>>::unknown("NVML: driver/library version mismatch");
   plan = plan_ok(env, &fa_unmeasured(), fa_scan());
   EXPECT_THAT(plan.archs->basis, HasSubstr("GPUs unknown: NVML: driver/library version mismatch"));
 }
@@ -174,34 +181,44 @@ TEST(Plan, NoGpuTakesTheRecipeDefaultWithinWhatNvccCompiles) {
 TEST(Plan, ArchsFlagTakesTokensAndCapabilities) {
   const env::Environment env = healthy();
   auto tokens = [&](std::vector<std::string> archs) {
-    return plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{archs, {}, {}, {}, {}, {}}).archs->tokens;
+    return plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{archs, {}, {}, {}, {}, {}})
+        .archs->tokens;
   };
   EXPECT_THAT(tokens({"8.9"}), ElementsAre("80"));
   EXPECT_THAT(tokens({"90", "8.0"}), ElementsAre("80", "90"));
   EXPECT_THAT(tokens({"120;80"}), ElementsAre("80", "120"));
   EXPECT_THAT(tokens({"sm_90"}), ElementsAre("90"));
   EXPECT_THAT(tokens({"8.6,8.9,80"}), ElementsAre("80"));
-  const BuildPlan plan = plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"10.3"}}, {}, {}, {}, {}, {}});
+  const BuildPlan plan =
+      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"10.3"}}, {}, {}, {}, {}, {}});
   EXPECT_THAT(plan.archs->tokens, ElementsAre("100"));
   EXPECT_EQ(plan.archs->basis, "--archs");
 }
 
 TEST(Plan, ArchsFlagRefusesWhatTheVariableIgnores) {
   const env::Environment env = healthy();
-  const std::string message = plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"86"}}, {}, {}, {}, {}, {}});
+  const std::string message =
+      plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"86"}}, {}, {}, {}, {}, {}});
   EXPECT_EQ(message,
-            "86 is not accepted by FLASH_ATTN_CUDA_ARCHS (accepted: 80 (8.0-8.9), 90 (9.0), 100 (10.0-10.3), "
+            "86 is not accepted by FLASH_ATTN_CUDA_ARCHS (accepted: 80 (8.0-8.9), 90 (9.0), 100 "
+            "(10.0-10.3), "
             "120 (12.0-12.1)); an 8.6 GPU runs 80");
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"80", "121"}}, {}, {}, {}, {}, {}}),
+  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(),
+                         PlanRequest{{{"80", "121"}}, {}, {}, {}, {}, {}}),
               HasSubstr("a 12.1 GPU runs 120"));
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"7.5"}}, {}, {}, {}, {}, {}}),
-              HasSubstr("no FLASH_ATTN_CUDA_ARCHS token serves compute capability 7.5"));
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"hopper"}}, {}, {}, {}, {}, {}}),
-              HasSubstr("hopper is not accepted"));
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{""}}, {}, {}, {}, {}, {}}), HasSubstr("no archs given"));
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{}}, {}, {}, {}, {}, {}}), HasSubstr("no archs given"));
+  EXPECT_THAT(
+      plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"7.5"}}, {}, {}, {}, {}, {}}),
+      HasSubstr("no FLASH_ATTN_CUDA_ARCHS token serves compute capability 7.5"));
+  EXPECT_THAT(
+      plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"hopper"}}, {}, {}, {}, {}, {}}),
+      HasSubstr("hopper is not accepted"));
+  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{""}}, {}, {}, {}, {}, {}}),
+              HasSubstr("no archs given"));
+  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{}}, {}, {}, {}, {}, {}}),
+              HasSubstr("no archs given"));
   // Hostile bytes come back escaped, never raw.
-  const std::string hostile = plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"\x1b[31m"}}, {}, {}, {}, {}, {}});
+  const std::string hostile =
+      plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"\x1b[31m"}}, {}, {}, {}, {}, {}});
   EXPECT_EQ(hostile.find('\x1b'), std::string::npos);
   EXPECT_THAT(hostile, HasSubstr("\\x1b"));
 }
@@ -209,7 +226,8 @@ TEST(Plan, ArchsFlagRefusesWhatTheVariableIgnores) {
 TEST(Plan, ExplicitArchsNeedingNewerNvccWarn) {
   env::Environment env = healthy();
   set_nvcc(env, 12, 4);
-  const BuildPlan plan = plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"80,100"}}, {}, {}, {}, {}, {}});
+  const BuildPlan plan =
+      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"80,100"}}, {}, {}, {}, {}, {}});
   EXPECT_THAT(plan.archs->tokens, ElementsAre("80", "100"));
   EXPECT_THAT(all_warnings(plan), HasSubstr("arch 100 needs nvcc >= 12.8; nvcc here is 12.4"));
 }
@@ -217,7 +235,8 @@ TEST(Plan, ExplicitArchsNeedingNewerNvccWarn) {
 TEST(Plan, CgroupLimitedMemoryMeansFewerJobs) {
   env::Environment env = healthy();
   env.machine.memory_total_bytes = env::Fact<std::uint64_t>::of(12 * kGiB, "cgroup v2 memory.max");
-  env.machine.memory_available_bytes = env::Fact<std::uint64_t>::of(10 * kGiB, "cgroup v2 memory.max");
+  env.machine.memory_available_bytes =
+      env::Fact<std::uint64_t>::of(10 * kGiB, "cgroup v2 memory.max");
   const BuildPlan plan = plan_ok(env, &fa_unmeasured(), fa_scan());
   EXPECT_EQ(plan.reserve_bytes, 12 * kGiB / 100 * 10);
   EXPECT_THAT(plan.budget_basis, HasSubstr("(cgroup v2 memory.max)"));
@@ -226,15 +245,18 @@ TEST(Plan, CgroupLimitedMemoryMeansFewerJobs) {
 
   // A small machine: the reserve is at least 1 GiB.
   env.machine.memory_total_bytes = env::Fact<std::uint64_t>::of(4 * kGiB, "cgroup v2 memory.max");
-  env.machine.memory_available_bytes = env::Fact<std::uint64_t>::of(3 * kGiB, "cgroup v2 memory.max");
+  env.machine.memory_available_bytes =
+      env::Fact<std::uint64_t>::of(3 * kGiB, "cgroup v2 memory.max");
   const BuildPlan small = plan_ok(env, &fa_unmeasured(), fa_scan());
   EXPECT_EQ(small.reserve_bytes, kGiB);
   EXPECT_EQ(small.budget_bytes, 2 * kGiB);
   EXPECT_EQ(small.jobs, 1U);
-  EXPECT_THAT(all_warnings(small), HasSubstr("one compile job needs about 5.0 GiB, more than the memory budget"));
+  EXPECT_THAT(all_warnings(small),
+              HasSubstr("one compile job needs about 5.0 GiB, more than the memory budget"));
 
   // Less available than the reserve: half of it, and a warning.
-  env.machine.memory_available_bytes = env::Fact<std::uint64_t>::of(kGiB / 2, "cgroup v2 memory.max");
+  env.machine.memory_available_bytes =
+      env::Fact<std::uint64_t>::of(kGiB / 2, "cgroup v2 memory.max");
   const BuildPlan starved = plan_ok(env, &fa_unmeasured(), fa_scan());
   EXPECT_EQ(starved.budget_bytes, kGiB / 4);
   EXPECT_THAT(all_warnings(starved), HasSubstr("only 0.5 GiB of memory is available"));
@@ -255,22 +277,26 @@ TEST(Plan, CpusCapTheJobs) {
 
 TEST(Plan, JobsOverTheBudgetWarnThatTheGovernorWillPause) {
   const env::Environment env = healthy();
-  const BuildPlan plan = plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, 16U, {}, 20 * kGiB, {}, {}});
+  const BuildPlan plan =
+      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, 16U, {}, 20 * kGiB, {}, {}});
   EXPECT_EQ(plan.jobs, 16U);
   EXPECT_EQ(plan.jobs_basis, "--jobs");
   EXPECT_EQ(plan.budget_bytes, 20 * kGiB);
   EXPECT_EQ(plan.budget_basis, "--memory-budget");
   EXPECT_EQ(plan.expected_peak_bytes, 80 * kGiB);
-  EXPECT_THAT(all_warnings(plan), HasSubstr("--jobs 16 x 5.0 GiB per job = 80.0 GiB is over the memory budget of "
-                                            "20.0 GiB: the governor will pause compilers"));
+  EXPECT_THAT(all_warnings(plan),
+              HasSubstr("--jobs 16 x 5.0 GiB per job = 80.0 GiB is over the memory budget of "
+                        "20.0 GiB: the governor will pause compilers"));
   // Within the budget: no warning.
-  EXPECT_TRUE(plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, 4U, {}, 20 * kGiB, {}, {}}).warnings.empty());
+  EXPECT_TRUE(plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, 4U, {}, 20 * kGiB, {}, {}})
+                  .warnings.empty());
 }
 
 TEST(Plan, ThreadsShrinkToFitTheBudgetUnlessGiven) {
   env::Environment env = healthy();
   set_gpus(env, {});  // four default archs: 4 threads x 5 GiB = 20 GiB per job
-  BuildPlan plan = plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, {}, 12 * kGiB, {}, {}});
+  BuildPlan plan =
+      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, {}, 12 * kGiB, {}, {}});
   EXPECT_EQ(plan.threads, 2U);
   EXPECT_EQ(plan.per_job_bytes, 10 * kGiB);
   EXPECT_EQ(plan.jobs, 1U);
@@ -285,14 +311,19 @@ TEST(Plan, ThreadsShrinkToFitTheBudgetUnlessGiven) {
 
 TEST(Plan, ZeroAndMisplacedFlagsAreUsageErrors) {
   const env::Environment env = healthy();
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, 0U, {}, {}, {}, {}}), HasSubstr("--jobs"));
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, 0U, {}, {}, {}}), HasSubstr("--threads"));
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, {}, 0U, {}, {}}), HasSubstr("--memory-budget"));
+  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, 0U, {}, {}, {}, {}}),
+              HasSubstr("--jobs"));
+  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, 0U, {}, {}, {}}),
+              HasSubstr("--threads"));
+  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, {}, 0U, {}, {}}),
+              HasSubstr("--memory-budget"));
   EXPECT_THAT(plan_error(env, nullptr, cxx_scan(), PlanRequest{{}, {}, 2U, {}, {}, {}}),
               HasSubstr("my-ext is not a CUDA build"));
-  EXPECT_THAT(plan_error(env, &built_in("causal-conv1d"), cu_scan(), PlanRequest{{}, {}, 2U, {}, {}, {}}),
-              HasSubstr("causal-conv1d has no nvcc threads variable"));
-  EXPECT_THAT(plan_error(env, &built_in("flash-attn-3"), cu_scan(), PlanRequest{{{"90"}}, {}, {}, {}, {}, {}}),
+  EXPECT_THAT(
+      plan_error(env, &built_in("causal-conv1d"), cu_scan(), PlanRequest{{}, {}, 2U, {}, {}, {}}),
+      HasSubstr("causal-conv1d has no nvcc threads variable"));
+  EXPECT_THAT(plan_error(env, &built_in("flash-attn-3"), cu_scan(),
+                         PlanRequest{{{"90"}}, {}, {}, {}, {}, {}}),
               HasSubstr("flash-attn-3 has no arch variable"));
 }
 
@@ -302,10 +333,11 @@ TEST(Plan, RecipeWithFixedArchsSetsNoArchVariable) {
   ASSERT_TRUE(plan.archs);
   EXPECT_TRUE(plan.archs->tokens.empty());
   EXPECT_THAT(plan.archs->basis, HasSubstr("fixed by flash-attn-3's setup.py"));
-  EXPECT_EQ(plan.threads, 2U);  // FA3's default, not capped: its archs are unknown
+  EXPECT_EQ(plan.threads, 2U);              // FA3's default, not capped: its archs are unknown
   EXPECT_EQ(plan.per_job_bytes, 6 * kGiB);  // no measurement: 2 threads x the 3 GiB default
-  EXPECT_THAT(plan.env, ElementsAre(Pair("FLASH_ATTENTION_FORCE_BUILD", "TRUE"), Pair("MAX_JOBS", ::testing::_),
-                                    Pair("NVCC_THREADS", "2"), Pair("CUDA_HOME", "/usr/local/cuda")));
+  EXPECT_THAT(plan.env, ElementsAre(Pair("FLASH_ATTENTION_FORCE_BUILD", "TRUE"),
+                                    Pair("MAX_JOBS", ::testing::_), Pair("NVCC_THREADS", "2"),
+                                    Pair("CUDA_HOME", "/usr/local/cuda")));
   EXPECT_THAT(plan.time_basis, HasSubstr("(unknown, counted as 1)"));
 }
 
@@ -325,8 +357,9 @@ TEST(Plan, CxxExtensionWithoutRecipe) {
   EXPECT_EQ(plan.time_estimate->count(), 20);
   EXPECT_EQ(plan.time_basis, "2 C++ x ~20 s / 16 lanes; at least its longest unit, ~20 s");
   // --archs has nothing to act on.
-  EXPECT_THAT(all_warnings(plan_ok(env, nullptr, cxx_scan(), PlanRequest{{{"8.0"}}, {}, {}, {}, {}, {}})),
-              HasSubstr("--archs ignored"));
+  EXPECT_THAT(
+      all_warnings(plan_ok(env, nullptr, cxx_scan(), PlanRequest{{{"8.0"}}, {}, {}, {}, {}, {}})),
+      HasSubstr("--archs ignored"));
 }
 
 TEST(Plan, CudaExtensionWithoutRecipeUsesTorchArchList) {
@@ -341,7 +374,8 @@ TEST(Plan, CudaExtensionWithoutRecipeUsesTorchArchList) {
   EXPECT_THAT(plan.env, ElementsAre(Pair("TORCH_CUDA_ARCH_LIST", "8.9"), Pair("MAX_JOBS", "16"),
                                     Pair("CUDA_HOME", "/usr/local/cuda")));
 
-  plan = plan_ok(env, nullptr, cu_scan(), PlanRequest{{{"9.0", "sm_80", "8.9+ptx", "8.0"}}, {}, {}, {}, {}, {}});
+  plan = plan_ok(env, nullptr, cu_scan(),
+                 PlanRequest{{{"9.0", "sm_80", "8.9+ptx", "8.0"}}, {}, {}, {}, {}, {}});
   EXPECT_THAT(plan.archs->tokens, ElementsAre("8.0", "8.9+PTX", "9.0"));
   EXPECT_THAT(plan.env, ::testing::Contains(Pair("TORCH_CUDA_ARCH_LIST", "8.0;8.9+PTX;9.0")));
   EXPECT_THAT(plan_error(env, nullptr, cu_scan(), PlanRequest{{{"ampere"}}, {}, {}, {}, {}, {}}),
@@ -350,7 +384,8 @@ TEST(Plan, CudaExtensionWithoutRecipeUsesTorchArchList) {
   set_gpus(env, {});
   plan = plan_ok(env, nullptr, cu_scan());
   EXPECT_TRUE(plan.archs->tokens.empty());
-  EXPECT_THAT(plan.archs->basis, HasSubstr("TORCH_CUDA_ARCH_LIST left unset: torch's default (no GPU detected"));
+  EXPECT_THAT(plan.archs->basis,
+              HasSubstr("TORCH_CUDA_ARCH_LIST left unset: torch's default (no GPU detected"));
   EXPECT_THAT(all_warnings(plan), HasSubstr("TORCH_CUDA_ARCH_LIST left unset"));
   for (const auto& [name, value] : plan.env) EXPECT_NE(name, "TORCH_CUDA_ARCH_LIST");
 }
@@ -372,7 +407,8 @@ TEST(Plan, TimeAndDiskEstimatesFollowTheUnits) {
   ASSERT_TRUE(plan.time_estimate);
   // 73 x 1 arch x 60 s over 10 lanes + 1 x 20 s over 10 jobs.
   EXPECT_EQ(plan.time_estimate->count(), 440);
-  EXPECT_THAT(plan.time_basis, HasSubstr("73 .cu x 1 arch (73 CUDA ~60 s) / 10 lanes + 1 C++ x ~20 s / 10 lanes"));
+  EXPECT_THAT(plan.time_basis,
+              HasSubstr("73 .cu x 1 arch (73 CUDA ~60 s) / 10 lanes + 1 C++ x ~20 s / 10 lanes"));
   EXPECT_EQ(plan.units_basis, UnitsBasis::tree);
   EXPECT_THAT(plan.cost_basis, HasSubstr("estimated: ~60 s per .cu and arch"));
   const std::uint64_t one_arch_disk = plan.disk_estimate_bytes;
@@ -409,13 +445,15 @@ TEST(Plan, NoNvccMeansNoCudaHome) {
 TEST(Plan, CudaHomeIsTheProbedRootNotNvccsGrandparent) {
   env::Environment env = healthy();
   env.toolkit.nvcc = env::Fact<std::filesystem::path>::of("/usr/local/bin/nvcc", "PATH");
-  env.toolkit.cuda_home =
-      env::Fact<std::filesystem::path>::of("/usr/local/cuda-13.0", "/usr/local/bin/nvcc -dryrun (TOP)");
+  env.toolkit.cuda_home = env::Fact<std::filesystem::path>::of("/usr/local/cuda-13.0",
+                                                               "/usr/local/bin/nvcc -dryrun (TOP)");
   BuildPlan plan = plan_ok(env, &flash_attn(), fa_scan());
   EXPECT_THAT(plan.env, ::testing::Contains(Pair("CUDA_HOME", "/usr/local/cuda-13.0")));
-  env.toolkit.cuda_home = env::Fact<std::filesystem::path>::unknown("no cuda_runtime_api.h in /usr/local/include");
+  env.toolkit.cuda_home =
+      env::Fact<std::filesystem::path>::unknown("no cuda_runtime_api.h in /usr/local/include");
   plan = plan_ok(env, &flash_attn(), fa_scan());
-  EXPECT_THAT(plan.env, ::testing::Contains(Pair("CUDA_HOME", "/usr/local")));  // torch's guess; the preflight fails it
+  EXPECT_THAT(plan.env, ::testing::Contains(Pair(
+                            "CUDA_HOME", "/usr/local")));  // torch's guess; the preflight fails it
 }
 
 TEST(ParseMemorySize, AcceptsBinaryUnits) {
@@ -441,9 +479,26 @@ TEST(ParseMemorySize, AcceptsBinaryUnits) {
 }
 
 TEST(ParseMemorySize, RefusesZeroGarbageAndOverflow) {
-  const char* bad[] = {"",      "0",        "0G",     "0.0001K", "-1G", "abc",  "G",         "1..5G",
-                       "1.G",   "1.5",      "16X",    "1e9",     "16 GB extra", "1,5G", "+4G",
-                       "99999999999999999999", "17179869184G", "16777216T", "\x01\xff", "4G\n5G"};
+  const char* bad[] = {"",
+                       "0",
+                       "0G",
+                       "0.0001K",
+                       "-1G",
+                       "abc",
+                       "G",
+                       "1..5G",
+                       "1.G",
+                       "1.5",
+                       "16X",
+                       "1e9",
+                       "16 GB extra",
+                       "1,5G",
+                       "+4G",
+                       "99999999999999999999",
+                       "17179869184G",
+                       "16777216T",
+                       "\x01\xff",
+                       "4G\n5G"};
   for (const char* text : bad) {
     auto parsed = parse_memory_size(text);
     EXPECT_FALSE(parsed) << text << " -> " << (parsed ? *parsed : 0);

@@ -21,8 +21,9 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using namespace test_env;
 
-const char* kIds[] = {"torch", "torch-cuda", "nvcc", "nvcc-cuda-major", "host-compiler",
-                      "archs", "ninja", "python-headers", "disk", "build-deps"};
+const char* kIds[] = {"torch",         "torch-cuda", "nvcc",  "nvcc-cuda-major",
+                      "host-compiler", "archs",      "ninja", "python-headers",
+                      "disk",          "build-deps"};
 
 SourceScan fa_scan() {
   SourceScan scan;
@@ -48,7 +49,8 @@ class Preflight : public ::testing::Test {
     facts_.build_dir = "/tmp/flashfit-build";
   }
 
-  PreflightReport run(const resolve::Recipe* recipe = &flash_attn(), const SourceScan& scan = fa_scan()) {
+  PreflightReport run(const resolve::Recipe* recipe = &flash_attn(),
+                      const SourceScan& scan = fa_scan()) {
     auto plan = plan_build(env_, recipe, scan, {});
     EXPECT_TRUE(plan) << (plan ? "" : plan.error().message);
     plan_ = plan ? *plan : BuildPlan{};
@@ -74,13 +76,15 @@ TEST_F(Preflight, HealthyEnvironmentPasses) {
   ASSERT_EQ(report.checks.size(), std::size(kIds));
   for (std::size_t i = 0; i < report.checks.size(); ++i) {
     EXPECT_EQ(report.checks[i].id, kIds[i]);
-    EXPECT_EQ(report.checks[i].status, CheckStatus::ok) << report.checks[i].id << ": " << report.checks[i].message;
+    EXPECT_EQ(report.checks[i].status, CheckStatus::ok)
+        << report.checks[i].id << ": " << report.checks[i].message;
     EXPECT_TRUE(report.checks[i].fix.empty()) << report.checks[i].id;
   }
   EXPECT_TRUE(report.passed());
   EXPECT_EQ(report.first_failure(), nullptr);
   EXPECT_THAT(get(report, "archs").message, HasSubstr("FLASH_ATTN_CUDA_ARCHS=80 (sm_80)"));
-  EXPECT_THAT(get(report, "nvcc-cuda-major").message, HasSubstr("nvcc 12.8 matches torch's CUDA 12.8"));
+  EXPECT_THAT(get(report, "nvcc-cuda-major").message,
+              HasSubstr("nvcc 12.8 matches torch's CUDA 12.8"));
 }
 
 TEST_F(Preflight, CpuTorchFailsWithTheCudaTorchCommand) {
@@ -93,8 +97,9 @@ TEST_F(Preflight, CpuTorchFailsWithTheCudaTorchCommand) {
   EXPECT_EQ(check.status, CheckStatus::failed);
   EXPECT_EQ(check.message, "torch 1.13.1 is a CPU build; flash-attn needs a CUDA torch");
   // torch 1.13 has no CUDA 13 build: the newest torch with one, for Python 3.11.
-  EXPECT_EQ(check.fix, std::string("install a CUDA build of torch: ") + kPython +
-                           " -m pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu130");
+  EXPECT_EQ(check.fix,
+            std::string("install a CUDA build of torch: ") + kPython +
+                " -m pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu130");
   EXPECT_FALSE(report.passed());
   EXPECT_EQ(report.first_failure()->id, "torch-cuda");
   EXPECT_EQ(get(report, "nvcc-cuda-major").status, CheckStatus::skipped);
@@ -118,9 +123,11 @@ TEST_F(Preflight, TorchMissing) {
 TEST_F(Preflight, WhatIfTorchIsPlannedAgainst) {
   env::TorchFacts what_if;
   what_if.package_dir = env::Fact<fs::path>::unknown("not known for the what-if torch 2.9.1+cu130");
-  what_if.version = env::Fact<pkg::Version>::overridden_by(*pkg::Version::parse("2.9.1+cu130"), "--torch");
+  what_if.version =
+      env::Fact<pkg::Version>::overridden_by(*pkg::Version::parse("2.9.1+cu130"), "--torch");
   what_if.version_text = env::Fact<std::string>::overridden_by("2.9.1+cu130", "--torch");
-  what_if.cuda = env::Fact<env::ToolkitBuild>::overridden_by(env::ToolkitBuild::of("13.0"), "--torch");
+  what_if.cuda =
+      env::Fact<env::ToolkitBuild>::overridden_by(env::ToolkitBuild::of("13.0"), "--torch");
   env_.torch = what_if;
   set_nvcc(env_, 12, 8);
   const PreflightReport report = run();
@@ -131,7 +138,8 @@ TEST_F(Preflight, WhatIfTorchIsPlannedAgainst) {
 }
 
 TEST_F(Preflight, NoNvcc) {
-  env_.toolkit.nvcc = env::Fact<fs::path>::unknown("not found (looked in CUDA_HOME unset, PATH, /usr/local/cuda/bin/nvcc)");
+  env_.toolkit.nvcc = env::Fact<fs::path>::unknown(
+      "not found (looked in CUDA_HOME unset, PATH, /usr/local/cuda/bin/nvcc)");
   env_.toolkit.cuda_version = env::Fact<env::NvccVersion>::unknown("nvcc not found");
   env_.toolkit.host_compiler_check = {env::HostCompilerVerdict::unknown, "nvcc version unknown"};
   const PreflightReport report = run();
@@ -176,7 +184,9 @@ TEST_F(Preflight, NvccOfAnotherMajorThanTorch) {
   EXPECT_THAT(check.message, HasSubstr("mismatches the version"));
   EXPECT_THAT(check.fix, HasSubstr("install a CUDA 13.x toolkit"));
   // Or keep torch 2.9 and take its CUDA 12 build nearest nvcc 12.4.
-  EXPECT_THAT(check.fix, HasSubstr("-m pip install torch==2.9.1 --index-url https://download.pytorch.org/whl/cu126"));
+  EXPECT_THAT(
+      check.fix,
+      HasSubstr("-m pip install torch==2.9.1 --index-url https://download.pytorch.org/whl/cu126"));
 }
 
 TEST_F(Preflight, NvccMinorMismatchIsAWarning) {
@@ -203,7 +213,8 @@ TEST_F(Preflight, GccTooNewNamesTheInstalledOlderOne) {
   EXPECT_EQ(check.status, CheckStatus::failed);
   EXPECT_THAT(check.message, HasSubstr("/usr/bin/g++ (gcc 16.1.0) is too new for nvcc 13.0"));
   EXPECT_EQ(check.fix,
-            "use g++-12, which nvcc accepts: export CUDAHOSTCXX=/usr/bin/g++-12 CC=/usr/bin/gcc-12 CXX=/usr/bin/g++-12");
+            "use g++-12, which nvcc accepts: export CUDAHOSTCXX=/usr/bin/g++-12 CC=/usr/bin/gcc-12 "
+            "CXX=/usr/bin/g++-12");
 
   // Only clang accepted: named, with its C compiler.
   facts_.compilers = {{"/usr/bin/g++-16", env::CompilerKind::gcc, 16},
@@ -219,7 +230,8 @@ TEST_F(Preflight, GccTooNewNamesTheInstalledOlderOne) {
 }
 
 TEST_F(Preflight, NoCompilerAtAll) {
-  env_.toolkit.host_compiler = env::Fact<fs::path>::unknown("not found (looked in CUDAHOSTCXX, CXX: unset; g++ on PATH)");
+  env_.toolkit.host_compiler =
+      env::Fact<fs::path>::unknown("not found (looked in CUDAHOSTCXX, CXX: unset; g++ on PATH)");
   const PreflightReport report = run();
   EXPECT_EQ(get(report, "host-compiler").status, CheckStatus::failed);
   EXPECT_THAT(get(report, "host-compiler").fix, HasSubstr("apt install g++"));
@@ -248,7 +260,8 @@ TEST_F(Preflight, NoNinjaIsAWarning) {
   EXPECT_EQ(check.status, CheckStatus::warning);
   EXPECT_THAT(check.message, HasSubstr("the build will be serial"));
   EXPECT_THAT(check.message, HasSubstr("(~74 min here)"));  // 73 kernel files, one at a time
-  EXPECT_EQ(check.fix, std::string("apt install ninja-build, or ") + kPython + " -m pip install ninja");
+  EXPECT_EQ(check.fix,
+            std::string("apt install ninja-build, or ") + kPython + " -m pip install ninja");
   EXPECT_TRUE(report.passed());
 }
 
@@ -271,7 +284,8 @@ TEST_F(Preflight, NotEnoughDisk) {
   PreflightReport report = run();
   const PreflightCheck& check = get(report, "disk");
   EXPECT_EQ(check.status, CheckStatus::failed);
-  EXPECT_THAT(check.message, HasSubstr("1.0 GiB free in /tmp/flashfit-build; the build needs about"));
+  EXPECT_THAT(check.message,
+              HasSubstr("1.0 GiB free in /tmp/flashfit-build; the build needs about"));
   EXPECT_THAT(check.fix, StartsWith("free "));
 
   facts_.free_disk_bytes.reset();
@@ -285,7 +299,8 @@ TEST_F(Preflight, MissingBuildModules) {
   PreflightReport report = run();
   const PreflightCheck& check = get(report, "build-deps");
   EXPECT_EQ(check.status, CheckStatus::failed);
-  EXPECT_THAT(check.message, HasSubstr("not importable by /opt/venv/bin/python: packaging, psutil"));
+  EXPECT_THAT(check.message,
+              HasSubstr("not importable by /opt/venv/bin/python: packaging, psutil"));
   EXPECT_EQ(check.fix, std::string(kPython) + " -m pip install packaging psutil");
 
   facts_.importable["torch"] = false;
@@ -296,7 +311,8 @@ TEST_F(Preflight, MissingBuildModules) {
   facts_.importable.clear();  // the probe failed: nothing known
   report = run();
   EXPECT_EQ(get(report, "build-deps").status, CheckStatus::warning);
-  EXPECT_THAT(get(report, "build-deps").fix, HasSubstr("-m pip install setuptools wheel packaging psutil ninja"));
+  EXPECT_THAT(get(report, "build-deps").fix,
+              HasSubstr("-m pip install setuptools wheel packaging psutil ninja"));
 }
 
 TEST_F(Preflight, CxxExtensionSkipsTheCudaChecks) {
@@ -327,13 +343,22 @@ TEST(PreflightNames, StatusesAndModules) {
 
 void write_script(const fs::path& path, const std::string& body, bool executable = true) {
   std::ofstream(path) << "#!/bin/sh\n" << body;
-  fs::permissions(path, executable ? fs::perms::owner_all : fs::perms::owner_read | fs::perms::owner_write);
+  fs::permissions(
+      path, executable ? fs::perms::owner_all : fs::perms::owner_read | fs::perms::owner_write);
 }
 
 TEST(ProbeImportable, AsksTheRealInterpreter) {
-  const std::vector<std::string> modules = {
-      "torch", "setuptools", "flashfit_no_such_module_xyz", "os; print('pwned')", "a b", "\"quoted'\n1", "", "-c",
-      "..", "json.decoder", std::string("sys\0x", 5)};
+  const std::vector<std::string> modules = {"torch",
+                                            "setuptools",
+                                            "flashfit_no_such_module_xyz",
+                                            "os; print('pwned')",
+                                            "a b",
+                                            "\"quoted'\n1",
+                                            "",
+                                            "-c",
+                                            "..",
+                                            "json.decoder",
+                                            std::string("sys\0x", 5)};
   auto result = probe_importable(FLASHFIT_TEST_PYTHON, modules);
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(result->size(), modules.size());
@@ -390,7 +415,8 @@ TEST(FindHostCompilers, ScansPathByName) {
   write_script(bin / "g++-14", "exit 1\n");  // the name is enough
   write_script(bin / "g++", "echo 'g++ (GCC) 13.2.0'\n");
   fs::create_symlink(bin / "g++", bin / "g++-13");  // the same compiler twice
-  write_script(bin / "clang++", "echo 'not a compiler banner'\n");  // unversioned, unreadable: left out
+  write_script(bin / "clang++",
+               "echo 'not a compiler banner'\n");  // unversioned, unreadable: left out
   write_script(bin / "g++-11", "", /*executable=*/false);
   write_script(bin / "g++-12-wrapper", "");
   write_script(bin / "x86_64-linux-gnu-g++-12", "");
@@ -398,13 +424,16 @@ TEST(FindHostCompilers, ScansPathByName) {
   write_script(bin / "g++-1x", "");
   write_script(other / "clang++-19", "");
   write_script(other / "c++", "echo 'g++ (GCC) 9.1.0'\n");  // not a name it looks for
-  const std::string path = bin.string() + "::" + other.string() + ":" + bin.string() + ":/nonexistent/flashfit";
+  const std::string path =
+      bin.string() + "::" + other.string() + ":" + bin.string() + ":/nonexistent/flashfit";
 
   const std::vector<InstalledCompiler> found = find_host_compilers(path);
   std::vector<std::string> seen;
   for (const InstalledCompiler& c : found)
-    seen.push_back(c.path.filename().string() + " " + env::to_string(c.kind) + " " + std::to_string(c.major));
-  EXPECT_THAT(seen, ElementsAre("g++-13 gcc 13", "g++-12 gcc 12", "g++-14 gcc 14", "clang++-19 clang 19"));
+    seen.push_back(c.path.filename().string() + " " + env::to_string(c.kind) + " " +
+                   std::to_string(c.major));
+  EXPECT_THAT(
+      seen, ElementsAre("g++-13 gcc 13", "g++-12 gcc 12", "g++-14 gcc 14", "clang++-19 clang 19"));
   EXPECT_TRUE(find_host_compilers("").empty());
   EXPECT_TRUE(find_host_compilers("/nonexistent/flashfit").empty());
 }

@@ -3,12 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sample_environment.hpp"
-
 #include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "sample_environment.hpp"
 
 namespace flashfit::env {
 namespace {

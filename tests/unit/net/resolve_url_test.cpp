@@ -1,9 +1,9 @@
 // net::resolve_url against RFC 3986 §5.4's examples, and net::percent_decode.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "net/http.hpp"
 
@@ -74,11 +74,12 @@ TEST(ResolveUrl, Rfc3986AbnormalExamples) {
 }
 
 TEST(ResolveUrl, IndexPageShapes) {
-  expect_all({{"../../packages/ab/cd/x.whl#sha256=00", "https://pypi.org/packages/ab/cd/x.whl#sha256=00"},
-              {"https://files.pythonhosted.org/p/x.whl", "https://files.pythonhosted.org/p/x.whl"},
-              {"//cdn.example.com/x.whl", "https://cdn.example.com/x.whl"},
-              {"x%2Bcu12.whl", "https://pypi.org/simple/flash-attn/x%2Bcu12.whl"}},
-             "https://pypi.org/simple/flash-attn/");
+  expect_all(
+      {{"../../packages/ab/cd/x.whl#sha256=00", "https://pypi.org/packages/ab/cd/x.whl#sha256=00"},
+       {"https://files.pythonhosted.org/p/x.whl", "https://files.pythonhosted.org/p/x.whl"},
+       {"//cdn.example.com/x.whl", "https://cdn.example.com/x.whl"},
+       {"x%2Bcu12.whl", "https://pypi.org/simple/flash-attn/x%2Bcu12.whl"}},
+      "https://pypi.org/simple/flash-attn/");
   // A base without a path merges as "/" (§5.2.3).
   EXPECT_EQ(resolve_url("http://a", "g"), "http://a/g");
   EXPECT_EQ(resolve_url("http://a?q", "?r"), "http://a?r");

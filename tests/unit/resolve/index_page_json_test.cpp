@@ -1,9 +1,9 @@
 // PEP 691 JSON project pages: the happy path, and every malformed shape as an
 // input error that names the page and the field.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "resolve/index_page.hpp"
 
@@ -40,13 +40,15 @@ TEST(SimpleJson, PypiProjectPage) {
   "files": [
     {"core-metadata": false, "data-dist-info-metadata": false,
      "filename": "flash_attn-2.8.3.tar.gz",
-     "hashes": {"sha256": ")" + kHashA + R"("},
+     "hashes": {"sha256": ")" +
+                     kHashA + R"("},
      "provenance": null, "requires-python": ">=3.9", "size": 8391283,
      "upload-time": "2025-08-15T08:28:12.911049Z",
      "url": "https://files.pythonhosted.org/packages/3b/b2/flash_attn-2.8.3.tar.gz", "yanked": false},
     {"filename": "flash_attn-2.8.2+cu12-cp311-cp311-linux_x86_64.whl",
      "url": "../../packages/ab/flash_attn-2.8.2%2Bcu12-cp311-cp311-linux_x86_64.whl#sha256=ignored",
-     "hashes": {"md5": "0123", "sha256": ")" + kHashUpper + R"("},
+     "hashes": {"md5": "0123", "sha256": ")" +
+                     kHashUpper + R"("},
      "requires-python": null, "yanked": "broken build"},
     {"filename": "flash_attn-2.0.0.tar.gz", "url": "/p/flash_attn-2.0.0.tar.gz", "hashes": {},
      "yanked": true},
@@ -67,7 +69,8 @@ TEST(SimpleJson, PypiProjectPage) {
   EXPECT_FALSE(links[0].yanked);
 
   EXPECT_EQ(links[1].filename, "flash_attn-2.8.2+cu12-cp311-cp311-linux_x86_64.whl");
-  EXPECT_EQ(links[1].url, "https://pypi.org/packages/ab/flash_attn-2.8.2%2Bcu12-cp311-cp311-linux_x86_64.whl");
+  EXPECT_EQ(links[1].url,
+            "https://pypi.org/packages/ab/flash_attn-2.8.2%2Bcu12-cp311-cp311-linux_x86_64.whl");
   EXPECT_EQ(links[1].sha256, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
   EXPECT_EQ(links[1].requires_python, std::nullopt);
   EXPECT_TRUE(links[1].yanked);
@@ -85,7 +88,8 @@ TEST(SimpleJson, PypiProjectPage) {
 }
 
 TEST(SimpleJson, MinimalShapes) {
-  auto empty = parse_simple_json(R"({"meta": {"api-version": "1.0"}, "name": "x", "files": []})", kPage);
+  auto empty =
+      parse_simple_json(R"({"meta": {"api-version": "1.0"}, "name": "x", "files": []})", kPage);
   ASSERT_TRUE(empty.has_value());
   EXPECT_TRUE(empty->empty());
   // No name, a one-part version, no hashes, null optional fields.
@@ -98,7 +102,8 @@ TEST(SimpleJson, MinimalShapes) {
   EXPECT_EQ((*bare)[0].url, "https://pypi.org/simple/flash-attn/x-1.whl");
   EXPECT_FALSE((*bare)[0].yanked);
   // Future minor versions are fine.
-  EXPECT_TRUE(parse_simple_json(R"({"meta": {"api-version": "1.99"}, "files": []})", kPage).has_value());
+  EXPECT_TRUE(
+      parse_simple_json(R"({"meta": {"api-version": "1.99"}, "files": []})", kPage).has_value());
 }
 
 TEST(SimpleJson, UrlIsCleaned) {
@@ -113,7 +118,8 @@ TEST(SimpleJson, MalformedDocuments) {
   expect_error("", "malformed JSON");
   expect_error("not json", "malformed JSON");
   expect_error(R"({"meta": {"api-version": "1.0"}, "files": [}")", "malformed JSON");
-  expect_error("{\"meta\": {\"api-version\": \"1.0\"}, \"name\": \"\xFF\xFE\", \"files\": []}", "malformed JSON");
+  expect_error("{\"meta\": {\"api-version\": \"1.0\"}, \"name\": \"\xFF\xFE\", \"files\": []}",
+               "malformed JSON");
   expect_error(R"({"a": 1} {"b": 2})", "malformed JSON");
   expect_error("[]", "'the page' must be a JSON object, not array");
   expect_error("\"text\"", "'the page' must be a JSON object, not string");
@@ -124,19 +130,24 @@ TEST(SimpleJson, MetaAndApiVersion) {
   expect_error(R"({"files": []})", "no 'meta' object");
   expect_error(R"({"meta": 1, "files": []})", "'meta' must be an object, not number");
   expect_error(R"({"meta": {}, "files": []})", "no 'meta.api-version'");
-  expect_error(R"({"meta": {"api-version": 1.0}, "files": []})", "'meta.api-version' must be a string, not number");
+  expect_error(R"({"meta": {"api-version": 1.0}, "files": []})",
+               "'meta.api-version' must be a string, not number");
   expect_error(R"({"meta": {"api-version": "2.0"}, "files": []})", "unsupported API version 2.0");
   expect_error(R"({"meta": {"api-version": "0.9"}, "files": []})", "unsupported API version 0.9");
   for (std::string bad : {"", "1.", ".1", "1.x", "v1", "1.0.0", "abc", " 1.0", "99999999999.0"}) {
-    expect_error(R"({"meta": {"api-version": ")" + bad + R"("}, "files": []})", "malformed 'meta.api-version'");
+    expect_error(R"({"meta": {"api-version": ")" + bad + R"("}, "files": []})",
+                 "malformed 'meta.api-version'");
   }
 }
 
 TEST(SimpleJson, TopLevelFields) {
-  expect_error(R"({"meta": {"api-version": "1.0"}, "name": 5, "files": []})", "'name' must be a string");
+  expect_error(R"({"meta": {"api-version": "1.0"}, "name": 5, "files": []})",
+               "'name' must be a string");
   expect_error(R"({"meta": {"api-version": "1.0"}, "projects": []})", "no 'files' array");
-  expect_error(R"({"meta": {"api-version": "1.0"}, "files": {}})", "'files' must be an array, not object");
-  expect_error(R"({"meta": {"api-version": "1.0"}, "files": null})", "'files' must be an array, not null");
+  expect_error(R"({"meta": {"api-version": "1.0"}, "files": {}})",
+               "'files' must be an array, not object");
+  expect_error(R"({"meta": {"api-version": "1.0"}, "files": null})",
+               "'files' must be an array, not null");
   expect_error(page_with("1"), "'files[0]' must be an object, not number");
   expect_error(page_with(file_with("") + ", []"), "'files[1]' must be an object, not array");
 }
@@ -148,7 +159,8 @@ TEST(SimpleJson, FileFields) {
   expect_error(page_with(R"({"filename": "x.whl", "hashes": {}})"), "no 'files[0].url'");
   expect_error(page_with(R"({"filename": "x.whl", "url": ["x.whl"], "hashes": {}})"),
                "'files[0].url' must be a string, not array");
-  expect_error(page_with(R"({"filename": "x.whl", "url": "  ", "hashes": {}})"), "empty 'files[0].url'");
+  expect_error(page_with(R"({"filename": "x.whl", "url": "  ", "hashes": {}})"),
+               "empty 'files[0].url'");
   expect_error(page_with(R"J({"filename": "x.whl", "url": "javascript:alert(1)", "hashes": {}})J"),
                "not an http, https or file URL");
   expect_error(page_with(R"({"filename": "x.whl", "url": "ftp://h/x.whl", "hashes": {}})"),
@@ -156,24 +168,28 @@ TEST(SimpleJson, FileFields) {
   // An http(s) URL must name a host (found by the fuzz harness index_html).
   expect_error(page_with(R"({"filename": "x.whl", "url": "http:x.whl", "hashes": {}})"),
                "not an http, https or file URL");
-  expect_error(page_with(file_with(R"(, "hashes": [])")), "'files[0].hashes' must be an object, not array");
+  expect_error(page_with(file_with(R"(, "hashes": [])")),
+               "'files[0].hashes' must be an object, not array");
   expect_error(page_with(R"({"filename": "x.whl", "url": "x.whl", "hashes": {"sha256": 5}})"),
                "'files[0].hashes.sha256' must be a string, not number");
   expect_error(page_with(R"({"filename": "x.whl", "url": "x.whl", "hashes": {"md5": null}})"),
                "'files[0].hashes.md5' must be a string, not null");
   expect_error(page_with(R"({"filename": "x.whl", "url": "x.whl", "hashes": {"sha256": "xyz"}})"),
                "'files[0].hashes.sha256' is not 64 hex digits");
-  expect_error(page_with(R"({"filename": "x.whl", "url": "x.whl", "hashes": {"sha256": ")" + kHashA + "0\"}}"),
+  expect_error(page_with(R"({"filename": "x.whl", "url": "x.whl", "hashes": {"sha256": ")" +
+                         kHashA + "0\"}}"),
                "is not 64 hex digits");
   expect_error(page_with(file_with(R"(, "requires-python": 3.9)")),
                "'files[0].requires-python' must be a string or null, not number");
-  expect_error(page_with(file_with(R"(, "yanked": 1)")), "'files[0].yanked' must be a boolean or a string, not number");
-  expect_error(page_with(file_with(R"(, "yanked": {})")), "'files[0].yanked' must be a boolean or a string");
+  expect_error(page_with(file_with(R"(, "yanked": 1)")),
+               "'files[0].yanked' must be a boolean or a string, not number");
+  expect_error(page_with(file_with(R"(, "yanked": {})")),
+               "'files[0].yanked' must be a boolean or a string");
 }
 
 TEST(SimpleJson, HostileFileNames) {
-  for (std::string bad : {"../x.whl", "a/b.whl", "/etc/passwd", "a\\\\b.whl", "..", ".", "", "x\\u0000.whl",
-                          "x\\n.whl", "x\\u007f.whl"}) {
+  for (std::string bad : {"../x.whl", "a/b.whl", "/etc/passwd", "a\\\\b.whl", "..", ".", "",
+                          "x\\u0000.whl", "x\\n.whl", "x\\u007f.whl"}) {
     expect_error(page_with(R"({"filename": ")" + bad + R"(", "url": "x.whl", "hashes": {}})"),
                  "unsafe 'files[0].filename'");
   }
@@ -200,7 +216,8 @@ TEST(SimpleJson, DeepNestingIsNoCrash) {
   constexpr int kDepth = 200000;
   std::string deep = std::string(kDepth, '[') + std::string(kDepth, ']');
   // Nested deeply inside a field nobody reads: fine.
-  auto links = parse_simple_json(R"({"meta": {"api-version": "1.0"}, "files": [], "x": )" + deep + "}", kPage);
+  auto links = parse_simple_json(
+      R"({"meta": {"api-version": "1.0"}, "files": [], "x": )" + deep + "}", kPage);
   EXPECT_TRUE(links.has_value());
   // Unbalanced: malformed.
   expect_error(std::string(kDepth, '['), "malformed JSON");
@@ -218,7 +235,8 @@ TEST(SimpleJson, RandomBytesAreErrorsNotCrashes) {
     std::string text;
     std::size_t length = next() * 4;
     for (std::size_t i = 0; i < length; ++i) {
-      text.push_back(round % 2 ? static_cast<char>(next() | 1) : alphabet[next() % alphabet.size()]);
+      text.push_back(round % 2 ? static_cast<char>(next() | 1)
+                               : alphabet[next() % alphabet.size()]);
     }
     auto links = parse_simple_json(text, kPage);
     if (!links) {
@@ -233,7 +251,8 @@ TEST(SimpleJson, LongPageUrlTimesManyFilesIsRefused) {
   for (int i = 0; i < 300; ++i) files += std::string(i ? "," : "") + file_with("");
   auto links = parse_simple_json(page_with(files), page_url);
   ASSERT_FALSE(links.has_value());
-  EXPECT_NE(links.error().message.find("more than 256 MiB of URLs"), std::string::npos) << links.error().message;
+  EXPECT_NE(links.error().message.find("more than 256 MiB of URLs"), std::string::npos)
+      << links.error().message;
 }
 
 TEST(SimpleJson, ManyFiles) {

@@ -2,10 +2,10 @@
 // realistic pages, and each HTML and URL rule on its own.
 #include "resolve/index_page.hpp"
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace flashfit::resolve {
 namespace {
@@ -14,7 +14,8 @@ const std::string kHashA(64, 'a');
 const std::string kHashUpper = "0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF";
 const std::string kHashLower = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
-std::vector<IndexLink> parse(std::string_view html, std::string_view url = "https://example.org/simple/pkg/") {
+std::vector<IndexLink> parse(std::string_view html,
+                             std::string_view url = "https://example.org/simple/pkg/") {
   auto links = parse_simple_html(html, url);
   EXPECT_TRUE(links.has_value()) << (links ? "" : links.error().message);
   return links ? *links : std::vector<IndexLink>{};
@@ -34,7 +35,8 @@ std::vector<std::string> filenames(const std::vector<IndexLink>& links) {
 
 TEST(SimpleHtml, PypiProjectPage) {
   // The shape warehouse serves for /simple/<project>/ (PEP 503, 592, 629, 714).
-  std::string page = R"(<!DOCTYPE html>
+  std::string page =
+      R"(<!DOCTYPE html>
 <html>
   <head>
     <meta name="pypi:repository-version" content="1.1">
@@ -43,15 +45,17 @@ TEST(SimpleHtml, PypiProjectPage) {
   <body>
     <h1>Links for flash-attn</h1>
     <a href="https://files.pythonhosted.org/packages/3b/b2/8d76c41ad7974ee264754709c22963447f7f8134613fd9ce80984ed0dab7/flash_attn-2.8.3.tar.gz#sha256=)" +
-                     kHashA + R"(" data-requires-python="&gt;=3.9" >flash_attn-2.8.3.tar.gz</a><br />
+      kHashA + R"(" data-requires-python="&gt;=3.9" >flash_attn-2.8.3.tar.gz</a><br />
     <a href="https://files.pythonhosted.org/packages/aa/bb/flash_attn-2.8.2-cp311-cp311-linux_x86_64.whl#sha256=)" +
-                     kHashUpper + R"(" data-requires-python="&gt;=3.8,&lt;4" data-dist-info-metadata="sha256=)" +
-                     kHashA + R"(" data-core-metadata="sha256=)" + kHashA +
-                     R"(">flash_attn-2.8.2-cp311-cp311-linux_x86_64.whl</a><br />
-    <a href="https://files.pythonhosted.org/packages/cc/dd/flash_attn-2.0.0.tar.gz#sha256=)" + kHashA +
-                     R"(" data-yanked="">flash_attn-2.0.0.tar.gz</a><br />
-    <a href="https://files.pythonhosted.org/packages/ee/ff/flash_attn-1.0.5.tar.gz#sha256=)" + kHashA +
-                     R"(" data-requires-python="&gt;=3.7" data-yanked="needs torch &lt; 2 &amp; CUDA 11">flash_attn-1.0.5.tar.gz</a><br />
+      kHashUpper + R"(" data-requires-python="&gt;=3.8,&lt;4" data-dist-info-metadata="sha256=)" +
+      kHashA + R"(" data-core-metadata="sha256=)" + kHashA +
+      R"(">flash_attn-2.8.2-cp311-cp311-linux_x86_64.whl</a><br />
+    <a href="https://files.pythonhosted.org/packages/cc/dd/flash_attn-2.0.0.tar.gz#sha256=)" +
+      kHashA +
+      R"(" data-yanked="">flash_attn-2.0.0.tar.gz</a><br />
+    <a href="https://files.pythonhosted.org/packages/ee/ff/flash_attn-1.0.5.tar.gz#sha256=)" +
+      kHashA +
+      R"(" data-requires-python="&gt;=3.7" data-yanked="needs torch &lt; 2 &amp; CUDA 11">flash_attn-1.0.5.tar.gz</a><br />
   </body>
 </html>
 <!--SERIAL 29633284-->
@@ -61,7 +65,8 @@ TEST(SimpleHtml, PypiProjectPage) {
 
   EXPECT_EQ(links[0].filename, "flash_attn-2.8.3.tar.gz");
   EXPECT_EQ(links[0].url,
-            "https://files.pythonhosted.org/packages/3b/b2/8d76c41ad7974ee264754709c22963447f7f8134613fd9ce80984ed0dab7/"
+            "https://files.pythonhosted.org/packages/3b/b2/"
+            "8d76c41ad7974ee264754709c22963447f7f8134613fd9ce80984ed0dab7/"
             "flash_attn-2.8.3.tar.gz");
   EXPECT_EQ(links[0].sha256, kHashA);
   EXPECT_EQ(links[0].requires_python, ">=3.9");
@@ -88,14 +93,16 @@ TEST(SimpleHtml, FindLinksPageInPygStyle) {
       "<html>\n<head><meta name=\"pypi:repository-version\" content=\"1.0\"></head>\n<body>\n"
       "<a href=\"torch-2.3.0%2Bcu121/pyg_lib-0.4.0%2Bpt23cu121-cp311-cp311-linux_x86_64.whl\">"
       "torch-2.3.0+cu121/pyg_lib-0.4.0+pt23cu121-cp311-cp311-linux_x86_64.whl</a><br>\n"
-      "<a href=\"torch-2.3.0%2Bcu121/torch_scatter-2.1.2%2Bpt23cu121-cp311-cp311-linux_x86_64.whl\">"
+      "<a "
+      "href=\"torch-2.3.0%2Bcu121/torch_scatter-2.1.2%2Bpt23cu121-cp311-cp311-linux_x86_64.whl\">"
       "torch-2.3.0+cu121/torch_scatter-2.1.2+pt23cu121-cp311-cp311-linux_x86_64.whl</a><br>\n"
       "</body>\n</html>\n";
   std::vector<IndexLink> links = parse(page, "https://data.pyg.org/whl/torch-2.3.0+cu121.html");
   ASSERT_EQ(links.size(), 2u);
   EXPECT_EQ(links[0].filename, "pyg_lib-0.4.0+pt23cu121-cp311-cp311-linux_x86_64.whl");
   EXPECT_EQ(links[0].url,
-            "https://data.pyg.org/whl/torch-2.3.0%2Bcu121/pyg_lib-0.4.0%2Bpt23cu121-cp311-cp311-linux_x86_64.whl");
+            "https://data.pyg.org/whl/torch-2.3.0%2Bcu121/"
+            "pyg_lib-0.4.0%2Bpt23cu121-cp311-cp311-linux_x86_64.whl");
   EXPECT_EQ(links[1].filename, "torch_scatter-2.1.2+pt23cu121-cp311-cp311-linux_x86_64.whl");
   EXPECT_EQ(links[1].sha256, std::nullopt);
 }
@@ -117,12 +124,14 @@ TEST(SimpleHtml, GitHubLikeReleasePage) {
 <li><a href="/Dao-AILab/flash-attention/releases/download/v2.8.3/flash_attn-2.8.3%2Bcu12torch2.8cxx11abiFALSE-cp311-cp311-linux_x86_64.whl" rel="nofollow" data-turbo="false">FALSE</a></li>
 <li><a href="/Dao-AILab/flash-attention/archive/refs/tags/v2.8.3.tar.gz" rel="nofollow">Source code (tar.gz)</a></li>
 </ul></body></html>)HTML";
-  std::vector<IndexLink> links = parse(page, "https://github.com/Dao-AILab/flash-attention/releases/tag/v2.8.3");
+  std::vector<IndexLink> links =
+      parse(page, "https://github.com/Dao-AILab/flash-attention/releases/tag/v2.8.3");
   EXPECT_EQ(filenames(links),
-            (std::vector<std::string>{"flash-attention",
-                                      "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp311-cp311-linux_x86_64.whl",
-                                      "flash_attn-2.8.3+cu12torch2.8cxx11abiFALSE-cp311-cp311-linux_x86_64.whl",
-                                      "v2.8.3.tar.gz"}));
+            (std::vector<std::string>{
+                "flash-attention",
+                "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp311-cp311-linux_x86_64.whl",
+                "flash_attn-2.8.3+cu12torch2.8cxx11abiFALSE-cp311-cp311-linux_x86_64.whl",
+                "v2.8.3.tar.gz"}));
   EXPECT_EQ(links[1].url,
             "https://github.com/Dao-AILab/flash-attention/releases/download/v2.8.3/"
             "flash_attn-2.8.3%2Bcu12torch2.8cxx11abiTRUE-cp311-cp311-linux_x86_64.whl");
@@ -148,7 +157,8 @@ TEST(SimpleHtml, RelativeAbsoluteAndSchemeRelativeLinks) {
 <a href="../../packages/ab/x-2.whl">up</a>
 <a href="/files/x-3.whl">root</a>
 <a href="//cdn.example.com/x-4.whl">scheme-relative</a>
-<a href="http://other.example/x-5.whl?token=1#sha256=)" + kHashA + R"(">query</a>
+<a href="http://other.example/x-5.whl?token=1#sha256=)" +
+                                       kHashA + R"(">query</a>
 <a href="file:///srv/wheels/x-6.whl">file</a>
 <a href="ftp://old.example/x-7.whl">ftp is not fetched</a>
 <a href="data:text/plain,x-8.whl">data</a>
@@ -179,14 +189,17 @@ TEST(SimpleHtml, LocalPageWithoutScheme) {
 TEST(SimpleHtml, BaseHref) {
   // The first <base href> anywhere on the page applies to every link, and is
   // itself relative to the page.
-  EXPECT_EQ(urls(parse(R"(<a href="x-1.whl">x</a>
+  EXPECT_EQ(
+      urls(parse(R"(<a href="x-1.whl">x</a>
 <base target="_blank"><base href="../mirror/files/"><base href="https://ignored.example/">
 <a href="x-2.whl">y</a><a href="/x-3.whl">z</a><a href="https://abs.example/x-4.whl">w</a>)")),
-            (std::vector<std::string>{"https://example.org/simple/mirror/files/x-1.whl",
-                                      "https://example.org/simple/mirror/files/x-2.whl",
-                                      "https://example.org/x-3.whl", "https://abs.example/x-4.whl"}));
-  EXPECT_EQ(urls(parse(R"(<head><BASE HREF="https://mirror.example.net/pypi/"></head><a href="x-1.whl">)")),
-            (std::vector<std::string>{"https://mirror.example.net/pypi/x-1.whl"}));
+      (std::vector<std::string>{"https://example.org/simple/mirror/files/x-1.whl",
+                                "https://example.org/simple/mirror/files/x-2.whl",
+                                "https://example.org/x-3.whl", "https://abs.example/x-4.whl"}));
+  EXPECT_EQ(
+      urls(parse(
+          R"(<head><BASE HREF="https://mirror.example.net/pypi/"></head><a href="x-1.whl">)")),
+      (std::vector<std::string>{"https://mirror.example.net/pypi/x-1.whl"}));
   // An empty base href is no base.
   EXPECT_EQ(urls(parse(R"(<base href=""><a href="x-1.whl">)")),
             (std::vector<std::string>{"https://example.org/simple/pkg/x-1.whl"}));
@@ -207,8 +220,9 @@ TEST(SimpleHtml, TagAndAttributeSyntax) {
 <a href=>empty unquoted</a>
 <a data-href="nope.whl">data-href</a>
 )");
-  EXPECT_EQ(filenames(links), (std::vector<std::string>{"x-1.whl", "x-2.whl", "x-3.whl", "x-4.whl", "x-5.whl",
-                                                         "x-6.whl", "x-7.whl", "x-8.whl", "x-9.whl"}));
+  EXPECT_EQ(filenames(links),
+            (std::vector<std::string>{"x-1.whl", "x-2.whl", "x-3.whl", "x-4.whl", "x-5.whl",
+                                      "x-6.whl", "x-7.whl", "x-8.whl", "x-9.whl"}));
   EXPECT_TRUE(links[0].yanked);
   EXPECT_EQ(links[0].yanked_reason, "");
   EXPECT_EQ(links[1].requires_python, ">=3.10");
@@ -232,8 +246,8 @@ TEST(SimpleHtml, CommentsAndRawText) {
 < a href="hidden-8.whl">not a tag</a>
 <noscript><a href="x-6.whl">noscript is parsed (no scripting)</a></noscript>
 <plaintext><a href="hidden-9.whl">)");
-  EXPECT_EQ(filenames(links),
-            (std::vector<std::string>{"x-1.whl", "x-2.whl", "x-3.whl", "x-4.whl", "x-5.whl", "x-6.whl"}));
+  EXPECT_EQ(filenames(links), (std::vector<std::string>{"x-1.whl", "x-2.whl", "x-3.whl", "x-4.whl",
+                                                        "x-5.whl", "x-6.whl"}));
 }
 
 TEST(SimpleHtml, UnterminatedConstructsHideTheRest) {
@@ -243,7 +257,8 @@ TEST(SimpleHtml, UnterminatedConstructsHideTheRest) {
             (std::vector<std::string>{"x-1.whl"}));
   EXPECT_EQ(filenames(parse(R"(<a href="x-1.whl"><a title="oops href="x-2.whl">)")),
             (std::vector<std::string>{"x-1.whl"}));
-  EXPECT_EQ(filenames(parse(R"(<a href="x-1.whl"><a href="x-2.whl")")), (std::vector<std::string>{"x-1.whl"}));
+  EXPECT_EQ(filenames(parse(R"(<a href="x-1.whl"><a href="x-2.whl")")),
+            (std::vector<std::string>{"x-1.whl"}));
 }
 
 TEST(SimpleHtml, EntitiesInAttributes) {
@@ -287,13 +302,17 @@ TEST(SimpleHtml, RequiresPython) {
 
 TEST(SimpleHtml, HashFragments) {
   std::vector<IndexLink> links = parse(R"(
-<a href="x-1.whl#sha256=)" + kHashUpper + R"(">upper-case hex</a>
+<a href="x-1.whl#sha256=)" + kHashUpper +
+                                       R"(">upper-case hex</a>
 <a href="x-2.whl#md5=0123456789abcdef0123456789abcdef">md5 is not kept</a>
 <a href="x-3.whl#sha256=xyz">invalid hex</a>
 <a href="x-4.whl#sha256=)" + kHashA + R"(0">65 digits</a>
-<a href="x-5.whl#egg=x&amp;sha256=)" + kHashA + R"(">after another key</a>
-<a href="x-6.whl#sha512=)" + std::string(128, 'b') + R"(">sha512 is not kept</a>
-<a href="x-7.whl#sha256=)" + kHashA + "&sha256=" + kHashLower + R"(">the first decides</a>
+<a href="x-5.whl#egg=x&amp;sha256=)" + kHashA +
+                                       R"(">after another key</a>
+<a href="x-6.whl#sha512=)" + std::string(128, 'b') +
+                                       R"(">sha512 is not kept</a>
+<a href="x-7.whl#sha256=)" + kHashA +
+                                       "&sha256=" + kHashLower + R"(">the first decides</a>
 <a href="x-8.whl#">empty fragment</a>
 <a href="x-9.whl#SHA256=)" + kHashA + R"(">names are lower-case</a>)");
   ASSERT_EQ(links.size(), 9u);
@@ -332,7 +351,8 @@ TEST(SimpleHtml, UnsafeFileNamesAreSkipped) {
 TEST(SimpleHtml, UnsafeUrlBytesAreEncoded) {
   std::vector<IndexLink> links = parse("<a href=\"dir x/\xC3\xA9 <1>|`^{}.whl\">x</a>");
   ASSERT_EQ(links.size(), 1u);
-  EXPECT_EQ(links[0].url, "https://example.org/simple/pkg/dir%20x/%C3%A9%20%3C1%3E%7C%60%5E%7B%7D.whl");
+  EXPECT_EQ(links[0].url,
+            "https://example.org/simple/pkg/dir%20x/%C3%A9%20%3C1%3E%7C%60%5E%7B%7D.whl");
   EXPECT_EQ(links[0].filename, "\xC3\xA9 <1>|`^{}.whl");
 }
 

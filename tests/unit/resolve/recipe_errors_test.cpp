@@ -332,10 +332,14 @@ namespace flashfit::resolve {
 namespace {
 
 TEST(RecipeErrors, UnitKindsAndSourcesAreChecked) {
-  const std::string measured = "[build.measured]\nmachine = \"m\"\nnvcc = \"13.0\"\ncalibration_seconds = 2.5\n";
-  const std::string kind = "[[build.unit_kind]]\nname = \"fwd\"\nmatch = [\"f_*.cu\"]\nseconds = 100\npeak_gib = 4\n";
+  const std::string measured =
+      "[build.measured]\nmachine = \"m\"\nnvcc = \"13.0\"\ncalibration_seconds = 2.5\n";
+  const std::string kind =
+      "[[build.unit_kind]]\nname = \"fwd\"\nmatch = [\"f_*.cu\"]\nseconds = 100\npeak_gib = 4\n";
   // A valid table parses, and kind_of finds the first match by file name.
-  auto ok = parse_recipe(std::string(kHead) + "[build]\nextension = \"ext_cuda\"\nsources = [\"csrc/*.cu\"]\n" + measured + kind,
+  auto ok = parse_recipe(std::string(kHead) +
+                             "[build]\nextension = \"ext_cuda\"\nsources = [\"csrc/*.cu\"]\n" +
+                             measured + kind,
                          "recipes/demo.toml");
   ASSERT_TRUE(ok) << util::render(ok.error());
   EXPECT_EQ(ok->build.extension, "ext_cuda");
@@ -344,21 +348,32 @@ TEST(RecipeErrors, UnitKindsAndSourcesAreChecked) {
   EXPECT_EQ(ok->build.kind_of("csrc/g_1.cu"), nullptr);
   EXPECT_DOUBLE_EQ(ok->build.measured->calibration_seconds, 2.5);
 
-  EXPECT_THAT(message_for("[build]\nextension = \"not a module\"\n"), ::testing::HasSubstr("build.extension"));
-  EXPECT_THAT(message_for("[build]\nsources = [\"../x/*.cu\"]\n"), ::testing::HasSubstr("inside the source tree"));
-  EXPECT_THAT(message_for("[build]\nsources = [\"/abs/*.cu\"]\n"), ::testing::HasSubstr("inside the source tree"));
-  EXPECT_THAT(message_for("[build]\n" + kind), ::testing::HasSubstr("unit kinds need [build.measured]"));
-  EXPECT_THAT(message_for("[build]\n" + measured + kind + kind), ::testing::HasSubstr("duplicate kind \"fwd\""));
-  EXPECT_THAT(message_for("[build]\n" + measured + "[[build.unit_kind]]\nname = \"a\"\nmatch = [\"x/y.cu\"]\n"),
-              ::testing::HasSubstr("no '/'"));
-  EXPECT_THAT(message_for("[build]\n" + measured + "[[build.unit_kind]]\nname = \"a\"\nmatch = []\nseconds = 1\n"),
-              ::testing::HasSubstr("at least one match pattern"));
+  EXPECT_THAT(message_for("[build]\nextension = \"not a module\"\n"),
+              ::testing::HasSubstr("build.extension"));
+  EXPECT_THAT(message_for("[build]\nsources = [\"../x/*.cu\"]\n"),
+              ::testing::HasSubstr("inside the source tree"));
+  EXPECT_THAT(message_for("[build]\nsources = [\"/abs/*.cu\"]\n"),
+              ::testing::HasSubstr("inside the source tree"));
+  EXPECT_THAT(message_for("[build]\n" + kind),
+              ::testing::HasSubstr("unit kinds need [build.measured]"));
+  EXPECT_THAT(message_for("[build]\n" + measured + kind + kind),
+              ::testing::HasSubstr("duplicate kind \"fwd\""));
   EXPECT_THAT(message_for("[build]\n" + measured +
-                          "[[build.unit_kind]]\nname = \"a\"\nmatch = [\"*.cu\"]\nseconds = -5\npeak_gib = 1\n"),
-              ::testing::HasSubstr("build.unit_kind[0].seconds: expected seconds above 0"));
-  EXPECT_THAT(message_for("[build]\n" + measured + "[[build.unit_kind]]\nname = \"a\"\nmatch = [\"*.cu\"]\nseconds = 5\n"),
+                          "[[build.unit_kind]]\nname = \"a\"\nmatch = [\"x/y.cu\"]\n"),
+              ::testing::HasSubstr("no '/'"));
+  EXPECT_THAT(message_for("[build]\n" + measured +
+                          "[[build.unit_kind]]\nname = \"a\"\nmatch = []\nseconds = 1\n"),
+              ::testing::HasSubstr("at least one match pattern"));
+  EXPECT_THAT(
+      message_for(
+          "[build]\n" + measured +
+          "[[build.unit_kind]]\nname = \"a\"\nmatch = [\"*.cu\"]\nseconds = -5\npeak_gib = 1\n"),
+      ::testing::HasSubstr("build.unit_kind[0].seconds: expected seconds above 0"));
+  EXPECT_THAT(message_for("[build]\n" + measured +
+                          "[[build.unit_kind]]\nname = \"a\"\nmatch = [\"*.cu\"]\nseconds = 5\n"),
               ::testing::HasSubstr("needs both seconds and peak_gib"));
-  EXPECT_THAT(message_for("[build]\n[build.measured]\nnvcc = \"13.0\"\n"), ::testing::HasSubstr("machine"));
+  EXPECT_THAT(message_for("[build]\n[build.measured]\nnvcc = \"13.0\"\n"),
+              ::testing::HasSubstr("machine"));
   EXPECT_THAT(message_for("[build]\n[build.measured]\nmachine = \"m\"\nnvcc = \"thirteen\"\n"),
               ::testing::HasSubstr("build.measured.nvcc"));
   EXPECT_THAT(message_for("[build]\n[build.measured]\nmachine = \"m\"\ncalibration_seconds = 0\n"),

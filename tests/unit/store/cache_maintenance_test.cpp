@@ -1,7 +1,6 @@
 // list() over damaged entries, update(), remove() and gc().
-#include <sys/stat.h>
-
 #include <gmock/gmock.h>
+#include <sys/stat.h>
 
 #include <ctime>
 
@@ -35,22 +34,27 @@ TEST_F(CacheTest, DamagedEntriesAreSkippedWithAWarning) {
       {"wrong types", R"({"sha256": 5, "filename": ["x"], "size": "big"})"},
       {"negative size", R"({"sha256": "S", "filename": "F", "size": -1})"},
       {"float size", R"({"sha256": "S", "filename": "F", "size": 1.5})"},
-      {"other sha", R"({"sha256": ")" + std::string(64, 'c') + R"(", "filename": "F", "size": 1000})"},
+      {"other sha",
+       R"({"sha256": ")" + std::string(64, 'c') + R"(", "filename": "F", "size": 1000})"},
       {"unsafe name", R"({"sha256": "S", "filename": "../../etc/passwd", "size": 1000})"},
-      {"missing wheel", R"({"sha256": "S", "filename": "gone-1.0-py3-none-any.whl", "size": 1000})"},
+      {"missing wheel",
+       R"({"sha256": "S", "filename": "gone-1.0-py3-none-any.whl", "size": 1000})"},
       {"wrong size", R"({"sha256": "S", "filename": "F", "size": 999})"},
       {"future schema", R"({"schema": 99, "sha256": "S", "filename": "F", "size": 1000})"},
       {"NUL bytes", std::string("{\"sha256\": \"S\0\", \"filename\": \"F\"}", 35)},
       {"deep nesting", std::string(100000, '[') + std::string(100000, ']')},
       {"too large", std::string(5 << 20, ' ') + "{}"},
-      {"bad inspections", R"({"sha256": "S", "filename": "F", "size": 1000, "inspections": [{"compatible": "yes"}]})"},
+      {"bad inspections",
+       R"({"sha256": "S", "filename": "F", "size": 1000, "inspections": [{"compatible": "yes"}]})"},
   };
   int n = 0;
   for (const auto& [what, text] : damages) {
     std::string sha = util::sha256_hex(what);
     std::string json = text;
-    for (std::size_t at; (at = json.find("\"S\"")) != std::string::npos;) json.replace(at, 3, "\"" + sha + "\"");
-    for (std::size_t at; (at = json.find("\"F\"")) != std::string::npos;) json.replace(at, 3, std::string("\"") + kOtherWheel + "\"");
+    for (std::size_t at; (at = json.find("\"S\"")) != std::string::npos;)
+      json.replace(at, 3, "\"" + sha + "\"");
+    for (std::size_t at; (at = json.find("\"F\"")) != std::string::npos;)
+      json.replace(at, 3, std::string("\"") + kOtherWheel + "\"");
     const auto dir = cache_->root() / sha.substr(0, 2) / sha;
     write(dir / kOtherWheel, other_);
     write(dir / "entry.json", json);
@@ -72,7 +76,8 @@ TEST_F(CacheTest, DamagedEntriesAreSkippedWithAWarning) {
     EXPECT_EQ(w.find('\0'), std::string::npos);
   }
   EXPECT_EQ(cache_->list().size(), 1u);  // no warnings sink: still fine
-  for (const auto& [what, text] : damages) EXPECT_FALSE(cache_->find_sha256(util::sha256_hex(what))) << what;
+  for (const auto& [what, text] : damages)
+    EXPECT_FALSE(cache_->find_sha256(util::sha256_hex(what))) << what;
   // A damaged entry can be removed.
   EXPECT_TRUE(cache_->remove(util::sha256_hex("not json")));
 }
@@ -124,8 +129,8 @@ TEST_F(CacheTest, UpdateRewritesMetadataAndKeepsIdentity) {
   auto entry = cache_->add(files_.path() / kWheel, "add");
   ASSERT_TRUE(entry);
   CacheEntry changed = *entry;
-  changed.size = 1;                  // identity: ignored
-  changed.filename = "other.whl";    // identity: ignored
+  changed.size = 1;                // identity: ignored
+  changed.filename = "other.whl";  // identity: ignored
   changed.installed_in = {"/somewhere"};
   changed.inspections = {{"env", false, "torch-symbols: missing", "2025-01-01T00:00:00Z"}};
   changed.last_used_at = "2001-01-01T00:00:00Z";
@@ -180,7 +185,8 @@ TEST_F(CacheTest, GcKeepsInstalledAndRecentEntriesAndRemovesOldOnes) {
   ASSERT_TRUE(installed && recent && old);
 
   flashfit::test::TempDir site("site");
-  std::filesystem::create_directories(site.path() / "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE.dist-info");
+  std::filesystem::create_directories(site.path() /
+                                      "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE.dist-info");
   std::filesystem::create_directories(site.path() / "Old.Pkg-0.2.dist-info");
   CacheEntry e = *installed;
   e.installed_in = {site.path().string(), "/nonexistent/site-packages"};
