@@ -176,9 +176,14 @@ done
 [[ -n $(build_processes) ]] || fail "the build is not running: $(tail -5 "$TMP/int.err")"
 ps -eo stat=,args= >"$TMP/ps" 2>/dev/null || true
 stopped=$(grep -c '^T.*slow-src' "$TMP/ps" || true)
-# A 200 MiB budget cannot hold two compiles of torch's headers (~1.5 GiB each,
-# the plan's estimate): the governor must be holding all but one of the 4 jobs.
-((stopped > 0)) || fail "the governor stopped no compiler under a 200 MiB budget with 4 jobs"
+running=$(grep -v '^T' "$TMP/ps" | grep -c 'cc1plus.*slow-src' || true)
+# A 200 MiB budget holds no compile of torch's headers (~1.5 GiB, the plan's
+# estimate for binding.cpp): beside it, every other compiler must be held. The
+# three plain units are a light kind now (units from setup.py) and may all have
+# finished before the pressure came; then there is nothing left to stop, but
+# never two compilers running at once.
+((stopped > 0 || running <= 1)) ||
+  fail "the governor let $running compilers run and stopped none under a 200 MiB budget"
 kill -TERM "$FF_PID"
 RC=0
 wait "$FF_PID" || RC=$?
