@@ -177,3 +177,22 @@ start_http_server() {
 closed_port() {
   "$TEST_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
+
+# A config whose recipe dir names the install tests' extension, ffinst (a CPU
+# torch extension: its binary module is its import name), as
+# $TMP/config/config.toml; the caller exports FLASHFIT_CONFIG to use it.
+write_ffinst_recipe_config() {
+  mkdir -p "$TMP/config/recipes"
+  cat >"$TMP/config/recipes/ffinst.toml" <<'TOML'
+[package]
+name = "ffinst"
+summary = "flashfit's install test extension"
+import_names = ["ffinst"]
+binary_module = "ffinst"
+needs_cuda = false
+
+[build]
+needs_cuda = false
+TOML
+  printf 'recipe_dirs = ["%s"]\n' "$TMP/config/recipes" >"$TMP/config/config.toml"
+}

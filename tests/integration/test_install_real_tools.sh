@@ -33,19 +33,7 @@ W12=$(wheel 'ffinst-1.2+pt1*cpu-*.whl')
 OFFICIAL=$(wheel 'official/ffinst-1.0+cu12torch*cxx11abiTRUE-*.whl')
 OFFICIAL_VERSION=$(basename "$OFFICIAL" | cut -d- -f2 | tr 'A-Z' 'a-z')
 
-mkdir -p "$TMP/config/recipes"
-cat >"$TMP/config/recipes/ffinst.toml" <<'TOML'
-[package]
-name = "ffinst"
-summary = "flashfit's install test extension"
-import_names = ["ffinst"]
-binary_module = "ffinst"
-needs_cuda = false
-
-[build]
-needs_cuda = false
-TOML
-printf 'recipe_dirs = ["%s"]\n' "$TMP/config/recipes" >"$TMP/config/config.toml"
+write_ffinst_recipe_config
 export FLASHFIT_CONFIG="$TMP/config/config.toml"
 
 make_index() { # make_index DIR WHEEL...: a PEP 503 page for ffinst

@@ -22,19 +22,7 @@ W09=$(ls "$FIX"/ffinst-0.9-*.whl)
 W10=$(ls "$FIX"/ffinst-1.0+pt1*cpu-*.whl)
 [[ -f $W09 && -f $W10 ]] || fail "fixture wheels missing in $FIX"
 
-mkdir -p "$TMP/config/recipes"
-cat >"$TMP/config/recipes/ffinst.toml" <<'TOML'
-[package]
-name = "ffinst"
-summary = "flashfit's install test extension"
-import_names = ["ffinst"]
-binary_module = "ffinst"
-needs_cuda = false
-
-[build]
-needs_cuda = false
-TOML
-printf 'recipe_dirs = ["%s"]\n' "$TMP/config/recipes" >"$TMP/config/config.toml"
+write_ffinst_recipe_config
 export FLASHFIT_CONFIG="$TMP/config/config.toml"
 
 "$TEST_PYTHON" -m venv --system-site-packages "$TMP/venv" || fail "cannot create a venv"
