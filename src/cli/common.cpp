@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "util/paths.hpp"
 #include "util/verbosity.hpp"
 
 namespace flashfit::cli {
@@ -14,6 +15,16 @@ void write_stdout(std::string_view text) {
 void note(std::string_view line) {
   if (util::quiet()) return;
   std::fprintf(stderr, "flashfit: %.*s\n", static_cast<int>(line.size()), line.data());
+}
+
+std::filesystem::path wheel_extraction_dir() {
+  if (auto root = util::cache_root()) {
+    const std::filesystem::path dir = *root / "tmp";
+    if (util::ensure_cache_dir(*root, dir)) return dir;
+  }
+  std::error_code ec;
+  std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  return ec ? std::filesystem::path("/tmp") : tmp;
 }
 
 }  // namespace flashfit::cli

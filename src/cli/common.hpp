@@ -1,6 +1,7 @@
 #pragma once
 // Helpers every command shares: writing results.
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,5 +14,9 @@ void write_stdout(std::string_view text);
 // A progress note on stderr ("flashfit: <line>"); -q/--quiet silences it.
 // Warnings and errors do not go through here: -q keeps them.
 void note(std::string_view line);
+
+// Where wheels' modules are extracted to be read: under the cache (on disk,
+// unlike a tmpfs /tmp: a flash-attn module is hundreds of MB), else the temp dir.
+std::filesystem::path wheel_extraction_dir();
 
 }  // namespace flashfit::cli

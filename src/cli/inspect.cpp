@@ -35,18 +35,6 @@ struct InspectCliOptions {
   bool json = false;
 };
 
-// Wheels' modules are extracted under the cache (on disk, unlike a tmpfs /tmp:
-// a flash-attn module is hundreds of MB).
-fs::path extraction_dir() {
-  if (auto root = util::cache_root()) {
-    const fs::path dir = *root / "tmp";
-    if (util::ensure_cache_dir(*root, dir)) return dir;
-  }
-  std::error_code ec;
-  fs::path tmp = fs::temp_directory_path(ec);
-  return ec ? fs::path("/tmp") : tmp;
-}
-
 util::Result<int> run_inspect(const InspectCliOptions& options) {
   const fs::path target(options.target);
   std::error_code ec;
@@ -87,7 +75,7 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
 
   util::Result<binary::InspectReport> report = tl::unexpected(util::Error{});
   if (is_wheel) {
-    report = binary::inspect_wheel(target, host, {extraction_dir(), {}});
+    report = binary::inspect_wheel(target, host, {wheel_extraction_dir(), {}});
   } else if (is_file) {
     report = binary::inspect_library(target, host);
   } else {

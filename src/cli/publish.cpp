@@ -36,16 +36,6 @@ struct PublishCliOptions {
   bool json = false;
 };
 
-fs::path inspection_dir() {
-  if (auto root = util::cache_root()) {
-    const fs::path dir = *root / "tmp";
-    if (util::ensure_cache_dir(*root, dir)) return dir;
-  }
-  std::error_code ec;
-  fs::path tmp = fs::temp_directory_path(ec);
-  return ec ? fs::path("/tmp") : tmp;
-}
-
 template <class T>
 json opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
@@ -144,7 +134,7 @@ util::Result<int> run_publish(const PublishCliOptions& options) {
     request.options.for_torch = *key;
   }
   request.dry_run = options.dry_run;
-  request.temp_dir = inspection_dir();
+  request.temp_dir = wheel_extraction_dir();
   if (!options.json)
     request.progress = [](std::string_view line) { fmt::print(stderr, "{}\n", line); };
   auto report = workflow::publish(request);
