@@ -236,11 +236,17 @@ util::Result<std::vector<SourcePlan>> plan_sources(
   }
   std::vector<std::string> known;
   for (const SourcePlan& p : plan) known.push_back(p.name);
-  auto set_enabled = [&](const std::vector<std::string>& names, bool enabled,
-                         const char* what) -> util::Result<void> {
+  // The config file speaks for every package, so a source it names that this
+  // package lacks (causal-conv1d has no community source) does not apply here;
+  // parse_config has already refused names that are no source at all. A flag
+  // is about this package, so a name it lacks is the user's mistake.
+  enum class Absent { skip, refuse };
+  auto set_enabled = [&](const std::vector<std::string>& names, bool enabled, const char* what,
+                         Absent absent) -> util::Result<void> {
     for (const std::string& name : names) {
       auto it = std::find_if(plan.begin(), plan.end(),
                              [&](const SourcePlan& p) { return p.name == name; });
+      if (it == plan.end() && absent == Absent::skip) continue;
       if (it == plan.end()) {
         return util::fail(
             util::ErrorKind::usage,
@@ -251,12 +257,13 @@ util::Result<std::vector<SourcePlan>> plan_sources(
     }
     return {};
   };
-  if (auto ok = set_enabled(config.enable, true, "config [sources] enable"); !ok)
+  if (auto ok = set_enabled(config.enable, true, "config [sources] enable", Absent::skip); !ok)
     return tl::unexpected(ok.error());
-  if (auto ok = set_enabled(config.disable, false, "config [sources] disable"); !ok)
+  if (auto ok = set_enabled(config.disable, false, "config [sources] disable", Absent::skip); !ok)
     return tl::unexpected(ok.error());
-  if (auto ok = set_enabled(flags.enable, true, "--source"); !ok) return tl::unexpected(ok.error());
-  if (auto ok = set_enabled(flags.disable, false, "--no-source"); !ok)
+  if (auto ok = set_enabled(flags.enable, true, "--source", Absent::refuse); !ok)
+    return tl::unexpected(ok.error());
+  if (auto ok = set_enabled(flags.disable, false, "--no-source", Absent::refuse); !ok)
     return tl::unexpected(ok.error());
   if (auto ok = apply_priority(plan, config.priority); !ok) return tl::unexpected(ok.error());
   return plan;

@@ -49,6 +49,11 @@ rows = {row["name"]: row for row in doc["sources"]["flash-attn"]}
 assert rows["community"]["enabled"] and not rows["upstream"]["enabled"], rows
 assert rows["wheelhouse"]["kind"] == "find-links", rows["wheelhouse"]
 assert doc["cache"]["from"] == "$FLASHFIT_CACHE_DIR", doc["cache"]
+# The team's config enables flash-attn's community source; causal-conv1d has
+# none and its sources must still plan (they did not: "no source named").
+conv = doc["sources"]["causal-conv1d"]
+assert isinstance(conv, list), conv
+assert "community" not in {row["name"] for row in conv}, conv
 PY
 pass_note "a user config: each source says which setting turned it on or off"
 

@@ -105,5 +105,36 @@ TEST(PackageCatalogs, ARecipeWithoutCatalogRowsSaysHowToFillIt) {
   EXPECT_EQ(report->status, "no wheels in its catalog");
 }
 
+// The config file is the team's, for every package: enabling flash-attn's
+// community source must not break causal-conv1d, which has none. A flag, being
+// about the one package asked, still refuses a source that package lacks.
+TEST(PackageCatalogs, ConfigSourceAPackageLacksDoesNotApplyToIt) {
+  RecipeBook book = RecipeBook::built_in();
+  Config config;
+  config.enable = {"community"};
+  auto conv = plan_sources(book.find("causal-conv1d"), config, SourceFlags{}, std::nullopt);
+  ASSERT_TRUE(conv) << conv.error().message;
+  EXPECT_TRUE(std::none_of(conv->begin(), conv->end(),
+                           [](const SourcePlan& p) { return p.name == "community"; }));
+  auto fa = plan_sources(book.find("flash-attn"), config, SourceFlags{}, std::nullopt);
+  ASSERT_TRUE(fa);
+  auto community = std::find_if(fa->begin(), fa->end(),
+                                [](const SourcePlan& p) { return p.name == "community"; });
+  ASSERT_NE(community, fa->end());
+  EXPECT_TRUE(community->enabled);
+
+  config.enable.clear();
+  config.disable = {"community"};
+  EXPECT_TRUE(plan_sources(book.find("mamba-ssm"), config, SourceFlags{}, std::nullopt));
+
+  SourceFlags flags;
+  flags.enable = {"community"};
+  auto refused = plan_sources(book.find("causal-conv1d"), Config{}, flags, std::nullopt);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("--source: no source named 'community'"),
+            std::string::npos)
+      << refused.error().message;
+}
+
 }  // namespace
 }  // namespace flashfit::resolve
