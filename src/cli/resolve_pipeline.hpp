@@ -32,10 +32,18 @@ struct PipelineOptions {
   std::optional<std::filesystem::path> wheel_file;
   // resolve may answer for a what-if --python-version alone; install acts on an interpreter.
   WithoutInterpreter without_interpreter = WithoutInterpreter::refuse;
+  // An environment already probed (doctor asks about several packages): used
+  // instead of probing again, toolkit included when it was probed.
+  const env::Environment* probed = nullptr;
 };
 
 // Usage errors (bad requirement, unknown source, unknown package without an
 // index) are errors; "nothing fits" is a Resolution without a pick.
 util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& options);
+
+// How suggested commands address what was judged: the probed interpreter's
+// own pip (a venv when PEP 668 forbids it) and the flags given.
+resolve::CommandContext command_context(const env::Environment& environment,
+                                        const EnvironmentFlags& flags);
 
 }  // namespace flashfit::cli
