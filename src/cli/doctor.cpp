@@ -77,6 +77,7 @@ util::Result<PackageAnswer> answer_for(const std::string& package, const DoctorO
   pipeline.sources = &options.sources;
   pipeline.explain_rejected = 1;
   pipeline.probed = &environment;
+  pipeline.print_warnings = false;
   auto resolved = run_pipeline(pipeline);
   if (!resolved) {
     if (resolved.error().kind == util::ErrorKind::usage ||

@@ -149,6 +149,7 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
                                   warnings.end());
   // Diagnostics to stderr, as every diagnostic (the JSON report keeps them too).
   for (const std::string& w : out->resolution.warnings) {
+    if (!options.print_warnings) break;
     std::fprintf(stderr, "flashfit: warning: %s\n", w.c_str());
   }
   return out;

@@ -35,6 +35,9 @@ struct PipelineOptions {
   // An environment already probed (doctor asks about several packages): used
   // instead of probing again, toolkit included when it was probed.
   const env::Environment* probed = nullptr;
+  // doctor: the resolution's warnings are not repeated per package on stderr
+  // (its findings and answer notes say what matters).
+  bool print_warnings = true;
 };
 
 // Usage errors (bad requirement, unknown source, unknown package without an
