@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "cli/colour.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::cli {
@@ -111,7 +112,10 @@ PackageAnswer decide_answer(const PackageFacts& facts) {
 std::string answer_text(const std::vector<PackageAnswer>& answers) {
   std::string out = "\nanswer:\n";
   for (const PackageAnswer& a : answers) {
-    out += fmt::format("  {}: {}\n", a.package, a.summary);
+    const Paint mark = a.kind == AnswerKind::works || a.kind == AnswerKind::fits ? Paint::good
+                       : a.kind == AnswerKind::none_fits                         ? Paint::bad
+                                                                                 : Paint::warn;
+    out += fmt::format("  {}: {}\n", paint(mark, a.package), a.summary);
     if (a.command) out += "      $ " + *a.command + "\n";
     for (const std::string& n : a.notes) out += "      note: " + n + "\n";
   }

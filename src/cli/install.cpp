@@ -12,6 +12,7 @@
 
 #include "cli/build_command.hpp"
 #include "cli/build_report.hpp"
+#include "cli/colour.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/resolve_pipeline.hpp"
@@ -61,8 +62,9 @@ json attempt_json(const install::Attempt& a) {
 std::string outcome_text(const install::InstallOutcome& o, bool dry_run) {
   std::string out;
   for (const install::Attempt& a : o.attempts) {
-    out += fmt::format("{} {}  [{}]\n     {}: {}\n", a.ok ? "ok  " : "FAIL", a.filename, a.source,
-                       a.stage, a.detail);
+    out += fmt::format("{} {}  [{}]\n     {}: {}\n",
+                       a.ok ? paint(Paint::good, "ok  ") : paint(Paint::bad, "FAIL"), a.filename,
+                       a.source, a.stage, a.detail);
     if (a.import_check && a.ok) out += "     GPU check: " + a.import_check->gpu_test + "\n";
   }
   if (o.installed) {

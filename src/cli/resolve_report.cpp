@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/colour.hpp"
 #include "cli/environment_json.hpp"
 #include "util/strings.hpp"
 
@@ -130,8 +131,9 @@ std::string resolve_text(const ResolveReport& report) {
   if (r.selected) {
     const resolve::Judged& j = r.candidates[*r.selected];
     out += fmt::format(
-        "\nselected: {}\n  version: {}\n  source:  {}{}\n  url:     {}\n", j.candidate->filename,
-        j.wheel->version.public_str(), j.candidate->source,
+        "\n{} {}\n  version: {}\n  source:  {}{}\n  url:     {}\n", paint(Paint::good, "selected:"),
+        paint(Paint::strong, j.candidate->filename), j.wheel->version.public_str(),
+        j.candidate->source,
         j.candidate->release_tag.empty() ? "" : " (release " + j.candidate->release_tag + ")",
         j.candidate->url);
     if (j.candidate->sha256) out += "  sha256:  " + *j.candidate->sha256 + "\n";
@@ -143,7 +145,7 @@ std::string resolve_text(const ResolveReport& report) {
       }
     }
   } else {
-    out += "\nno wheel fits this environment.\n";
+    out += "\n" + paint(Paint::bad, "no wheel fits this environment.") + "\n";
   }
   out += fmt::format(
       "\n{} wheel(s) considered: {} compatible, {}{} rejected.\n", r.candidates.size(), certain,

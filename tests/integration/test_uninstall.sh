@@ -15,7 +15,8 @@ source "$(dirname "$0")/lib.sh"
 FIX=${FLASHFIT_INSTALL_WHEELS:?the install_wheels fixture sets FLASHFIT_INSTALL_WHEELS}
 W09=$(ls "$FIX"/ffinst-0.9-*.whl)
 W10=$(ls "$FIX"/ffinst-1.0+pt1*cpu-*.whl)
-[[ -f $W09 && -f $W10 ]] || fail "fixture wheels missing in $FIX"
+W11=$(ls "$FIX"/ffinst-1.1+pt1*cpu-*.whl)
+[[ -f $W09 && -f $W10 && -f $W11 ]] || fail "fixture wheels missing in $FIX"
 
 write_ffinst_recipe_config
 export FLASHFIT_CONFIG="$TMP/config/config.toml"
@@ -133,6 +134,29 @@ expect_rc 1 "--undo of a fresh install"
 json_field "$TMP/out" 'd["message"]' | grep -q "replaced nothing" || fail "--undo does not say the install replaced nothing"
 [[ $(installed_version) == 1.0* ]] || fail "--undo of a fresh install changed something"
 pass_note "--undo after an install that replaced nothing: said, nothing changed"
+
+# --- cache list shows the inspect verdicts install recorded ---
+ff install "$W11" --python "$PY"
+expect_rc 1 "the ABI-mismatched 1.1 is refused by inspection"
+[[ $(installed_version) == 1.0* ]] || fail "a refused install changed something"
+ff cache list --json
+expect_rc 0 "cache list --json"
+"$TEST_PYTHON" - "$TMP/out" "$(basename "$W10")" "$(basename "$W11")" <<'PYEOF' || fail "cache list --json lacks the verdicts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+by_file = {e["filename"]: e for e in d["entries"]}
+good, bad = by_file[sys.argv[2]]["inspections"], by_file[sys.argv[3]]["inspections"]
+assert good and all(i["compatible"] and i["verdict"] == "compatible" for i in good), good
+assert bad and not bad[0]["compatible"] and bad[0]["verdict"] == "incompatible", bad
+assert "torch-symbols" in bad[0]["summary"], bad
+assert bad[0]["environment"] and bad[0]["at"], bad
+PYEOF
+ff cache list
+expect_rc 0 "cache list"
+expect_out_contains "inspect verdicts (per environment judged):"
+grep -A1 -F "($(basename "$W11"))" "$TMP/out" | grep -q '^    FAIL .*torch-symbols' || fail "cache list does not show 1.1's FAIL verdict"
+grep -A1 -F "($(basename "$W10"))" "$TMP/out" | grep -q '^    ok ' || fail "cache list does not show 1.0's ok verdict"
+pass_note "cache list: each entry's inspect verdicts, text and JSON"
 
 # --- bad usage ---
 ff uninstall ffinst --python "$PY" --torch 2.9.1
