@@ -130,6 +130,10 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   resolve::ResolveOptions resolve_options;
   resolve_options.explain_rejected = options.explain_rejected;
   resolve_options.suggest = false;  // below, once the toolkit is known
+  if (plan) {
+    out->config_effects = resolve::config_effects(*request, out->recipe, target, out->config, flags,
+                                                  cache_root, candidates);
+  }
   out->resolution =
       resolve::resolve(*request, out->recipe, target, std::move(candidates), resolve_options);
   // A catalog row may be a prediction: ask for the pick's URL before presenting it.

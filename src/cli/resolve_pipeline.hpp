@@ -8,6 +8,7 @@
 #include "cli/source_flags.hpp"
 #include "cli/what_if_flags.hpp"
 #include "env/environment.hpp"
+#include "resolve/config_effect.hpp"
 #include "resolve/gather.hpp"
 #include "resolve/resolver.hpp"
 
@@ -21,6 +22,8 @@ struct Resolved {
   env::ProbeOptions probe;
   std::vector<resolve::SourceReport> sources;
   resolve::Resolution resolution;
+  // The config file's settings that changed the answer (resolve names them).
+  std::vector<resolve::ConfigEffect> config_effects;
 };
 
 struct PipelineOptions {

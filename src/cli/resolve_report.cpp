@@ -167,6 +167,11 @@ std::string resolve_text(const ResolveReport& report) {
     }
     ++shown;
   }
+  if (report.config_effects && !report.config_effects->empty()) {
+    out += "\nyour config changed this answer:\n";
+    for (const resolve::ConfigEffect& e : *report.config_effects)
+      out += fmt::format("  {}: {}: {}\n", e.file, e.setting, e.effect);
+  }
   if (!r.suggestions.empty()) {
     out += "\nwhat would make a wheel fit:\n";
     int n = 1;
@@ -210,7 +215,13 @@ json resolve_json(const ResolveReport& report) {
                        {"wheels", s.wheels},
                        {"status", s.status}});
   }
+  json config_effects = json::array();
+  if (report.config_effects) {
+    for (const resolve::ConfigEffect& e : *report.config_effects)
+      config_effects.push_back({{"file", e.file}, {"setting", e.setting}, {"effect", e.effect}});
+  }
   return {{"requirement", r.request.text},
+          {"config_effects", config_effects},
           {"package",
            {{"name", r.request.name},
             {"recipe", report.recipe ? json(report.recipe->origin) : json(nullptr)}}},
