@@ -63,9 +63,17 @@ std::string install_command(const std::string& package, const env::Environment& 
 
 // One package's facts: installed (and its import), else the resolver's answer
 // through the same pipeline as `flashfit resolve`.
+// The sources for the next package: once the network failed for one, the
+// rest are answered offline (a blackholed network would cost every package
+// its connect timeouts), and their notes say why.
+struct Network {
+  resolve::SourceFlags flags;
+  std::string offline_reason;
+};
+
 util::Result<PackageAnswer> answer_for(const std::string& package, const DoctorOptions& options,
                                        const env::Environment& environment,
-                                       const resolve::RecipeBook& book) {
+                                       const resolve::RecipeBook& book, Network& network) {
   PackageFacts facts;
   const resolve::Recipe* recipe = book.find(package);
   facts.package = recipe ? recipe->name : package;
@@ -74,7 +82,7 @@ util::Result<PackageAnswer> answer_for(const std::string& package, const DoctorO
   PipelineOptions pipeline;
   pipeline.spec = package;
   pipeline.environment = &options.environment;
-  pipeline.sources = &options.sources;
+  pipeline.sources = &network.flags;
   pipeline.explain_rejected = 1;
   pipeline.probed = &environment;
   pipeline.print_warnings = false;
@@ -95,10 +103,14 @@ util::Result<PackageAnswer> answer_for(const std::string& package, const DoctorO
   if (r.resolution.selected) {
     for (const std::string& n : r.resolution.candidates[*r.resolution.selected].notes) {
       if (n.find("could not be confirmed") != std::string::npos)
-        facts.unreachable.push_back("the pick's URL: " + n);
+        facts.unreachable.push_back("the pick's URL: " + n.substr(0, n.find("; --offline")));
     }
   }
-  facts.offline = options.sources.offline;
+  facts.offline_reason = network.offline_reason;
+  if (!facts.unreachable.empty() && !network.flags.offline) {
+    network.flags.offline = true;
+    network.offline_reason = "the network was unavailable for " + facts.package;
+  }
   facts.resolution = &r.resolution;
   facts.install_command = install_command(facts.package, r.environment, options.environment);
   return decide_answer(facts);
@@ -126,8 +138,9 @@ util::Result<int> run_doctor(const DoctorOptions& options) {
     for (const resolve::Recipe& r : book->recipes()) packages.push_back(r.name);
   }
   std::vector<PackageAnswer> answers;
+  Network network{options.sources, options.sources.offline ? "--offline" : ""};
   for (const std::string& package : packages) {
-    auto answer = answer_for(package, options, environment, *book);
+    auto answer = answer_for(package, options, environment, *book, network);
     if (!answer) return tl::unexpected(answer.error());
     answers.push_back(std::move(*answer));
   }

@@ -77,10 +77,10 @@ PackageAnswer decide_answer(const PackageFacts& facts) {
                     "built-in catalogs and the cache",
                     util::join(facts.unreachable, "; ")));
   }
-  if (facts.offline) {
-    a.notes.push_back(
-        "--offline: no network source was consulted and no URL confirmed; the answer rests on "
-        "the built-in catalogs and the cache");
+  if (!facts.offline_reason.empty()) {
+    a.notes.push_back(facts.offline_reason +
+                      ": no network source was consulted and no URL confirmed; the answer rests on "
+                      "the built-in catalogs and the cache");
   }
   if (!facts.resolution) {
     a.kind = facts.installed_version ? AnswerKind::installed : AnswerKind::unknown;

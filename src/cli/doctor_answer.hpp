@@ -27,7 +27,9 @@ struct PackageFacts {
   // Sources that could not be reached ("upstream: unreachable: ..."): the
   // answer rests on the rest (built-in catalogs, the cache).
   std::vector<std::string> unreachable;
-  bool offline = false;  // --offline: no network source was asked
+  // Why no network source was asked ("--offline", or the network failed for
+  // an earlier package); empty: the network was used.
+  std::string offline_reason;
 };
 
 enum class AnswerKind {
