@@ -64,11 +64,12 @@ util::Result<std::filesystem::path> cache_dir() {
 }
 
 util::Result<int> run_uninstall(const UninstallCliOptions& options) {
-  auto name = pkg::canonicalize_name(options.package);
-  if (options.package.empty() || options.package.find_first_of(" /=<>@") != std::string::npos) {
-    return util::fail(util::ErrorKind::usage, "not a package name", options.package,
+  if (!pkg::is_valid_project_name(options.package)) {
+    return util::fail(util::ErrorKind::usage, "not a package name",
+                      util::printable(options.package, 200),
                       "give the name only: flashfit uninstall flash-attn");
   }
+  const std::string name = pkg::canonicalize_name(options.package);
   auto environment = probe_for_change(options.environment, "uninstall");
   if (!environment) return tl::unexpected(environment.error());
   auto root = cache_dir();
