@@ -171,6 +171,10 @@ util::Result<int> run_install(const InstallCliOptions& given) {
     return util::fail(util::ErrorKind::usage,
                       given.undo ? "--undo takes no SPEC: it undoes the last install"
                                  : "install needs a SPEC (or --undo)");
+  if (given.undo && given.dry_run)
+    return util::fail(util::ErrorKind::usage, "--undo cannot be a --dry-run", {},
+                      "what --undo would restore is recorded in "
+                      "backups/last-install.json beside the wheels/ of `flashfit cache dir`");
   if (given.undo) return run_install_undo(given.environment, given.json);
   auto adjusted = dry_run_for_what_if(given);
   if (!adjusted) return tl::unexpected(adjusted.error());
