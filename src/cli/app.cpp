@@ -8,6 +8,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/colour.hpp"
 #include "cli/command.hpp"
 #include "cli/usage_errors.hpp"
 #include "util/build_info.hpp"
@@ -93,6 +94,7 @@ std::unique_ptr<CommandTree> make_command_tree() {
 namespace {
 
 int run_parsed(int argc, const char* const* argv) {
+  init_colour();
   auto tree = make_command_tree();
   CLI::App& app = *tree->app;
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/colour.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "net/progress.hpp"
@@ -55,7 +56,9 @@ json entry_json(const store::CacheEntry& e) {
   for (const auto& r : e.inspections) {
     inspections.push_back({{"environment", r.environment},
                            {"compatible", r.compatible},
+                           {"verdict", r.compatible ? "compatible" : "incompatible"},
                            {"summary", r.summary},
+                           {"torch_extension", r.torch_extension},
                            {"at", r.at}});
   }
   return {{"sha256", e.sha256},
@@ -104,6 +107,24 @@ std::string entry_text(const store::CacheEntry& e) {
                      e.version, e.filename, e.sha256, net::format_bytes(e.size), e.path.string());
 }
 
+// The inspect verdicts recorded per entry (install and build record them, one
+// per environment the bytes were judged against), newest last.
+std::string verdicts_text(const std::vector<store::CacheEntry>& entries) {
+  std::string out;
+  for (const auto& e : entries) {
+    if (e.inspections.empty()) continue;
+    out += fmt::format("  {} {} ({})\n", util::printable(e.package, 60),
+                       util::printable(e.version, 80), util::printable(e.filename, 120));
+    for (const store::InspectRecord& r : e.inspections) {
+      out += fmt::format("    {} {}{} ({})\n",
+                         r.compatible ? paint(Paint::good, "ok  ") : paint(Paint::bad, "FAIL"),
+                         util::printable(r.environment, 200),
+                         r.compatible ? "" : ": " + util::printable(r.summary, 300), ago(r.at));
+    }
+  }
+  return out.empty() ? out : "\ninspect verdicts (per environment judged):\n" + out;
+}
+
 util::Result<int> run_list(store::WheelCache& cache, const CacheCliOptions& options) {
   std::vector<std::string> warnings;
   const auto entries = cache.list(&warnings);
@@ -143,6 +164,7 @@ util::Result<int> run_list(store::WheelCache& cache, const CacheCliOptions& opti
     out += line + "\n";
   }
   out += fmt::format("{} wheel(s), {}\n", entries.size(), net::format_bytes(total));
+  out += verdicts_text(entries);
   write_stdout(out);
   return 0;
 }

@@ -46,6 +46,9 @@ const std::vector<Command>& command_table() {
        "Pick the prebuilt wheel that fits, explain every rejection, suggest what would fit",
        define_resolve},
       {"tags", "List the wheel tags an interpreter accepts, most preferred first", define_tags},
+      {"uninstall",
+       "Remove an installed package (backed up first, its removal proven, restored on failure)",
+       define_uninstall},
   };
   return table;
 }

@@ -18,5 +18,6 @@ Runner define_install(CLI::App& app);
 Runner define_publish(CLI::App& app);
 Runner define_resolve(CLI::App& app);
 Runner define_tags(CLI::App& app);
+Runner define_uninstall(CLI::App& app);
 
 }  // namespace flashfit::cli

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/colour.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::cli {
@@ -169,7 +170,12 @@ std::string findings_text(const std::vector<env::Finding>& findings) {
     return "findings\n  none: this environment is ready for flash-attn wheels\n";
   std::string out = "findings\n";
   for (const auto& f : findings) {
-    out += fmt::format("  {:<8} {}: {}\n", env::to_string(f.severity), f.id, f.message);
+    const std::string severity = fmt::format("{:<8}", env::to_string(f.severity));
+    out += fmt::format("  {} {}: {}\n",
+                       f.severity == env::Severity::problem   ? paint(Paint::bad, severity)
+                       : f.severity == env::Severity::warning ? paint(Paint::warn, severity)
+                                                              : severity,
+                       f.id, f.message);
     if (!f.fix.empty()) out += fmt::format("  {:<8} fix: {}\n", "", f.fix);
   }
   return out;

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "cli/colour.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::cli {
@@ -108,13 +109,13 @@ json module_json(const binary::ModuleReport& m) {
 std::string marker(CheckStatus status) {
   switch (status) {
     case CheckStatus::pass:
-      return "ok  ";
+      return paint(Paint::good, "ok  ");
     case CheckStatus::note:
       return "note";
     case CheckStatus::warn:
-      return "WARN";
+      return paint(Paint::warn, "WARN");
     case CheckStatus::fail:
-      return "FAIL";
+      return paint(Paint::bad, "FAIL");
     case CheckStatus::skip:
       return "skip";
   }
@@ -196,10 +197,11 @@ std::string inspect_text(const binary::InspectReport& report, const env::Environ
   }
   std::string out;
   if (failed == 0) {
-    out += fmt::format("compatible: {}{}\n", target_line(report),
+    out += fmt::format("{}: {}{}\n", paint(Paint::good, "compatible"), target_line(report),
                        warned ? fmt::format(" ({} warning(s))", warned) : "");
   } else {
-    out += fmt::format("incompatible: {} ({} check(s) failed)\n", target_line(report), failed);
+    out += fmt::format("{}: {} ({} check(s) failed)\n", paint(Paint::bad, "incompatible"),
+                       target_line(report), failed);
   }
   out += fmt::format("  against: {}\n", environment_line(env));
   if (report.modules.empty()) out += "  no compiled modules\n";

@@ -12,10 +12,12 @@
 
 #include "cli/build_command.hpp"
 #include "cli/build_report.hpp"
+#include "cli/colour.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/resolve_pipeline.hpp"
 #include "cli/resolve_report.hpp"
+#include "cli/uninstall.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
 
@@ -33,6 +35,7 @@ struct InstallCliOptions {
   std::optional<std::string> toolkit;  // for a hand-over to build
   bool no_build = false;
   bool json = false;
+  bool undo = false;  // --undo: put back what the last install replaced
   std::size_t max_attempts = 5;
 };
 
@@ -59,8 +62,9 @@ json attempt_json(const install::Attempt& a) {
 std::string outcome_text(const install::InstallOutcome& o, bool dry_run) {
   std::string out;
   for (const install::Attempt& a : o.attempts) {
-    out += fmt::format("{} {}  [{}]\n     {}: {}\n", a.ok ? "ok  " : "FAIL", a.filename, a.source,
-                       a.stage, a.detail);
+    out += fmt::format("{} {}  [{}]\n     {}: {}\n",
+                       a.ok ? paint(Paint::good, "ok  ") : paint(Paint::bad, "FAIL"), a.filename,
+                       a.source, a.stage, a.detail);
     if (a.import_check && a.ok) out += "     GPU check: " + a.import_check->gpu_test + "\n";
   }
   if (o.installed) {
@@ -119,10 +123,12 @@ util::Result<Pass> resolve_and_install(const InstallCliOptions& options,
     install_options.backup_dir =
         *cache_root / "backups" / fmt::format("{}-{}", r.resolution.request.name, ::getpid());
     install_options.progress = [](std::string_view line) { note(line); };
+    install_options.keep_replaced = !options.dry_run;  // for install --undo
     auto done =
         install::install_resolution(r.resolution, r.recipe, r.environment, *cache, install_options);
     fs::remove_all(install_options.temp_dir, ec);
     if (!done) return tl::unexpected(done.error());
+    remember_install(*cache_root, r.environment, r.resolution.request.name, *done);
     pass.outcome = std::move(*done);
   }
   return pass;
@@ -161,6 +167,15 @@ util::Result<InstallCliOptions> dry_run_for_what_if(InstallCliOptions options) {
 }
 
 util::Result<int> run_install(const InstallCliOptions& given) {
+  if (given.undo != given.spec.empty())
+    return util::fail(util::ErrorKind::usage,
+                      given.undo ? "--undo takes no SPEC: it undoes the last install"
+                                 : "install needs a SPEC (or --undo)");
+  if (given.undo && given.dry_run)
+    return util::fail(util::ErrorKind::usage, "--undo cannot be a --dry-run", {},
+                      "what --undo would restore is recorded in "
+                      "backups/last-install.json beside the wheels/ of `flashfit cache dir`");
+  if (given.undo) return run_install_undo(given.environment, given.json);
   auto adjusted = dry_run_for_what_if(given);
   if (!adjusted) return tl::unexpected(adjusted.error());
   const InstallCliOptions& options = *adjusted;
@@ -289,11 +304,12 @@ Runner define_install(CLI::App& app) {
   auto options = std::make_shared<InstallCliOptions>();
   app.add_option("spec", options->spec,
                  "A requirement (flash-attn, 'flash-attn>=2.6,<2.8') or a local .whl file")
-      ->type_name("SPEC")
-      ->required();
+      ->type_name("SPEC");
   add_environment_flags(app, options->environment);
   add_source_flags(app, options->sources);
   app.add_flag("--dry-run", options->dry_run, "Show what would be installed; change nothing");
+  app.add_flag("--undo", options->undo,
+               "Put back the version the last install replaced (its backup is kept until then)");
   app.add_flag("--no-build", options->no_build, "Never hand over to a source build");
   app.add_option("--toolkit", options->toolkit,
                  "For a hand-over to a source build: the CUDA toolkit (auto, pypi, machine or a "

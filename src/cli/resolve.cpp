@@ -35,7 +35,8 @@ util::Result<int> run_resolve(const ResolveCliOptions& options) {
   auto resolved = run_pipeline(pipeline);
   if (!resolved) return tl::unexpected(resolved.error());
   const Resolved& r = **resolved;
-  ResolveReport report{r.resolution, r.recipe, r.environment, r.sources, options.all};
+  ResolveReport report{r.resolution, r.recipe,    r.environment,
+                       r.sources,    options.all, &r.config_effects};
   write_stdout(options.json ? resolve_json(report).dump(2) + "\n" : resolve_text(report));
   return r.resolution.selected ? 0 : 1;
 }

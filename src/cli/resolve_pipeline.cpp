@@ -33,8 +33,8 @@ util::Result<resolve::Request> request_for_file(const std::filesystem::path& whe
   return resolve::Request{name->canonical_name, {}, wheel.filename().string()};
 }
 
-// How suggested commands address what was judged: the probed interpreter's
-// own pip (a venv when PEP 668 forbids it) and the flags given.
+}  // namespace
+
 resolve::CommandContext command_context(const env::Environment& environment,
                                         const EnvironmentFlags& flags) {
   resolve::CommandContext ctx;
@@ -50,8 +50,6 @@ resolve::CommandContext command_context(const env::Environment& environment,
   }
   return ctx;
 }
-
-}  // namespace
 
 util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& options) {
   auto out = std::make_unique<Resolved>();
@@ -110,7 +108,7 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
     if (!planned) return tl::unexpected(planned.error());
     plan = std::move(*planned);
   }
-  out->environment = env::probe_environment(*probe);
+  out->environment = options.probed ? *options.probed : env::probe_environment(*probe);
   resolve::fill_derived_torch_abi(out->environment);
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
   if (auto usable = require_interpreter(
@@ -132,6 +130,10 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   resolve::ResolveOptions resolve_options;
   resolve_options.explain_rejected = options.explain_rejected;
   resolve_options.suggest = false;  // below, once the toolkit is known
+  if (plan) {
+    out->config_effects = resolve::config_effects(*request, out->recipe, target, out->config, flags,
+                                                  cache_root, candidates);
+  }
   out->resolution =
       resolve::resolve(*request, out->recipe, target, std::move(candidates), resolve_options);
   // A catalog row may be a prediction: ask for the pick's URL before presenting it.
@@ -141,7 +143,8 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
   if (!out->resolution.selected) {
     // Only now is the toolkit worth its `nvcc --version`: the build suggestion needs it.
-    out->environment.toolkit = env::probe_toolkit(probe->toolkit);
+    // doctor's probe includes the toolkit already.
+    if (!options.probed) out->environment.toolkit = env::probe_toolkit(probe->toolkit);
     out->resolution.suggestions = resolve::suggest(
         out->resolution, out->recipe, target, resolve::BuildOutlook{&out->environment.toolkit},
         command_context(out->environment, *options.environment));
@@ -150,6 +153,7 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
                                   warnings.end());
   // Diagnostics to stderr, as every diagnostic (the JSON report keeps them too).
   for (const std::string& w : out->resolution.warnings) {
+    if (!options.print_warnings) break;
     std::fprintf(stderr, "flashfit: warning: %s\n", w.c_str());
   }
   return out;

@@ -8,6 +8,7 @@
 #include "cli/source_flags.hpp"
 #include "cli/what_if_flags.hpp"
 #include "env/environment.hpp"
+#include "resolve/config_effect.hpp"
 #include "resolve/gather.hpp"
 #include "resolve/resolver.hpp"
 
@@ -21,6 +22,8 @@ struct Resolved {
   env::ProbeOptions probe;
   std::vector<resolve::SourceReport> sources;
   resolve::Resolution resolution;
+  // The config file's settings that changed the answer (resolve names them).
+  std::vector<resolve::ConfigEffect> config_effects;
 };
 
 struct PipelineOptions {
@@ -32,10 +35,21 @@ struct PipelineOptions {
   std::optional<std::filesystem::path> wheel_file;
   // resolve may answer for a what-if --python-version alone; install acts on an interpreter.
   WithoutInterpreter without_interpreter = WithoutInterpreter::refuse;
+  // An environment already probed (doctor asks about several packages): used
+  // instead of probing again, toolkit included when it was probed.
+  const env::Environment* probed = nullptr;
+  // doctor: the resolution's warnings are not repeated per package on stderr
+  // (its findings and answer notes say what matters).
+  bool print_warnings = true;
 };
 
 // Usage errors (bad requirement, unknown source, unknown package without an
 // index) are errors; "nothing fits" is a Resolution without a pick.
 util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& options);
+
+// How suggested commands address what was judged: the probed interpreter's
+// own pip (a venv when PEP 668 forbids it) and the flags given.
+resolve::CommandContext command_context(const env::Environment& environment,
+                                        const EnvironmentFlags& flags);
 
 }  // namespace flashfit::cli

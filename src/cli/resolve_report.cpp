@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/colour.hpp"
 #include "cli/environment_json.hpp"
 #include "util/strings.hpp"
 
@@ -130,8 +131,9 @@ std::string resolve_text(const ResolveReport& report) {
   if (r.selected) {
     const resolve::Judged& j = r.candidates[*r.selected];
     out += fmt::format(
-        "\nselected: {}\n  version: {}\n  source:  {}{}\n  url:     {}\n", j.candidate->filename,
-        j.wheel->version.public_str(), j.candidate->source,
+        "\n{} {}\n  version: {}\n  source:  {}{}\n  url:     {}\n", paint(Paint::good, "selected:"),
+        paint(Paint::strong, j.candidate->filename), j.wheel->version.public_str(),
+        j.candidate->source,
         j.candidate->release_tag.empty() ? "" : " (release " + j.candidate->release_tag + ")",
         j.candidate->url);
     if (j.candidate->sha256) out += "  sha256:  " + *j.candidate->sha256 + "\n";
@@ -143,7 +145,7 @@ std::string resolve_text(const ResolveReport& report) {
       }
     }
   } else {
-    out += "\nno wheel fits this environment.\n";
+    out += "\n" + paint(Paint::bad, "no wheel fits this environment.") + "\n";
   }
   out += fmt::format(
       "\n{} wheel(s) considered: {} compatible, {}{} rejected.\n", r.candidates.size(), certain,
@@ -164,6 +166,11 @@ std::string resolve_text(const ResolveReport& report) {
       candidate_text(out, j);
     }
     ++shown;
+  }
+  if (report.config_effects && !report.config_effects->empty()) {
+    out += "\nyour config changed this answer:\n";
+    for (const resolve::ConfigEffect& e : *report.config_effects)
+      out += fmt::format("  {}: {}: {}\n", e.file, e.setting, e.effect);
   }
   if (!r.suggestions.empty()) {
     out += "\nwhat would make a wheel fit:\n";
@@ -208,7 +215,13 @@ json resolve_json(const ResolveReport& report) {
                        {"wheels", s.wheels},
                        {"status", s.status}});
   }
+  json config_effects = json::array();
+  if (report.config_effects) {
+    for (const resolve::ConfigEffect& e : *report.config_effects)
+      config_effects.push_back({{"file", e.file}, {"setting", e.setting}, {"effect", e.effect}});
+  }
   return {{"requirement", r.request.text},
+          {"config_effects", config_effects},
           {"package",
            {{"name", r.request.name},
             {"recipe", report.recipe ? json(report.recipe->origin) : json(nullptr)}}},

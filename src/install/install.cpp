@@ -188,6 +188,7 @@ util::Result<void> try_candidates(const Workflow& w) {
                   package, entry->version)
             : fmt::format("{} {} installed; imports {}", package, entry->version,
                           util::join(modules, ", "));
+    if (options.keep_replaced) w.outcome.replaced = w.guard.release_backup();
     w.guard.commit();
     entry->installed_in.push_back(w.before ? w.before->site_dir.string() : interpreter.purelib);
     (void)w.cache.update(*entry);

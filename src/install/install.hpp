@@ -14,6 +14,7 @@
 
 #include "env/environment.hpp"
 #include "install/import_check.hpp"
+#include "install/installed.hpp"
 #include "install/installer.hpp"
 #include "resolve/resolver.hpp"
 #include "store/wheel_cache.hpp"
@@ -32,6 +33,8 @@ struct InstallOptions {
   // The previous version's files while a new one is tried: removed once it is
   // proven restored (or the new one installed), kept otherwise (the message names it).
   std::filesystem::path backup_dir;
+  // Keep the replaced version's backup after a successful install (for `install --undo`).
+  bool keep_replaced = false;
   std::function<void(std::string_view)> progress;  // one line per step, to stderr
 };
 
@@ -53,6 +56,8 @@ struct InstallOutcome {
   std::optional<std::string> previous;   // version installed before, if any
   std::string
       restore;  // "", "restored 0.9", "removed (nothing was installed before)", or a failure
+  // With keep_replaced: the backup of the version this install replaced; the caller owns it.
+  std::optional<Backup> replaced;
   bool torch_untouched = true;  // torch's files are the same before and after
   std::string torch_note;
 };

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "install/installed.hpp"
@@ -43,6 +44,9 @@ class RestoreGuard {
   // The previous version's files, taken before the first installer run.
   void keep_backup(Backup backup) { backup_ = std::move(backup); }
   const std::optional<Backup>& backup() const { return backup_; }
+  // Hands the backup to the caller (kept for `install --undo`): commit and
+  // settle no longer remove it.
+  std::optional<Backup> release_backup() { return std::exchange(backup_, std::nullopt); }
   // An installer run is about to change the environment with this wheel
   // (its members say which files it may write).
   void changing(std::vector<std::string> wheel_members);

@@ -45,6 +45,8 @@ expect_completion "H100 " doctor --gpu = H10
 expect_completion "FALSE TRUE " doctor --cxx11-abi ""
 expect_completion "add dir gc list remove " cache ""
 expect_completion "list " catalog l
+expect_completion "uninstall " unin
+expect_completion "--undo " install --und
 expect_completion "aarch64 x86_64 " tags --python /usr/bin/python3 --arch ""
 expect_completion "bash fish zsh " completion ""
 expect_completion "cache catalog " help ca

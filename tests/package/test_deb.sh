@@ -90,6 +90,7 @@ pass_note "binary (stripped), man pages and completions under /usr, owned by roo
 FLASHFIT_CACHE_DIR=$TMP/cache timeout 60 "$binary" doctor --python /usr/bin/python3 >"$TMP/doctor" 2>"$TMP/doctor.err" ||
   fail "installed flashfit doctor failed: $(cat "$TMP/doctor.err")"
 grep -q '^findings' "$TMP/doctor" || fail "installed doctor printed no findings: $(head "$TMP/doctor")"
+grep -q '^  flash-attn: ' "$TMP/doctor" || fail "installed doctor gave no answer line for flash-attn: $(tail "$TMP/doctor")"
 pages=0
 for page in "$TMP"/root/usr/share/man/man1/*.1.gz; do
   man --warnings -l "$page" >"$TMP/page" 2>"$TMP/page.err" || fail "man -l $(basename "$page") failed"

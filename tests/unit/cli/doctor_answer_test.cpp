@@ -1,0 +1,127 @@
+// doctor's answer per package (cli/doctor_answer): decided from facts, never
+// claiming an import that was not checked.
+#include "cli/doctor_answer.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace flashfit::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+install::ImportCheck import_result(bool ok) {
+  install::ImportCheck check;
+  check.torch_ok = true;
+  check.torch_version = "2.9.1";
+  check.modules.push_back({"flash_attn_2_cuda", ok, ok ? "" : "ImportError: undefined symbol"});
+  return check;
+}
+
+struct Fixture {
+  resolve::Candidate good, bad;
+  resolve::Resolution fits, none;
+  Fixture() {
+    good.filename = "flash_attn-2.8.3+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl";
+    good.source = "upstream";
+    bad.filename = "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl";
+    bad.source = "upstream";
+    resolve::Judged j;
+    j.candidate = &good;
+    fits.candidates = {j};
+    fits.selected = 0;
+    resolve::Judged r;
+    r.candidate = &bad;
+    r.reasons.push_back({resolve::ReasonCode::torch, "built for torch 2.8, not 2.9"});
+    none.candidates = {r};
+    none.suggestions.push_back({"version", "flash-attn 2.8.2 fits", std::string("flashfit x")});
+  }
+};
+
+TEST(DoctorAnswer, InstalledAndCheckedWorks) {
+  PackageFacts facts;
+  facts.package = "flash-attn";
+  facts.installed_version = "2.8.3";
+  facts.import_check = import_result(true);
+  PackageAnswer a = decide_answer(facts);
+  EXPECT_EQ(a.kind, AnswerKind::works);
+  EXPECT_EQ(a.importable, std::optional<bool>(true));
+  EXPECT_THAT(a.summary, HasSubstr("imports flash_attn_2_cuda"));
+}
+
+TEST(DoctorAnswer, InstalledButUncheckedNeverSaysImports) {
+  Fixture f;
+  PackageFacts facts;
+  facts.package = "flash-attn";
+  facts.installed_version = "2.8.3";
+  facts.import_skipped = "what-if flags describe another environment";
+  facts.resolution = &f.fits;
+  facts.install_command = "flashfit install flash-attn";
+  PackageAnswer a = decide_answer(facts);
+  EXPECT_EQ(a.kind, AnswerKind::fits);
+  EXPECT_EQ(a.importable, std::nullopt);
+  EXPECT_THAT(a.summary, HasSubstr("import not checked: what-if flags"));
+  EXPECT_THAT(a.summary, ::testing::Not(HasSubstr("imports")));
+}
+
+TEST(DoctorAnswer, AFailingImportIsANoteAndTheResolutionAnswers) {
+  Fixture f;
+  PackageFacts facts;
+  facts.package = "flash-attn";
+  facts.installed_version = "2.8.3";
+  facts.import_check = import_result(false);
+  facts.resolution = &f.fits;
+  facts.install_command = "flashfit install flash-attn";
+  PackageAnswer a = decide_answer(facts);
+  EXPECT_EQ(a.kind, AnswerKind::fits);
+  EXPECT_EQ(a.importable, std::optional<bool>(false));
+  EXPECT_THAT(a.summary, HasSubstr("its import fails"));
+  ASSERT_FALSE(a.notes.empty());
+  EXPECT_THAT(a.notes.front(), HasSubstr("undefined symbol"));
+  EXPECT_EQ(a.command, std::optional<std::string>("flashfit install flash-attn"));
+}
+
+TEST(DoctorAnswer, NothingFitsSaysWhyAndTheNextStep) {
+  Fixture f;
+  PackageFacts facts;
+  facts.package = "flash-attn";
+  facts.resolution = &f.none;
+  facts.install_command = "flashfit install flash-attn";
+  PackageAnswer a = decide_answer(facts);
+  EXPECT_EQ(a.kind, AnswerKind::none_fits);
+  EXPECT_THAT(a.summary, HasSubstr("not installed; no wheel fits"));
+  EXPECT_THAT(a.summary, HasSubstr("built for torch 2.8, not 2.9"));
+  EXPECT_THAT(a.summary, HasSubstr("next: [version] flash-attn 2.8.2 fits"));
+  EXPECT_EQ(a.command, std::optional<std::string>("flashfit x"));  // the suggestion's, not install
+  EXPECT_EQ(a.wheel, std::nullopt);
+}
+
+TEST(DoctorAnswer, NoCandidatesAndUnreachableSources) {
+  resolve::Resolution empty;
+  PackageFacts facts;
+  facts.package = "flash-attn";
+  facts.resolution = &empty;
+  facts.unreachable = {"upstream: unreachable: timeout"};
+  facts.offline_reason = "--offline";
+  PackageAnswer a = decide_answer(facts);
+  EXPECT_EQ(a.kind, AnswerKind::none_fits);
+  EXPECT_THAT(a.summary, HasSubstr("no wheel of it is offered"));
+  ASSERT_EQ(a.notes.size(), 2u);
+  EXPECT_THAT(a.notes[0], HasSubstr("network unavailable for upstream"));
+  EXPECT_THAT(a.notes[1], HasSubstr("--offline: no network source was consulted"));
+  EXPECT_EQ(a.command, std::nullopt);
+}
+
+TEST(DoctorAnswer, AResolveErrorIsUnknown) {
+  PackageFacts facts;
+  facts.package = "x";
+  facts.error = "no index answered";
+  PackageAnswer a = decide_answer(facts);
+  EXPECT_EQ(a.kind, AnswerKind::unknown);
+  EXPECT_THAT(a.summary, HasSubstr("could not be resolved: no index answered"));
+  EXPECT_EQ(answer_json({a})[0]["answer"], "unknown");
+  EXPECT_THAT(answer_text({a}), HasSubstr("  x: not installed; could not be resolved"));
+}
+
+}  // namespace
+}  // namespace flashfit::cli
