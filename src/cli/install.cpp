@@ -56,6 +56,27 @@ json attempt_json(const install::Attempt& a) {
   return out;
 }
 
+json plan_json(const install::InstallPlan& p) {
+  json candidates = json::array();
+  for (const install::PlannedCandidate& c : p.candidates) {
+    candidates.push_back({{"filename", c.filename},
+                          {"source", c.source},
+                          {"url", c.url},
+                          {"path", c.wheel_path ? json(c.wheel_path->string()) : json(nullptr)},
+                          {"sha256", c.sha256 ? json(*c.sha256) : json(nullptr)},
+                          {"installer_argv", c.installer_argv}});
+  }
+  return {{"interpreter", p.interpreter},
+          {"site_dirs", p.site_dirs},
+          {"installer", p.installer},
+          {"previous", p.previous ? json(*p.previous) : json(nullptr)},
+          {"backup_previous", p.backup_previous},
+          {"restore", p.restore},
+          {"uninstall_argv", p.uninstall_argv},
+          {"import_modules", p.import_modules},
+          {"candidates", candidates}};
+}
+
 std::string outcome_text(const install::InstallOutcome& o, bool dry_run) {
   std::string out;
   for (const install::Attempt& a : o.attempts) {
@@ -68,6 +89,7 @@ std::string outcome_text(const install::InstallOutcome& o, bool dry_run) {
     out += fmt::format("\ninstalled {}{}\n", a.filename,
                        o.previous ? fmt::format(" (replacing {})", *o.previous) : std::string());
   } else if (dry_run) {
+    if (o.plan && !o.attempts.empty()) out += "\n" + install::plan_text(*o.plan);
     out += o.attempts.empty() ? "\nnothing would be installed: no wheel fits.\n"
                               : "\n(dry run: nothing was changed)\n";
   } else {
@@ -251,6 +273,8 @@ util::Result<int> run_install(const InstallCliOptions& given) {
                    {"url", a.url},
                    {"sha256", a.sha256 ? json(*a.sha256) : json(nullptr)}};
     }
+    json plan = nullptr;
+    if (outcome.plan) plan = plan_json(*outcome.plan);
     json out{{"requirement", r.resolution.request.text},
              {"dry_run", options.dry_run},
              {"installer", outcome.installer},
@@ -259,6 +283,7 @@ util::Result<int> run_install(const InstallCliOptions& given) {
              {"restore", outcome.restore},
              {"torch_untouched", outcome.torch_untouched},
              {"attempts", attempts},
+             {"plan", plan},
              {"suggestions", suggestions},
              {"build", build_report},
              {"warnings", r.resolution.warnings}};

@@ -9,6 +9,7 @@
 #include "binary/wheel.hpp"
 #include "env/load_host.hpp"
 #include "install/cached_verdict.hpp"
+#include "install/install_plan.hpp"
 #include "install/installed.hpp"
 #include "install/restore_guard.hpp"
 #include "util/interrupt.hpp"
@@ -53,6 +54,7 @@ struct Workflow {
   store::WheelCache& cache;
   const InstallOptions& options;
   const Installer& installer;
+  const InstallPlan& plan;
   const std::optional<InstalledDist>& before;
   RestoreGuard& guard;
   InstallOutcome& outcome;
@@ -69,10 +71,9 @@ util::Result<void> try_candidates(const Workflow& w) {
     host.required_modules = {{w.recipe->name, w.recipe->binary_module}};
   const InstallOptions& options = w.options;
   const fs::path work = options.temp_dir;
-  for (const resolve::Judged& j : w.resolution.candidates) {
-    if ((!j.compatible() && !options.try_rejected) ||
-        w.outcome.attempts.size() >= options.max_attempts)
-      break;
+  // The plan holds the candidates to try, in order (already capped).
+  for (const PlannedCandidate& planned : w.plan.candidates) {
+    const resolve::Judged& j = *planned.judged;
     if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
     Attempt attempt{j.candidate->filename,
                     j.candidate->url,
@@ -231,16 +232,23 @@ util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resol
   std::vector<std::string> torch_before;
   if (environment.torch.package_dir.known()) torch_before = torch_fingerprint();
 
-  RestoreScope scope{package, interpreter.site_dirs, {}, interpreter.prefix};
-  for (const std::string& dir : {interpreter.purelib, interpreter.platlib}) {
-    if (!dir.empty() && std::find(scope.target_dirs.begin(), scope.target_dirs.end(),
-                                  fs::path(dir)) == scope.target_dirs.end()) {
-      scope.target_dirs.emplace_back(dir);
-    }
+  PlanInputs plan_inputs{&resolution,          recipe,  &interpreter,
+                         &*installer,          &before, options.max_attempts,
+                         options.try_rejected, {}};
+  // The cache's files for the bytes it already holds: their paths go into the plan.
+  for (const resolve::Judged& j : resolution.candidates) {
+    if (plan_inputs.cached.size() >= options.max_attempts) break;
+    if (!j.candidate->sha256) continue;
+    if (auto hit = cache.find_sha256(*j.candidate->sha256))
+      plan_inputs.cached.emplace(*j.candidate->sha256, hit->path);
   }
+  outcome.plan = plan_install(plan_inputs);
+
+  RestoreScope scope{package, interpreter.site_dirs, installer_target_dirs(interpreter),
+                     interpreter.prefix};
   RestoreGuard guard(std::move(scope), options.progress);
-  util::Result<void> tried = try_candidates(
-      {resolution, recipe, environment, cache, options, *installer, before, guard, outcome});
+  util::Result<void> tried = try_candidates({resolution, recipe, environment, cache, options,
+                                             *installer, *outcome.plan, before, guard, outcome});
   // Every way out of the attempts, errors and Ctrl-C included: put back what
   // was there before unless a new version was installed and proven.
   outcome.restore = guard.settle();

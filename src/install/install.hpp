@@ -14,6 +14,7 @@
 
 #include "env/environment.hpp"
 #include "install/import_check.hpp"
+#include "install/install_plan.hpp"
 #include "install/installer.hpp"
 #include "resolve/resolver.hpp"
 #include "store/wheel_cache.hpp"
@@ -53,7 +54,8 @@ struct InstallOutcome {
   std::optional<std::string> previous;   // version installed before, if any
   std::string
       restore;  // "", "restored 0.9", "removed (nothing was installed before)", or a failure
-  bool torch_untouched = true;  // torch's files are the same before and after
+  std::optional<InstallPlan> plan;  // what was planned (the dry run's answer)
+  bool torch_untouched = true;      // torch's files are the same before and after
   std::string torch_note;
 };
 
