@@ -59,6 +59,24 @@ struct InstallOutcome {
   std::string torch_note;
 };
 
+class InstallSteps;  // install/install_steps.hpp
+
+// What running a plan needs besides the plan.
+struct PlanRun {
+  const InstallPlan& plan;
+  const resolve::Recipe* recipe;
+  const env::Environment& environment;  // the interpreter (known), GPU presence
+  const Installer& installer;
+  const std::optional<InstalledDist>& before;  // what plan_install was told
+  const InstallOptions& options;
+};
+
+// Acts on `plan` through `steps`: fills outcome's attempts, installed and
+// restore. A RestoreGuard puts the environment back on every way out (an
+// error, Ctrl-C at any step, a failed uninstall); an error's message says
+// how the restore went.
+util::Result<void> run_plan(const PlanRun& run, InstallSteps& steps, InstallOutcome& outcome);
+
 // Runs the workflow over `resolution`'s compatible candidates (in order).
 util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resolution,
                                                 const resolve::Recipe* recipe,
