@@ -21,13 +21,13 @@ std::vector<fs::path> installer_target_dirs(const env::Interpreter& interpreter)
 
 namespace {
 
-// A local wheel's URL is its absolute path (resolve/candidate.hpp).
+// The installer is always given the cache's copy (a local wheel is copied in
+// first), so only a cache hit has its path known before the run.
 std::optional<fs::path> known_path(const resolve::Candidate& c,
                                    const std::map<std::string, fs::path>& cached) {
   if (c.sha256) {
     if (auto hit = cached.find(*c.sha256); hit != cached.end()) return hit->second;
   }
-  if (!c.url.empty() && c.url.front() == '/') return fs::path(c.url);
   return std::nullopt;
 }
 
@@ -109,12 +109,14 @@ std::string plan_text(const InstallPlan& plan) {
   for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
     const PlannedCandidate& c = plan.candidates[i];
     out += fmt::format("  {}. {}  [{}]\n", i + 1, c.filename, c.source);
-    out += fmt::format("     from:    {}\n", c.wheel_path ? c.wheel_path->string() : c.url);
-    out += fmt::format("     sha256:  {}\n",
-                       c.sha256 ? *c.sha256 : std::string("unknown (known once downloaded)"));
+    out += fmt::format("     from:    {}\n", c.url);
+    if (c.wheel_path) out += fmt::format("     cached:  {}\n", c.wheel_path->string());
+    out +=
+        fmt::format("     sha256:  {}\n",
+                    c.sha256 ? *c.sha256 : std::string("unknown (known once it is in the cache)"));
     out += fmt::format("     command: {}\n", command_line(c.installer_argv));
     if (!c.wheel_path)
-      out += "              (the last word becomes the cache's path once it is downloaded)\n";
+      out += "              (the last word becomes the cache's path once the wheel is in it)\n";
   }
   out += fmt::format("  import check: {}\n", plan.import_modules.empty()
                                                  ? std::string("the wheel's own modules")

@@ -21,8 +21,8 @@ struct PlannedCandidate {
   const resolve::Judged* judged = nullptr;  // owned by the Resolution
   std::string filename, url, source;
   std::optional<std::string> sha256;  // nullopt: unknown until the bytes are fetched
-  // The file the installer is given: a local wheel, or its cache entry when the
-  // cache already holds these bytes; nullopt: known only after the download.
+  // The file the installer is given, the cache's copy: known when the cache
+  // already holds these bytes; nullopt: known once it is fetched (or copied) in.
   std::optional<std::filesystem::path> wheel_path;
   // The exact installer command line; when wheel_path is unknown its last
   // word is a placeholder naming the cache entry to be made.

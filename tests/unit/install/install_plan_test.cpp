@@ -113,8 +113,8 @@ TEST(InstallPlan, TheExactInstallerArgvWithTheKnownPathOrAPlaceholder) {
   EXPECT_FALSE(plan.candidates[1].wheel_path);
   EXPECT_FALSE(plan.candidates[1].sha256);
   EXPECT_EQ(plan.candidates[1].installer_argv.back(), "<cache entry of ff-1.1-py3-none-any.whl>");
-  // A local wheel: its own path.
-  EXPECT_EQ(plan.candidates[2].wheel_path, fs::path("/wheels/ff-1.0-py3-none-any.whl"));
+  // A local wheel is copied into the cache first: the installer gets the copy.
+  EXPECT_FALSE(plan.candidates[2].wheel_path);
   EXPECT_EQ(plan.uninstall_argv, uninstall_argv(f.pip, "ff"));
 }
 
@@ -172,7 +172,8 @@ TEST(InstallPlan, TextNamesEverythingTheDryRunPromises) {
   for (const std::string& want :
        {std::string("interpreter:   /venv/bin/python"),
         std::string("site-packages: /venv/lib/python3.11/site-packages"),
-        std::string("from:    /cache/wheels/aa/ff-1.2-py3-none-any.whl"),
+        std::string("cached:  /cache/wheels/aa/ff-1.2-py3-none-any.whl"),
+        std::string("from:    /wheels/ff-1.0-py3-none-any.whl"),
         std::string("from:    http://127.0.0.1:1/ff-1.1-py3-none-any.whl"),
         std::string("sha256:  ") + std::string(64, 'a'), std::string("sha256:  unknown"),
         std::string("command: /venv/bin/python -m pip install --no-deps"),

@@ -39,6 +39,12 @@ enum class Failure {
   interrupted,  // Ctrl-C arrived during the step
 };
 
+std::string name_of(Step step, Failure failure) {
+  static const char* steps[] = {"fetch", "inspect", "backup", "installer", "import", "uninstall"};
+  static const char* failures[] = {"none", "error", "spawn", "interrupted"};
+  return std::string(steps[static_cast<int>(step)]) + "_" + failures[static_cast<int>(failure)];
+}
+
 // The world: a venv whose site-packages holds ff 0.9 (or nothing), and an
 // installer that really replaces its files, so the guard has real work to undo.
 struct World : InstallSteps {
@@ -285,7 +291,8 @@ INSTANTIATE_TEST_SUITE_P(
                     CandidateFailure{Step::inspect, Failure::error, "inspect"},
                     CandidateFailure{Step::inspect, Failure::spawn, "inspect"},
                     CandidateFailure{Step::installer, Failure::error, "install"},
-                    CandidateFailure{Step::import_check, Failure::error, "import"}));
+                    CandidateFailure{Step::import_check, Failure::error, "import"}),
+    [](const auto& p) { return name_of(p.param.step, p.param.failure); });
 
 // A failure that ends the run (Ctrl-C during a step, the installer or the
 // import check that cannot be started, a backup that cannot be made): an
@@ -342,7 +349,8 @@ INSTANTIATE_TEST_SUITE_P(
                     RunFailure{Step::installer, Failure::interrupted, util::ErrorKind::interrupted},
                     RunFailure{Step::import_check, Failure::spawn, util::ErrorKind::failed},
                     RunFailure{Step::import_check, Failure::interrupted,
-                               util::ErrorKind::interrupted}));
+                               util::ErrorKind::interrupted}),
+    [](const auto& p) { return name_of(p.param.step, p.param.failure); });
 
 // The backup step only runs when something was installed before.
 TEST(InstallRun, BackupFailureMattersOnlyWhenThereIsSomethingToBackUp) {
