@@ -157,8 +157,9 @@ util::Result<int> run_install(const InstallCliOptions& given) {
     request.cache_root = *cache_root;
     // The resolve probed the toolkit only if nothing was picked; a picked wheel
     // that failed its import leaves it unprobed, and preflight needs nvcc's facts.
+    // Probed once per command: never a second `nvcc --version`.
     env::Environment environment = first.environment;
-    environment.toolkit = env::probe_toolkit(first.probe.toolkit);
+    if (!first.toolkit_probed) environment.toolkit = env::probe_toolkit(first.probe.toolkit);
     if (options.toolkit) {
       auto chosen = choose_toolkit(*options.toolkit, first.probe, environment, options.json);
       if (!chosen) return tl::unexpected(chosen.error());

@@ -142,6 +142,7 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   if (!out->resolution.selected) {
     // Only now is the toolkit worth its `nvcc --version`: the build suggestion needs it.
     out->environment.toolkit = env::probe_toolkit(probe->toolkit);
+    out->toolkit_probed = true;
     out->resolution.suggestions = resolve::suggest(
         out->resolution, out->recipe, target, resolve::BuildOutlook{&out->environment.toolkit},
         command_context(out->environment, *options.environment));
