@@ -17,13 +17,15 @@ util::Result<store::CacheEntry> RealInstallSteps::fetch(const resolve::Candidate
 }
 
 util::Result<CachedVerdict> RealInstallSteps::inspect(store::CacheEntry& entry) {
-  binary::LoadHost host = env::load_host_for(environment_);
-  // The compiled module this package must carry comes from its recipe.
-  if (recipe_ && !recipe_->binary_module.empty())
-    host.required_modules = {{recipe_->name, recipe_->binary_module}};
+  if (!host_) {
+    host_ = env::load_host_for(environment_);
+    // The compiled module this package must carry comes from its recipe.
+    if (recipe_ && !recipe_->binary_module.empty())
+      host_->required_modules = {{recipe_->name, recipe_->binary_module}};
+  }
   // The cache is content-addressed: a verdict recorded for these bytes in
   // this same environment still holds, and re-reading 100+ MB proves nothing new.
-  return inspect_cached(cache_, entry, environment_, host, work_dir_);
+  return inspect_cached(cache_, entry, environment_, *host_, work_dir_);
 }
 
 util::Result<Backup> RealInstallSteps::backup(const InstalledDist& dist,

@@ -5,6 +5,7 @@
 // check. Production uses RealInstallSteps; the unit tests of the run and its
 // rollback use fakes that fail at each step (tests/unit/install).
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,7 @@ class RealInstallSteps final : public InstallSteps {
   const env::Environment& environment_;
   const resolve::Recipe* recipe_;
   std::filesystem::path work_dir_;
+  std::optional<binary::LoadHost> host_;  // read once (torch's libraries), at the first inspect
 };
 
 }  // namespace flashfit::install
