@@ -15,6 +15,7 @@
 #include "cli/colour.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/install_report.hpp"
 #include "cli/resolve_pipeline.hpp"
 #include "cli/resolve_report.hpp"
 #include "cli/uninstall.hpp"
@@ -38,50 +39,6 @@ struct InstallCliOptions {
   bool undo = false;  // --undo: put back what the last install replaced
   std::size_t max_attempts = 5;
 };
-
-json attempt_json(const install::Attempt& a) {
-  json out{{"filename", a.filename},
-           {"url", a.url},
-           {"source", a.source},
-           {"stage", a.stage},
-           {"ok", a.ok},
-           {"detail", a.detail},
-           {"sha256", a.sha256 ? json(*a.sha256) : json(nullptr)}};
-  if (a.import_check) {
-    json modules = json::array();
-    for (const auto& m : a.import_check->modules)
-      modules.push_back({{"module", m.module}, {"ok", m.ok}, {"error", m.error}});
-    out["import_check"] = {
-        {"torch", a.import_check->torch_ok ? json(a.import_check->torch_version) : json(nullptr)},
-        {"modules", modules},
-        {"gpu_test", a.import_check->gpu_test}};
-  }
-  return out;
-}
-
-std::string outcome_text(const install::InstallOutcome& o, bool dry_run) {
-  std::string out;
-  for (const install::Attempt& a : o.attempts) {
-    out += fmt::format("{} {}  [{}]\n     {}: {}\n",
-                       a.ok ? paint(Paint::good, "ok  ") : paint(Paint::bad, "FAIL"), a.filename,
-                       a.source, a.stage, a.detail);
-    if (a.import_check && a.ok) out += "     GPU check: " + a.import_check->gpu_test + "\n";
-  }
-  if (o.installed) {
-    const install::Attempt& a = o.attempts[*o.installed];
-    out += fmt::format("\ninstalled {}{}\n", a.filename,
-                       o.previous ? fmt::format(" (replacing {})", *o.previous) : std::string());
-  } else if (dry_run) {
-    out += o.attempts.empty() ? "\nnothing would be installed: no wheel fits.\n"
-                              : "\n(dry run: nothing was changed)\n";
-  } else {
-    out += "\nnothing was installed.";
-    if (!o.restore.empty()) out += " " + o.restore + ".";
-    out += "\n";
-  }
-  if (!o.torch_note.empty()) out += o.torch_note + ".\n";
-  return out;
-}
 
 // One pass of resolve + install (the second pass, after a source build, finds
 // the built wheel in the cache).
@@ -214,8 +171,9 @@ util::Result<int> run_install(const InstallCliOptions& given) {
     request.cache_root = *cache_root;
     // The resolve probed the toolkit only if nothing was picked; a picked wheel
     // that failed its import leaves it unprobed, and preflight needs nvcc's facts.
+    // Probed once per command: never a second `nvcc --version`.
     env::Environment environment = first.environment;
-    environment.toolkit = env::probe_toolkit(first.probe.toolkit);
+    if (!first.toolkit_probed) environment.toolkit = env::probe_toolkit(first.probe.toolkit);
     if (options.toolkit) {
       auto chosen = choose_toolkit(*options.toolkit, first.probe, environment, options.json);
       if (!chosen) return tl::unexpected(chosen.error());
@@ -266,6 +224,8 @@ util::Result<int> run_install(const InstallCliOptions& given) {
                    {"url", a.url},
                    {"sha256", a.sha256 ? json(*a.sha256) : json(nullptr)}};
     }
+    json plan = nullptr;
+    if (outcome.plan) plan = plan_json(*outcome.plan);
     json out{{"requirement", r.resolution.request.text},
              {"dry_run", options.dry_run},
              {"installer", outcome.installer},
@@ -274,6 +234,7 @@ util::Result<int> run_install(const InstallCliOptions& given) {
              {"restore", outcome.restore},
              {"torch_untouched", outcome.torch_untouched},
              {"attempts", attempts},
+             {"plan", plan},
              {"suggestions", suggestions},
              {"build", build_report},
              {"warnings", r.resolution.warnings}};

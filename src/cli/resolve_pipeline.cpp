@@ -145,6 +145,7 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
     // Only now is the toolkit worth its `nvcc --version`: the build suggestion needs it.
     // doctor's probe includes the toolkit already.
     if (!options.probed) out->environment.toolkit = env::probe_toolkit(probe->toolkit);
+    out->toolkit_probed = true;
     out->resolution.suggestions = resolve::suggest(
         out->resolution, out->recipe, target, resolve::BuildOutlook{&out->environment.toolkit},
         command_context(out->environment, *options.environment));

@@ -20,6 +20,9 @@ struct Resolved {
   const resolve::Recipe* recipe = nullptr;  // into book
   env::Environment environment;
   env::ProbeOptions probe;
+  // environment.toolkit was probed (only when nothing fit): a later step that
+  // needs it (install's hand-over to build) probes it only when this is false.
+  bool toolkit_probed = false;
   std::vector<resolve::SourceReport> sources;
   resolve::Resolution resolution;
   // The config file's settings that changed the answer (resolve names them).

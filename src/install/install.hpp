@@ -15,6 +15,7 @@
 #include "env/environment.hpp"
 #include "install/import_check.hpp"
 #include "install/installed.hpp"
+#include "install/install_plan.hpp"
 #include "install/installer.hpp"
 #include "resolve/resolver.hpp"
 #include "store/wheel_cache.hpp"
@@ -58,9 +59,28 @@ struct InstallOutcome {
       restore;  // "", "restored 0.9", "removed (nothing was installed before)", or a failure
   // With keep_replaced: the backup of the version this install replaced; the caller owns it.
   std::optional<Backup> replaced;
-  bool torch_untouched = true;  // torch's files are the same before and after
+  std::optional<InstallPlan> plan;  // what was planned (the dry run's answer)
+  bool torch_untouched = true;      // torch's files are the same before and after
   std::string torch_note;
 };
+
+class InstallSteps;  // install/install_steps.hpp
+
+// What running a plan needs besides the plan.
+struct PlanRun {
+  const InstallPlan& plan;
+  const resolve::Recipe* recipe;
+  const env::Environment& environment;  // the interpreter (known), GPU presence
+  const Installer& installer;
+  const std::optional<InstalledDist>& before;  // what plan_install was told
+  const InstallOptions& options;
+};
+
+// Acts on `plan` through `steps`: fills outcome's attempts, installed and
+// restore. A RestoreGuard puts the environment back on every way out (an
+// error, Ctrl-C at any step, a failed uninstall); an error's message says
+// how the restore went.
+util::Result<void> run_plan(const PlanRun& run, InstallSteps& steps, InstallOutcome& outcome);
 
 // Runs the workflow over `resolution`'s compatible candidates (in order).
 util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resolution,

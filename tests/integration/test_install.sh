@@ -117,7 +117,19 @@ pass_note "import failure rolled back, previous version restored"
 ff install ffinst --python "$PY" --index-url "$INDEX" --dry-run
 expect_rc 0 "--dry-run"
 expect_out_contains "dry run"
+# The plan (issue 19 item 8): the target interpreter, its site-packages, the
+# installer's exact command line, what is backed up and how it is restored.
+expect_out_contains "interpreter:   $("$PY" -c 'import sys; print(sys.executable)')"
+expect_out_contains "site-packages: $("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+expect_out_contains "command: "
+expect_out_contains "install --no-deps"
+expect_out_contains "installed now: ffinst 0.9"
+grep -qE '^ +sha256: +([0-9a-f]{64}|unknown)' "$TMP/out" || fail "the dry run names no sha256 (nor says it is unknown)"
 [[ $(installed_version) == "0.9" ]] || fail "--dry-run changed the environment"
+ff install ffinst --python "$PY" --index-url "$INDEX" --dry-run --json
+expect_rc 0 "--dry-run --json"
+[[ $(json_field "$TMP/out" 'd["plan"]["candidates"][0]["installer_argv"][-1].endswith((".whl", ".whl>"))') == True ]] ||
+  fail "the JSON plan holds no installer argv for the wheel"
 
 # --- what-if flags describe another environment: a dry run, said on stderr ---------
 # (issue 13 item 5: they used to fetch, install and build into this interpreter.)
