@@ -28,6 +28,7 @@ using nlohmann::json;
 struct PublishCliOptions {
   std::string to;
   std::optional<std::string> list;
+  std::optional<std::string> endpoint_url;
   std::vector<std::string> inputs;
   std::optional<std::string> for_torch;
   std::optional<int> torch_abi;
@@ -83,8 +84,9 @@ std::string env_pages_text(const std::vector<workflow::EnvPage>& pages) {
   return out;
 }
 
-util::Result<int> run_list(const std::string& target, bool as_json) {
-  auto tree = workflow::list_published(target);
+util::Result<int> run_list(const std::string& target, const std::optional<std::string>& endpoint,
+                           bool as_json) {
+  auto tree = workflow::list_published(target, endpoint);
   if (!tree) return tl::unexpected(tree.error());
   if (as_json) {
     json wheels = json::array();
@@ -110,10 +112,10 @@ util::Result<int> run_list(const std::string& target, bool as_json) {
 }
 
 util::Result<int> run_publish(const PublishCliOptions& options) {
-  if (options.list) return run_list(*options.list, options.json);
+  if (options.list) return run_list(*options.list, options.endpoint_url, options.json);
   if (options.to.empty()) {
     return util::fail(util::ErrorKind::usage, "no target", "publish",
-                      "give --to DIR|file:///DIR, or --list TARGET");
+                      "give --to DIR|file:///DIR|s3://BUCKET/PREFIX, or --list TARGET");
   }
   if (options.inputs.empty()) {
     return util::fail(util::ErrorKind::usage, "nothing to publish", "publish",
@@ -121,6 +123,7 @@ util::Result<int> run_publish(const PublishCliOptions& options) {
   }
   workflow::PublishRequest request;
   request.target = options.to;
+  request.endpoint_url = options.endpoint_url;
   for (const auto& input : options.inputs) request.inputs.emplace_back(input);
   request.options.replace = options.replace;
   if (options.torch_abi && !options.for_torch) {
@@ -180,7 +183,11 @@ Runner define_publish(CLI::App& app) {
   auto options = std::make_shared<PublishCliOptions>();
   app.add_option("inputs", options->inputs, "Wheels, or directories of wheels, to publish")
       ->type_name("WHEEL|DIR");
-  app.add_option("--to", options->to, "Where: a directory or file:///DIR")->type_name("TARGET");
+  app.add_option("--to", options->to, "Where: a directory, file:///DIR or s3://BUCKET/PREFIX")
+      ->type_name("TARGET");
+  app.add_option("--endpoint-url", options->endpoint_url,
+                 "s3:// only: the S3 endpoint (else AWS_ENDPOINT_URL, else AWS)")
+      ->type_name("URL");
   app.add_option("--list", options->list, "Show what TARGET holds, per environment page")
       ->type_name("TARGET");
   app.add_option(

@@ -107,16 +107,39 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
   }
   if (report.plan.uploads.empty() && !tree->wheels.empty())
     return report;  // nothing changed: a no-op
-  say(progress, fmt::format("writing {} pages", report.plan.pages.size()));
-  for (const auto& page : report.plan.pages) {
-    auto put = target.put_bytes(page.path, page.content);
-    if (!put) return tl::unexpected(std::move(put.error()).with_context(page.path));
+  if (!target.relist_pages()) {
+    say(progress, fmt::format("writing {} pages", report.plan.pages.size()));
+    for (const auto& page : report.plan.pages) {
+      auto put = target.put_bytes(page.path, page.content);
+      if (!put) return tl::unexpected(std::move(put.error()).with_context(page.path));
+    }
+    return report;
+  }
+  // No exclusive lock (S3): pages from a fresh listing, written after every
+  // file they name; written again (bounded) while the listing still changes,
+  // so of two publishers the later one's pages name both sets of wheels.
+  std::vector<std::string> last_listing;
+  for (int round = 0; round < 5; ++round) {
+    auto listing = target.list("files");
+    if (!listing) return tl::unexpected(listing.error());
+    if (round > 0 && *listing == last_listing) break;
+    last_listing = std::move(*listing);
+    auto fresh = read_tree(target);
+    if (!fresh) return tl::unexpected(fresh.error());
+    PublishPlan pages;
+    plan_pages(fresh->wheels, pages);
+    say(progress, fmt::format("writing {} pages", pages.pages.size()));
+    for (const auto& page : pages.pages) {
+      auto put = target.put_bytes(page.path, page.content);
+      if (!put) return tl::unexpected(std::move(put.error()).with_context(page.path));
+    }
+    report.plan.pages = std::move(pages.pages);
   }
   return report;
 }
 
 util::Result<PublishReport> publish(const PublishRequest& request) {
-  auto target = open_target(request.target);
+  auto target = open_target(request.target, request.endpoint_url);
   if (!target) return tl::unexpected(target.error());
   auto wheels = expand_inputs(request.inputs);
   if (!wheels) return tl::unexpected(wheels.error());
@@ -138,8 +161,9 @@ util::Result<PublishReport> publish(const PublishRequest& request) {
   return report;
 }
 
-util::Result<PublishedTree> list_published(std::string_view target) {
-  auto opened = open_target(target);
+util::Result<PublishedTree> list_published(std::string_view target,
+                                           std::optional<std::string> endpoint_url) {
+  auto opened = open_target(target, std::move(endpoint_url));
   if (!opened) return tl::unexpected(opened.error());
   return read_tree(**opened);
 }

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,7 +18,8 @@
 namespace flashfit::workflow {
 
 struct PublishRequest {
-  std::string target;                         // directory, file:///path
+  std::string target;                         // directory, file:///path, s3://BUCKET/PREFIX
+  std::optional<std::string> endpoint_url;    // s3:// only: --endpoint-url
   std::vector<std::filesystem::path> inputs;  // wheels, or directories of wheels
   PublishOptions options;
   bool dry_run = false;                            // plan only
@@ -47,7 +49,8 @@ struct PublishedTree {
   std::vector<EnvPage> env_pages;
   std::vector<std::string> problems;  // records that could not be read
 };
-util::Result<PublishedTree> list_published(std::string_view target);
+util::Result<PublishedTree> list_published(std::string_view target,
+                                           std::optional<std::string> endpoint_url = std::nullopt);
 util::Result<PublishedTree> read_tree(PublishTarget& target);
 
 }  // namespace flashfit::workflow

@@ -120,14 +120,12 @@ std::unique_ptr<PublishTarget> directory_target(std::filesystem::path root) {
   return std::make_unique<DirectoryTarget>(std::move(root));
 }
 
-util::Result<std::unique_ptr<PublishTarget>> open_target(std::string_view target) {
+util::Result<std::unique_ptr<PublishTarget>> open_target(std::string_view target,
+                                                         std::optional<std::string> endpoint_url) {
   if (target.empty())
     return util::fail(util::ErrorKind::usage, "no target", "--to",
                       "give a directory or file:///path");
-  if (target.rfind("s3://", 0) == 0) {
-    return util::fail(util::ErrorKind::usage, "s3:// targets are not implemented yet",
-                      std::string(target), "publish to a directory and sync it (docs/publish.md)");
-  }
+  if (target.rfind("s3://", 0) == 0) return s3_target(target, std::move(endpoint_url));
   if (target.rfind("file://", 0) == 0) {
     const std::string_view rest = target.substr(7);
     if (rest.empty() || rest.front() != '/') {
@@ -143,7 +141,7 @@ util::Result<std::unique_ptr<PublishTarget>> open_target(std::string_view target
   }
   if (target.find("://") != std::string_view::npos) {
     return util::fail(util::ErrorKind::usage, "unsupported target scheme", std::string(target),
-                      "give a directory or file:///path");
+                      "give a directory, file:///path or s3://BUCKET/PREFIX");
   }
   return directory_target(std::filesystem::absolute(std::filesystem::path(target)));
 }
