@@ -29,6 +29,8 @@ struct PublishCliOptions {
   std::string to;
   std::optional<std::string> list;
   std::optional<std::string> endpoint_url;
+  std::vector<std::string> from_cache;  // --from-cache [SPEC]: at most one value
+  bool from_cache_given = false;
   std::vector<std::string> inputs;
   std::optional<std::string> for_torch;
   std::optional<int> torch_abi;
@@ -117,14 +119,22 @@ util::Result<int> run_publish(const PublishCliOptions& options) {
     return util::fail(util::ErrorKind::usage, "no target", "publish",
                       "give --to DIR|file:///DIR|s3://BUCKET/PREFIX, or --list TARGET");
   }
-  if (options.inputs.empty()) {
+  if (options.inputs.empty() && !options.from_cache_given) {
     return util::fail(util::ErrorKind::usage, "nothing to publish", "publish",
-                      "name wheels or directories of wheels");
+                      "name wheels or directories of wheels, or --from-cache [SPEC]");
   }
   workflow::PublishRequest request;
   request.target = options.to;
   request.endpoint_url = options.endpoint_url;
   for (const auto& input : options.inputs) request.inputs.emplace_back(input);
+  if (options.from_cache_given) {
+    auto root = util::cache_root();
+    if (!root)
+      return util::fail(util::ErrorKind::usage, "no cache directory", "--from-cache",
+                        "set FLASHFIT_CACHE_DIR, XDG_CACHE_HOME or HOME");
+    request.from_cache = options.from_cache.empty() ? std::string() : options.from_cache.front();
+    request.cache_root = *root;
+  }
   request.options.replace = options.replace;
   if (options.torch_abi && !options.for_torch) {
     return util::fail(util::ErrorKind::usage, "--torch-cxx11-abi needs --for-torch", "publish");
@@ -185,6 +195,11 @@ Runner define_publish(CLI::App& app) {
       ->type_name("WHEEL|DIR");
   app.add_option("--to", options->to, "Where: a directory, file:///DIR or s3://BUCKET/PREFIX")
       ->type_name("TARGET");
+  CLI::Option* from_cache =
+      app.add_option("--from-cache", options->from_cache,
+                     "Also publish the wheels in flashfit's cache (SPEC: NAME or NAME==VERSION)")
+          ->expected(0, 1)
+          ->type_name("[SPEC]");
   app.add_option("--endpoint-url", options->endpoint_url,
                  "s3:// only: the S3 endpoint (else AWS_ENDPOINT_URL, else AWS)")
       ->type_name("URL");
@@ -203,7 +218,10 @@ Runner define_publish(CLI::App& app) {
                "Overwrite a published file of the same name with other bytes");
   app.add_flag("--dry-run", options->dry_run, "Plan and print, write nothing");
   app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");
-  return [options]() { return run_publish(*options); };
+  return [options, from_cache]() {
+    options->from_cache_given = from_cache->count() > 0;
+    return run_publish(*options);
+  };
 }
 
 }  // namespace flashfit::cli

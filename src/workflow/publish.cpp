@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "util/strings.hpp"
+#include "workflow/publish_cache.hpp"
 #include "workflow/publish_inspect.hpp"
 #include "workflow/publish_pages.hpp"
 #include "workflow/publish_plan.hpp"
@@ -141,14 +142,24 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
 util::Result<PublishReport> publish(const PublishRequest& request) {
   auto target = open_target(request.target, request.endpoint_url);
   if (!target) return tl::unexpected(target.error());
-  auto wheels = expand_inputs(request.inputs);
-  if (!wheels) return tl::unexpected(wheels.error());
+  std::vector<fs::path> named;
+  if (!request.inputs.empty() || !request.from_cache) {
+    auto wheels = expand_inputs(request.inputs);
+    if (!wheels) return tl::unexpected(wheels.error());
+    named = std::move(*wheels);
+  }
   // An unusable target fails now, not after minutes of inspection.
   if (!request.dry_run) {
     if (auto usable = (*target)->lock(); !usable) return tl::unexpected(usable.error());
   }
   std::vector<PublishCandidate> candidates;
-  for (const auto& wheel : *wheels) {
+  if (request.from_cache) {
+    auto cached = cache_candidates(request.cache_root, *request.from_cache, request.temp_dir,
+                                   request.progress);
+    if (!cached) return tl::unexpected(cached.error());
+    candidates = std::move(*cached);
+  }
+  for (const auto& wheel : named) {
     say(request.progress, fmt::format("inspecting {}", wheel.filename().string()));
     candidates.push_back(inspect_for_publish(wheel, request.temp_dir));
   }

@@ -21,6 +21,9 @@ struct PublishRequest {
   std::string target;                         // directory, file:///path, s3://BUCKET/PREFIX
   std::optional<std::string> endpoint_url;    // s3:// only: --endpoint-url
   std::vector<std::filesystem::path> inputs;  // wheels, or directories of wheels
+  // --from-cache [SPEC]: also the cache's wheels ("" = all), from `cache_root`.
+  std::optional<std::string> from_cache;
+  std::filesystem::path cache_root;
   PublishOptions options;
   bool dry_run = false;                            // plan only
   std::filesystem::path temp_dir;                  // for inspection (modules are extracted)
