@@ -147,3 +147,16 @@ for name in ("alpha", "beta", "ffext-abi1"):
         assert hashlib.sha256(data).hexdigest() == digest, href
 PY
 pass_note "two concurrent publishers to one prefix: every wheel on the index, every link's sha256 right"
+
+# --- --from-cache: the cache's wheels, their entries as the variant facts ---
+ff cache add "$WHEEL1"
+expect_rc 0 "cache add ffext_abi1"
+ff publish --to "$TMP/fromcache" --from-cache ffext_abi1
+expect_rc 0 "publish --from-cache ffext_abi1"
+expect_out_contains "published: $(basename "$WHEEL1")"
+[[ $(json_field "$TMP/fromcache/files/$(basename "$WHEEL1").variant.json" 'd["source"]') == cache ]] ||
+  fail "the variant record does not say the wheel came from the cache"
+ff publish --to "$TMP/fromcache" --from-cache nosuchpackage
+expect_clean_error 2 "publish --from-cache with a spec nothing in the cache matches"
+expect_err_contains "no wheel in the cache matches"
+pass_note "--from-cache publishes the cache's wheel with source=cache; an unmatched spec is a clear error"
