@@ -16,6 +16,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/publish_built.hpp"
 #include "util/paths.hpp"
 #include "workflow/publish_fit.hpp"
 
@@ -113,6 +114,43 @@ util::Result<int> run_list(const std::string& target, const std::optional<std::s
   return 0;
 }
 
+// The report as text or --json; 1 when some wheel was refused.
+int write_report(const workflow::PublishReport& report, bool as_json) {
+  const auto& plan = report.plan;
+  const int status = plan.refused.empty() ? 0 : 1;
+  if (as_json) {
+    json uploaded = json::array();
+    for (const auto& up : plan.uploads) uploaded.push_back(wheel_json(up.facts));
+    json refused = json::array();
+    for (const auto& r : plan.refused)
+      refused.push_back({{"filename", r.filename}, {"reason", r.reason}});
+    json pages = json::array();
+    for (const auto& p : plan.pages) pages.push_back(p.path);
+    write_stdout(json{{"target", report.target},
+                      {"dry_run", report.dry_run},
+                      {"published", uploaded},
+                      {"unchanged", plan.unchanged},
+                      {"refused", refused},
+                      {"pages", pages},
+                      {"env_pages", env_pages_json(plan.env_pages)}}
+                     .dump(2) +
+                 "\n");
+    return status;
+  }
+  std::string out;
+  const char* verb = report.dry_run ? "would publish" : "published";
+  for (const auto& up : plan.uploads) out += fmt::format("{}: {}\n", verb, up.facts.filename);
+  for (const auto& u : plan.unchanged)
+    out += fmt::format("unchanged: {} (already published, same sha256)\n", u);
+  for (const auto& r : plan.refused) out += fmt::format("refused: {}: {}\n", r.filename, r.reason);
+  out += fmt::format("{}: simple index at simple/ ({} pages)\n", report.target, plan.pages.size());
+  if (!plan.env_pages.empty())
+    out += "Environment pages (pip install --find-links <target>/<page>):\n";
+  out += env_pages_text(plan.env_pages);
+  write_stdout(out);
+  return status;
+}
+
 util::Result<int> run_publish(const PublishCliOptions& options) {
   if (options.list) return run_list(*options.list, options.endpoint_url, options.json);
   if (options.to.empty()) {
@@ -152,42 +190,21 @@ util::Result<int> run_publish(const PublishCliOptions& options) {
     request.progress = [](std::string_view line) { fmt::print(stderr, "{}\n", line); };
   auto report = workflow::publish(request);
   if (!report) return tl::unexpected(report.error());
-  const auto& plan = report->plan;
-  const int status = plan.refused.empty() ? 0 : 1;
-  if (options.json) {
-    json uploaded = json::array();
-    for (const auto& up : plan.uploads) uploaded.push_back(wheel_json(up.facts));
-    json refused = json::array();
-    for (const auto& r : plan.refused)
-      refused.push_back({{"filename", r.filename}, {"reason", r.reason}});
-    json pages = json::array();
-    for (const auto& p : plan.pages) pages.push_back(p.path);
-    write_stdout(json{{"target", report->target},
-                      {"dry_run", report->dry_run},
-                      {"published", uploaded},
-                      {"unchanged", plan.unchanged},
-                      {"refused", refused},
-                      {"pages", pages},
-                      {"env_pages", env_pages_json(plan.env_pages)}}
-                     .dump(2) +
-                 "\n");
-    return status;
-  }
-  std::string out;
-  const char* verb = report->dry_run ? "would publish" : "published";
-  for (const auto& up : plan.uploads) out += fmt::format("{}: {}\n", verb, up.facts.filename);
-  for (const auto& u : plan.unchanged)
-    out += fmt::format("unchanged: {} (already published, same sha256)\n", u);
-  for (const auto& r : plan.refused) out += fmt::format("refused: {}: {}\n", r.filename, r.reason);
-  out += fmt::format("{}: simple index at simple/ ({} pages)\n", report->target, plan.pages.size());
-  if (!plan.env_pages.empty())
-    out += "Environment pages (pip install --find-links <target>/<page>):\n";
-  out += env_pages_text(plan.env_pages);
-  write_stdout(out);
-  return status;
+  return write_report(*report, options.json);
 }
 
 }  // namespace
+
+util::Result<int> publish_built_wheel(const store::CacheEntry& built, const std::string& target,
+                                      bool as_json) {
+  std::function<void(std::string_view)> progress;
+  if (!as_json) progress = [](std::string_view line) { fmt::print(stderr, "{}\n", line); };
+  auto report = workflow::publish_built(built, target, wheel_extraction_dir(), progress);
+  if (!report) return tl::unexpected(report.error());
+  // --json: the build's JSON is the one document on stdout; the status says it.
+  if (as_json) return report->plan.refused.empty() ? 0 : 1;
+  return write_report(*report, false);
+}
 
 Runner define_publish(CLI::App& app) {
   auto options = std::make_shared<PublishCliOptions>();

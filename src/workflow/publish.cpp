@@ -172,6 +172,20 @@ util::Result<PublishReport> publish(const PublishRequest& request) {
   return report;
 }
 
+util::Result<PublishReport> publish_built(const store::CacheEntry& built, const std::string& target,
+                                          const std::filesystem::path& temp_dir,
+                                          const std::function<void(std::string_view)>& progress) {
+  auto opened = open_target(target);
+  if (!opened) return tl::unexpected(opened.error());
+  say(progress, fmt::format("inspecting {} (built)", built.filename));
+  std::vector<PublishCandidate> candidates{inspect_for_publish(built.path, temp_dir)};
+  apply_cache_entry(built, candidates.front());
+  auto report = publish_to(**opened, candidates, PublishOptions{}, false, progress);
+  std::error_code ec;
+  if (!candidates.front().owned_dir.empty()) fs::remove_all(candidates.front().owned_dir, ec);
+  return report;
+}
+
 util::Result<PublishedTree> list_published(std::string_view target,
                                            std::optional<std::string> endpoint_url) {
   auto opened = open_target(target, std::move(endpoint_url));

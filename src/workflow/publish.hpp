@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "store/wheel_cache.hpp"
 #include "util/error.hpp"
 #include "workflow/publish_target.hpp"
 #include "workflow/publish_types.hpp"
@@ -44,6 +45,13 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
                                        const std::vector<PublishCandidate>& candidates,
                                        const PublishOptions& options, bool dry_run,
                                        const std::function<void(std::string_view)>& progress);
+
+// `flashfit build --publish TARGET`: the wheel a build just put in the cache,
+// its entry (the build's record) as its variant facts, published like
+// --from-cache does. A refused wheel is a report with a refusal, not an error.
+util::Result<PublishReport> publish_built(const store::CacheEntry& built, const std::string& target,
+                                          const std::filesystem::path& temp_dir,
+                                          const std::function<void(std::string_view)>& progress);
 
 // What a target holds: every variant record, and the env pages rebuilt from them.
 struct PublishedTree {
