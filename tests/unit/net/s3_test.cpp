@@ -1,9 +1,9 @@
 // net::parse_s3_target: the s3:// URL, endpoint, region and credentials
 // (pure, from given values; the transfers are tested against s3rver in
 // tests/integration/test_publish_s3.sh).
-#include <gtest/gtest.h>
-
 #include "net/s3.hpp"
+
+#include <gtest/gtest.h>
 
 namespace flashfit::net {
 namespace {

@@ -1,8 +1,8 @@
 // workflow::apply_cache_entry and cache_entry_matches: a cache entry's
 // variant facts (a build's record) laid over what a wheel's bytes said.
-#include <gtest/gtest.h>
-
 #include "workflow/publish_cache.hpp"
+
+#include <gtest/gtest.h>
 
 namespace flashfit::workflow {
 namespace {
