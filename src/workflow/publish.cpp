@@ -106,6 +106,8 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
     auto record = target.put_bytes(sidecar_path(up.facts.filename), up.sidecar);
     if (!record) return tl::unexpected(std::move(record.error()).with_context(up.facts.filename));
   }
+  // One fsync per directory the files went into, before any page names them.
+  if (auto flushed = target.flush(); !flushed) return tl::unexpected(flushed.error());
   if (report.plan.uploads.empty() && !tree->wheels.empty())
     return report;  // nothing changed: a no-op
   if (!target.relist_pages()) {
@@ -114,6 +116,7 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
       auto put = target.put_bytes(page.path, page.content);
       if (!put) return tl::unexpected(std::move(put.error()).with_context(page.path));
     }
+    if (auto flushed = target.flush(); !flushed) return tl::unexpected(flushed.error());
     return report;
   }
   // No exclusive lock (S3): pages from a fresh listing, written after every

@@ -35,6 +35,10 @@ class PublishTarget {
   // True where the lock does not exclude other publishers (S3): the pages are
   // then rebuilt from a fresh listing after the files are up, so publishers converge.
   virtual bool relist_pages() const { return false; }
+  // Makes every put so far durable (a directory target fsyncs each directory
+  // it renamed files into, once); publish_to calls it before the pages, so a
+  // page never survives a crash that the files it names did not.
+  virtual util::Result<void> flush() { return {}; }
 };
 
 // A directory: temp file in the same directory, fsync, rename; the lock is
