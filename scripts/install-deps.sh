@@ -55,3 +55,9 @@ for script in "$(dirname "$0")"/pydeps/*.sh; do
   [ -e "$script" ] || continue
   "$script"
 done
+
+# What the tests need from npm (pinned, into the git-ignored .npmdeps/): s3rver for publish --to s3://.
+for script in "$(dirname "$0")"/npm/*.sh; do
+  [ -e "$script" ] || continue
+  "$script"
+done

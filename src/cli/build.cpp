@@ -15,6 +15,7 @@
 #include "cli/build_report.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/publish_built.hpp"
 #include "cli/source_flags.hpp"
 #include "cli/what_if_flags.hpp"
 #include "net/progress.hpp"
@@ -34,6 +35,7 @@ struct BuildCliOptions {
   std::optional<unsigned> threads;
   std::optional<std::string> memory_budget;
   std::optional<std::string> toolkit;
+  std::optional<std::string> publish;  // --publish TARGET
   bool keep_temp = false;
   bool dry_run = false;
   bool no_governor = false;
@@ -125,6 +127,8 @@ util::Result<int> run_build_cli(const BuildCliOptions& options) {
   } else {
     write_stdout(build_outcome_text(*outcome));
   }
+  if (options.publish && outcome->ok && outcome->wheel)
+    return publish_built_wheel(outcome->wheel->entry, *options.publish, options.json);
   return outcome->ok ? 0 : 1;
 }
 
@@ -249,6 +253,10 @@ Runner define_build(CLI::App& app) {
          "CUDA major, else torch's CUDA assembled from PyPI's nvidia-cuda-nvcc wheels into the "
          "cache), pypi (always assembled), machine, or a CUDA_HOME path; default: the machine's")
       ->type_name("auto|pypi|machine|PATH");
+  app.add_option("--publish", options->publish,
+                 "Publish the built wheel to TARGET (a directory, file:///DIR or "
+                 "s3://BUCKET/PREFIX; docs/publish.md)")
+      ->type_name("TARGET");
   app.add_flag("--keep-temp", options->keep_temp,
                "Keep the temp dir (source, build tree, wheel) for a look");
   app.add_flag("--dry-run", options->dry_run, "Show the plan and preflight; build nothing");

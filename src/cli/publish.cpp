@@ -16,6 +16,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/publish_built.hpp"
 #include "util/paths.hpp"
 #include "workflow/publish_fit.hpp"
 
@@ -28,6 +29,9 @@ using nlohmann::json;
 struct PublishCliOptions {
   std::string to;
   std::optional<std::string> list;
+  std::optional<std::string> endpoint_url;
+  std::vector<std::string> from_cache;  // --from-cache [SPEC]: at most one value
+  bool from_cache_given = false;
   std::vector<std::string> inputs;
   std::optional<std::string> for_torch;
   std::optional<int> torch_abi;
@@ -83,8 +87,9 @@ std::string env_pages_text(const std::vector<workflow::EnvPage>& pages) {
   return out;
 }
 
-util::Result<int> run_list(const std::string& target, bool as_json) {
-  auto tree = workflow::list_published(target);
+util::Result<int> run_list(const std::string& target, const std::optional<std::string>& endpoint,
+                           bool as_json) {
+  auto tree = workflow::list_published(target, endpoint);
   if (!tree) return tl::unexpected(tree.error());
   if (as_json) {
     json wheels = json::array();
@@ -109,19 +114,65 @@ util::Result<int> run_list(const std::string& target, bool as_json) {
   return 0;
 }
 
+// The report as text or --json; 1 when some wheel was refused.
+int write_report(const workflow::PublishReport& report, bool as_json) {
+  const auto& plan = report.plan;
+  const int status = plan.refused.empty() ? 0 : 1;
+  if (as_json) {
+    json uploaded = json::array();
+    for (const auto& up : plan.uploads) uploaded.push_back(wheel_json(up.facts));
+    json refused = json::array();
+    for (const auto& r : plan.refused)
+      refused.push_back({{"filename", r.filename}, {"reason", r.reason}});
+    json pages = json::array();
+    for (const auto& p : plan.pages) pages.push_back(p.path);
+    write_stdout(json{{"target", report.target},
+                      {"dry_run", report.dry_run},
+                      {"published", uploaded},
+                      {"unchanged", plan.unchanged},
+                      {"refused", refused},
+                      {"pages", pages},
+                      {"env_pages", env_pages_json(plan.env_pages)}}
+                     .dump(2) +
+                 "\n");
+    return status;
+  }
+  std::string out;
+  const char* verb = report.dry_run ? "would publish" : "published";
+  for (const auto& up : plan.uploads) out += fmt::format("{}: {}\n", verb, up.facts.filename);
+  for (const auto& u : plan.unchanged)
+    out += fmt::format("unchanged: {} (already published, same sha256)\n", u);
+  for (const auto& r : plan.refused) out += fmt::format("refused: {}: {}\n", r.filename, r.reason);
+  out += fmt::format("{}: simple index at simple/ ({} pages)\n", report.target, plan.pages.size());
+  if (!plan.env_pages.empty())
+    out += "Environment pages (pip install --find-links <target>/<page>):\n";
+  out += env_pages_text(plan.env_pages);
+  write_stdout(out);
+  return status;
+}
+
 util::Result<int> run_publish(const PublishCliOptions& options) {
-  if (options.list) return run_list(*options.list, options.json);
+  if (options.list) return run_list(*options.list, options.endpoint_url, options.json);
   if (options.to.empty()) {
     return util::fail(util::ErrorKind::usage, "no target", "publish",
-                      "give --to DIR|file:///DIR, or --list TARGET");
+                      "give --to DIR|file:///DIR|s3://BUCKET/PREFIX, or --list TARGET");
   }
-  if (options.inputs.empty()) {
+  if (options.inputs.empty() && !options.from_cache_given) {
     return util::fail(util::ErrorKind::usage, "nothing to publish", "publish",
-                      "name wheels or directories of wheels");
+                      "name wheels or directories of wheels, or --from-cache [SPEC]");
   }
   workflow::PublishRequest request;
   request.target = options.to;
+  request.endpoint_url = options.endpoint_url;
   for (const auto& input : options.inputs) request.inputs.emplace_back(input);
+  if (options.from_cache_given) {
+    auto root = util::cache_root();
+    if (!root)
+      return util::fail(util::ErrorKind::usage, "no cache directory", "--from-cache",
+                        "set FLASHFIT_CACHE_DIR, XDG_CACHE_HOME or HOME");
+    request.from_cache = options.from_cache.empty() ? std::string() : options.from_cache.front();
+    request.cache_root = *root;
+  }
   request.options.replace = options.replace;
   if (options.torch_abi && !options.for_torch) {
     return util::fail(util::ErrorKind::usage, "--torch-cxx11-abi needs --for-torch", "publish");
@@ -139,48 +190,36 @@ util::Result<int> run_publish(const PublishCliOptions& options) {
     request.progress = [](std::string_view line) { fmt::print(stderr, "{}\n", line); };
   auto report = workflow::publish(request);
   if (!report) return tl::unexpected(report.error());
-  const auto& plan = report->plan;
-  const int status = plan.refused.empty() ? 0 : 1;
-  if (options.json) {
-    json uploaded = json::array();
-    for (const auto& up : plan.uploads) uploaded.push_back(wheel_json(up.facts));
-    json refused = json::array();
-    for (const auto& r : plan.refused)
-      refused.push_back({{"filename", r.filename}, {"reason", r.reason}});
-    json pages = json::array();
-    for (const auto& p : plan.pages) pages.push_back(p.path);
-    write_stdout(json{{"target", report->target},
-                      {"dry_run", report->dry_run},
-                      {"published", uploaded},
-                      {"unchanged", plan.unchanged},
-                      {"refused", refused},
-                      {"pages", pages},
-                      {"env_pages", env_pages_json(plan.env_pages)}}
-                     .dump(2) +
-                 "\n");
-    return status;
-  }
-  std::string out;
-  const char* verb = report->dry_run ? "would publish" : "published";
-  for (const auto& up : plan.uploads) out += fmt::format("{}: {}\n", verb, up.facts.filename);
-  for (const auto& u : plan.unchanged)
-    out += fmt::format("unchanged: {} (already published, same sha256)\n", u);
-  for (const auto& r : plan.refused) out += fmt::format("refused: {}: {}\n", r.filename, r.reason);
-  out += fmt::format("{}: simple index at simple/ ({} pages)\n", report->target, plan.pages.size());
-  if (!plan.env_pages.empty())
-    out += "Environment pages (pip install --find-links <target>/<page>):\n";
-  out += env_pages_text(plan.env_pages);
-  write_stdout(out);
-  return status;
+  return write_report(*report, options.json);
 }
 
 }  // namespace
+
+util::Result<int> publish_built_wheel(const store::CacheEntry& built, const std::string& target,
+                                      bool as_json) {
+  std::function<void(std::string_view)> progress;
+  if (!as_json) progress = [](std::string_view line) { fmt::print(stderr, "{}\n", line); };
+  auto report = workflow::publish_built(built, target, wheel_extraction_dir(), progress);
+  if (!report) return tl::unexpected(report.error());
+  // --json: the build's JSON is the one document on stdout; the status says it.
+  if (as_json) return report->plan.refused.empty() ? 0 : 1;
+  return write_report(*report, false);
+}
 
 Runner define_publish(CLI::App& app) {
   auto options = std::make_shared<PublishCliOptions>();
   app.add_option("inputs", options->inputs, "Wheels, or directories of wheels, to publish")
       ->type_name("WHEEL|DIR");
-  app.add_option("--to", options->to, "Where: a directory or file:///DIR")->type_name("TARGET");
+  app.add_option("--to", options->to, "Where: a directory, file:///DIR or s3://BUCKET/PREFIX")
+      ->type_name("TARGET");
+  CLI::Option* from_cache =
+      app.add_option("--from-cache", options->from_cache,
+                     "Also publish the wheels in flashfit's cache (SPEC: NAME or NAME==VERSION)")
+          ->expected(0, 1)
+          ->type_name("[SPEC]");
+  app.add_option("--endpoint-url", options->endpoint_url,
+                 "s3:// only: the S3 endpoint (else AWS_ENDPOINT_URL, else AWS)")
+      ->type_name("URL");
   app.add_option("--list", options->list, "Show what TARGET holds, per environment page")
       ->type_name("TARGET");
   app.add_option(
@@ -196,7 +235,10 @@ Runner define_publish(CLI::App& app) {
                "Overwrite a published file of the same name with other bytes");
   app.add_flag("--dry-run", options->dry_run, "Plan and print, write nothing");
   app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");
-  return [options]() { return run_publish(*options); };
+  return [options, from_cache]() {
+    options->from_cache_given = from_cache->count() > 0;
+    return run_publish(*options);
+  };
 }
 
 }  // namespace flashfit::cli

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "util/strings.hpp"
+#include "workflow/publish_cache.hpp"
 #include "workflow/publish_inspect.hpp"
 #include "workflow/publish_pages.hpp"
 #include "workflow/publish_plan.hpp"
@@ -105,27 +106,63 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
     auto record = target.put_bytes(sidecar_path(up.facts.filename), up.sidecar);
     if (!record) return tl::unexpected(std::move(record.error()).with_context(up.facts.filename));
   }
+  // One fsync per directory the files went into, before any page names them.
+  if (auto flushed = target.flush(); !flushed) return tl::unexpected(flushed.error());
   if (report.plan.uploads.empty() && !tree->wheels.empty())
     return report;  // nothing changed: a no-op
-  say(progress, fmt::format("writing {} pages", report.plan.pages.size()));
-  for (const auto& page : report.plan.pages) {
-    auto put = target.put_bytes(page.path, page.content);
-    if (!put) return tl::unexpected(std::move(put.error()).with_context(page.path));
+  if (!target.relist_pages()) {
+    say(progress, fmt::format("writing {} pages", report.plan.pages.size()));
+    for (const auto& page : report.plan.pages) {
+      auto put = target.put_bytes(page.path, page.content);
+      if (!put) return tl::unexpected(std::move(put.error()).with_context(page.path));
+    }
+    if (auto flushed = target.flush(); !flushed) return tl::unexpected(flushed.error());
+    return report;
+  }
+  // No exclusive lock (S3): pages from a fresh listing, written after every
+  // file they name; written again (bounded) while the listing still changes,
+  // so of two publishers the later one's pages name both sets of wheels.
+  std::vector<std::string> last_listing;
+  for (int round = 0; round < 5; ++round) {
+    auto listing = target.list("files");
+    if (!listing) return tl::unexpected(listing.error());
+    if (round > 0 && *listing == last_listing) break;
+    last_listing = std::move(*listing);
+    auto fresh = read_tree(target);
+    if (!fresh) return tl::unexpected(fresh.error());
+    PublishPlan pages;
+    plan_pages(fresh->wheels, pages);
+    say(progress, fmt::format("writing {} pages", pages.pages.size()));
+    for (const auto& page : pages.pages) {
+      auto put = target.put_bytes(page.path, page.content);
+      if (!put) return tl::unexpected(std::move(put.error()).with_context(page.path));
+    }
+    report.plan.pages = std::move(pages.pages);
   }
   return report;
 }
 
 util::Result<PublishReport> publish(const PublishRequest& request) {
-  auto target = open_target(request.target);
+  auto target = open_target(request.target, request.endpoint_url);
   if (!target) return tl::unexpected(target.error());
-  auto wheels = expand_inputs(request.inputs);
-  if (!wheels) return tl::unexpected(wheels.error());
+  std::vector<fs::path> named;
+  if (!request.inputs.empty() || !request.from_cache) {
+    auto wheels = expand_inputs(request.inputs);
+    if (!wheels) return tl::unexpected(wheels.error());
+    named = std::move(*wheels);
+  }
   // An unusable target fails now, not after minutes of inspection.
   if (!request.dry_run) {
     if (auto usable = (*target)->lock(); !usable) return tl::unexpected(usable.error());
   }
   std::vector<PublishCandidate> candidates;
-  for (const auto& wheel : *wheels) {
+  if (request.from_cache) {
+    auto cached = cache_candidates(request.cache_root, *request.from_cache, request.temp_dir,
+                                   request.progress);
+    if (!cached) return tl::unexpected(cached.error());
+    candidates = std::move(*cached);
+  }
+  for (const auto& wheel : named) {
     say(request.progress, fmt::format("inspecting {}", wheel.filename().string()));
     candidates.push_back(inspect_for_publish(wheel, request.temp_dir));
   }
@@ -138,8 +175,23 @@ util::Result<PublishReport> publish(const PublishRequest& request) {
   return report;
 }
 
-util::Result<PublishedTree> list_published(std::string_view target) {
+util::Result<PublishReport> publish_built(const store::CacheEntry& built, const std::string& target,
+                                          const std::filesystem::path& temp_dir,
+                                          const std::function<void(std::string_view)>& progress) {
   auto opened = open_target(target);
+  if (!opened) return tl::unexpected(opened.error());
+  say(progress, fmt::format("inspecting {} (built)", built.filename));
+  std::vector<PublishCandidate> candidates{inspect_for_publish(built.path, temp_dir)};
+  apply_cache_entry(built, candidates.front());
+  auto report = publish_to(**opened, candidates, PublishOptions{}, false, progress);
+  std::error_code ec;
+  if (!candidates.front().owned_dir.empty()) fs::remove_all(candidates.front().owned_dir, ec);
+  return report;
+}
+
+util::Result<PublishedTree> list_published(std::string_view target,
+                                           std::optional<std::string> endpoint_url) {
+  auto opened = open_target(target, std::move(endpoint_url));
   if (!opened) return tl::unexpected(opened.error());
   return read_tree(**opened);
 }

@@ -6,10 +6,12 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "store/wheel_cache.hpp"
 #include "util/error.hpp"
 #include "workflow/publish_target.hpp"
 #include "workflow/publish_types.hpp"
@@ -17,8 +19,12 @@
 namespace flashfit::workflow {
 
 struct PublishRequest {
-  std::string target;                         // directory, file:///path
+  std::string target;                         // directory, file:///path, s3://BUCKET/PREFIX
+  std::optional<std::string> endpoint_url;    // s3:// only: --endpoint-url
   std::vector<std::filesystem::path> inputs;  // wheels, or directories of wheels
+  // --from-cache [SPEC]: also the cache's wheels ("" = all), from `cache_root`.
+  std::optional<std::string> from_cache;
+  std::filesystem::path cache_root;
   PublishOptions options;
   bool dry_run = false;                            // plan only
   std::filesystem::path temp_dir;                  // for inspection (modules are extracted)
@@ -40,6 +46,13 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
                                        const PublishOptions& options, bool dry_run,
                                        const std::function<void(std::string_view)>& progress);
 
+// `flashfit build --publish TARGET`: the wheel a build just put in the cache,
+// its entry (the build's record) as its variant facts, published like
+// --from-cache does. A refused wheel is a report with a refusal, not an error.
+util::Result<PublishReport> publish_built(const store::CacheEntry& built, const std::string& target,
+                                          const std::filesystem::path& temp_dir,
+                                          const std::function<void(std::string_view)>& progress);
+
 // What a target holds: every variant record, and the env pages rebuilt from them.
 struct PublishedTree {
   std::string target;
@@ -47,7 +60,8 @@ struct PublishedTree {
   std::vector<EnvPage> env_pages;
   std::vector<std::string> problems;  // records that could not be read
 };
-util::Result<PublishedTree> list_published(std::string_view target);
+util::Result<PublishedTree> list_published(std::string_view target,
+                                           std::optional<std::string> endpoint_url = std::nullopt);
 util::Result<PublishedTree> read_tree(PublishTarget& target);
 
 }  // namespace flashfit::workflow

@@ -93,13 +93,15 @@ class DirectoryTarget : public PublishTarget {
       fs::remove(temp, ec);
       return tl::unexpected(write_error(temp, why));
     }
-    fs::rename(temp, dest, ec);
-    if (ec) {
-      const std::string why = ec.message();
-      fs::remove(temp, ec);
-      return tl::unexpected(write_error(dest, why));
+    return rename_into_place(temp, dest);
+  }
+
+  util::Result<void> flush() override {
+    for (const auto& dir : unsynced_dirs_) {
+      if (auto synced = util::sync_directory(dir); !synced) return synced;
     }
-    return util::sync_directory(dest.parent_path());
+    unsynced_dirs_.clear();
+    return {};
   }
 
   util::Result<void> put_bytes(std::string_view path, std::string_view content) override {
@@ -107,11 +109,51 @@ class DirectoryTarget : public PublishTarget {
     std::error_code ec;
     fs::create_directories(dest.parent_path(), ec);
     if (ec) return tl::unexpected(write_error(dest.parent_path(), ec.message()));
-    return util::write_file_atomic(dest, content);
+    // Each file's bytes are fsynced before its rename (never an empty page
+    // after a crash); the directories once, in flush().
+    const fs::path temp =
+        dest.parent_path() / fmt::format(".{}.tmp.{}", dest.filename().string(), ::getpid());
+    {
+      util::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+      if (!fd) return tl::unexpected(write_error(temp, std::strerror(errno)));
+      std::string_view rest = content;
+      while (!rest.empty()) {
+        const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          const std::string why = std::strerror(errno);
+          fs::remove(temp, ec);
+          return tl::unexpected(write_error(temp, why));
+        }
+        rest.remove_prefix(static_cast<std::size_t>(n));
+      }
+      if (::fsync(fd.get()) != 0) {
+        const std::string why = std::strerror(errno);
+        fs::remove(temp, ec);
+        return tl::unexpected(write_error(temp, why));
+      }
+    }
+    return rename_into_place(temp, dest);
   }
 
  private:
+  // Renames a synced temp file over `dest`; its directory is fsynced by flush().
+  util::Result<void> rename_into_place(const fs::path& temp, const fs::path& dest) {
+    std::error_code ec;
+    fs::rename(temp, dest, ec);
+    if (ec) {
+      const std::string why = ec.message();
+      fs::remove(temp, ec);
+      return tl::unexpected(write_error(dest, why));
+    }
+    const fs::path dir = dest.parent_path();
+    if (std::find(unsynced_dirs_.begin(), unsynced_dirs_.end(), dir) == unsynced_dirs_.end())
+      unsynced_dirs_.push_back(dir);
+    return {};
+  }
+
   fs::path root_;
+  std::vector<fs::path> unsynced_dirs_;
 };
 
 }  // namespace
@@ -120,14 +162,12 @@ std::unique_ptr<PublishTarget> directory_target(std::filesystem::path root) {
   return std::make_unique<DirectoryTarget>(std::move(root));
 }
 
-util::Result<std::unique_ptr<PublishTarget>> open_target(std::string_view target) {
+util::Result<std::unique_ptr<PublishTarget>> open_target(std::string_view target,
+                                                         std::optional<std::string> endpoint_url) {
   if (target.empty())
     return util::fail(util::ErrorKind::usage, "no target", "--to",
                       "give a directory or file:///path");
-  if (target.rfind("s3://", 0) == 0) {
-    return util::fail(util::ErrorKind::usage, "s3:// targets are not implemented yet",
-                      std::string(target), "publish to a directory and sync it (docs/publish.md)");
-  }
+  if (target.rfind("s3://", 0) == 0) return s3_target(target, std::move(endpoint_url));
   if (target.rfind("file://", 0) == 0) {
     const std::string_view rest = target.substr(7);
     if (rest.empty() || rest.front() != '/') {
@@ -143,7 +183,7 @@ util::Result<std::unique_ptr<PublishTarget>> open_target(std::string_view target
   }
   if (target.find("://") != std::string_view::npos) {
     return util::fail(util::ErrorKind::usage, "unsupported target scheme", std::string(target),
-                      "give a directory or file:///path");
+                      "give a directory, file:///path or s3://BUCKET/PREFIX");
   }
   return directory_target(std::filesystem::absolute(std::filesystem::path(target)));
 }

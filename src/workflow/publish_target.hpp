@@ -32,14 +32,26 @@ class PublishTarget {
   virtual util::Result<void> put_file(std::string_view path,
                                       const std::filesystem::path& source) = 0;
   virtual util::Result<void> put_bytes(std::string_view path, std::string_view content) = 0;
+  // True where the lock does not exclude other publishers (S3): the pages are
+  // then rebuilt from a fresh listing after the files are up, so publishers converge.
+  virtual bool relist_pages() const { return false; }
+  // Makes every put so far durable (a directory target fsyncs each directory
+  // it renamed files into, once); publish_to calls it before the pages, so a
+  // page never survives a crash that the files it names did not.
+  virtual util::Result<void> flush() { return {}; }
 };
 
 // A directory: temp file in the same directory, fsync, rename; the lock is
 // store::FileLock on <root>/.flashfit-publish.lock.
 std::unique_ptr<PublishTarget> directory_target(std::filesystem::path root);
 
-// TARGET as the user wrote it: a directory, file:///path. s3:// is refused
-// with a clear error (not implemented yet; docs/publish.md).
-util::Result<std::unique_ptr<PublishTarget>> open_target(std::string_view target);
+// s3://BUCKET/PREFIX (publish_s3.cpp): endpoint from `endpoint_url`, else
+// AWS_ENDPOINT_URL, else AWS; credentials and region from the AWS_* variables.
+util::Result<std::unique_ptr<PublishTarget>> s3_target(std::string_view target,
+                                                       std::optional<std::string> endpoint_url);
+
+// TARGET as the user wrote it: a directory, file:///path or s3://BUCKET/PREFIX.
+util::Result<std::unique_ptr<PublishTarget>> open_target(
+    std::string_view target, std::optional<std::string> endpoint_url = std::nullopt);
 
 }  // namespace flashfit::workflow

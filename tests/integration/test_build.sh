@@ -23,7 +23,7 @@ start_http_server "$TMP/www"
 new_venv
 
 # --- flashfit build from an index -----------------------------------------
-ff build 'ffbuild==1.0.0' --python "$PY" --index-url "$HTTP_URL/simple" --json
+ff build 'ffbuild==1.0.0' --python "$PY" --index-url "$HTTP_URL/simple" --json --publish "$TMP/published"
 expect_rc 0 "build ffbuild 1.0.0"
 [[ $(json_field "$TMP/out" 'd["stage"]') == done ]] || fail "the build did not finish"
 [[ $(json_field "$TMP/out" 'd["source"]["kind"]') == requirement ]] || fail "not built from the index's sdist"
@@ -49,6 +49,13 @@ grep -q '\[4/4\]' "$LOG" || fail "the log lacks ninja's lines"
 grep -q 'running bdist_wheel' "$LOG" || fail "the log lacks setup.py's output"
 compgen -G "$FLASHFIT_CACHE_DIR/tmp/build-*" >/dev/null && fail "the temp dir was not removed"
 pass_note "built from the index's sdist: cp311 wheel, inspected, cached with its key, progress and log"
+# --publish: the built wheel published with its build record as the variant facts, on its torch's page.
+RECORD="$TMP/published/files/$(basename "$WHEEL").variant.json"
+[[ $(json_field "$RECORD" 'd["source"]') == build ]] || fail "build --publish: the record does not say source=build"
+TORCH_VERSION=$("$PY" -c 'import torch; print(torch.__version__.split("+")[0])')
+grep -qF "$(basename "$WHEEL")" "$TMP/published/torch-$TORCH_VERSION.html" ||
+  fail "build --publish: the wheel is not on torch-$TORCH_VERSION.html"
+pass_note "build --publish put the wheel, its build record and its torch page in $TMP/published"
 
 # --- the next install takes it from the cache --------------------------------
 ff install ffbuild --python "$PY" --json

@@ -1,0 +1,296 @@
+#include "net/s3.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
+#include "net/curl_common.hpp"
+#include "util/sha256.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::net {
+namespace {
+
+using detail::EasyDeleter;
+using detail::ListDeleter;
+
+std::optional<std::string> env(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  return std::string(v);
+}
+
+// RFC 3986 unreserved characters stay; everything else is %XX (what SigV4's
+// canonical form expects). `keep_slash` for object keys in the path.
+std::string uri_encode(std::string_view text, bool keep_slash) {
+  std::string out;
+  for (unsigned char c : text) {
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+        c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+std::string xml_unescape(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '&') {
+      out += s[i];
+      continue;
+    }
+    const auto semi = s.find(';', i);
+    if (semi == std::string_view::npos) {
+      out += s[i];
+      continue;
+    }
+    const auto entity = s.substr(i + 1, semi - i - 1);
+    if (entity == "amp")
+      out += '&';
+    else if (entity == "lt")
+      out += '<';
+    else if (entity == "gt")
+      out += '>';
+    else if (entity == "quot")
+      out += '"';
+    else if (entity == "apos")
+      out += '\'';
+    else {
+      out += s.substr(i, semi - i + 1);
+    }
+    i = semi;
+  }
+  return out;
+}
+
+// Every <tag>value</tag> in a ListObjectsV2 answer (flat: no nesting needed).
+std::vector<std::string> xml_values(std::string_view xml, std::string_view tag) {
+  std::vector<std::string> values;
+  const std::string open = fmt::format("<{}>", tag), close = fmt::format("</{}>", tag);
+  std::size_t at = 0;
+  while ((at = xml.find(open, at)) != std::string_view::npos) {
+    const auto start = at + open.size();
+    const auto end = xml.find(close, start);
+    if (end == std::string_view::npos) break;
+    values.push_back(xml_unescape(xml.substr(start, end - start)));
+    at = end + close.size();
+  }
+  return values;
+}
+
+struct Response {
+  long status = 0;
+  std::string body;
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+  static_cast<std::string*>(user)->append(data, size * count);
+  return size * count;
+}
+
+bool transient_code(CURLcode code) {
+  return code == CURLE_COULDNT_CONNECT || code == CURLE_OPERATION_TIMEDOUT ||
+         code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR || code == CURLE_GOT_NOTHING ||
+         code == CURLE_PARTIAL_FILE;
+}
+
+// The S3 error code from an error body (<Code>AccessDenied</Code>), if any.
+std::string s3_code(const std::string& body) {
+  auto codes = xml_values(body, "Code");
+  return codes.empty() ? std::string() : codes.front();
+}
+
+util::Error status_error(const S3Config& c, const std::string& what, const Response& r) {
+  const std::string code = s3_code(r.body);
+  if (r.status == 403) {
+    return util::Error{util::ErrorKind::failed,
+                       fmt::format("the S3 endpoint refused {} (HTTP 403{})", what,
+                                   code.empty() ? "" : ", " + code),
+                       c.endpoint,
+                       "check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, the region and the "
+                       "bucket's permissions"};
+  }
+  return util::Error{
+      util::ErrorKind::failed,
+      fmt::format("S3 {} failed (HTTP {}{})", what, r.status, code.empty() ? "" : ", " + code),
+      c.endpoint,
+      {}};
+}
+
+// One signed request, retried with a growing pause while the failure is
+// transient (5xx, connection refused, timeouts); at most `attempts` tries.
+util::Result<Response> request(const S3Config& c, const std::string& method, const std::string& url,
+                               std::optional<std::string_view> body,
+                               std::string_view content_type) {
+  if (auto init = detail::global_init(); !init) return tl::unexpected(init.error());
+  std::string last_failure;
+  for (int attempt = 1; attempt <= c.attempts; ++attempt) {
+    if (attempt > 1) std::this_thread::sleep_for(std::chrono::milliseconds(200 << (attempt - 2)));
+    std::unique_ptr<CURL, EasyDeleter> curl(curl_easy_init());
+    if (!curl) return util::fail(util::ErrorKind::internal, "libcurl could not make a handle");
+    char error_text[CURL_ERROR_SIZE] = {};
+    detail::CommonOptions common;
+    common.max_redirects = 0;  // a signed request is not replayed elsewhere
+    if (auto set = detail::set_common_options(curl.get(), url, common, error_text); !set)
+      return tl::unexpected(set.error());
+    const std::string sigv4 = fmt::format("aws:amz:{}:s3", c.region);
+    const std::string userpwd = c.access_key + ":" + c.secret_key;
+    curl_easy_setopt(curl.get(), CURLOPT_AWS_SIGV4, sigv4.c_str());
+    curl_easy_setopt(curl.get(), CURLOPT_USERPWD, userpwd.c_str());
+    curl_easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, method.c_str());
+    curl_slist* raw = nullptr;
+    const std::string payload_hash =
+        "x-amz-content-sha256: " + util::sha256_hex(body.value_or(std::string_view{}));
+    raw = curl_slist_append(raw, payload_hash.c_str());
+    std::string token_header, type_header;
+    if (!c.session_token.empty()) {
+      token_header = "x-amz-security-token: " + c.session_token;
+      raw = curl_slist_append(raw, token_header.c_str());
+    }
+    if (!content_type.empty()) {
+      type_header = "Content-Type: " + std::string(content_type);
+      raw = curl_slist_append(raw, type_header.c_str());
+    }
+    std::unique_ptr<curl_slist, ListDeleter> headers(raw);
+    curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
+    if (body) {
+      curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, body->data());
+      curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(body->size()));
+    } else if (method == "GET") {
+      curl_easy_setopt(curl.get(), CURLOPT_HTTPGET, 1L);
+    }
+    Response r;
+    curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &r.body);
+    const CURLcode code = curl_easy_perform(curl.get());
+    if (code == CURLE_ABORTED_BY_CALLBACK)
+      return util::fail(util::ErrorKind::interrupted, "interrupted");
+    if (code != CURLE_OK) {
+      last_failure = detail::curl_cause(code, error_text);
+      if (transient_code(code)) continue;
+      return util::fail(util::ErrorKind::failed,
+                        fmt::format("cannot reach the S3 endpoint: {}", last_failure), c.endpoint,
+                        "check --endpoint-url / AWS_ENDPOINT_URL and that the server is up");
+    }
+    curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &r.status);
+    if (r.status >= 500) {
+      last_failure = fmt::format("HTTP {}", r.status);
+      continue;
+    }
+    return r;
+  }
+  return util::fail(
+      util::ErrorKind::failed,
+      fmt::format("cannot reach the S3 endpoint after {} tries: {}", c.attempts, last_failure),
+      c.endpoint, "check --endpoint-url / AWS_ENDPOINT_URL and that the server is up");
+}
+
+std::string object_url(const S3Config& c, std::string_view key) {
+  std::string full = c.prefix.empty() ? std::string(key) : c.prefix + "/" + std::string(key);
+  return fmt::format("{}/{}/{}", c.endpoint, uri_encode(c.bucket, false), uri_encode(full, true));
+}
+
+}  // namespace
+
+S3Environment s3_environment(std::optional<std::string> endpoint_url) {
+  S3Environment e;
+  e.endpoint_url = endpoint_url ? endpoint_url : env("AWS_ENDPOINT_URL");
+  e.access_key = env("AWS_ACCESS_KEY_ID");
+  e.secret_key = env("AWS_SECRET_ACCESS_KEY");
+  e.session_token = env("AWS_SESSION_TOKEN");
+  e.region = env("AWS_REGION");
+  e.default_region = env("AWS_DEFAULT_REGION");
+  return e;
+}
+
+util::Result<S3Config> parse_s3_target(std::string_view target, const S3Environment& e) {
+  if (!util::starts_with(target, "s3://"))
+    return util::fail(util::ErrorKind::usage, "not an s3:// URL", std::string(target));
+  std::string_view rest = target.substr(5);
+  const auto slash = rest.find('/');
+  S3Config c;
+  c.bucket = std::string(rest.substr(0, slash));
+  std::string_view prefix = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
+  while (!prefix.empty() && prefix.back() == '/') prefix.remove_suffix(1);
+  c.prefix = std::string(prefix);
+  if (c.bucket.empty() || c.bucket.find_first_of("?#% ") != std::string::npos)
+    return util::fail(util::ErrorKind::usage, "an s3:// target needs a bucket name",
+                      std::string(target), "s3://BUCKET/PREFIX");
+  if (!e.access_key || !e.secret_key)
+    return util::fail(util::ErrorKind::usage, "no S3 credentials", std::string(target),
+                      "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN "
+                      "for temporary ones)");
+  c.access_key = *e.access_key;
+  c.secret_key = *e.secret_key;
+  c.session_token = e.session_token.value_or("");
+  c.region = e.region ? *e.region : e.default_region.value_or("us-east-1");
+  if (e.endpoint_url) {
+    std::string ep = *e.endpoint_url;
+    while (!ep.empty() && ep.back() == '/') ep.pop_back();
+    if (!util::starts_with(ep, "http://") && !util::starts_with(ep, "https://"))
+      return util::fail(util::ErrorKind::usage, "the S3 endpoint must be an http(s) URL", ep);
+    c.endpoint = ep;
+  } else {
+    c.endpoint = fmt::format("https://s3.{}.amazonaws.com", c.region);
+  }
+  return c;
+}
+
+util::Result<void> S3Client::put(std::string_view key, std::string_view bytes,
+                                 std::string_view content_type) {
+  auto r = request(config_, "PUT", object_url(config_, key), bytes, content_type);
+  if (!r) return tl::unexpected(std::move(r.error()).with_context(std::string(key)));
+  if (r->status / 100 != 2)
+    return tl::unexpected(status_error(config_, fmt::format("PUT {}", key), *r));
+  return {};
+}
+
+util::Result<std::optional<std::string>> S3Client::get(std::string_view key) {
+  auto r = request(config_, "GET", object_url(config_, key), std::nullopt, {});
+  if (!r) return tl::unexpected(std::move(r.error()).with_context(std::string(key)));
+  if (r->status == 404) return std::optional<std::string>{};
+  if (r->status / 100 != 2)
+    return tl::unexpected(status_error(config_, fmt::format("GET {}", key), *r));
+  return std::optional<std::string>(std::move(r->body));
+}
+
+util::Result<std::vector<std::string>> S3Client::list(std::string_view dir) {
+  std::string prefix = config_.prefix.empty() ? std::string() : config_.prefix + "/";
+  prefix += std::string(dir) + "/";
+  std::vector<std::string> names;
+  std::string token;
+  for (int page = 0; page < 100000; ++page) {
+    // Query parameters in sorted order: SigV4's canonical query is sorted.
+    std::string query;
+    if (!token.empty()) query += "continuation-token=" + uri_encode(token, false) + "&";
+    query += "delimiter=%2F&list-type=2&prefix=" + uri_encode(prefix, false);
+    const std::string url =
+        fmt::format("{}/{}?{}", config_.endpoint, uri_encode(config_.bucket, false), query);
+    auto r = request(config_, "GET", url, std::nullopt, {});
+    if (!r) return tl::unexpected(r.error());
+    if (r->status == 404 && s3_code(r->body) == "NoSuchBucket")
+      return util::fail(util::ErrorKind::failed, "no such S3 bucket", config_.bucket,
+                        "create the bucket first");
+    if (r->status / 100 != 2) return tl::unexpected(status_error(config_, "listing", *r));
+    for (auto& key : xml_values(r->body, "Key")) {
+      if (util::starts_with(key, prefix) && key.size() > prefix.size())
+        names.push_back(key.substr(prefix.size()));
+    }
+    const auto truncated = xml_values(r->body, "IsTruncated");
+    const auto next = xml_values(r->body, "NextContinuationToken");
+    if (truncated.empty() || truncated.front() != "true" || next.empty()) break;
+    token = next.front();
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace flashfit::net
