@@ -287,6 +287,7 @@ class Parser {
     if (!options) return tl::unexpected(options.error());
 
     if (!spec.empty()) return requirement_line(spec, *options, file, number, where, constraint);
+    bool passed_through = false;
     for (const auto& option : *options) {
       const auto& name = option.name;
       if (name == "-r" || name == "--requirement" || name == "-c" || name == "--constraint") {
@@ -306,8 +307,9 @@ class Parser {
         return util::input_error(
             fmt::format("option '{}' belongs after a requirement on the same line", name), where);
       } else {
-        result.passthrough.push_back({file, number, std::string(body)});
-        break;
+        // Kept once per line; the line's other options are still acted on.
+        if (!passed_through) result.passthrough.push_back({file, number, std::string(body)});
+        passed_through = true;
       }
     }
     return {};
