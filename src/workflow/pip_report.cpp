@@ -1,0 +1,76 @@
+// pip's installation report; see pip_report.hpp.
+#include "workflow/pip_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace flashfit::workflow {
+namespace {
+
+bool is_sha256(const std::string& hex) {
+  return hex.size() == 64 && std::all_of(hex.begin(), hex.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+const nlohmann::json* member(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+std::string string_member(const nlohmann::json* object, const char* key) {
+  if (object == nullptr) return {};
+  const auto* value = member(*object, key);
+  return value && value->is_string() ? value->get<std::string>() : std::string{};
+}
+
+}  // namespace
+
+util::Result<std::vector<ReportedPackage>> parse_pip_report(std::string_view json_text) {
+  const auto root = nlohmann::json::parse(json_text, nullptr, false);
+  if (root.is_discarded() || !root.is_object()) {
+    return util::input_error("pip's report is not a JSON object");
+  }
+  const auto version = string_member(&root, "version");
+  if (version != "1") {
+    return util::input_error(
+        fmt::format("pip's report has version '{}', flashfit reads '1'", version));
+  }
+  const auto* install = member(root, "install");
+  if (install == nullptr || !install->is_array()) {
+    return util::input_error("pip's report has no 'install' list");
+  }
+  std::vector<ReportedPackage> out;
+  for (const auto& entry : *install) {
+    ReportedPackage package;
+    const auto* metadata = member(entry, "metadata");
+    const auto* download = member(entry, "download_info");
+    package.name = string_member(metadata, "name");
+    package.version = string_member(metadata, "version");
+    package.url = string_member(download, "url");
+    if (package.name.empty() || package.version.empty() || package.url.empty()) {
+      return util::input_error(
+          fmt::format("an entry of pip's report #{} lacks name, version or url", out.size() + 1));
+    }
+    const auto* archive = download ? member(*download, "archive_info") : nullptr;
+    if (archive != nullptr) {
+      std::string sha = string_member(member(*archive, "hashes"), "sha256");
+      const auto legacy = string_member(archive, "hash");
+      if (sha.empty() && legacy.rfind("sha256=", 0) == 0) sha = legacy.substr(7);
+      std::transform(sha.begin(), sha.end(), sha.begin(),
+                     [](char c) { return static_cast<char>(c >= 'A' && c <= 'F' ? c + 32 : c); });
+      if (!sha.empty() && !is_sha256(sha)) {
+        return util::input_error(
+            fmt::format("pip's report gives {} a malformed sha256 '{}'", package.name, sha));
+      }
+      package.sha256 = sha;
+    }
+    out.push_back(std::move(package));
+  }
+  return out;
+}
+
+}  // namespace flashfit::workflow

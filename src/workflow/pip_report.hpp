@@ -1,0 +1,26 @@
+#pragma once
+// pip's installation report (`pip install --dry-run --report FILE`, pip >=
+// 22.2, format version "1"): what `flashfit lock` takes from it for each
+// package the installer resolved. Pure: parses the JSON text.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace flashfit::workflow {
+
+struct ReportedPackage {
+  std::string name;     // metadata.name, as written
+  std::string version;  // metadata.version
+  std::string url;      // download_info.url
+  std::string sha256;   // lower-case hex; empty when pip gave none (a directory, a VCS URL)
+};
+
+// archive_info.hashes.sha256 (pip >= 23.1) or archive_info.hash "sha256=<hex>"
+// (pip 22.2-23.0). Errors: not JSON, an unknown report version, an install
+// entry without name/version/url, a sha256 that is not 64 hex digits.
+util::Result<std::vector<ReportedPackage>> parse_pip_report(std::string_view json_text);
+
+}  // namespace flashfit::workflow

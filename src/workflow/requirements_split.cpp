@@ -1,0 +1,122 @@
+// Recipe lines vs installer lines; see requirements_split.hpp.
+#include "workflow/requirements_split.hpp"
+
+#include <string_view>
+
+#include "pkg/version.hpp"
+#include "pkg/wheel_name.hpp"
+
+namespace flashfit::workflow {
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The file name of a path or URL, %XX-decoded (index URLs write '+' as %2B).
+std::string basename(std::string_view location) {
+  const auto query = location.find_first_of("?#");
+  location = location.substr(0, query);
+  const auto slash = location.rfind('/');
+  const auto name = slash == std::string_view::npos ? location : location.substr(slash + 1);
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '%' && i + 2 < name.size() && hex_value(name[i + 1]) >= 0 &&
+        hex_value(name[i + 2]) >= 0) {
+      out += static_cast<char>(hex_value(name[i + 1]) * 16 + hex_value(name[i + 2]));
+      i += 2;
+    } else {
+      out += name[i];
+    }
+  }
+  return out;
+}
+
+// "name-1.2.3.tar.gz" -> ("name", "1.2.3"): the version is after the last '-'.
+std::optional<std::pair<std::string, std::string>> sdist_name(std::string_view file) {
+  for (auto suffix : {".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip", ".tar"}) {
+    if (!ends_with(file, suffix)) continue;
+    const auto stem = file.substr(0, file.size() - std::string_view(suffix).size());
+    const auto dash = stem.rfind('-');
+    if (dash == std::string_view::npos || dash == 0) return std::nullopt;
+    return std::pair{std::string(stem.substr(0, dash)), std::string(stem.substr(dash + 1))};
+  }
+  return std::nullopt;
+}
+
+struct ArchiveFacts {
+  std::string name;
+  std::string version;
+  RecipeLineForm form;
+};
+
+std::optional<ArchiveFacts> archive_facts(std::string_view location) {
+  const auto file = basename(location);
+  if (ends_with(file, ".whl")) {
+    auto wheel = pkg::parse_wheel_filename(file);
+    if (!wheel) return std::nullopt;
+    return ArchiveFacts{wheel->name, wheel->version.str(), RecipeLineForm::wheel_url};
+  }
+  auto sdist = sdist_name(file);
+  if (!sdist) return std::nullopt;
+  return ArchiveFacts{sdist->first, sdist->second, RecipeLineForm::sdist};
+}
+
+std::optional<pkg::SpecifierSet> exact_pin(const std::string& version) {
+  auto parsed = pkg::Version::parse(version);
+  if (!parsed) return std::nullopt;
+  auto set = pkg::SpecifierSet::parse("==" + parsed->str());
+  if (!set) return std::nullopt;
+  return *set;
+}
+
+}  // namespace
+
+RequirementsSplit split_requirements(const pkg::RequirementsFile& file,
+                                     const resolve::RecipeBook& recipes) {
+  RequirementsSplit out;
+  for (const auto& line : file.lines) {
+    const resolve::Recipe* recipe = nullptr;
+    RecipeLine taken{line, {}, RecipeLineForm::spec, {}, std::nullopt};
+    if (!line.constraint && line.requirement) {
+      recipe = recipes.find(line.requirement->name);
+      if (recipe && line.requirement->url) {
+        const auto url = *line.requirement->url;
+        auto facts = archive_facts(url);
+        taken.form = facts ? facts->form : RecipeLineForm::wheel_url;
+        taken.url = url;
+        if (facts) {
+          if (auto pin = exact_pin(facts->version)) taken.pin = *pin;
+        }
+      } else if (recipe) {
+        taken.pin = line.requirement->specifier;
+      }
+    } else if (!line.constraint && line.location) {
+      if (auto facts = archive_facts(*line.location)) {
+        recipe = recipes.find(facts->name);
+        if (recipe) {
+          auto pin = exact_pin(facts->version);
+          if (pin) taken.pin = *pin;
+          taken.form = facts->form;
+          taken.url = *line.location;
+        }
+      }
+    }
+    if (recipe) {
+      taken.recipe = recipe->name;
+      out.flashfit.push_back(std::move(taken));
+    } else {
+      out.installer.push_back(line);
+    }
+  }
+  return out;
+}
+
+}  // namespace flashfit::workflow
