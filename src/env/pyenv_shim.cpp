@@ -45,8 +45,35 @@ std::optional<fs::path> shim_root(const fs::path& program) {
   return fs::path(root);
 }
 
+// A `which` hook runs after pyenv's own search. One whose whole body sits
+// under `if [ ! -x "${PYENV_COMMAND_PATH}" ]` (as pyenv-virtualenv's all do)
+// only acts when that search found nothing, so it cannot change an answer
+// found here; any other hook might.
+bool guarded_by_not_found(const fs::path& hook) {
+  auto text = util::read_small_file(hook, 1 << 16);
+  if (!text) return false;
+  std::vector<std::string> code;
+  for (auto line : split_on(*text, '\n')) {
+    const auto start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos || line[start] == '#') continue;
+    const auto end = line.find_last_not_of(" \t\r");
+    code.push_back(line.substr(start, end - start + 1));
+  }
+  if (code.empty()) return true;
+  if (!code.front().starts_with("if [ ! -x \"${PYENV_COMMAND_PATH}\" ]") || code.back() != "fi")
+    return false;
+  int depth = 0;
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const auto& l = code[i];
+    if (l.starts_with("if ") || l == "if") ++depth;
+    if (l == "fi" || l.starts_with("fi ") || l.starts_with("fi;")) --depth;
+    if (depth <= 0 && i + 1 < code.size()) return false;  // code after the guard's fi
+  }
+  return depth == 0;
+}
+
 // pyenv sources `which` and `version-name` hooks that may choose another
-// interpreter; with any present the rules here are not the whole story.
+// interpreter; with one that might, the rules here are not the whole story.
 bool has_choosing_hooks(const fs::path& root, const PyenvInputs& in) {
   std::vector<fs::path> dirs;
   if (in.hook_path) {
@@ -64,10 +91,12 @@ bool has_choosing_hooks(const fs::path& root, const PyenvInputs& in) {
     dirs.push_back(plugin.path() / "etc" / "pyenv.d");
   }
   for (const auto& dir : dirs) {
-    for (const char* hook : {"which", "version-name"}) {
+    for (const std::string_view hook : {"which", "version-name"}) {
       std::error_code it_ec;
       for (const auto& entry : fs::directory_iterator(dir / hook, it_ec)) {
-        if (entry.path().extension() == ".bash") return true;
+        if (entry.path().extension() != ".bash") continue;
+        if (hook == "which" && guarded_by_not_found(entry.path())) continue;
+        return true;
       }
     }
   }

@@ -102,6 +102,25 @@ TEST(PyenvShim, UncertainCasesLeaveItToTheShim) {
   EXPECT_EQ(resolve_pyenv_shim(t.shim, in), std::nullopt);  // a hook may choose
 }
 
+TEST(PyenvShim, WhichHooksThatOnlyActWhenNothingWasFoundAreHarmless) {
+  FakePyenv t;
+  write_file(t.root / "version", "3.11.7\n");
+  const fs::path hooks = t.root / "plugins" / "pyenv-virtualenv" / "etc" / "pyenv.d" / "which";
+  // pyenv-virtualenv's shape: the whole body under the not-found guard.
+  write_file(hooks / "system-site-packages.bash",
+             "# comment\nif [ ! -x \"${PYENV_COMMAND_PATH}\" ]; then\n  if [ -f x ]; then\n"
+             "    PYENV_COMMAND_PATH=/elsewhere\n  fi\nfi\n");
+  EXPECT_EQ(resolve_pyenv_shim(t.shim, t.inputs()), t.version("3.11.7"));
+  // Code after the guard's `fi` runs whatever was found.
+  write_file(
+      hooks / "after.bash",
+      "if [ ! -x \"${PYENV_COMMAND_PATH}\" ]; then\n  :\nfi\nPYENV_COMMAND_PATH=/elsewhere\n");
+  EXPECT_EQ(resolve_pyenv_shim(t.shim, t.inputs()), std::nullopt);
+  fs::remove(hooks / "after.bash");
+  write_file(t.root / "pyenv.d" / "version-name" / "pick.bash", "PYENV_VERSION=3.12.1\n");
+  EXPECT_EQ(resolve_pyenv_shim(t.shim, t.inputs()), std::nullopt);
+}
+
 TEST(PyenvShim, NoInterpreterAnywhereLeavesTheErrorToTheShim) {
   FakePyenv t;
   fs::remove(t.system_bin / "python3");
