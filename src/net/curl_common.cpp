@@ -1,8 +1,12 @@
 #include "net/curl_common.hpp"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <mutex>
+#include <optional>
+#include <type_traits>
+#include <utility>
 
 #include "util/build_info.hpp"
 #include "util/interrupt.hpp"
@@ -10,15 +14,66 @@
 
 namespace flashfit::net::detail {
 
+namespace {
+
+CurlApi g_api{};
+
+// dlopen/dlsym; the library stays open for the process's life. The error
+// names what is missing, for the message.
+std::optional<std::string> load_api() {
+  // libcurl.so.4 is the soname of every libcurl since 7.16 (Debian's
+  // libcurl4 package, which the .deb Depends on).
+  void* lib = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* why = ::dlerror();
+    return fmt::format("libcurl.so.4 cannot be loaded ({})", why ? why : "no reason given");
+  }
+  const auto bind = [lib](auto& slot, const char* name) -> bool {
+    void* sym = ::dlsym(lib, name);
+    if (sym == nullptr) return false;
+    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(sym);
+    return true;
+  };
+  const std::pair<bool, const char*> bound[] = {
+      {bind(g_api.global_init, "curl_global_init"), "curl_global_init"},
+      {bind(g_api.easy_init, "curl_easy_init"), "curl_easy_init"},
+      {bind(g_api.easy_setopt, "curl_easy_setopt"), "curl_easy_setopt"},
+      {bind(g_api.easy_getinfo, "curl_easy_getinfo"), "curl_easy_getinfo"},
+      {bind(g_api.easy_perform, "curl_easy_perform"), "curl_easy_perform"},
+      {bind(g_api.easy_cleanup, "curl_easy_cleanup"), "curl_easy_cleanup"},
+      {bind(g_api.easy_strerror, "curl_easy_strerror"), "curl_easy_strerror"},
+      {bind(g_api.slist_append, "curl_slist_append"), "curl_slist_append"},
+      {bind(g_api.slist_free_all, "curl_slist_free_all"), "curl_slist_free_all"},
+  };
+  for (const auto& [ok, name] : bound) {
+    if (!ok) return fmt::format("libcurl.so.4 has no {} (too old a libcurl)", name);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+const CurlApi& api() {
+  return g_api;
+}
+
 util::Result<void> global_init() {
   // libcurl's global state must be set up once, before the first handle
   // (docs/background.md §17: before threads start, so the first call wins).
   static std::once_flag once;
+  static std::optional<std::string> load_error;
   static CURLcode result = CURLE_OK;
-  std::call_once(once, [] { result = curl_global_init(CURL_GLOBAL_DEFAULT); });
+  std::call_once(once, [] {
+    load_error = load_api();
+    if (!load_error) result = g_api.global_init(CURL_GLOBAL_DEFAULT);
+  });
+  if (load_error) {
+    return util::fail(util::ErrorKind::failed, "cannot use the network: " + *load_error, "",
+                      "install libcurl (Debian/Ubuntu: apt install libcurl4)");
+  }
   if (result != CURLE_OK) {
     return util::fail(util::ErrorKind::internal,
-                      fmt::format("cannot initialise libcurl: {}", curl_easy_strerror(result)));
+                      fmt::format("cannot initialise libcurl: {}", g_api.easy_strerror(result)));
   }
   return {};
 }
@@ -27,24 +82,24 @@ util::Result<void> set_common_options(CURL* curl, const std::string& url,
                                       const CommonOptions& options, char* error_text) {
   // libcurl copies string options, so the temporary user agent is fine.
   const std::string user_agent = fmt::format("flashfit/{}", util::kVersion);
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_text);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  api().easy_setopt(curl, CURLOPT_URL, url.c_str());
+  api().easy_setopt(curl, CURLOPT_ERRORBUFFER, error_text);
+  api().easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   // Only the web: no file://, ftp:// or others, neither asked for nor redirected to.
-  if (curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
-      curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") != CURLE_OK) {
+  if (api().easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
+      api().easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") != CURLE_OK) {
     return util::fail(util::ErrorKind::internal,
                       "libcurl refused to restrict protocols to http(s)");
   }
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, static_cast<long>(options.max_redirects));
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT,
-                   static_cast<long>(options.connect_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, options.low_speed_bytes);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, user_agent.c_str());
-  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, interrupt_requested);
-  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  api().easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  api().easy_setopt(curl, CURLOPT_MAXREDIRS, static_cast<long>(options.max_redirects));
+  api().easy_setopt(curl, CURLOPT_CONNECTTIMEOUT,
+                    static_cast<long>(options.connect_timeout.count()));
+  api().easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, options.low_speed_bytes);
+  api().easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_timeout.count()));
+  api().easy_setopt(curl, CURLOPT_USERAGENT, user_agent.c_str());
+  api().easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, interrupt_requested);
+  api().easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
   return {};
 }
 
@@ -70,7 +125,7 @@ std::string shown_url(std::string_view url) {
 std::string curl_cause(CURLcode code, const char* error_text) {
   const std::string cause = error_text != nullptr && error_text[0] != '\0'
                                 ? std::string(error_text)
-                                : curl_easy_strerror(code);
+                                : api().easy_strerror(code);
   return util::printable(cause);
 }
 

@@ -97,7 +97,7 @@ struct Attempt {
 void decide(Attempt& a) {
   a.decided = true;
   long status = 0;
-  curl_easy_getinfo(a.curl, CURLINFO_RESPONSE_CODE, &status);
+  detail::api().easy_getinfo(a.curl, CURLINFO_RESPONSE_CODE, &status);
   if (status == 206) {
     const ContentRange range = parse_content_range(a.content_range);
     if (!range.start || *range.start != a.part->size) {
@@ -114,7 +114,7 @@ void decide(Attempt& a) {
       return;
     }
     curl_off_t length = -1;
-    curl_easy_getinfo(a.curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+    detail::api().easy_getinfo(a.curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
     if (length >= 0) a.total = static_cast<std::uint64_t>(length);
     a.writing = true;
   }
@@ -230,7 +230,7 @@ Verdict judge(Attempt& a, CURLcode code, const char* error_text, const std::stri
                 detail::kNetworkHint);
   }
   long status = 0;
-  curl_easy_getinfo(a.curl, CURLINFO_RESPONSE_CODE, &status);
+  detail::api().easy_getinfo(a.curl, CURLINFO_RESPONSE_CODE, &status);
   if (status == 200 || status == 206) {
     if (!a.decided) decide(a);  // an empty body never reached on_body
     if (a.abort != Attempt::Abort::none) return judge(a, code, error_text, where);
@@ -347,7 +347,7 @@ static util::Result<DownloadResult> download_once(const DownloadRequest& request
   int failures = 0;  // attempts in a row that brought no new bytes
   std::string last_cause;
   while (true) {
-    std::unique_ptr<CURL, detail::EasyDeleter> handle(curl_easy_init());
+    std::unique_ptr<CURL, detail::EasyDeleter> handle(detail::api().easy_init());
     if (!handle) return util::fail(util::ErrorKind::internal, "cannot create a libcurl handle");
     CURL* curl = handle.get();
     char error_text[CURL_ERROR_SIZE] = {};
@@ -365,18 +365,18 @@ static util::Result<DownloadResult> download_once(const DownloadRequest& request
     a.offset = part.size;
     a.max_bytes = request.max_bytes;
     const std::string range = fmt::format("{}-", part.size);
-    if (part.size > 0) curl_easy_setopt(curl, CURLOPT_RANGE, range.c_str());
-    curl_easy_setopt(curl, CURLOPT_BUFFERSIZE,
-                     512L * 1024);  // fewer, larger writes and hash updates
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &a);
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &a);
+    if (part.size > 0) detail::api().easy_setopt(curl, CURLOPT_RANGE, range.c_str());
+    detail::api().easy_setopt(curl, CURLOPT_BUFFERSIZE,
+                              512L * 1024);  // fewer, larger writes and hash updates
+    detail::api().easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    detail::api().easy_setopt(curl, CURLOPT_WRITEDATA, &a);
+    detail::api().easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    detail::api().easy_setopt(curl, CURLOPT_HEADERDATA, &a);
 
     ++result.attempts;
     const std::uint64_t before = part.size;
     reporter.attempt_started(part.size);
-    const CURLcode code = curl_easy_perform(curl);
+    const CURLcode code = detail::api().easy_perform(curl);
     Verdict verdict = judge(a, code, error_text, where);
 
     if (verdict.kind == Verdict::Kind::done) {

@@ -96,13 +96,13 @@ static util::Result<HttpResponse> get_once(const HttpRequest& request) {
                       fmt::format("interrupted before fetching {}", where));
   }
   if (auto init = detail::global_init(); !init) return tl::unexpected(init.error());
-  std::unique_ptr<CURL, EasyDeleter> handle(curl_easy_init());
+  std::unique_ptr<CURL, EasyDeleter> handle(detail::api().easy_init());
   if (!handle) return util::fail(util::ErrorKind::internal, "cannot create a libcurl handle");
   CURL* curl = handle.get();
 
   std::unique_ptr<curl_slist, ListDeleter> header_list;
   for (const std::string& header : request.headers) {
-    curl_slist* appended = curl_slist_append(header_list.get(), header.c_str());
+    curl_slist* appended = detail::api().slist_append(header_list.get(), header.c_str());
     if (appended == nullptr) return util::fail(util::ErrorKind::internal, "out of memory");
     (void)header_list.release();
     header_list.reset(appended);
@@ -118,22 +118,24 @@ static util::Result<HttpResponse> get_once(const HttpRequest& request) {
   if (auto set = detail::set_common_options(curl, request.url, common, error_text); !set) {
     return tl::unexpected(set.error());
   }
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT, static_cast<long>(request.total_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // whatever libcurl can decode
+  detail::api().easy_setopt(curl, CURLOPT_TIMEOUT,
+                            static_cast<long>(request.total_timeout.count()));
+  detail::api().easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // whatever libcurl can decode
   // A declared Content-Length above the cap fails before any byte arrives;
   // the write callback catches bodies without one.
   if (request.head_only) {
-    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    detail::api().easy_setopt(curl, CURLOPT_NOBODY, 1L);
   } else {
-    curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_bytes));
+    detail::api().easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
+                              static_cast<curl_off_t>(request.max_bytes));
   }
-  if (header_list) curl_easy_setopt(curl, CURLOPT_HTTPHEADER, header_list.get());
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &transfer);
+  if (header_list) detail::api().easy_setopt(curl, CURLOPT_HTTPHEADER, header_list.get());
+  detail::api().easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+  detail::api().easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
+  detail::api().easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  detail::api().easy_setopt(curl, CURLOPT_HEADERDATA, &transfer);
 
-  const CURLcode code = curl_easy_perform(curl);
+  const CURLcode code = detail::api().easy_perform(curl);
   if (code == CURLE_ABORTED_BY_CALLBACK && util::interrupted()) {
     return util::fail(util::ErrorKind::interrupted,
                       fmt::format("interrupted while fetching {}", where));
@@ -152,12 +154,12 @@ static util::Result<HttpResponse> get_once(const HttpRequest& request) {
   }
 
   HttpResponse response;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+  detail::api().easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
   char* content_type = nullptr;
-  curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
+  detail::api().easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
   response.content_type = media_type(content_type);
   char* effective = nullptr;
-  curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
+  detail::api().easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
   response.effective_url = effective != nullptr ? std::string(effective) : request.url;
   response.body = std::move(transfer.body);
   response.headers = std::move(transfer.headers);

@@ -255,6 +255,19 @@ cmp -s "$cached" "$TMP/catalog-before" || fail "garbage from the API changed the
 ff catalog update --package flash-attn --source upstream --api-url "http://127.0.0.1:$(closed_port)"
 expect_rc 1 "catalog update from an unreachable API"
 cmp -s "$cached" "$TMP/catalog-before" || fail "an unreachable API changed the cached catalog"
+# libcurl is dlopened at the first transfer: a libcurl.so.4 without curl's
+# functions (a real shared library the loader finds first) is a clear error
+# naming the fix, and nothing is lost.
+printf 'int not_curl(void) { return 0; }\n' >"$TMP/notcurl.c"
+mkdir -p "$TMP/notcurl"
+cc -shared -fPIC -Wl,-soname,libcurl.so.4 -o "$TMP/notcurl/libcurl.so.4" "$TMP/notcurl.c" ||
+  fail "cannot build the fake libcurl.so.4"
+LD_LIBRARY_PATH=$TMP/notcurl ff catalog update --package flash-attn --source upstream --api-url "$HTTP_URL"
+expect_rc 1 "catalog update without a usable libcurl"
+for text in "libcurl.so.4 has no curl_global_init" "apt install libcurl4"; do
+  grep -qF -- "$text" "$TMP/out" "$TMP/err" || fail "the report lacks '$text'"
+done
+cmp -s "$cached" "$TMP/catalog-before" || fail "a missing libcurl changed the cached catalog"
 ff resolve flash-attn "${L4[@]}" --json
 [[ $(json_field "$TMP/out" 'd["selected"]["filename"]') == "$NEW" ]] || fail "the previous catalog did not stay"
 ff catalog list --json

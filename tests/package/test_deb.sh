@@ -62,6 +62,12 @@ for name in $needed; do
     fail "Depends lacks $owner (for $path): $depends"
 done
 grep -qE '(^|, )libc6 \(>= [0-9.]+\)' <<<"$depends" || fail "Depends lacks a versioned libc6: $depends"
+# libcurl is dlopened at the first transfer (src/net/curl_common.cpp), so no
+# NEEDED entry names it and shlibdeps cannot see it: it must be named anyway.
+if readelf -d "$binary" 2>/dev/null | grep -q 'NEEDED.*libcurl'; then :; else
+  grep -qE '(^|, )libcurl4(t64)? \(>= [0-9.]+\)' <<<"$depends" ||
+    fail "Depends lacks libcurl4, which the binary dlopens: $depends"
+fi
 pass_note "Depends names the package of each of $(wc -w <<<"$needed") linked libraries: $depends"
 
 # apt accepts it here: every dependency resolvable (simulated; nothing changes).
