@@ -74,6 +74,29 @@ for fault in ${INDEX_FAULTS:-ok drop stall trickle short long loop bighdr bomb};
   pass_note "index fault '$fault': bounded, rss $(cat "$TMP/rss") KiB"
 done
 
+# --- catalog update from a GitHub-releases API: an error, no catalog written -----
+# (stall and trickle go through the same net::get as the index above.)
+mkdir -p "$ROOT/repos/Dao-AILab/flash-attention"
+cat >"$ROOT/repos/Dao-AILab/flash-attention/releases" <<JSON
+[{"tag_name": "v9.9.9", "assets": [{"name": "flash_attn-9.9.9+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl",
+  "browser_download_url": "https://github.com/Dao-AILab/flash-attention/releases/download/v9.9.9/x.whl"}]}]
+JSON
+# The control: the same API served plainly gives a catalog (every page repeats
+# the one release, so the update stops at its page bound).
+export FLASHFIT_CACHE_DIR="$TMP/cache-catalog-ok"
+ff_rss catalog update --package flash-attn --source upstream --api-url "$URL/ok"
+expect_rc 0 "catalog update from a plain API"
+[[ -n $(find "$FLASHFIT_CACHE_DIR" -path '*catalogs*' -name upstream.tsv) ]] || fail "the control wrote no catalog"
+for fault in ${CATALOG_FAULTS:-drop short long loop bighdr bomb}; do
+  export FLASHFIT_CACHE_DIR="$TMP/cache-catalog-$fault"
+  ff_rss catalog update --package flash-attn --source upstream --api-url "$URL/$fault"
+  expect_rc 1 "catalog update fault '$fault'"
+  expect_rss_bounded "catalog update fault '$fault'"
+  [[ -z $(find "$FLASHFIT_CACHE_DIR" -path '*catalog*' -type f 2>/dev/null) ]] ||
+    fail "catalog update fault '$fault' left files: $(find "$FLASHFIT_CACHE_DIR" -path '*catalog*' -type f)"
+  pass_note "catalog update fault '$fault': error, nothing written, rss $(cat "$TMP/rss") KiB"
+done
+
 # --- the download of cache add ---------------------------------------------------
 SHA=$(sha256sum "$ROOT/$WHEEL" | cut -d' ' -f1)
 # Faults that a retry or a resume survives (the first request only).
