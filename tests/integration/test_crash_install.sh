@@ -90,7 +90,7 @@ again() {
   # The killed run's own backup (backups/ffinst-<its pid>) is not reclaimed by
   # any later run (a known gap, docs/testing.md); the next run leaves none of its own.
   local left
-  left=$(comm -23 <(ls -A "$FLASHFIT_CACHE_DIR/backups" 2>/dev/null | sort) <(sort "$TMP/stale"))
+  left=$(comm -23 <({ ls -A "$FLASHFIT_CACHE_DIR/backups" 2>/dev/null || true; } | sort) "$TMP/stale")
   [[ -z $left ]] || fail "$what: the next install left a backup: $left"
   FF_TIMEOUT=60 ff install "$W10" --python "$PY" --json
   expect_rc 0 "$what: an install right after (no lock left held)"
@@ -117,7 +117,7 @@ for n in $points; do
   [[ $RC == 137 || $RC == 0 ]] || fail "install: exit $RC with a kill at call $n of $total: $(cat "$TMP/err")"
   [[ $RC == 137 ]] && killed=$((killed + 1))
   wait_orphans "kill at call $n"
-  ls -A "$FLASHFIT_CACHE_DIR/backups" 2>/dev/null | sort >"$TMP/stale"
+  { ls -A "$FLASHFIT_CACHE_DIR/backups" 2>/dev/null || true; } | sort >"$TMP/stale"
   [[ -s $TMP/stale ]] && stale=$((stale + 1))
   check_state "install, kill at call $n of $total"
   states+="$(installed_versions | cut -c1-3)"
@@ -144,7 +144,7 @@ for t in $offsets; do
   forget_background "$pid"
   LAST_CMD="install killed after ${t}s"
   wait_orphans "kill after ${t}s"
-  ls -A "$FLASHFIT_CACHE_DIR/backups" 2>/dev/null | sort >"$TMP/stale"
+  { ls -A "$FLASHFIT_CACHE_DIR/backups" 2>/dev/null || true; } | sort >"$TMP/stale"
   [[ -s $TMP/stale ]] && stale=$((stale + 1))
   check_state "install, kill after ${t}s (exit $RC)"
   again "install, kill after ${t}s"
