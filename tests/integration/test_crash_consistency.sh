@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Crash consistency (issue 18): `cache add` (a local wheel and a download),
-# `catalog update` and a disk that fills up, each interrupted at every call
+# `catalog update` and a disk that fills up or turns read-only, each interrupted at every call
 # through which flashfit changes a file (write, rename, unlink, mkdir, fsync,
 # creating opens; counted by the LD_PRELOAD shim tests/fixtures/fault/
-# fault_shim.c), by SIGKILL or by ENOSPC there. After each interruption the
+# fault_shim.c), by SIGKILL, by ENOSPC or by EACCES there. After each interruption the
 # cache must read cleanly (`cache list --json`), hold only whole entries (a
 # wheel whose sha256 is its name, beside its entry.json), the refreshed
 # catalog must be the old file or the new one byte for byte, and the same
@@ -65,6 +65,7 @@ faulted() {
   case $mode in
     kill) env+=(FLASHFIT_FAULT_KILL_AT="$n") ;;
     enospc) env+=(FLASHFIT_FAULT_ENOSPC_AT="$n") ;;
+    eacces) env+=(FLASHFIT_FAULT_EACCES_AT="$n") ;;
     count) env+=(FLASHFIT_FAULT_COUNT="$TMP/count") ;;
   esac
   capture env "${env[@]}" "$@"
@@ -127,14 +128,19 @@ expect_rc 0 "cache add under the shim"
 total=$(cat "$TMP/count")
 ((total > 0)) || fail "the shim saw no file change in cache add"
 tested=0
+eacces_failed=0
 for n in $(points "$total"); do
-  for mode in kill enospc; do
+  for mode in kill enospc eacces; do
     rm -rf "$TMP/c" && cp -a "$BASE" "$TMP/c"
     FLASHFIT_CACHE_DIR=$TMP/c faulted "$mode" "$n" "$FLASHFIT" cache add "$WHEELS/$NEW"
     if [[ $mode == kill ]]; then
       [[ $RC == 137 ]] || fail "cache add: not killed at call $n of $total (exit $RC)"
     elif [[ $RC != 0 ]]; then  # (a write it could do without, e.g. a tag file, may fail silently)
-      expect_clean_error "$RC" "cache add with ENOSPC from call $n"
+      expect_clean_error "$RC" "cache add with $mode from call $n"
+      if [[ $mode == eacces ]]; then
+        expect_err_contains "Permission denied"
+        eacces_failed=$((eacces_failed + 1))
+      fi
     fi
     check_cache "$TMP/c" "cache add, $mode at call $n" "$OLD_SHA" "$NEW_SHA"
     FLASHFIT_CACHE_DIR=$TMP/c capture "$FLASHFIT" cache add "$WHEELS/$NEW"
@@ -145,7 +151,8 @@ for n in $(points "$total"); do
     tested=$((tested + 1))
   done
 done
-report+=("cache add (file): $total change points, $tested faults (SIGKILL and ENOSPC), 0 violations")
+((eacces_failed > 0)) || fail "cache add: no EACCES made it fail: the EACCES check cannot fail"
+report+=("cache add (file): $total change points, $tested faults (SIGKILL, ENOSPC, EACCES), 0 violations")
 pass_note "${report[-1]}"
 
 # --- cache add of a URL: a download killed anywhere resumes -----------------------
@@ -209,16 +216,19 @@ expect_rc 0 "catalog update under the shim"
 total=$(cat "$TMP/count")
 grep -qF 9.9.9 "$TMP/c/$catalog" || fail "the second update did not write the new catalog"
 tested=0
+eacces_failed=0
 for n in $(points "$total"); do
-  for mode in kill enospc; do
+  for mode in kill enospc eacces; do
     rm -rf "$TMP/c" && cp -a "$BASE" "$TMP/c"
     FLASHFIT_CACHE_DIR=$TMP/c faulted "$mode" "$n" "$FLASHFIT" catalog update --package flash-attn --source upstream --api-url "$HTTP_URL"
     if [[ $mode == kill ]]; then
       [[ $RC == 137 ]] || fail "catalog update: not killed at call $n of $total (exit $RC)"
     elif [[ $RC != 0 ]]; then
       # (catalog update reports each source on stdout, its error included)
-      grep -qF 'No space left on device' "$TMP/out" "$TMP/err" ||
-        fail "catalog update with ENOSPC from call $n: the error does not say the disk is full"
+      local_text='No space left on device'
+      [[ $mode == eacces ]] && local_text='Permission denied' && eacces_failed=$((eacces_failed + 1))
+      grep -qF "$local_text" "$TMP/out" "$TMP/err" ||
+        fail "catalog update with $mode from call $n: the error does not say '$local_text'"
     fi
     # Old or new, byte for byte (the new one differs only in its time stamp and version).
     if ! cmp -s "$TMP/c/$catalog" "$TMP/catalog-old"; then
@@ -233,7 +243,8 @@ for n in $(points "$total"); do
     tested=$((tested + 1))
   done
 done
-report+=("catalog update: $total change points, $tested faults (SIGKILL and ENOSPC), 0 violations")
+((eacces_failed > 0)) || fail "catalog update: no EACCES made it fail"
+report+=("catalog update: $total change points, $tested faults (SIGKILL, ENOSPC, EACCES), 0 violations")
 pass_note "${report[-1]}"
 
 printf '%s\n' "${report[@]}"
