@@ -150,5 +150,24 @@ TEST(RealSdists, CausalConv1dAndMambaUnitsFromTheirSetupPy) {
   EXPECT_THAT(units.cxx, ElementsAre("csrc/selective_scan/selective_scan.cpp"));
 }
 
+// The -gencode lists causal-conv1d and mamba-ssm fix in setup.py (9 targets
+// with nvcc 13), read from the real files.
+TEST(RealSdists, FixedGencodeListsFromTheRealSetupPy) {
+  REQUIRE_SDIST(cc, "causal_conv1d-1.7.0.tar.gz");
+  auto facts = read_setup_py(setup_py_text(*cc));
+  ASSERT_TRUE(facts) << facts.error().message;
+  EXPECT_EQ(facts->nvcc_threads, 4U);
+  EXPECT_THAT(gencode_for_nvcc(facts->gencode, 13, 0),
+              ElementsAre("sm_75", "sm_80", "sm_87", "sm_90", "sm_100", "sm_120", "sm_103",
+                          "sm_110", "sm_121"));
+  EXPECT_THAT(gencode_for_nvcc(facts->gencode, 12, 4),
+              ElementsAre("sm_75", "sm_80", "sm_87", "sm_90"));
+
+  REQUIRE_SDIST(mamba, "mamba_ssm-2.3.2.post1.tar.gz");
+  facts = read_setup_py(setup_py_text(*mamba));
+  ASSERT_TRUE(facts) << facts.error().message;
+  EXPECT_EQ(gencode_for_nvcc(facts->gencode, 13, 0).size(), 9U);
+}
+
 }  // namespace
 }  // namespace flashfit::build
