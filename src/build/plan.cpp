@@ -227,6 +227,22 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
     if (!selection) return tl::unexpected(std::move(selection.error()));
     plan.archs = std::move(selection->plan);
     archs = selection->count;
+    // setup.py fixing its own -gencode list: count what it gives with this nvcc.
+    if (!archs && recipe && recipe->build.arch_variable.empty() && !units.gencode.empty()) {
+      if (env.toolkit.cuda_version.known()) {
+        const auto& v = *env.toolkit.cuda_version;
+        std::vector<std::string> codes = gencode_for_nvcc(
+            units.gencode, static_cast<unsigned>(v.major), static_cast<unsigned>(v.minor));
+        archs = codes.size();
+        plan.archs->basis =
+            fmt::format("fixed by {}'s setup.py: {} -gencode targets with nvcc {} ({})",
+                        recipe->name, codes.size(), v.text, util::join(codes, ", "));
+        plan.archs->sass = std::move(codes);
+      } else {
+        plan.archs->basis += fmt::format(
+            "; {} literal -gencode values in setup.py, nvcc version unknown", units.gencode.size());
+      }
+    }
     for (std::string& w : selection->warnings) plan.warnings.push_back(std::move(w));
   } else if (request.archs) {
     plan.warnings.push_back(fmt::format("--archs ignored: {} compiles no CUDA code", package));
