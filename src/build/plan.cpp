@@ -280,6 +280,13 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
     }
     if (threads_variable) plan.threads = memory_threads;
   }
+  // setup.py passing its own `--threads N` (causal-conv1d: 4): nvcc runs that
+  // many, whatever the plan would choose; the estimates must say so.
+  if (plan.cuda && !threads_variable && units.nvcc_threads && archs) {
+    memory_threads = resolve::effective_nvcc_threads(std::max(1U, *units.nvcc_threads), *archs);
+    plan.threads = memory_threads;
+    threads_note = fmt::format("; nvcc --threads {} fixed by setup.py", *units.nvcc_threads);
+  }
 
   const JobMemory memory = job_memory(plan, model, memory_threads, archs);
   plan.per_job_bytes = memory.per_job;

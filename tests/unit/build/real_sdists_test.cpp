@@ -184,6 +184,7 @@ TEST(RealSdists, PlanCountsTheFixedGencodeTargets) {
   EXPECT_EQ(plan->archs->sass.size(), 9U);
   EXPECT_THAT(plan->time_basis, HasSubstr("3 .cu x 9 archs"));
   EXPECT_THAT(plan->time_basis, Not(HasSubstr("unknown")));
+  EXPECT_EQ(plan->threads, 4U);  // setup.py's literal "--threads", "4"
   set_nvcc(env, 12, 4);
   plan = plan_build(env, &built_in("causal-conv1d"), cc->scan, units, {});
   ASSERT_TRUE(plan) << plan.error().message;
