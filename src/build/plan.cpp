@@ -129,8 +129,8 @@ void plan_time(const env::Environment& env, const detail::CostModel& model,
       env.machine.cpu_count.known() ? std::max(1U, *env.machine.cpu_count) : kUnknownCpus;
   const bool serial = !env.toolkit.ninja.known();
   const unsigned threads = resolve::effective_nvcc_threads(plan.threads, arch_count);
-  const unsigned cuda_lanes =
-      serial ? threads : std::min(plan.jobs * threads, std::max(cpus, threads));
+  // nvcc threads beyond the CPUs share them: they add no lanes.
+  const unsigned cuda_lanes = std::min(serial ? threads : plan.jobs * threads, cpus);
   const unsigned cxx_lanes = serial ? 1 : std::min(plan.jobs, cpus);
   double cuda_seconds = 0;
   double cxx_seconds = 0;
