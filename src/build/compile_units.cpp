@@ -166,6 +166,8 @@ CompileUnits choose_compile_units(const std::optional<util::Result<SetupPyFacts>
                                   const SourceScan& scan) {
   std::vector<std::string> notes;
   std::optional<std::vector<std::string>> setup_requires;
+  std::vector<SetupGencode> gencode;
+  std::optional<unsigned> nvcc_threads;
   std::optional<CompileUnits> chosen;
   if (!setup) {
     notes.push_back("no setup.py");
@@ -173,6 +175,8 @@ CompileUnits choose_compile_units(const std::optional<util::Result<SetupPyFacts>
     notes.push_back("setup.py not read: " + setup->error().message);
   } else {
     setup_requires = (*setup)->setup_requires;
+    gencode = (*setup)->gencode;
+    nvcc_threads = (*setup)->nvcc_threads;
     chosen = from_setup_py(**setup, recipe, notes);
   }
   if (!chosen && glob_matches) {
@@ -188,6 +192,8 @@ CompileUnits choose_compile_units(const std::optional<util::Result<SetupPyFacts>
   // Why earlier steps were skipped, then what the step used could not count.
   chosen->notes.insert(chosen->notes.begin(), notes.begin(), notes.end());
   chosen->setup_requires = std::move(setup_requires);
+  chosen->gencode = std::move(gencode);
+  chosen->nvcc_threads = nvcc_threads;
   return *chosen;
 }
 

@@ -41,6 +41,11 @@ struct CompileUnits {
   std::vector<std::string> notes;  // why setup.py / the recipe was not used; listed files missing
   // setup.py's literal setup_requires, for preflight's build-dependency check.
   std::optional<std::vector<std::string>> setup_requires;
+  // setup.py's own literal -gencode values and --threads, when it fixes them
+  // (causal-conv1d, mamba-ssm): what the plan counts archs by for a recipe
+  // without an arch variable.
+  std::vector<SetupGencode> gencode;
+  std::optional<unsigned> nvcc_threads;
 };
 
 // The tree scan's counts, as units "estimated from the tree".

@@ -129,8 +129,8 @@ void plan_time(const env::Environment& env, const detail::CostModel& model,
       env.machine.cpu_count.known() ? std::max(1U, *env.machine.cpu_count) : kUnknownCpus;
   const bool serial = !env.toolkit.ninja.known();
   const unsigned threads = resolve::effective_nvcc_threads(plan.threads, arch_count);
-  const unsigned cuda_lanes =
-      serial ? threads : std::min(plan.jobs * threads, std::max(cpus, threads));
+  // nvcc threads beyond the CPUs share them: they add no lanes.
+  const unsigned cuda_lanes = std::min(serial ? threads : plan.jobs * threads, cpus);
   const unsigned cxx_lanes = serial ? 1 : std::min(plan.jobs, cpus);
   double cuda_seconds = 0;
   double cxx_seconds = 0;
@@ -227,6 +227,22 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
     if (!selection) return tl::unexpected(std::move(selection.error()));
     plan.archs = std::move(selection->plan);
     archs = selection->count;
+    // setup.py fixing its own -gencode list: count what it gives with this nvcc.
+    if (!archs && recipe && recipe->build.arch_variable.empty() && !units.gencode.empty()) {
+      if (env.toolkit.cuda_version.known()) {
+        const auto& v = *env.toolkit.cuda_version;
+        std::vector<std::string> codes = gencode_for_nvcc(
+            units.gencode, static_cast<unsigned>(v.major), static_cast<unsigned>(v.minor));
+        archs = codes.size();
+        plan.archs->basis =
+            fmt::format("fixed by {}'s setup.py: {} -gencode targets with nvcc {} ({})",
+                        recipe->name, codes.size(), v.text, util::join(codes, ", "));
+        plan.archs->sass = std::move(codes);
+      } else {
+        plan.archs->basis += fmt::format(
+            "; {} literal -gencode values in setup.py, nvcc version unknown", units.gencode.size());
+      }
+    }
     for (std::string& w : selection->warnings) plan.warnings.push_back(std::move(w));
   } else if (request.archs) {
     plan.warnings.push_back(fmt::format("--archs ignored: {} compiles no CUDA code", package));
@@ -263,6 +279,13 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
       }
     }
     if (threads_variable) plan.threads = memory_threads;
+  }
+  // setup.py passing its own `--threads N` (causal-conv1d: 4): nvcc runs that
+  // many, whatever the plan would choose; the estimates must say so.
+  if (plan.cuda && !threads_variable && units.nvcc_threads && archs) {
+    memory_threads = resolve::effective_nvcc_threads(std::max(1U, *units.nvcc_threads), *archs);
+    plan.threads = memory_threads;
+    threads_note = fmt::format("; nvcc --threads {} fixed by setup.py", *units.nvcc_threads);
   }
 
   const JobMemory memory = job_memory(plan, model, memory_threads, archs);

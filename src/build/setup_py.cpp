@@ -395,7 +395,136 @@ util::Result<SetupExtension> read_extension(const std::vector<Token>& tokens, st
   return ext;
 }
 
+// "11.8" -> {11, 8}; nullopt for anything else.
+std::optional<std::pair<unsigned, unsigned>> version_pair(std::string_view text) {
+  const auto dot = text.find('.');
+  auto number = [](std::string_view digits) -> std::optional<unsigned> {
+    if (digits.empty() || digits.size() > 4) return std::nullopt;
+    unsigned v = 0;
+    for (char c : digits) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+      v = v * 10 + static_cast<unsigned>(c - '0');
+    }
+    return v;
+  };
+  auto major = number(text.substr(0, dot));
+  auto minor =
+      dot == std::string_view::npos ? std::optional<unsigned>(0) : number(text.substr(dot + 1));
+  if (!major || !minor) return std::nullopt;
+  return std::pair{*major, *minor};
+}
+
+// Each line's indentation (columns of leading blanks), 1-based lines.
+std::vector<std::size_t> line_indents(std::string_view text) {
+  std::vector<std::size_t> out{0};
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    std::size_t n = 0;
+    while (at + n < text.size() && (text[at + n] == ' ' || text[at + n] == '\t')) ++n;
+    out.push_back(n);
+    const auto nl = text.find('\n', at);
+    if (nl == std::string_view::npos) break;
+    at = nl + 1;
+  }
+  return out;
+}
+
+// `if NAME >= Version("X.Y"):` (or >, <, <=) at tokens[at] ("if"/"elif"):
+// the version and whether it is a lower bound. Names holding "version" only,
+// and not torch_/hip_ ones: the guards on nvcc's version (bare_metal_version).
+struct VersionGuard {
+  std::string version;
+  bool at_least = true;
+};
+std::optional<VersionGuard> version_guard(const std::vector<Token>& t, std::size_t at) {
+  if (at + 7 >= t.size()) return std::nullopt;
+  const Token& name = t[at + 1];
+  const Token& op = t[at + 2];
+  if (name.kind != Tok::name || util::ascii_lower(name.text).find("version") == std::string::npos ||
+      util::ascii_lower(name.text).find("torch") != std::string::npos ||
+      util::ascii_lower(name.text).find("hip") != std::string::npos)
+    return std::nullopt;
+  if (op.kind != Tok::op ||
+      (op.text != ">=" && op.text != "<" && op.text != ">" && op.text != "<="))
+    return std::nullopt;
+  if (t[at + 3].kind != Tok::name || t[at + 3].text != "Version" || t[at + 4].kind != Tok::open ||
+      t[at + 5].kind != Tok::string || t[at + 6].kind != Tok::close)
+    return std::nullopt;
+  if (!version_pair(t[at + 5].text)) return std::nullopt;
+  // ">" and "<=" are rare in these files; read as ">=" / "<" of the same
+  // version, which differs only for nvcc exactly at it.
+  return VersionGuard{t[at + 5].text, op.text == ">=" || op.text == ">"};
+}
+
+bool starts_logical_line(const std::vector<Token>& t, std::size_t i) {
+  return i == 0 || t[i - 1].kind == Tok::newline;
+}
+
+// The version guards of the blocks enclosing tokens[at].
+void read_guards(const std::vector<Token>& t, const std::vector<std::size_t>& indents,
+                 std::size_t at, SetupGencode& out) {
+  auto indent_of = [&](std::size_t i) {
+    return t[i].line < indents.size() ? indents[t[i].line] : 0;
+  };
+  std::size_t inner = indent_of(at);
+  // Find the start of the statement holding tokens[at].
+  std::size_t i = at;
+  while (i > 0 && !starts_logical_line(t, i)) --i;
+  inner = indent_of(i);
+  while (i > 0 && inner > 0) {
+    --i;
+    if (!starts_logical_line(t, i) || t[i].kind != Tok::name || indent_of(i) >= inner) continue;
+    inner = indent_of(i);
+    auto apply = [&](const VersionGuard& g, bool negate) {
+      const bool at_least = negate ? !g.at_least : g.at_least;
+      (at_least ? out.min_nvcc : out.below_nvcc) = g.version;
+    };
+    if (t[i].text == "if" || t[i].text == "elif") {
+      if (auto g = version_guard(t, i)) apply(*g, false);
+    } else if (t[i].text == "else") {
+      // The `if` this `else` closes: the nearest earlier header at its indent.
+      for (std::size_t j = i; j-- > 0;) {
+        if (starts_logical_line(t, j) && indent_of(j) == inner && t[j].kind == Tok::name &&
+            (t[j].text == "if" || t[j].text == "elif")) {
+          if (auto g = version_guard(t, j)) apply(*g, true);
+          break;
+        }
+        if (starts_logical_line(t, j) && indent_of(j) < inner) break;
+      }
+    }
+  }
+}
+
+// "arch=compute_80,code=sm_80" -> "sm_80"; also "code=[sm_80,compute_80]"
+// keeps the first. Empty when the value is not a -gencode value.
+std::string gencode_code(const std::string& value) {
+  if (value.rfind("arch=compute_", 0) != 0) return "";
+  const auto at = value.find("code=");
+  if (at == std::string::npos) return "";
+  std::string code = value.substr(at + 5);
+  if (!code.empty() && code.front() == '[') code.erase(0, 1);
+  const auto end = code.find_first_of(",]");
+  if (end != std::string::npos) code.resize(end);
+  const bool ok = (code.rfind("sm_", 0) == 0 || code.rfind("compute_", 0) == 0) &&
+                  code.size() <= 16 &&
+                  std::all_of(code.begin() + static_cast<long>(code.find('_') + 1), code.end(),
+                              [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
+  return ok ? code : "";
+}
+
 }  // namespace
+
+std::vector<std::string> gencode_for_nvcc(const std::vector<SetupGencode>& gencode, unsigned major,
+                                          unsigned minor) {
+  std::vector<std::string> out;
+  const std::pair<unsigned, unsigned> nvcc{major, minor};
+  for (const SetupGencode& g : gencode) {
+    if (!g.min_nvcc.empty() && nvcc < *version_pair(g.min_nvcc)) continue;
+    if (!g.below_nvcc.empty() && !(nvcc < *version_pair(g.below_nvcc))) continue;
+    if (std::find(out.begin(), out.end(), g.code) == out.end()) out.push_back(g.code);
+  }
+  return out;
+}
 
 util::Result<SetupPyFacts> read_setup_py(std::string_view text) {
   if (text.size() > kMaxTextBytes)
@@ -407,7 +536,22 @@ util::Result<SetupPyFacts> read_setup_py(std::string_view text) {
 
   SetupPyFacts facts;
   const std::vector<Token>& t = *tokens;
+  const std::vector<std::size_t> indents = line_indents(text);
   for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i].kind == Tok::string && t[i].plain) {
+      if (std::string code = gencode_code(t[i].text); !code.empty() && facts.gencode.size() < 256) {
+        SetupGencode g{t[i].text, std::move(code), t[i].line, "", ""};
+        read_guards(t, indents, i, g);
+        facts.gencode.push_back(std::move(g));
+      }
+      // "--threads", "4": setup.py fixing nvcc's threads.
+      if (t[i].text == "--threads" && i + 2 < t.size() && t[i + 1].kind == Tok::op &&
+          t[i + 1].text == "," && t[i + 2].kind == Tok::string && !facts.nvcc_threads) {
+        if (auto n = version_pair(t[i + 2].text);
+            n && n->second == 0 && t[i + 2].text.find('.') == std::string::npos)
+          facts.nvcc_threads = n->first;
+      }
+    }
     if (t[i].kind != Tok::name) continue;
     const bool call = t[i + 1].kind == Tok::open && t[i + 1].text == "(";
     const bool defined =

@@ -30,8 +30,24 @@ struct SetupExtension {
   std::string not_literal;  // "sources=renamed_sources is not a literal list (line 422)"
 };
 
+// One fixed `-gencode` value setup.py passes nvcc as a string literal
+// ("arch=compute_80,code=sm_80"), with the nvcc-version guards of the
+// `if NAME >= Version("11.8"):` blocks around it (`else:` negates its `if`).
+// Other enclosing conditions (HIP or not, SKIP_CUDA_BUILD) are not read: the
+// list is what a CUDA build of the package compiles.
+struct SetupGencode {
+  std::string value;  // "arch=compute_80,code=sm_80"
+  std::string code;   // "sm_80" (or "compute_80" for PTX only)
+  std::size_t line = 0;
+  std::string min_nvcc;    // "11.8": needs nvcc >= this ("" none)
+  std::string below_nvcc;  // "11.6": needs nvcc < this ("" none)
+};
+
 struct SetupPyFacts {
   std::vector<SetupExtension> extensions;  // in file order
+  std::vector<SetupGencode> gencode;       // literal -gencode values, in file order
+  // A literal `"--threads", "4"` pair: the nvcc threads setup.py fixes.
+  std::optional<unsigned> nvcc_threads;
   // setup_requires=[...] when literal: requirement strings as written.
   std::optional<std::vector<std::string>> setup_requires;
 };
@@ -42,5 +58,11 @@ struct SetupPyFacts {
 // character, or a list of more than 10,000 entries. The message names the
 // line; setup.py is never run.
 util::Result<SetupPyFacts> read_setup_py(std::string_view text);
+
+// Pure: the `code=` targets ("sm_80") setup.py's fixed -gencode list gives
+// with nvcc MAJOR.MINOR, in file order, without repeats. Empty when setup.py
+// has no literal -gencode values.
+std::vector<std::string> gencode_for_nvcc(const std::vector<SetupGencode>& gencode, unsigned major,
+                                          unsigned minor);
 
 }  // namespace flashfit::build

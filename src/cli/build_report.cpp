@@ -72,7 +72,9 @@ std::string plan_text(const build::SourceTree& source, const std::string& packag
   if (plan.archs) {
     out += fmt::format(
         "  archs         {} ({}); the wheel will hold {}\n",
-        plan.archs->tokens.empty() ? "(torch's default)" : util::join(plan.archs->tokens, ";"),
+        !plan.archs->tokens.empty()    ? util::join(plan.archs->tokens, ";")
+        : plan.archs->variable.empty() ? std::string("(setup.py's own)")
+                                       : std::string("(torch's default)"),
         plan.archs->basis,
         plan.archs->sass.empty() ? "what torch picks" : util::join(plan.archs->sass, ", "));
   } else {

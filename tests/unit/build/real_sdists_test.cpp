@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::Pair;
 using namespace test_env;
 
@@ -148,6 +149,46 @@ TEST(RealSdists, CausalConv1dAndMambaUnitsFromTheirSetupPy) {
   EXPECT_EQ(units.detail.rfind("CUDAExtension selective_scan_cuda", 0), 0U) << units.detail;
   EXPECT_EQ(units.cuda_count, 9U);
   EXPECT_THAT(units.cxx, ElementsAre("csrc/selective_scan/selective_scan.cpp"));
+}
+
+// The -gencode lists causal-conv1d and mamba-ssm fix in setup.py (9 targets
+// with nvcc 13), read from the real files.
+TEST(RealSdists, FixedGencodeListsFromTheRealSetupPy) {
+  REQUIRE_SDIST(cc, "causal_conv1d-1.7.0.tar.gz");
+  auto facts = read_setup_py(setup_py_text(*cc));
+  ASSERT_TRUE(facts) << facts.error().message;
+  EXPECT_EQ(facts->nvcc_threads, 4U);
+  EXPECT_THAT(gencode_for_nvcc(facts->gencode, 13, 0),
+              ElementsAre("sm_75", "sm_80", "sm_87", "sm_90", "sm_100", "sm_120", "sm_103",
+                          "sm_110", "sm_121"));
+  EXPECT_THAT(gencode_for_nvcc(facts->gencode, 12, 4),
+              ElementsAre("sm_75", "sm_80", "sm_87", "sm_90"));
+
+  REQUIRE_SDIST(mamba, "mamba_ssm-2.3.2.post1.tar.gz");
+  facts = read_setup_py(setup_py_text(*mamba));
+  ASSERT_TRUE(facts) << facts.error().message;
+  EXPECT_EQ(gencode_for_nvcc(facts->gencode, 13, 0).size(), 9U);
+}
+
+// The plan counts causal-conv1d's 3 .cu units x the 9 targets its setup.py
+// gives nvcc 13, and 4 with nvcc 12.4, where it said "unknown, counted as 1".
+TEST(RealSdists, PlanCountsTheFixedGencodeTargets) {
+  REQUIRE_SDIST(cc, "causal_conv1d-1.7.0.tar.gz");
+  const CompileUnits units = find_compile_units(cc->root, &built_in("causal-conv1d"), cc->scan);
+  env::Environment env = healthy();
+  set_nvcc(env, 13, 0);
+  auto plan = plan_build(env, &built_in("causal-conv1d"), cc->scan, units, {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_TRUE(plan->archs);
+  EXPECT_THAT(plan->archs->basis, HasSubstr("9 -gencode targets with nvcc 13.0"));
+  EXPECT_EQ(plan->archs->sass.size(), 9U);
+  EXPECT_THAT(plan->time_basis, HasSubstr("3 .cu x 9 archs"));
+  EXPECT_THAT(plan->time_basis, Not(HasSubstr("unknown")));
+  EXPECT_EQ(plan->threads, 4U);  // setup.py's literal "--threads", "4"
+  set_nvcc(env, 12, 4);
+  plan = plan_build(env, &built_in("causal-conv1d"), cc->scan, units, {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_THAT(plan->archs->sass, ElementsAre("sm_75", "sm_80", "sm_87", "sm_90"));
 }
 
 }  // namespace

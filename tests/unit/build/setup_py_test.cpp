@@ -136,5 +136,56 @@ TEST(SetupPy, HostileBytesInAMessageAreEscaped) {
   EXPECT_THAT(message, HasSubstr("\\x1b"));
 }
 
+// causal-conv1d 1.7.0's shape: version-guarded appends inside `else:` of a
+// HIP check, and a fixed --threads.
+TEST(SetupPyGencode, VersionGuardsPickTheTargetsPerNvcc) {
+  const auto facts = read_ok(R"py(
+def append_nvcc_threads(nvcc_extra_args):
+    return nvcc_extra_args + ["--threads", "4"]
+if HIP_BUILD:
+    cc_flag.append("--offload-arch=gfx90a")
+else:
+    if bare_metal_version < Version("11.6"):
+        raise RuntimeError("too old")
+    else:
+        cc_flag.append("-gencode")
+        cc_flag.append("arch=compute_70,code=sm_70")
+    cc_flag.append("-gencode")
+    cc_flag.append("arch=compute_80,code=sm_80")
+    if bare_metal_version >= Version("11.8"):
+        cc_flag.append("-gencode")
+        cc_flag.append("arch=compute_90,code=sm_90")
+    if bare_metal_version >= Version("13.0"):
+        cc_flag += ["-gencode", "arch=compute_110,code=sm_110"]
+    cc_flag.append("-gencode")
+    cc_flag.append("arch=compute_80,code=compute_80")
+)py");
+  ASSERT_EQ(facts.gencode.size(), 5U);
+  EXPECT_EQ(facts.gencode[0].min_nvcc, "11.6");  // the else of `< 11.6`
+  EXPECT_EQ(facts.gencode[1].min_nvcc, "");
+  EXPECT_EQ(facts.gencode[2].min_nvcc, "11.8");
+  EXPECT_EQ(facts.gencode[2].line, 16U);
+  EXPECT_EQ(facts.nvcc_threads, 4U);
+  EXPECT_THAT(gencode_for_nvcc(facts.gencode, 11, 7), ElementsAre("sm_70", "sm_80", "compute_80"));
+  EXPECT_THAT(gencode_for_nvcc(facts.gencode, 12, 4),
+              ElementsAre("sm_70", "sm_80", "sm_90", "compute_80"));
+  EXPECT_THAT(gencode_for_nvcc(facts.gencode, 13, 0),
+              ElementsAre("sm_70", "sm_80", "sm_90", "sm_110", "compute_80"));
+  EXPECT_THAT(gencode_for_nvcc(facts.gencode, 11, 5), ElementsAre("sm_80", "compute_80"));
+}
+
+TEST(SetupPyGencode, ComputedOrMalformedValuesAreNotCounted) {
+  const auto facts = read_ok(R"py(
+cc_flag.append(f"arch=compute_{cc},code=sm_{cc}")
+cc_flag.append("arch=compute_80")
+cc_flag.append("arch=compute_80,code=sm_8;rm -rf")
+cc_flag.append("-arch=sm_80")
+flags = ["--threads", str(n)]
+)py");
+  EXPECT_TRUE(facts.gencode.empty());
+  EXPECT_FALSE(facts.nvcc_threads);
+  EXPECT_TRUE(gencode_for_nvcc(facts.gencode, 13, 0).empty());
+}
+
 }  // namespace
 }  // namespace flashfit::build
