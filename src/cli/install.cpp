@@ -40,7 +40,7 @@ json attempt_json(const install::Attempt& a) {
   json out{{"filename", a.filename},
            {"url", a.url},
            {"source", a.source},
-           {"stage", a.stage},
+           {"stage", install::to_string(a.stage)},
            {"ok", a.ok},
            {"detail", a.detail},
            {"sha256", a.sha256 ? json(*a.sha256) : json(nullptr)}};
@@ -60,7 +60,7 @@ std::string outcome_text(const install::InstallOutcome& o, bool dry_run) {
   std::string out;
   for (const install::Attempt& a : o.attempts) {
     out += fmt::format("{} {}  [{}]\n     {}: {}\n", a.ok ? "ok  " : "FAIL", a.filename, a.source,
-                       a.stage, a.detail);
+                       install::to_string(a.stage), a.detail);
     if (a.import_check && a.ok) out += "     GPU check: " + a.import_check->gpu_test + "\n";
   }
   if (o.installed) {
@@ -103,10 +103,8 @@ util::Result<Pass> resolve_and_install(const InstallCliOptions& options,
     }
   }
   if (r.resolution.selected || pass.named_file) {
-    auto cache_root = util::cache_root();
-    if (!cache_root)
-      return util::fail(util::ErrorKind::failed, "no cache directory", {},
-                        "set FLASHFIT_CACHE_DIR or HOME");
+    auto cache_root = util::require_cache_root();
+    if (!cache_root) return tl::unexpected(cache_root.error());
     auto cache = store::WheelCache::open(*cache_root);
     if (!cache) return tl::unexpected(cache.error());
     install::InstallOptions install_options;
@@ -140,7 +138,7 @@ bool hand_over_to_build(const InstallCliOptions& options, const Pass& pass) {
     return false;
   const auto& suggestions = pass.resolved->resolution.suggestions;
   return std::none_of(suggestions.begin(), suggestions.end(),
-                      [](const auto& s) { return s.kind == "fallback"; });
+                      [](const auto& s) { return s.kind == resolve::SuggestionKind::fallback; });
 }
 
 // What-if flags describe an environment that is not the interpreter's: what
@@ -192,10 +190,8 @@ util::Result<int> run_install(const InstallCliOptions& given) {
     SdistSources sdists = sdist_sources(first.config, options.sources);
     request.index_urls = sdists.index_urls;
     request.find_links = sdists.find_links;
-    auto cache_root = util::cache_root();
-    if (!cache_root)
-      return util::fail(util::ErrorKind::failed, "no cache directory", {},
-                        "set FLASHFIT_CACHE_DIR or HOME");
+    auto cache_root = util::require_cache_root();
+    if (!cache_root) return tl::unexpected(cache_root.error());
     request.cache_root = *cache_root;
     // The resolve probed the toolkit only if nothing was picked; a picked wheel
     // that failed its import leaves it unprobed, and preflight needs nvcc's facts.
@@ -239,7 +235,7 @@ util::Result<int> run_install(const InstallCliOptions& given) {
     for (const auto& a : outcome.attempts) attempts.push_back(attempt_json(a));
     json suggestions = json::array();
     for (const auto& s : next) {
-      json item{{"kind", s.kind}, {"message", s.message}};
+      json item{{"kind", resolve::to_string(s.kind)}, {"message", s.message}};
       if (s.command) item["command"] = *s.command;
       suggestions.push_back(item);
     }
@@ -274,7 +270,7 @@ util::Result<int> run_install(const InstallCliOptions& given) {
       if (!ok && !next.empty()) {
         text += "\nwhat now:\n";
         for (const auto& s : next)
-          text += "  [" + s.kind + "] " + s.message +
+          text += "  [" + std::string(resolve::to_string(s.kind)) + "] " + s.message +
                   (s.command ? "\n       $ " + *s.command : "") + "\n";
       }
     }

@@ -77,16 +77,16 @@ util::Result<void> try_candidates(const Workflow& w) {
     Attempt attempt{j.candidate->filename,
                     j.candidate->url,
                     j.candidate->source,
-                    "download",
+                    AttemptStage::download,
                     false,
                     "",
                     j.candidate->sha256,
                     {}};
     if (options.dry_run) {
-      attempt.stage = "would install";
+      attempt.stage = AttemptStage::would_install;
       attempt.ok = true;
       attempt.detail = fmt::format(
-          "would download, inspect, install with {} --no-deps, then import {}", w.installer.kind,
+          "would download, inspect, install with {} --no-deps, then import {}", to_string(w.installer.kind),
           util::join(w.recipe && !w.recipe->binary_module.empty()
                          ? std::vector<std::string>{w.recipe->binary_module}
                          : std::vector<std::string>{"its modules"},
@@ -95,7 +95,8 @@ util::Result<void> try_candidates(const Workflow& w) {
       break;
     }
     say(options, fmt::format("fetching {} ({})", j.candidate->filename, j.candidate->source));
-    auto entry = w.cache.fetch(j.candidate->url, j.candidate->sha256, j.candidate->source);
+    auto entry = w.cache.fetch(j.candidate->url, j.candidate->sha256,
+                                 store::EntryOrigin::fetched_from(j.candidate->source));
     if (!entry) {
       if (entry.error().kind == util::ErrorKind::interrupted) return tl::unexpected(entry.error());
       attempt.detail = entry.error().message;
@@ -104,7 +105,7 @@ util::Result<void> try_candidates(const Workflow& w) {
     }
     attempt.sha256 = entry->sha256;
 
-    attempt.stage = "inspect";
+    attempt.stage = AttemptStage::inspect;
     // The cache is content-addressed: a verdict recorded for these bytes in
     // this same environment still holds, and re-reading 100+ MB proves nothing new.
     bool torch_extension = w.recipe != nullptr;
@@ -137,20 +138,20 @@ util::Result<void> try_candidates(const Workflow& w) {
       if (!made) return tl::unexpected(made.error());
       w.guard.keep_backup(std::move(*made));
     }
-    attempt.stage = "install";
-    say(options, fmt::format("installing {} with {} --no-deps", entry->filename, w.installer.kind));
+    attempt.stage = AttemptStage::install;
+    say(options, fmt::format("installing {} with {} --no-deps", entry->filename, to_string(w.installer.kind)));
     // From here the environment may change, even when pip fails or is stopped.
     w.guard.changing(wheel_members(entry->path));
     auto ran = run_installer(install_argv(w.installer, entry->path));
     if (!ran) return tl::unexpected(ran.error());
     if (!ran->succeeded()) {
-      attempt.detail = fmt::format("{} {}: {}", w.installer.kind, ran->describe(),
+      attempt.detail = fmt::format("{} {}: {}", to_string(w.installer.kind), ran->describe(),
                                    util::printable(std::string(util::trim(ran->err)), 600));
       w.outcome.attempts.push_back(std::move(attempt));
       continue;
     }
 
-    attempt.stage = "import";
+    attempt.stage = AttemptStage::import_check;
     say(options, "checking the import in a fresh interpreter");
     bool gpu_present = w.environment.gpu.gpus.known() && !w.environment.gpu.gpus->empty();
     const std::vector<std::string> modules = modules_to_import(w.recipe, entry->path);
@@ -169,7 +170,7 @@ util::Result<void> try_candidates(const Workflow& w) {
       if (!removed->succeeded()) {
         // The environment is in a state pip could not undo: no further wheel
         // goes on top of it; the guard puts the previous version back.
-        attempt.detail += fmt::format("; uninstalling it failed ({} {}: {})", w.installer.kind,
+        attempt.detail += fmt::format("; uninstalling it failed ({} {}: {})", to_string(w.installer.kind),
                                       removed->describe(),
                                       util::printable(std::string(util::trim(removed->err)), 300));
         w.outcome.attempts.push_back(std::move(attempt));
@@ -178,7 +179,7 @@ util::Result<void> try_candidates(const Workflow& w) {
       w.outcome.attempts.push_back(std::move(attempt));
       continue;
     }
-    attempt.stage = "installed";
+    attempt.stage = AttemptStage::installed;
     attempt.ok = true;
     // Only what was imported is said to import.
     attempt.detail =
@@ -199,6 +200,24 @@ util::Result<void> try_candidates(const Workflow& w) {
 }
 
 }  // namespace
+
+std::string_view to_string(AttemptStage stage) {
+  switch (stage) {
+    case AttemptStage::download:
+      return "download";
+    case AttemptStage::inspect:
+      return "inspect";
+    case AttemptStage::install:
+      return "install";
+    case AttemptStage::import_check:
+      return "import";
+    case AttemptStage::installed:
+      return "installed";
+    case AttemptStage::would_install:
+      return "would install";
+  }
+  return "unknown";
+}
 
 util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resolution,
                                                 const resolve::Recipe* recipe,
