@@ -158,31 +158,28 @@ std::optional<pkg::InterpreterTagFacts> Environment::tag_facts() const {
   return facts;
 }
 
-Environment probe_interpreter_environment(const ProbeOptions& options) {
-  Environment env;
+namespace {
+// The steps every probe starts with; --verbose traces each with its time.
+void probe_machine_and_python(Environment& env, const ProbeOptions& options) {
   {
     util::TraceSpan span("probe: machine");
     env.machine = probe_machine(options.machine);
   }
-  {
-    util::TraceSpan span("probe: python");
-    env.python = probe_python(options);
-  }
+  util::TraceSpan span("probe: python");
+  env.python = probe_python(options);
+}
+}  // namespace
+
+Environment probe_interpreter_environment(const ProbeOptions& options) {
+  Environment env;
+  probe_machine_and_python(env, options);
   apply_what_if(env, options.what_if);
   return env;
 }
 
 Environment probe_environment(const ProbeOptions& options) {
   Environment env;
-  // --verbose traces each step with its time.
-  {
-    util::TraceSpan span("probe: machine");
-    env.machine = probe_machine(options.machine);
-  }
-  {
-    util::TraceSpan span("probe: python");
-    env.python = probe_python(options);
-  }
+  probe_machine_and_python(env, options);
   if (env.python.interpreter.known()) {
     util::TraceSpan span("probe: torch");
     std::vector<std::filesystem::path> site_dirs;
