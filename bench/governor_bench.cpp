@@ -319,7 +319,10 @@ void BM_Summary(benchmark::State& state) {
 // One governor tick's reading: the /proc scan over every process of the
 // machine, the available-memory read, and a decision.
 void BM_GovernorTick(benchmark::State& state) {
-  MemoryGovernor governor(GovernorConfig{std::uint64_t{8} << 30, 0, std::uint64_t{1} << 30});
+  GovernorConfig config;
+  config.budget_bytes = std::uint64_t{8} << 30;
+  config.worker_estimate_bytes = std::uint64_t{1} << 30;
+  MemoryGovernor governor(config);
   const int self = static_cast<int>(::getpgrp());
   for (auto _ : state) {
     const auto samples = flashfit::build::sample_process_group(self);

@@ -15,6 +15,8 @@ packages=(
   # the fuzz harnesses and the sanitized build (tests/fuzz, tests/sanitize): clang 14 with
   # libFuzzer and the sanitizer runtimes
   clang libclang-rt-14-dev
+  # the style gates: format_check (tests/style) and scripts/tidy.sh
+  clang-format clang-tidy
   # the inspect benchmark compares with unzip and reads peak RSS through time(1)
   unzip time binutils
   # the Python side: interpreters and oracles the tests run against

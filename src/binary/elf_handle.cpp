@@ -71,4 +71,13 @@ util::Result<std::size_t> section_names_index(const OpenElf& opened) {
   return index;
 }
 
+util::Result<OpenElf> open_elf_sections(const std::filesystem::path& path) {
+  auto opened = open_elf(path);
+  if (!opened) return opened;
+  auto names = section_names_index(*opened);
+  if (!names) return tl::unexpected(std::move(names.error()));
+  opened->section_names = *names;
+  return opened;
+}
+
 }  // namespace flashfit::binary::detail

@@ -49,6 +49,7 @@ struct OpenElf {
   std::unique_ptr<ElfHandle> elf;
   GElf_Ehdr header{};
   std::string context;
+  std::size_t section_names = 0;  // open_elf_sections: the section-name table's index
 };
 
 // libelf's message for its last error.
@@ -60,5 +61,7 @@ util::Result<OpenElf> open_elf(const std::filesystem::path& path);
 
 // The index of the section holding section names (for elf_strptr on sh_name).
 util::Result<std::size_t> section_names_index(const OpenElf& opened);
+// open_elf with section_names set: for the readers that walk sections by name.
+util::Result<OpenElf> open_elf_sections(const std::filesystem::path& path);
 
 }  // namespace flashfit::binary::detail

@@ -12,12 +12,10 @@ using detail::libelf_message;
 
 util::Result<std::optional<SectionBytes>> read_section(const std::filesystem::path& path,
                                                        std::string_view name) {
-  auto opened = detail::open_elf(path);
+  auto opened = detail::open_elf_sections(path);
   if (!opened) return tl::unexpected(std::move(opened.error()));
   Elf* elf = opened->elf->get();
-  auto names = detail::section_names_index(*opened);
-  if (!names) return tl::unexpected(std::move(names.error()));
-  const std::size_t names_index = *names;
+  const std::size_t names_index = opened->section_names;
   for (Elf_Scn* section = elf_nextscn(elf, nullptr); section != nullptr;
        section = elf_nextscn(elf, section)) {
     GElf_Shdr header{};

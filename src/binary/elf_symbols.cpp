@@ -88,12 +88,10 @@ util::Result<std::vector<std::string>> find_strings_with_prefix(const std::files
                                                                 std::string_view prefix,
                                                                 std::size_t max_results,
                                                                 std::size_t max_length) {
-  auto opened = detail::open_elf(path);
+  auto opened = detail::open_elf_sections(path);
   if (!opened) return tl::unexpected(std::move(opened.error()));
   Elf* elf = opened->elf->get();
-  auto names = detail::section_names_index(*opened);
-  if (!names) return tl::unexpected(std::move(names.error()));
-  const std::size_t names_index = *names;
+  const std::size_t names_index = opened->section_names;
   std::vector<Elf_Scn*> rodata;
   std::vector<Elf_Scn*> fallback;
   for (Elf_Scn* section = elf_nextscn(elf, nullptr); section != nullptr;

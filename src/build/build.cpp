@@ -17,6 +17,7 @@
 #include "env/load_host.hpp"
 #include "pkg/name.hpp"
 #include "pkg/requirement.hpp"
+#include "pkg/variant.hpp"
 #include "pkg/wheel_name.hpp"
 #include "util/env_vars.hpp"
 #include "util/interrupt.hpp"
@@ -87,11 +88,6 @@ std::vector<std::string> sass_in(const binary::InspectReport& report) {
   return out;
 }
 
-std::string public_version(const env::TorchFacts& torch) {
-  if (torch.version.known()) return torch.version->public_str();
-  return torch.version_text.known() ? *torch.version_text : std::string();
-}
-
 // Enters the wheel into the cache with the key of the environment it was built in.
 // The toolkit of the build record: what --toolkit chose, else the probed nvcc.
 std::string toolkit_record(const env::Environment& environment, const std::string& origin) {
@@ -104,27 +100,39 @@ std::string toolkit_record(const env::Environment& environment, const std::strin
   return text + " (" + (origin.empty() ? "found by " + tk.nvcc.source : origin) + ")";
 }
 
+// What the wheel was built for, as the resolver will judge it (store::BuildRecord).
+store::BuildRecord build_record(const env::Environment& environment, const std::string& filename,
+                                const BuildPlan& plan, const std::string& toolkit_origin) {
+  store::BuildRecord record;
+  const env::TorchFacts& torch = environment.torch;
+  if (torch.version.known()) {
+    if (auto version = pkg::Version::parse(torch.version->public_str()))
+      record.torch = std::move(*version);
+  }
+  if (torch.cuda.known() && !torch.cuda->none()) {
+    // torch.version.cuda is "12.8"; another form leaves the record's CUDA unknown.
+    if (auto cuda = pkg::parse_cuda_version(*torch.cuda->version))
+      record.cuda = store::BuiltCuda{*cuda};
+  } else if (torch.installed()) {
+    record.cuda = store::BuiltCuda{};  // a CPU torch
+  }
+  if (torch.cxx11_abi.known()) record.cxx11_abi = *torch.cxx11_abi;
+  if (auto name = pkg::parse_wheel_filename(filename); name && !name->tags.empty()) {
+    record.python = name->tags.front().interpreter;
+    record.platform = name->tags.front().platform;
+  }
+  record.archs = plan.archs ? plan.archs->sass : std::vector<std::string>{};
+  if (plan.cuda) record.toolkit = toolkit_record(environment, toolkit_origin);
+  return record;
+}
+
 util::Result<store::CacheEntry> cache_built_wheel(store::WheelCache& cache, const fs::path& wheel,
                                                   const env::Environment& environment,
                                                   const BuildPlan& plan,
                                                   const std::string& toolkit_origin) {
-  auto entry = cache.add(wheel, "build");
+  auto entry = cache.add(wheel, store::EntryOrigin::built());
   if (!entry) return tl::unexpected(entry.error());
-  auto name = pkg::parse_wheel_filename(entry->filename);
-  entry->source = "build";
-  if (auto v = public_version(environment.torch); !v.empty()) entry->torch = v;
-  if (environment.torch.cuda.known() && !environment.torch.cuda->none()) {
-    entry->cuda = *environment.torch.cuda->version;
-  } else if (environment.torch.installed()) {
-    entry->cuda = "cpu";
-  }
-  if (environment.torch.cxx11_abi.known()) entry->cxx11_abi = *environment.torch.cxx11_abi;
-  if (name && !name->tags.empty()) {
-    entry->python = name->tags.front().interpreter;
-    entry->platform = name->tags.front().platform;
-  }
-  entry->archs = plan.archs ? plan.archs->sass : std::vector<std::string>{};
-  if (plan.cuda) entry->toolkit = toolkit_record(environment, toolkit_origin);
+  entry->record = build_record(environment, entry->filename, plan, toolkit_origin);
   if (auto saved = cache.update(*entry); !saved) return tl::unexpected(saved.error());
   return entry;
 }
@@ -173,6 +181,22 @@ std::vector<UnitClass> unit_classes(const BuildPlan& plan) {
 }
 
 }  // namespace
+
+std::string_view to_string(BuildStage stage) {
+  switch (stage) {
+    case BuildStage::preflight:
+      return "preflight";
+    case BuildStage::planned:
+      return "planned";
+    case BuildStage::build:
+      return "build";
+    case BuildStage::check:
+      return "check";
+    case BuildStage::done:
+      return "done";
+  }
+  return "unknown";
+}
 
 std::vector<std::string> build_argv(const std::string& python, const fs::path& source_root,
                                     const fs::path& wheel_dir) {
@@ -263,19 +287,19 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment,
   out.preflight = preflight(environment, out.recipe, *plan, facts);
   if (request.on_planned) request.on_planned(*source, *plan, *out.preflight);
   if (!out.preflight->passed()) {
-    out.stage = "preflight";
+    out.stage = BuildStage::preflight;
     const PreflightCheck* first = out.preflight->first_failure();
     out.failure = first ? first->message : "preflight failed";
     return out;
   }
   if (request.dry_run) {
-    out.stage = "planned";
+    out.stage = BuildStage::planned;
     out.ok = true;
     return out;
   }
 
   // The build itself.
-  out.stage = "build";
+  out.stage = BuildStage::build;
   const fs::path wheel_dir = temp_path / "dist";
   fs::create_directories(wheel_dir, ec);
   out.log_path = request.cache_root / "logs" /
@@ -337,7 +361,7 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment,
   }
 
   // The wheel: one file, binary tags, bytes that fit this environment.
-  out.stage = "check";
+  out.stage = BuildStage::check;
   std::vector<fs::path> wheels;
   for (fs::directory_iterator it(wheel_dir, ec), end; !ec && it != end; it.increment(ec)) {
     if (util::ends_with(it->path().filename().string(), ".whl")) wheels.push_back(it->path());
@@ -364,9 +388,9 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment,
   BuiltWheel built{*entry, *verdict, {}};
   if (verdict->report) {
     built.archs = sass_in(*verdict->report);
-    if (!built.archs.empty() && built.archs != entry->archs) {
+    if (!built.archs.empty() && built.archs != entry->record.archs) {
       // The bytes, not the plan, say what was compiled.
-      built.entry.archs = built.archs;
+      built.entry.record.archs = built.archs;
       (void)cache->update(built.entry);
     }
   }
@@ -379,7 +403,7 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment,
     return out;
   }
   out.wheel = std::move(built);
-  out.stage = "done";
+  out.stage = BuildStage::done;
   out.ok = true;
   return out;
 }

@@ -63,8 +63,13 @@ struct BuiltWheel {
   std::vector<std::string> archs;  // SASS found in the wheel's modules ("sm_80")
 };
 
+// Where a build ended: stopped by preflight, planned only (dry run), in the
+// compile, in the check of the wheel, or done.
+enum class BuildStage { preflight, planned, build, check, done };
+std::string_view to_string(BuildStage stage);  // "preflight", "planned", ...
+
 struct BuildOutcome {
-  std::string stage;  // where it ended: "preflight", "planned" (dry run), "build", "check", "done"
+  BuildStage stage = BuildStage::preflight;
   bool ok = false;
   std::string package;                      // the distribution's canonical name, when known
   const resolve::Recipe* recipe = nullptr;  // into the caller's book

@@ -17,7 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::size_t kMaxSetupPyBytes = std::size_t{1} << 20;
-constexpr std::size_t kMaxEntries = 100000;
 constexpr std::size_t kMaxMissingShown = 3;
 
 bool has_suffix(const std::string& path, std::initializer_list<const char*> suffixes) {
@@ -98,29 +97,16 @@ std::optional<CompileUnits> from_setup_py(const SetupPyFacts& facts, const resol
 
 std::vector<std::string> expand_globs(const fs::path& root, const std::vector<std::string>& globs) {
   std::vector<std::string> out;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
-  std::size_t seen = 0;
-  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (++seen > kMaxEntries) break;
-    std::error_code entry_ec;
-    const fs::file_status status = it->symlink_status(entry_ec);
-    if (entry_ec) continue;
-    if (fs::is_directory(status)) {
-      const std::string name = it->path().filename().string();
-      if (name == ".git" || (name == "build" && it.depth() == 0)) it.disable_recursion_pending();
-      continue;
-    }
-    if (!fs::is_regular_file(status)) continue;
-    const std::string relative = it->path().lexically_relative(root).generic_string();
-    if (relative.find('\0') != std::string::npos) continue;
+  for_each_source_file(root, [&](const fs::path& path) {
+    const std::string relative = path.lexically_relative(root).generic_string();
+    if (relative.find('\0') != std::string::npos) return;
     for (const std::string& glob : globs) {
       if (::fnmatch(glob.c_str(), relative.c_str(), FNM_PATHNAME) == 0) {
         out.push_back(relative);
         break;
       }
     }
-  }
+  });
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,8 +24,8 @@ const char* to_string(SourceKind kind);  // "directory", "archive", "url", "requ
 struct SourceScan {
   bool has_setup_py = false;
   bool has_pyproject = false;
-  std::size_t cuda_files = 0;  // *.cu (CUDA translation units)
-  std::size_t cpp_files = 0;   // *.cpp, *.cc, *.cxx, *.c (not headers)
+  std::size_t cuda_files = 0;          // *.cu (CUDA translation units)
+  std::size_t cpp_files = 0;           // *.cpp, *.cc, *.cxx, *.c (not headers)
   std::optional<std::string> name;     // from PKG-INFO (sdists), else pyproject [project] name
   std::optional<std::string> version;  // likewise
 };
@@ -32,6 +33,12 @@ struct SourceScan {
 // Walks the tree (symlinks not followed, at most 100k entries, .git and
 // build/ skipped). Never fails: unreadable parts are skipped.
 SourceScan scan_source_tree(const std::filesystem::path& root);
+
+// Every regular file of a source tree, for the scan and the recipe's globs:
+// directory links are not entered, .git and a top-level build/ (a previous
+// build's output) are skipped, and at most 100000 entries are looked at.
+void for_each_source_file(const std::filesystem::path& root,
+                          const std::function<void(const std::filesystem::path&)>& visit);
 
 struct SourceRequest {
   std::string spec;                     // DIR, ARCHIVE, URL or requirement
@@ -43,8 +50,8 @@ struct SourceRequest {
 
 struct SourceTree {
   SourceKind kind = SourceKind::directory;
-  std::filesystem::path root;   // the directory to build (holds setup.py / pyproject.toml)
-  std::string origin;           // the path or URL it came from
+  std::filesystem::path root;  // the directory to build (holds setup.py / pyproject.toml)
+  std::string origin;          // the path or URL it came from
   std::optional<std::string> archive_sha256;  // of the archive, when there was one
   SourceScan scan;
 };

@@ -5,12 +5,11 @@
 // links, and unreadable metadata just leaves the field unknown.
 #include <toml++/toml.h>
 
+#include <cctype>
 #include <exception>
 #include <filesystem>
 
 #include "build/source.hpp"
-#include <cctype>
-
 #include "pkg/name.hpp"
 #include "pkg/version.hpp"
 #include "util/atomic_file.hpp"
@@ -74,7 +73,8 @@ void read_pkg_info(const fs::path& file, SourceScan& scan) {
 std::optional<std::string> literal_after(std::string_view text, std::string_view key) {
   for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
     // A whole word: not "my_name=" nor "PACKAGE_NAME_SUFFIX".
-    if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) continue;
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_'))
+      continue;
     std::size_t i = at + key.size();
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
     if (i >= text.size() || text[i] != '=' || (i + 1 < text.size() && text[i + 1] == '=')) continue;
@@ -109,7 +109,8 @@ void read_pyproject(const fs::path& file, SourceScan& scan) {
       if (auto name = doc["project"]["name"].value<std::string>()) scan.name = checked_name(*name);
     }
     if (!scan.version) {
-      if (auto version = doc["project"]["version"].value<std::string>()) scan.version = checked_version(*version);
+      if (auto version = doc["project"]["version"].value<std::string>())
+        scan.version = checked_version(*version);
     }
   } catch (const std::exception&) {
     // Unparsable TOML: the fields stay unknown; the build itself will say more.
@@ -131,9 +132,23 @@ SourceScan scan_source_tree(const fs::path& root) {
   scan.has_setup_py = fs::is_regular_file(root / "setup.py", ec);
   scan.has_pyproject = fs::is_regular_file(root / "pyproject.toml", ec);
   if (fs::is_regular_file(root / "PKG-INFO", ec)) read_pkg_info(root / "PKG-INFO", scan);
-  if (scan.has_pyproject && (!scan.name || !scan.version)) read_pyproject(root / "pyproject.toml", scan);
+  if (scan.has_pyproject && (!scan.name || !scan.version))
+    read_pyproject(root / "pyproject.toml", scan);
   if (!scan.name && scan.has_setup_py) read_setup_py_name(root / "setup.py", scan);
 
+  for_each_source_file(root, [&](const fs::path& path) {
+    const std::string name = path.filename().string();
+    if (has_extension(name, {".cu"})) {
+      ++scan.cuda_files;
+    } else if (has_extension(name, {".cpp", ".cc", ".cxx", ".c"})) {
+      ++scan.cpp_files;
+    }
+  });
+  return scan;
+}
+
+void for_each_source_file(const fs::path& root, const std::function<void(const fs::path&)>& visit) {
+  std::error_code ec;
   // directory_options::none: directory links are not entered.
   fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
   std::size_t seen = 0;
@@ -142,20 +157,14 @@ SourceScan scan_source_tree(const fs::path& root) {
     std::error_code entry_ec;
     const fs::file_status status = it->symlink_status(entry_ec);
     if (entry_ec) continue;
-    const std::string name = it->path().filename().string();
     if (fs::is_directory(status)) {
       // A previous build's output and version control hold no sources of the package.
+      const std::string name = it->path().filename().string();
       if (name == ".git" || (name == "build" && it.depth() == 0)) it.disable_recursion_pending();
       continue;
     }
-    if (!fs::is_regular_file(status)) continue;
-    if (has_extension(name, {".cu"})) {
-      ++scan.cuda_files;
-    } else if (has_extension(name, {".cpp", ".cc", ".cxx", ".c"})) {
-      ++scan.cpp_files;
-    }
+    if (fs::is_regular_file(status)) visit(it->path());
   }
-  return scan;
 }
 
 }  // namespace flashfit::build

@@ -2,14 +2,12 @@
 // its output goes to a log and to a callback line by line, the memory governor
 // ticks between reads, and whatever ends the run (the command exiting,
 // Ctrl-C, a timeout, an unwritable log) ends with no process of the build
-// left, stopped ones included. util::run_process collects output into memory
-// and has no tick; a build's hours of output and its governor need this loop.
+// left, stopped ones included. The spawn, the waits and the clock are
+// util/child's, as for util::run_process; this loop adds what a build needs:
+// the session's process groups, the log and its lines, the governor's tick.
 #include "build/supervisor.hpp"
 
-#include <fcntl.h>
-#include <fmt/format.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -25,6 +23,7 @@
 
 #include "build/process_tree.hpp"
 #include "build/supervisor_io.hpp"
+#include "util/child.hpp"
 #include "util/interrupt.hpp"
 
 namespace flashfit::build {
@@ -86,10 +85,11 @@ class SubreaperScope {
   unsigned long previous_ = 0;
 };
 
-// The root child and every orphan of its group re-parented here.
+// The root child (util::Child keeps its exit status) and every orphan of
+// its group re-parented here.
 class Group {
  public:
-  explicit Group(pid_t root) : root_(root) {}
+  explicit Group(util::Child& root) : child_(root), root_(root.pid()) {}
   Group(const Group&) = delete;
   Group& operator=(const Group&) = delete;
   // Whatever path we leave by (an exception from a callback included), no
@@ -97,16 +97,12 @@ class Group {
   ~Group() {
     if (finished_) return;
     signal_build(root_, SIGKILL);
-    while (!root_reaped_) {
-      int status = 0;
-      const pid_t r = ::waitpid(root_, &status, 0);
-      if (r == root_ || (r < 0 && errno != EINTR)) root_reaped_ = true;
-    }
+    child_.reap_blocking();
     reap(true);
   }
   pid_t pid() const { return root_; }
-  bool root_reaped() const { return root_reaped_; }
-  int root_status() const { return root_status_; }
+  bool root_reaped() const { return child_.reaped(); }
+  int root_status() const { return child_.status(); }
   void mark_finished() { finished_ = true; }
 
   // Collects every exited child of the build, the root's status kept: the
@@ -123,10 +119,7 @@ class Group {
       note(r, status);
     }
     // waitpid(-pgid) cannot see the root once it left its group (setpgid).
-    if (!root_reaped_) {
-      int status = 0;
-      if (::waitpid(root_, &status, WNOHANG) == root_) note(root_, status);
-    }
+    child_.try_reap();
     if (!orphans) return;
     for (const int pid : build_children_of(root_, static_cast<int>(::getpid()))) {
       int status = 0;
@@ -136,13 +129,10 @@ class Group {
 
  private:
   void note(pid_t pid, int status) {
-    if (pid != root_) return;
-    root_reaped_ = true;
-    root_status_ = status;
+    if (pid == root_) child_.note_reaped(status);
   }
+  util::Child& child_;
   pid_t root_;
-  bool root_reaped_ = false;
-  int root_status_ = 0;
   bool finished_ = false;
 };
 
@@ -221,14 +211,7 @@ std::string quoted_command(const std::vector<std::string>& argv) {
 }  // namespace
 
 std::string SupervisedRun::describe() const {
-  if (timed_out) {
-    return fmt::format("timed out after {:.1f} s", static_cast<double>(elapsed.count()) / 1000.0);
-  }
-  if (term_signal != 0) {
-    const char* name = ::strsignal(term_signal);
-    return fmt::format("killed by signal {} ({})", term_signal, name ? name : "?");
-  }
-  return fmt::format("exited with status {}", exit_code);
+  return util::describe_exit(exit_code, term_signal, timed_out, elapsed);
 }
 
 bool stop_process_group(int pgid, std::chrono::milliseconds grace) {
@@ -262,12 +245,22 @@ util::Result<SupervisedRun> supervise(const SupervisorOptions& options) {
   auto log = LogFile::create(options.log_path);
   if (!log) return tl::unexpected(log.error());
   SubreaperScope subreaper;  // before the spawn: no orphan may slip past
-  auto spawned = spawn_with_merged_output(options);
+  // Own session, and so own process group: Ctrl-C reaches flashfit alone,
+  // which then ends the build, and every process of the build, in whatever
+  // process group ninja puts it, stays findable by its session. stdout and
+  // stderr share one pipe, so the log has them in order.
+  util::ChildSpec spec;
+  spec.argv = options.argv;
+  spec.cwd = options.cwd;
+  spec.set_env = options.set_env;
+  spec.unset_env = options.unset_env;
+  spec.merge_output = true;
+  spec.own_session = true;
+  auto spawned = util::Child::spawn(spec);
   if (!spawned) return tl::unexpected(spawned.error());
-  Group group(spawned->pid);
-  const auto started = Clock::now();
-  util::UniqueFd& output = spawned->output;
-  util::UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, group.pid(), 0)));
+  util::Child& child = *spawned;
+  Group group(child);
+  util::RunClock clock(options.timeout, options.grace);
 
   std::optional<MemoryGovernor> governor;
   if (options.governor) governor.emplace(*options.governor);
@@ -281,41 +274,25 @@ util::Result<SupervisedRun> supervise(const SupervisorOptions& options) {
   });
 
   StopReason stop = StopReason::none;
-  Clock::time_point stop_started{};
-  auto next_sample = started;
+  auto next_sample = clock.started();
   ExitWatch exits;
   std::set<int> known_pids;
   int fast_ticks = 0;
-  char buffer[65536];
-
-  // `drain`: what is left once the build is gone (bounded: a process that
-  // escaped the session may still be writing).
-  auto read_output = [&](bool drain) {
-    const int reads = drain ? kDrainReads : kReadsPerWake;
-    for (int i = 0; output && i < reads; ++i) {
-      const ssize_t n = ::read(output.get(), buffer, sizeof buffer);
-      if (n > 0) {
-        if (!log->write(buffer, static_cast<std::size_t>(n))) {
-          if (stop == StopReason::none) {
-            stop = StopReason::log_failed;
-            stop_started = Clock::now();
-            terminate_build(group.pid());
-          }
-        }
-        lines.feed(std::string_view(buffer, static_cast<std::size_t>(n)));
-        continue;
-      }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && errno == EAGAIN) return;
-      output.reset();  // EOF, or an error that will not go away
-    }
-  };
 
   auto begin_stop = [&](StopReason reason) {
     exits.clear();
     stop = reason;
-    stop_started = Clock::now();
+    clock.begin_stop(reason == StopReason::interrupted ? util::RunClock::Cause::interrupted
+                     : reason == StopReason::timed_out ? util::RunClock::Cause::timed_out
+                                                       : util::RunClock::Cause::other,
+                     Clock::now());
     terminate_build(group.pid());
+  };
+  // Every byte to the log (one that fails stops the build), and to the lines.
+  const util::Child::Sink output = [&](util::ChildStream, std::string_view bytes) {
+    if (!log->write(bytes.data(), bytes.size()) && stop == StopReason::none)
+      begin_stop(StopReason::log_failed);
+    lines.feed(bytes);
   };
 
   // One sample; returns when the next one is due.
@@ -350,24 +327,18 @@ util::Result<SupervisedRun> supervise(const SupervisorOptions& options) {
       wait = std::chrono::ceil<milliseconds>(next_sample - now);
       wait = std::clamp(wait, milliseconds{0}, interval);
     }
-    std::vector<pollfd> fds;
-    if (output) fds.push_back({output.get(), POLLIN, 0});
-    if (pidfd && !group.root_reaped()) fds.push_back({pidfd.get(), POLLIN, 0});
-    if (stop == StopReason::none) exits.add_to(fds);
-    if (!fds.empty()) {
-      ::poll(fds.data(), fds.size(), static_cast<int>(wait.count()));
-    } else {
-      std::this_thread::sleep_for(wait);
-    }
-    if (exits.take_exits(fds)) next_sample = std::min(next_sample, Clock::now() + kAfterExit);
-    read_output(false);
+    std::vector<pollfd> watched;
+    if (stop == StopReason::none) exits.add_to(watched);
+    child.wait(wait, output, kReadsPerWake, &watched, !group.root_reaped());
+    if (exits.take_exits(watched)) next_sample = std::min(next_sample, Clock::now() + kAfterExit);
     group.reap();
     now = Clock::now();
 
     if (stop == StopReason::none) {
-      if (util::interrupted()) {
+      const auto due = clock.due(now);
+      if (due == util::RunClock::Cause::interrupted) {
         begin_stop(StopReason::interrupted);
-      } else if (options.timeout.count() > 0 && now - started >= options.timeout) {
+      } else if (due == util::RunClock::Cause::timed_out) {
         begin_stop(StopReason::timed_out);
       } else if (group.root_reaped()) {
         // The command is done; whatever it left in its group (a daemon, a
@@ -379,12 +350,12 @@ util::Result<SupervisedRun> supervise(const SupervisorOptions& options) {
       }
     }
     if (stop != StopReason::none) {
-      if (now - stop_started >= options.grace) {
+      if (clock.grace_over(now)) {
         signal_build(group.pid(), SIGKILL);  // again each round: a fork may have raced the last
       }
       group.reap(true);
       if (group.root_reaped() && !group_alive(group.pid())) break;
-      if (now - stop_started >= options.grace * 2 + milliseconds{10000} && group.root_reaped()) {
+      if (clock.since_stop(now) >= options.grace * 2 + milliseconds{10000} && group.root_reaped()) {
         break;  // something in uninterruptible sleep outlived SIGKILL: as stopped as it gets
       }
     }
@@ -392,13 +363,13 @@ util::Result<SupervisedRun> supervise(const SupervisorOptions& options) {
 
   // What the group wrote before it went is still in the pipe; a process that
   // escaped the group (setsid) may keep it open, so read only what is there.
-  read_output(true);
+  child.drain(output, kDrainReads);
   lines.finish();
   group.reap(true);
   group.mark_finished();
   const bool log_ok = log->close() && stop != StopReason::log_failed;
 
-  run.elapsed = std::chrono::duration_cast<milliseconds>(Clock::now() - started);
+  run.elapsed = clock.elapsed();
   const int status = group.root_status();
   if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) run.term_signal = WTERMSIG(status);

@@ -1,51 +1,16 @@
-// The supervisor's plumbing (supervisor_io.hpp): spawn with merged output,
-// the log file, line splitting. Kept apart so supervisor.cpp reads as the
+// The supervisor's plumbing (supervisor_io.hpp): the log file, line
+// splitting. Kept apart so supervisor.cpp reads as the
 // loop it is.
 #include "build/supervisor_io.hpp"
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 #include <system_error>
-#include <vector>
-
-#include "util/env_vars.hpp"
-#include "util/process.hpp"
-
 
 namespace flashfit::build {
-namespace {
-
-std::vector<char*> c_strings(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  out.reserve(strings.size() + 1);
-  for (auto& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-// RAII for the posix_spawn attribute objects, so every return path frees them.
-struct SpawnSetup {
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  SpawnSetup() {
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attr);
-  }
-  ~SpawnSetup() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-  SpawnSetup(const SpawnSetup&) = delete;
-  SpawnSetup& operator=(const SpawnSetup&) = delete;
-};
-
-}  // namespace
-
 
 util::Result<LogFile> LogFile::create(const std::filesystem::path& path) {
   if (path.empty()) {
@@ -118,54 +83,6 @@ void LineSplitter::finish() {
   if (!skipping_ && !pending_.empty()) emit(pending_);
   pending_.clear();
   skipping_ = false;
-}
-
-util::Result<SpawnedBuild> spawn_with_merged_output(const SupervisorOptions& options) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    return util::fail(util::ErrorKind::failed,
-                      std::string("cannot create a pipe: ") + std::strerror(errno));
-  }
-  util::UniqueFd read_end(fds[0]);
-  util::UniqueFd write_end(fds[1]);
-
-  SpawnSetup setup;
-  posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&setup.actions, write_end.get(), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&setup.actions, write_end.get(), STDERR_FILENO);
-  if (options.cwd) posix_spawn_file_actions_addchdir_np(&setup.actions, options.cwd->c_str());
-  // Own session, and so own process group: Ctrl-C reaches flashfit alone,
-  // which then ends the build, and every process of the build, in whatever
-  // process group ninja puts it, stays findable by its session; signals as
-  // a fresh process has them.
-  const short signal_flags = util::reset_child_signals(setup.attr);
-  posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETSID | signal_flags);
-
-  std::vector<std::string> argv_strings = options.argv;
-  std::vector<std::string> env_strings = util::environment_with(options.unset_env, options.set_env);
-  auto argv = c_strings(argv_strings);
-  auto envp = c_strings(env_strings);
-
-  pid_t pid = -1;
-  // posix_spawnp searches PATH as it is in *our* environment, which is what a
-  // user means by "python3 on PATH".
-  const int rc =
-      options.argv[0].find('/') == std::string::npos
-          ? ::posix_spawnp(&pid, argv[0], &setup.actions, &setup.attr, argv.data(), envp.data())
-          : ::posix_spawn(&pid, argv[0], &setup.actions, &setup.attr, argv.data(), envp.data());
-  if (rc != 0) {
-    const bool missing = rc == ENOENT;
-    return util::fail(missing ? util::ErrorKind::input : util::ErrorKind::failed,
-                      std::string("cannot run '") + options.argv[0] + "': " + std::strerror(rc), "",
-                      missing ? "check that the program exists and is on PATH" : "");
-  }
-  // Only the child may hold the write end, or the pipe never reports EOF.
-  write_end.reset();
-  ::fcntl(read_end.get(), F_SETFL, ::fcntl(read_end.get(), F_GETFL) | O_NONBLOCK);
-  SpawnedBuild out;
-  out.pid = pid;
-  out.output = std::move(read_end);
-  return out;
 }
 
 }  // namespace flashfit::build

@@ -1,8 +1,7 @@
 #pragma once
-// The supervisor's plumbing, apart from its loop: an owned file descriptor,
-// the log file, the splitter that turns output chunks into lines, and the
-// spawn of the command in its own session with stdout and stderr merged into
-// one pipe. Private to build/supervisor.cpp and its tests.
+// The supervisor's plumbing, apart from its loop: the log file and the
+// splitter that turns output chunks into lines (the spawn, the waits and the
+// clock are util/child's). Private to build/supervisor.cpp and its tests.
 
 #include <sys/types.h>
 
@@ -51,15 +50,5 @@ class LineSplitter {
   std::string pending_;
   bool skipping_ = false;  // inside a line already handed on cut
 };
-
-struct SpawnedBuild {
-  pid_t pid = -1;  // also its process group and session
-  util::UniqueFd output;       // read end of the merged stdout + stderr pipe, non-blocking
-};
-
-// Starts options.argv (PATH lookup when argv[0] has no '/') with stdin from
-// /dev/null, stdout and stderr into one pipe, its own session, default
-// signal dispositions, options.cwd and the environment changes applied.
-util::Result<SpawnedBuild> spawn_with_merged_output(const SupervisorOptions& options);
 
 }  // namespace flashfit::build

@@ -114,10 +114,8 @@ util::Result<int> run_build_cli(const BuildCliOptions& options) {
   SdistSources sdists = sdist_sources(*config, options.sources);
   request.index_urls = sdists.index_urls;
   request.find_links = sdists.find_links;
-  auto cache_root = util::cache_root();
-  if (!cache_root)
-    return util::fail(util::ErrorKind::failed, "no cache directory", {},
-                      "set FLASHFIT_CACHE_DIR or HOME");
+  auto cache_root = util::require_cache_root();
+  if (!cache_root) return tl::unexpected(cache_root.error());
   request.cache_root = *cache_root;
 
   auto outcome = run_build_shown(environment, *book, std::move(request), options.json);
@@ -159,10 +157,8 @@ util::Result<std::string> choose_toolkit(const std::string& flag, const env::Pro
       return util::fail(util::ErrorKind::usage, "no interpreter to assemble the toolkit with",
                         environment.python.interpreter.unknown_reason, "pass --python PATH");
     }
-    auto cache_root = util::cache_root();
-    if (!cache_root)
-      return util::fail(util::ErrorKind::failed, "no cache directory", {},
-                        "set FLASHFIT_CACHE_DIR or HOME");
+    auto cache_root = util::require_cache_root();
+    if (!cache_root) return tl::unexpected(cache_root.error());
     build::ProvisionOptions provision;
     if (!json) provision.say = say_line;
     auto toolkit = build::provision_toolkit(environment.python.interpreter->executable, *cache_root,

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "net/progress.hpp"
+#include "store/cache_entry_json.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::cli {
@@ -20,12 +21,13 @@ std::string env_line(const build::BuildPlan& plan) {
 
 std::string key_text(const store::CacheEntry& e) {
   std::vector<std::string> parts{e.package + " " + e.version};
-  if (e.torch) parts.push_back("torch " + *e.torch);
-  if (e.cuda) parts.push_back(*e.cuda == "cpu" ? "CPU torch" : "CUDA " + *e.cuda);
-  if (e.cxx11_abi) parts.push_back(*e.cxx11_abi ? "C++11 ABI" : "pre-C++11 ABI");
-  if (e.python) parts.push_back(*e.python);
-  if (e.platform) parts.push_back(*e.platform);
-  parts.push_back(e.archs.empty() ? "no GPU code" : "archs " + util::join(e.archs, ","));
+  const store::BuildRecord& r = e.record;
+  if (r.torch) parts.push_back("torch " + r.torch->str());
+  if (r.cuda) parts.push_back(r.cuda->cpu() ? "CPU torch" : "CUDA " + store::to_string(*r.cuda));
+  if (r.cxx11_abi) parts.push_back(*r.cxx11_abi ? "C++11 ABI" : "pre-C++11 ABI");
+  if (r.python) parts.push_back(*r.python);
+  if (r.platform) parts.push_back(*r.platform);
+  parts.push_back(r.archs.empty() ? "no GPU code" : "archs " + util::join(r.archs, ","));
   return util::join(parts, ", ");
 }
 
@@ -113,7 +115,7 @@ std::string plan_text(const build::SourceTree& source, const std::string& packag
 
 std::string build_outcome_text(const build::BuildOutcome& o) {
   std::string out;
-  if (o.ok && o.stage == "planned") return "\n(dry run: nothing was built)\n";
+  if (o.ok && o.stage == build::BuildStage::planned) return "\n(dry run: nothing was built)\n";
   if (o.ok && o.wheel) {
     const store::CacheEntry& e = o.wheel->entry;
     out += fmt::format("\nbuilt {}", e.filename);
@@ -129,14 +131,15 @@ std::string build_outcome_text(const build::BuildOutcome& o) {
     out += fmt::format("  inspect  {}\n", o.wheel->verdict.record.summary);
     out += fmt::format("  cached   {}\n", e.path.string());
     out += fmt::format("  key      {}\n", key_text(e));
-    if (e.toolkit) out += fmt::format("  toolkit  {}\n", *e.toolkit);
+    if (e.record.toolkit) out += fmt::format("  toolkit  {}\n", *e.record.toolkit);
     if (!o.log_path.empty()) out += fmt::format("  log      {}\n", o.log_path.string());
     if (o.kept_temp) out += fmt::format("  temp     {} (kept)\n", o.kept_temp->string());
     out += fmt::format("next: flashfit install {} (takes it from the cache)\n", o.package);
     return out;
   }
-  out += fmt::format("\nbuild {}: {}\n",
-                     o.stage == "preflight" ? "stopped before compiling" : "failed", o.failure);
+  out += fmt::format(
+      "\nbuild {}: {}\n",
+      o.stage == build::BuildStage::preflight ? "stopped before compiling" : "failed", o.failure);
   if (o.diagnosis) {
     out += fmt::format("diagnosis [{}]: {}\n  fix: {}\n", o.diagnosis->id, o.diagnosis->summary,
                        o.diagnosis->fix);
@@ -154,7 +157,7 @@ std::string build_outcome_text(const build::BuildOutcome& o) {
 json build_json(const std::string& spec, const build::BuildOutcome& o) {
   json out{{"spec", spec},
            {"package", o.package},
-           {"stage", o.stage},
+           {"stage", build::to_string(o.stage)},
            {"ok", o.ok},
            {"failure", o.failure.empty() ? json(nullptr) : json(o.failure)},
            {"recipe", o.recipe ? json(o.recipe->name) : json(nullptr)}};
@@ -236,12 +239,13 @@ json build_json(const std::string& spec, const build::BuildOutcome& o) {
   out["failure_lines"] = o.failure_lines;
   if (o.wheel) {
     const auto& e = o.wheel->entry;
+    const json stored = store::entry_json(e);  // the fields as entry.json writes them
     out["wheel"] = {{"filename", e.filename},
                     {"path", e.path.string()},
                     {"sha256", e.sha256},
                     {"size", e.size},
-                    {"archs", e.archs},
-                    {"toolkit", optional_json(e.toolkit)},
+                    {"archs", stored["archs"]},
+                    {"toolkit", stored["toolkit"]},
                     {"inspect",
                      {{"compatible", o.wheel->verdict.record.compatible},
                       {"summary", o.wheel->verdict.record.summary},
@@ -249,12 +253,12 @@ json build_json(const std::string& spec, const build::BuildOutcome& o) {
                     {"key",
                      {{"package", e.package},
                       {"version", e.version},
-                      {"torch", optional_json(e.torch)},
-                      {"cuda", optional_json(e.cuda)},
-                      {"cxx11_abi", e.cxx11_abi ? json(*e.cxx11_abi) : json(nullptr)},
-                      {"python", optional_json(e.python)},
-                      {"platform", optional_json(e.platform)},
-                      {"archs", e.archs}}}};
+                      {"torch", stored["torch"]},
+                      {"cuda", stored["cuda"]},
+                      {"cxx11_abi", stored["cxx11_abi"]},
+                      {"python", stored["python"]},
+                      {"platform", stored["platform"]},
+                      {"archs", stored["archs"]}}}};
   } else {
     out["wheel"] = nullptr;
   }

@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "net/progress.hpp"
+#include "store/cache_entry_json.hpp"
 #include "store/wheel_cache.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
@@ -39,47 +40,22 @@ struct CacheCliOptions {
 };
 
 util::Result<store::WheelCache> open_cache() {
-  const auto root = util::cache_root();
-  if (!root) {
-    return util::fail(util::ErrorKind::failed, "no cache directory", {},
-                      "set FLASHFIT_CACHE_DIR or HOME");
-  }
+  const auto root = util::require_cache_root();
+  if (!root) return tl::unexpected(root.error());
   return store::WheelCache::open(*root);
 }
 
-json optional_json(const std::optional<std::string>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
-json entry_json(const store::CacheEntry& e) {
-  json inspections = json::array();
-  for (const auto& r : e.inspections) {
-    inspections.push_back({{"environment", r.environment},
-                           {"compatible", r.compatible},
-                           {"verdict", r.compatible ? "compatible" : "incompatible"},
-                           {"summary", r.summary},
-                           {"torch_extension", r.torch_extension},
-                           {"at", r.at}});
+// The entry as entry.json holds it, and where it lies and whether it is installed;
+// each inspection also says its verdict in a word.
+json listed_entry_json(const store::CacheEntry& e) {
+  json out = store::entry_json(e);
+  out["installed"] = store::entry_installed(e);
+  out["path"] = e.path.string();
+  if (out.contains("inspections") && out["inspections"].is_array()) {
+    for (json& r : out["inspections"])
+      r["verdict"] = r.value("compatible", false) ? "compatible" : "incompatible";
   }
-  return {{"sha256", e.sha256},
-          {"filename", e.filename},
-          {"package", e.package},
-          {"version", e.version},
-          {"size", e.size},
-          {"source", e.source},
-          {"urls", e.urls},
-          {"added_at", e.added_at},
-          {"last_used_at", e.last_used_at},
-          {"installed", store::entry_installed(e)},
-          {"installed_in", e.installed_in},
-          {"torch", optional_json(e.torch)},
-          {"cuda", optional_json(e.cuda)},
-          {"python", optional_json(e.python)},
-          {"platform", optional_json(e.platform)},
-          {"cxx11_abi", e.cxx11_abi ? json(*e.cxx11_abi) : json(nullptr)},
-          {"archs", e.archs},
-          {"inspections", inspections},
-          {"path", e.path.string()}};
+  return out;
 }
 
 std::string dump(const json& doc) {
@@ -133,7 +109,7 @@ util::Result<int> run_list(store::WheelCache& cache, const CacheCliOptions& opti
   for (const auto& e : entries) total += e.size;
   if (options.json) {
     json rows = json::array();
-    for (const auto& e : entries) rows.push_back(entry_json(e));
+    for (const auto& e : entries) rows.push_back(listed_entry_json(e));
     write_stdout(dump({{"cache_dir", cache.root().string()},
                        {"entries", rows},
                        {"total_bytes", total},
@@ -148,8 +124,8 @@ util::Result<int> run_list(store::WheelCache& cache, const CacheCliOptions& opti
       {"PACKAGE", "VERSION", "SIZE", "SOURCE", "LAST USED", "INSTALLED"}};
   for (const auto& e : entries) {
     rows.push_back({util::printable(e.package, 60), util::printable(e.version, 80),
-                    net::format_bytes(e.size), util::printable(e.source, 20), ago(e.last_used_at),
-                    store::entry_installed(e) ? "yes" : "no"});
+                    net::format_bytes(e.size), util::printable(store::to_string(e.origin), 20),
+                    ago(e.last_used_at), store::entry_installed(e) ? "yes" : "no"});
   }
   std::array<std::size_t, 6> width{};
   for (const auto& row : rows) {
@@ -179,10 +155,11 @@ util::Result<int> run_add(store::WheelCache& cache, const CacheCliOptions& optio
   }
   net::DownloadRequest download;
   download.quiet = options.quiet;
-  auto entry = url ? cache.fetch(options.wheel, options.sha256, "add", download)
-                   : cache.add(options.wheel, "add");
+  auto entry =
+      url ? cache.fetch(options.wheel, options.sha256, store::EntryOrigin::added(), download)
+          : cache.add(options.wheel, store::EntryOrigin::added());
   if (!entry) return tl::unexpected(entry.error());
-  write_stdout(options.json ? dump(entry_json(*entry)) : "cached " + entry_text(*entry));
+  write_stdout(options.json ? dump(listed_entry_json(*entry)) : "cached " + entry_text(*entry));
   return 0;
 }
 
@@ -224,7 +201,7 @@ util::Result<int> run_remove(store::WheelCache& cache, const CacheCliOptions& op
     found = std::move(matches.front());
   }
   if (auto removed = cache.remove(found->sha256); !removed) return tl::unexpected(removed.error());
-  write_stdout(options.json ? dump({{"removed", entry_json(*found)}})
+  write_stdout(options.json ? dump({{"removed", listed_entry_json(*found)}})
                             : fmt::format("removed {} ({}, sha256 {})\n", found->filename,
                                           net::format_bytes(found->size), found->sha256));
   return 0;

@@ -117,11 +117,8 @@ util::Result<int> run_list(const CatalogCliOptions& options, const std::vector<T
 }
 
 util::Result<int> run_update(const CatalogCliOptions& options, const std::vector<Target>& targets) {
-  const auto cache_root = util::cache_root();
-  if (!cache_root) {
-    return util::fail(util::ErrorKind::failed, "no cache directory to write the catalog to", {},
-                      "set FLASHFIT_CACHE_DIR or HOME");
-  }
+  const auto cache_root = util::require_cache_root("to write the catalog to");
+  if (!cache_root) return tl::unexpected(cache_root.error());
   resolve::CatalogUpdateOptions update;
   if (auto env_api = util::getenv_opt("FLASHFIT_GITHUB_API")) update.api_base = *env_api;
   if (options.api_url) update.api_base = *options.api_url;

@@ -103,7 +103,7 @@ PackageAnswer decide_answer(const PackageFacts& facts) {
   a.summary = prefix + why_none(r);
   if (!r.suggestions.empty()) {
     const resolve::Suggestion& next = r.suggestions.front();
-    a.summary += fmt::format("; next: [{}] {}", next.kind, next.message);
+    a.summary += fmt::format("; next: [{}] {}", resolve::to_string(next.kind), next.message);
     a.command = next.command;
   }
   return a;

@@ -64,10 +64,8 @@ util::Result<Pass> resolve_and_install(const InstallCliOptions& options,
     }
   }
   if (r.resolution.selected || pass.named_file) {
-    auto cache_root = util::cache_root();
-    if (!cache_root)
-      return util::fail(util::ErrorKind::failed, "no cache directory", {},
-                        "set FLASHFIT_CACHE_DIR or HOME");
+    auto cache_root = util::require_cache_root();
+    if (!cache_root) return tl::unexpected(cache_root.error());
     auto cache = store::WheelCache::open(*cache_root);
     if (!cache) return tl::unexpected(cache.error());
     install::InstallOptions install_options;
@@ -103,7 +101,7 @@ bool hand_over_to_build(const InstallCliOptions& options, const Pass& pass) {
     return false;
   const auto& suggestions = pass.resolved->resolution.suggestions;
   return std::none_of(suggestions.begin(), suggestions.end(),
-                      [](const auto& s) { return s.kind == "fallback"; });
+                      [](const auto& s) { return s.kind == resolve::SuggestionKind::fallback; });
 }
 
 // What-if flags describe an environment that is not the interpreter's: what
@@ -164,10 +162,8 @@ util::Result<int> run_install(const InstallCliOptions& given) {
     SdistSources sdists = sdist_sources(first.config, options.sources);
     request.index_urls = sdists.index_urls;
     request.find_links = sdists.find_links;
-    auto cache_root = util::cache_root();
-    if (!cache_root)
-      return util::fail(util::ErrorKind::failed, "no cache directory", {},
-                        "set FLASHFIT_CACHE_DIR or HOME");
+    auto cache_root = util::require_cache_root();
+    if (!cache_root) return tl::unexpected(cache_root.error());
     request.cache_root = *cache_root;
     // The resolve probed the toolkit only if nothing was picked; a picked wheel
     // that failed its import leaves it unprobed, and preflight needs nvcc's facts.
@@ -212,7 +208,7 @@ util::Result<int> run_install(const InstallCliOptions& given) {
     for (const auto& a : outcome.attempts) attempts.push_back(attempt_json(a));
     json suggestions = json::array();
     for (const auto& s : next) {
-      json item{{"kind", s.kind}, {"message", s.message}};
+      json item{{"kind", resolve::to_string(s.kind)}, {"message", s.message}};
       if (s.command) item["command"] = *s.command;
       suggestions.push_back(item);
     }
@@ -250,7 +246,7 @@ util::Result<int> run_install(const InstallCliOptions& given) {
       if (!ok && !next.empty()) {
         text += "\nwhat now:\n";
         for (const auto& s : next)
-          text += "  [" + s.kind + "] " + s.message +
+          text += "  [" + std::string(resolve::to_string(s.kind)) + "] " + s.message +
                   (s.command ? "\n       $ " + *s.command : "") + "\n";
       }
     }

@@ -12,7 +12,7 @@ json attempt_json(const install::Attempt& a) {
   json out{{"filename", a.filename},
            {"url", a.url},
            {"source", a.source},
-           {"stage", a.stage},
+           {"stage", install::to_string(a.stage)},
            {"ok", a.ok},
            {"detail", a.detail},
            {"sha256", a.sha256 ? json(*a.sha256) : json(nullptr)}};
@@ -53,7 +53,7 @@ std::string outcome_text(const install::InstallOutcome& o, bool dry_run) {
   std::string out;
   for (const install::Attempt& a : o.attempts) {
     out += fmt::format("{} {}  [{}]\n     {}: {}\n", a.ok ? paint(Paint::good, "ok  ") : paint(Paint::bad, "FAIL"),
-                       a.filename, a.source, a.stage, a.detail);
+                       a.filename, a.source, install::to_string(a.stage), a.detail);
     if (a.import_check && a.ok) out += "     GPU check: " + a.import_check->gpu_test + "\n";
   }
   if (o.installed) {

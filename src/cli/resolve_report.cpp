@@ -176,7 +176,7 @@ std::string resolve_text(const ResolveReport& report) {
     out += "\nwhat would make a wheel fit:\n";
     int n = 1;
     for (const resolve::Suggestion& s : r.suggestions) {
-      out += fmt::format("  {}. [{}] {}\n", n++, s.kind, s.message);
+      out += fmt::format("  {}. [{}] {}\n", n++, resolve::to_string(s.kind), s.message);
       if (s.command) out += "       $ " + *s.command + "\n";
     }
   }
@@ -201,7 +201,7 @@ json resolve_json(const ResolveReport& report) {
   for (const resolve::Judged& j : r.candidates) candidates.push_back(candidate_json(j));
   json suggestions = json::array();
   for (const resolve::Suggestion& s : r.suggestions) {
-    json item{{"kind", s.kind}, {"message", s.message}};
+    json item{{"kind", resolve::to_string(s.kind)}, {"message", s.message}};
     if (s.command) item["command"] = *s.command;
     suggestions.push_back(item);
   }

@@ -52,18 +52,17 @@ std::string lower_first(std::string text) {
 
 std::optional<std::string> closest_name(std::string_view typed,
                                         const std::vector<std::string>& candidates) {
-  std::optional<std::string> best;
-  std::size_t best_distance = 0;
-  for (const auto& candidate : candidates) {
-    const auto distance = util::edit_distance(typed, candidate);
-    const auto limit = std::min<std::size_t>(3, std::max<std::size_t>(1, candidate.size() / 3));
-    const bool prefix = typed.size() >= 2 && util::starts_with(candidate, typed);
-    if ((distance <= limit || prefix) && (!best || distance < best_distance)) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  return best;
+  // Up to a third of the name (1 to 3 edits), or the start of it ("--arc" for "--archs").
+  const auto near = util::near_names(
+      typed, candidates,
+      [&](std::string_view candidate, std::size_t distance) -> std::optional<std::size_t> {
+        const auto limit = std::min<std::size_t>(3, std::max<std::size_t>(1, candidate.size() / 3));
+        const bool prefix = typed.size() >= 2 && util::starts_with(candidate, typed);
+        if (distance <= limit || prefix) return distance;
+        return std::nullopt;
+      });
+  if (near.empty()) return std::nullopt;
+  return candidates[near.front().index];
 }
 
 std::vector<CLI::App*> command_path(CLI::App& root, int argc, const char* const* argv) {

@@ -83,6 +83,25 @@ std::optional<std::string_view> minimum_driver_for_cuda_major(int major) {
   }
 }
 
+std::optional<pkg::CudaVersion> cuda_supported_by_driver(const std::string& driver_version) {
+  // The first driver of each toolkit release (docs/background.md §3, release notes).
+  static const std::pair<const char*, pkg::CudaVersion> kTable[] = {
+      {"580.65.06", {13, 0}}, {"575.51.03", {12, 9}}, {"570.26", {12, 8}},
+      {"560.28.03", {12, 6}}, {"555.42.02", {12, 5}}, {"550.54.14", {12, 4}},
+      {"545.23.06", {12, 3}}, {"535.54.03", {12, 2}}, {"530.30.02", {12, 1}},
+      {"525.60.13", {12, 0}}, {"520.61.05", {11, 8}}, {"515.43.04", {11, 7}},
+      {"510.39.01", {11, 6}}, {"495.29.05", {11, 5}}, {"470.42.01", {11, 4}},
+      {"465.19.01", {11, 3}}, {"460.27.03", {11, 2}}, {"455.23", {11, 1}},
+      {"450.80.02", {11, 0}},
+  };
+  auto driver = parse_driver_version(driver_version);
+  if (!driver) return std::nullopt;
+  for (const auto& [first_driver, cuda] : kTable) {
+    if (compare_driver_versions(*driver, *parse_driver_version(first_driver)) >= 0) return cuda;
+  }
+  return std::nullopt;
+}
+
 std::string_view to_string(DriverSupport support) {
   switch (support) {
     case DriverSupport::yes:

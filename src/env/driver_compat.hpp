@@ -36,6 +36,11 @@ util::Result<std::string> parse_proc_driver_version(std::string_view text);
 // table does not cover.
 std::optional<std::string_view> minimum_driver_for_cuda_major(int major);
 
+// The newest CUDA a driver version fully supports (docs/background.md §3), for
+// --driver without a probed driver CUDA version; nullopt for a driver older
+// than every release in the table, or an unreadable version.
+std::optional<pkg::CudaVersion> cuda_supported_by_driver(const std::string& driver_version);
+
 enum class DriverSupport {
   yes,                   // the driver supports the build's CUDA version
   minor_version_compat,  // same major, older minor: runs, but its PTX will not JIT

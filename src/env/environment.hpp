@@ -67,8 +67,4 @@ Environment probe_interpreter_environment(const ProbeOptions& options);
 // tests can build environments by hand and apply overrides to them.
 void apply_what_if(Environment& env, const WhatIf& what_if);
 
-// The newest CUDA a driver version fully supports (docs/background.md §3), for
-// --driver without a probed driver CUDA version.
-std::optional<pkg::CudaVersion> cuda_supported_by_driver(const std::string& driver_version);
-
 }  // namespace flashfit::env

@@ -130,25 +130,20 @@ util::Result<MajorMinor> parse_gpu(std::string_view text) {
     }
   }
   // Nearest names for "did you mean"; a number that is not a capability gets none.
-  std::vector<std::pair<std::size_t, std::string>> near;
+  std::vector<util::NearName> near;
   const std::string key = normalized(trimmed);
   if (!key.empty() && !cc) {
-    for (const auto& gpu : gpu_names()) {
-      const std::string candidate = normalized(gpu.name);
-      const auto distance = util::edit_distance(key, candidate);
-      if (distance <= std::max<std::size_t>(1, candidate.size() / 3)) {
-        near.emplace_back(distance, gpu_name_token(gpu.name));
-      }
-    }
+    std::vector<std::string> candidates;
+    for (const auto& gpu : gpu_names()) candidates.push_back(normalized(gpu.name));
+    near = util::near_names(key, candidates, util::within_a_third(1));
   }
-  std::stable_sort(near.begin(), near.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string hint =
       "accepted: a compute capability (8.9, sm_89, sm89, 89) or a GPU name (L4, H100, RTX-4090; "
       "the list is in docs/gpus.md), several separated by commas, or none";
   if (!near.empty()) {
     std::vector<std::string> names;
-    for (std::size_t i = 0; i < near.size() && i < 3; ++i) names.push_back(near[i].second);
+    for (std::size_t i = 0; i < near.size() && i < 3; ++i)
+      names.push_back(gpu_name_token(gpu_names()[near[i].index].name));
     hint = "did you mean " + util::join(names, ", ") + "? " + hint;
   }
   return util::fail(util::ErrorKind::usage,

@@ -33,16 +33,16 @@ util::Result<void> try_candidates(const PlanRun& w, InstallSteps& steps, Restore
     Attempt attempt{candidate.filename,
                     candidate.url,
                     candidate.source,
-                    "download",
+                    AttemptStage::download,
                     false,
                     "",
                     candidate.sha256,
                     {}};
     if (options.dry_run) {
-      attempt.stage = "would install";
+      attempt.stage = AttemptStage::would_install;
       attempt.ok = true;
       attempt.detail = fmt::format(
-          "would download, inspect, install with {} --no-deps, then import {}", w.installer.kind,
+          "would download, inspect, install with {} --no-deps, then import {}", to_string(w.installer.kind),
           util::join(w.recipe && !w.recipe->binary_module.empty()
                          ? std::vector<std::string>{w.recipe->binary_module}
                          : std::vector<std::string>{"its modules"},
@@ -60,7 +60,7 @@ util::Result<void> try_candidates(const PlanRun& w, InstallSteps& steps, Restore
     }
     attempt.sha256 = entry->sha256;
 
-    attempt.stage = "inspect";
+    attempt.stage = AttemptStage::inspect;
     bool torch_extension = w.recipe != nullptr;
     auto verdict = steps.inspect(*entry);
     if (!verdict) {
@@ -91,20 +91,20 @@ util::Result<void> try_candidates(const PlanRun& w, InstallSteps& steps, Restore
       if (!made) return tl::unexpected(made.error());
       guard.keep_backup(std::move(*made));
     }
-    attempt.stage = "install";
-    say(options, fmt::format("installing {} with {} --no-deps", entry->filename, w.installer.kind));
+    attempt.stage = AttemptStage::install;
+    say(options, fmt::format("installing {} with {} --no-deps", entry->filename, to_string(w.installer.kind)));
     // From here the environment may change, even when pip fails or is stopped.
     guard.changing(steps.members(entry->path));
     auto ran = steps.run_installer(install_argv(w.installer, entry->path));
     if (!ran) return tl::unexpected(ran.error());
     if (!ran->succeeded()) {
-      attempt.detail = fmt::format("{} {}: {}", w.installer.kind, ran->describe(),
+      attempt.detail = fmt::format("{} {}: {}", to_string(w.installer.kind), ran->describe(),
                                    util::printable(std::string(util::trim(ran->err)), 600));
       outcome.attempts.push_back(std::move(attempt));
       continue;
     }
 
-    attempt.stage = "import";
+    attempt.stage = AttemptStage::import_check;
     say(options, "checking the import in a fresh interpreter");
     bool gpu_present = w.environment.gpu.gpus.known() && !w.environment.gpu.gpus->empty();
     const std::vector<std::string> modules = steps.modules(entry->path);
@@ -123,7 +123,7 @@ util::Result<void> try_candidates(const PlanRun& w, InstallSteps& steps, Restore
       if (!removed->succeeded()) {
         // The environment is in a state pip could not undo: no further wheel
         // goes on top of it; the guard puts the previous version back.
-        attempt.detail += fmt::format("; uninstalling it failed ({} {}: {})", w.installer.kind,
+        attempt.detail += fmt::format("; uninstalling it failed ({} {}: {})", to_string(w.installer.kind),
                                       removed->describe(),
                                       util::printable(std::string(util::trim(removed->err)), 300));
         outcome.attempts.push_back(std::move(attempt));
@@ -132,7 +132,7 @@ util::Result<void> try_candidates(const PlanRun& w, InstallSteps& steps, Restore
       outcome.attempts.push_back(std::move(attempt));
       continue;
     }
-    attempt.stage = "installed";
+    attempt.stage = AttemptStage::installed;
     attempt.ok = true;
     // Only what was imported is said to import.
     attempt.detail =
@@ -170,6 +170,24 @@ util::Result<void> run_plan(const PlanRun& run, InstallSteps& steps, InstallOutc
     return tl::unexpected(std::move(error));
   }
   return {};
+}
+
+std::string_view to_string(AttemptStage stage) {
+  switch (stage) {
+    case AttemptStage::download:
+      return "download";
+    case AttemptStage::inspect:
+      return "inspect";
+    case AttemptStage::install:
+      return "install";
+    case AttemptStage::import_check:
+      return "import";
+    case AttemptStage::installed:
+      return "installed";
+    case AttemptStage::would_install:
+      return "would install";
+  }
+  return "unknown";
 }
 
 util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resolution,

@@ -39,11 +39,15 @@ struct InstallOptions {
   std::function<void(std::string_view)> progress;  // one line per step, to stderr
 };
 
+// Where an attempt ended (its last step, or the success).
+enum class AttemptStage { download, inspect, install, import_check, installed, would_install };
+std::string_view to_string(AttemptStage stage);  // "download", ..., "would install"
+
 struct Attempt {
   std::string filename;
   std::string url;
-  std::string source;
-  std::string stage;  // "download", "inspect", "install", "import", "installed", "would install"
+  std::string source;  // the source's name (config and recipes name them)
+  AttemptStage stage = AttemptStage::download;
   bool ok = false;
   std::string detail;  // why it stopped there, or what was installed
   std::optional<std::string> sha256;

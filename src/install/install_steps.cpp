@@ -13,7 +13,8 @@ RealInstallSteps::RealInstallSteps(store::WheelCache& cache, const env::Environm
     : cache_(cache), environment_(environment), recipe_(recipe), work_dir_(std::move(work_dir)) {}
 
 util::Result<store::CacheEntry> RealInstallSteps::fetch(const resolve::Candidate& candidate) {
-  return cache_.fetch(candidate.url, candidate.sha256, candidate.source);
+  return cache_.fetch(candidate.url, candidate.sha256,
+                     store::EntryOrigin::fetched_from(candidate.source));
 }
 
 util::Result<CachedVerdict> RealInstallSteps::inspect(store::CacheEntry& entry) {

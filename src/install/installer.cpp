@@ -7,6 +7,10 @@
 
 namespace flashfit::install {
 
+std::string_view to_string(InstallerKind kind) {
+  return kind == InstallerKind::uv ? "uv" : "pip";
+}
+
 util::Result<Installer> choose_installer(const env::Environment& env) {
   if (!env.python.interpreter.known()) {
     return util::fail(util::ErrorKind::usage, "no interpreter to install into",
@@ -15,9 +19,11 @@ util::Result<Installer> choose_installer(const env::Environment& env) {
   }
   const std::string python = env.python.interpreter->executable;
   if (env.python.uv.known()) {
-    Installer uv{"uv", python, {env.python.uv->string(), "pip"}, ""};
-    auto v = util::run_process(
-        {.argv = {env.python.uv->string(), "--version"}, .timeout = std::chrono::seconds{30}});
+    Installer uv{InstallerKind::uv, python, {env.python.uv->string(), "pip"}, ""};
+    util::ProcessSpec version;
+    version.argv = {env.python.uv->string(), "--version"};
+    version.timeout = std::chrono::seconds{30};
+    auto v = util::run_process(version);
     if (v && v->succeeded()) {
       uv.version = std::string(util::trim(v->out));
       return uv;
@@ -26,7 +32,7 @@ util::Result<Installer> choose_installer(const env::Environment& env) {
   // pip's dist-info in the interpreter's site dirs: asking `-m pip --version`
   // would cost a pip import (a quarter second) on every install.
   if (auto pip = find_installed(env.python.interpreter->site_dirs, "pip")) {
-    return Installer{"pip", python, {python, "-m", "pip"}, "pip " + pip->version};
+    return Installer{InstallerKind::pip, python, {python, "-m", "pip"}, "pip " + pip->version};
   }
   return util::fail(
       util::ErrorKind::failed, fmt::format("{} has no pip, and uv is not on PATH", python), {},
@@ -38,7 +44,7 @@ util::Result<Installer> choose_installer(const env::Environment& env) {
 std::vector<std::string> install_argv(const Installer& installer,
                                       const std::filesystem::path& wheel) {
   std::vector<std::string> argv = installer.base;
-  if (installer.kind == "uv") {
+  if (installer.kind == InstallerKind::uv) {
     argv.insert(argv.end(), {"install", "--python", installer.python, "--no-deps", "--reinstall",
                              "--offline", wheel.string()});
   } else {
@@ -51,7 +57,7 @@ std::vector<std::string> install_argv(const Installer& installer,
 
 std::vector<std::string> uninstall_argv(const Installer& installer, const std::string& name) {
   std::vector<std::string> argv = installer.base;
-  if (installer.kind == "uv") {
+  if (installer.kind == InstallerKind::uv) {
     argv.insert(argv.end(), {"uninstall", "--python", installer.python, name});
   } else {
     argv.insert(argv.end(), {"uninstall", "-y", "--disable-pip-version-check", "--no-input", name});

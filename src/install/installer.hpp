@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "env/environment.hpp"
@@ -15,8 +16,11 @@
 
 namespace flashfit::install {
 
+enum class InstallerKind { uv, pip };
+std::string_view to_string(InstallerKind kind);  // "uv", "pip"
+
 struct Installer {
-  std::string kind;               // "uv" or "pip"
+  InstallerKind kind = InstallerKind::pip;
   std::string python;             // the target interpreter
   std::vector<std::string> base;  // {"/usr/bin/uv", "pip"} or {PY, "-m", "pip"}
   std::string version;            // "pip 23.0.1 from ..." / "uv 0.8.0"

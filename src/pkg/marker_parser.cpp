@@ -127,15 +127,8 @@ util::Result<Marker::Operand> MarkerParser::parse_operand() {
   const auto word = lexer_.word_at(at);
   std::string hint;
   if (!word.empty()) {
-    std::string_view best;
-    std::size_t best_distance = 3;
-    for (const auto name : kVariableSpellings) {
-      const auto distance = util::edit_distance(word, name);
-      if (distance < best_distance) {
-        best = name;
-        best_distance = distance;
-      }
-    }
+    const auto near = util::near_names(word, kVariableSpellings, util::within(2));
+    const std::string_view best = near.empty() ? "" : kVariableSpellings[near.front().index];
     hint = best.empty() ? fmt::format("string values need quotes (\"{}\"); the variables are {}",
                                       util::printable(word, 40), known_variables())
                         : fmt::format("did you mean '{}'?", best);

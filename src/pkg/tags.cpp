@@ -65,7 +65,8 @@ std::string interpreter_version(const InterpreterTagFacts& facts) {
 }
 
 bool is_free_threaded(const InterpreterTagFacts& facts) {
-  return facts.gil_disabled && PyVersion{facts.python_major, facts.python_minor} >= PyVersion{3, 13};
+  return facts.gil_disabled &&
+         PyVersion{facts.python_major, facts.python_minor} >= PyVersion{3, 13};
 }
 
 // _cpython_abis, plus the free-threaded `t` flag of packaging >= 24.0.
@@ -123,8 +124,8 @@ void add_manylinux(const InterpreterTagFacts& facts, const std::string& linux,
                    std::string_view arch, std::vector<std::string>& out) {
   if (!have_compatible_abi(facts, arch)) return;
   // x86 had manylinux1 (glibc 2.5); other architectures start at manylinux2014 (2.17).
-  const LibcVersion too_old = (arch == "x86_64" || arch == "i686") ? LibcVersion{2, 4}
-                                                                   : LibcVersion{2, 16};
+  const LibcVersion too_old =
+      (arch == "x86_64" || arch == "i686") ? LibcVersion{2, 4} : LibcVersion{2, 16};
   // Without glibc, packaging uses (-1, -1), which yields nothing below.
   const LibcVersion current = facts.glibc.value_or(LibcVersion{-1, -1});
   // glibc promises compatibility across majors; packaging assumes an older
@@ -142,9 +143,9 @@ void add_manylinux(const InterpreterTagFacts& facts, const std::string& linux,
       const LibcVersion version{maximum.major, minor};
       // A `_manylinux` veto applies to the version, so to both names of it.
       if (vetoed(version)) continue;
-      out.push_back(replace_all(linux, "linux",
-                                "manylinux_" + std::to_string(version.major) + "_" +
-                                    std::to_string(version.minor)));
+      out.push_back(replace_all(
+          linux, "linux",
+          "manylinux_" + std::to_string(version.major) + "_" + std::to_string(version.minor)));
       const auto legacy = legacy_manylinux(version);
       if (!legacy.empty()) out.push_back(replace_all(linux, "linux", legacy));
     }
@@ -209,7 +210,8 @@ class TagList {
 void add_cpython_tags(const InterpreterTagFacts& facts, const std::vector<std::string>& platforms,
                       TagList& out) {
   const std::string interpreter = "cp" + version_nodot(facts.python_major, facts.python_minor);
-  for (const auto& abi : cpython_abis(facts)) out.add_all(interpreter, util::ascii_lower(abi), platforms);
+  for (const auto& abi : cpython_abis(facts))
+    out.add_all(interpreter, util::ascii_lower(abi), platforms);
   const bool abi3 = abi3_applies(facts);
   if (abi3) out.add_all(interpreter, "abi3", platforms);
   out.add_all(interpreter, "none", platforms);
@@ -236,7 +238,8 @@ void add_generic_tags(const InterpreterTagFacts& facts, const std::vector<std::s
 std::vector<std::string> py_interpreter_range(int major, int minor) {
   std::vector<std::string> versions{"py" + version_nodot(major, minor),
                                     "py" + std::to_string(major)};
-  for (int older = minor - 1; older >= 0; --older) versions.push_back("py" + version_nodot(major, older));
+  for (int older = minor - 1; older >= 0; --older)
+    versions.push_back("py" + version_nodot(major, older));
   return versions;
 }
 
@@ -250,6 +253,43 @@ void add_compatible_tags(const InterpreterTagFacts& facts, const std::string& in
 }
 
 }  // namespace
+
+namespace {
+// "2_28_x86_64" -> (2.28, "x86_64"): two decimal numbers and a non-empty rest.
+std::optional<std::pair<LibcVersion, std::string>> libc_and_arch(std::string_view text) {
+  int numbers[2] = {0, 0};
+  for (int& number : numbers) {
+    std::size_t digits = 0;
+    while (digits < text.size() && digits < 4 && text[digits] >= '0' && text[digits] <= '9') {
+      number = number * 10 + (text[digits] - '0');
+      ++digits;
+    }
+    if (digits == 0 || digits == text.size() || text[digits] != '_') return std::nullopt;
+    text.remove_prefix(digits + 1);
+  }
+  if (text.empty()) return std::nullopt;
+  return std::pair{LibcVersion{numbers[0], numbers[1]}, std::string(text)};
+}
+}  // namespace
+
+std::optional<LinuxPlatform> parse_linux_platform(std::string_view platform) {
+  using Kind = LinuxPlatform::Kind;
+  for (LibcVersion legacy : {LibcVersion{2, 5}, LibcVersion{2, 12}, LibcVersion{2, 17}}) {
+    const std::string prefix = std::string(legacy_manylinux(legacy)) + "_";
+    if (util::starts_with(platform, prefix) && platform.size() > prefix.size())
+      return LinuxPlatform{Kind::manylinux, legacy, std::string(platform.substr(prefix.size()))};
+  }
+  for (auto [prefix, kind] : {std::pair{std::string_view("manylinux_"), Kind::manylinux},
+                              std::pair{std::string_view("musllinux_"), Kind::musllinux}}) {
+    if (!util::starts_with(platform, prefix)) continue;
+    auto parsed = libc_and_arch(platform.substr(prefix.size()));
+    if (!parsed) return std::nullopt;
+    return LinuxPlatform{kind, parsed->first, std::move(parsed->second)};
+  }
+  if (util::starts_with(platform, "linux_") && platform.size() > 6)
+    return LinuxPlatform{Kind::plain, std::nullopt, std::string(platform.substr(6))};
+  return std::nullopt;
+}
 
 std::vector<Tag> supported_tags(const InterpreterTagFacts& facts, TagRules rules) {
   const auto platforms = platform_tags(facts);
@@ -280,7 +320,8 @@ std::size_t tag_hash(const Tag& tag) {
   const std::hash<std::string_view> hash;
   std::size_t seed = hash(tag.interpreter);
   for (std::string_view part : {std::string_view(tag.abi), std::string_view(tag.platform)}) {
-    seed ^= hash(part) + static_cast<std::size_t>(0x9e3779b97f4a7c15ULL) + (seed << 6) + (seed >> 2);
+    seed ^=
+        hash(part) + static_cast<std::size_t>(0x9e3779b97f4a7c15ULL) + (seed << 6) + (seed >> 2);
   }
   return seed;
 }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pkg/tag.hpp"
@@ -40,20 +41,20 @@ struct InterpreterTagFacts {
   std::optional<std::string> py_version_nodot;
 
   // The ABI flags (CPython only).
-  std::optional<bool> py_debug;       // config var Py_DEBUG, truthiness; nullopt when unset
-  bool has_gettotalrefcount = false;  // hasattr(sys, "gettotalrefcount")
-  bool has_d_pyd_suffix = false;      // "_d.pyd" in importlib.machinery.EXTENSION_SUFFIXES
-  std::optional<bool> with_pymalloc;  // config var WITH_PYMALLOC (consulted below 3.8)
+  std::optional<bool> py_debug;        // config var Py_DEBUG, truthiness; nullopt when unset
+  bool has_gettotalrefcount = false;   // hasattr(sys, "gettotalrefcount")
+  bool has_d_pyd_suffix = false;       // "_d.pyd" in importlib.machinery.EXTENSION_SUFFIXES
+  std::optional<bool> with_pymalloc;   // config var WITH_PYMALLOC (consulted below 3.8)
   std::optional<int> py_unicode_size;  // config var Py_UNICODE_SIZE (consulted below 3.3)
   bool max_unicode_is_ucs4 = true;     // sys.maxunicode == 0x10FFFF (below 3.3, size unset)
-  bool gil_disabled = false;  // config var Py_GIL_DISABLED truthy (consulted from 3.13)
+  bool gil_disabled = false;           // config var Py_GIL_DISABLED truthy (consulted from 3.13)
 
   // Non-CPython: config var SOABI ("pypy39-pp73"); nullopt or "" when unset.
   std::optional<std::string> soabi;
 
   // The platform.
-  std::string system;    // platform.system(): "Linux", "Windows", "Darwin", ...
-  std::string platform;  // sysconfig.get_platform(): "linux-x86_64", "win-amd64"
+  std::string system;     // platform.system(): "Linux", "Windows", "Darwin", ...
+  std::string platform;   // sysconfig.get_platform(): "linux-x86_64", "win-amd64"
   bool is_32bit = false;  // sys.maxsize <= 2**32 (a 32-bit interpreter, maybe on a 64-bit kernel)
   std::optional<LibcVersion> glibc;  // os.confstr("CS_GNU_LIBC_VERSION"); nullopt: not glibc
   std::optional<LibcVersion> musl;   // the musl loader's "Version x.y"; nullopt: not musl
@@ -81,6 +82,19 @@ enum class TagRules {
   // `pp3-none-any` instead of `pp39-none-any`. The same machine: 913 tags.
   packaging_21_3_sys_tags,
 };
+
+// A Linux platform tag read back (the inverse of what platform_tags writes):
+// manylinux_2_28_x86_64 -> manylinux, glibc 2.28, x86_64; the legacy aliases
+// manylinux1/2010/2014 as PEP 600 maps them (glibc 2.5, 2.12, 2.17);
+// musllinux_1_2_aarch64 -> musllinux, musl 1.2; linux_x86_64 -> plain linux.
+struct LinuxPlatform {
+  enum class Kind { plain, manylinux, musllinux };
+  Kind kind = Kind::plain;
+  std::optional<LibcVersion> libc;  // manylinux: glibc; musllinux: musl; plain: none
+  std::string arch;                 // "x86_64", "aarch64", ...
+};
+// nullopt: not a Linux platform tag (any, win_amd64, macosx_...), or a garbled one.
+std::optional<LinuxPlatform> parse_linux_platform(std::string_view platform);
 
 // The supported tags, best first, with any duplicates the reference yields
 // (only exotic implementation names produce them).

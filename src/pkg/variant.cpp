@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "pkg/version.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::pkg {
@@ -201,6 +202,40 @@ std::string_view to_string(VariantScheme scheme) {
 
 std::string CudaVersion::str() const {
   return minor ? fmt::format("{}.{}", major, *minor) : fmt::format("{}.x", major);
+}
+
+namespace {
+// A decimal number below 1000 (CUDA and torch numbers), the whole of `text`.
+std::optional<int> small_number(std::string_view text) {
+  if (text.empty() || text.size() > 3) return std::nullopt;
+  int value = 0;
+  for (char c : text) {
+    if (!is_digit(c)) return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+}  // namespace
+
+std::optional<CudaVersion> parse_cuda_version(std::string_view text) {
+  const auto dot = text.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  const auto major = small_number(text.substr(0, dot));
+  if (!major) return std::nullopt;
+  const std::string_view rest = text.substr(dot + 1);
+  if (rest == "x") return CudaVersion{*major, std::nullopt};
+  const auto minor = small_number(rest);
+  if (!minor) return std::nullopt;
+  return CudaVersion{*major, *minor};
+}
+
+std::optional<TorchVersion> torch_minor(const Version& version) {
+  const auto& release = version.release();
+  if (release.size() < 2) return std::nullopt;
+  const auto major = small_number(release[0]);
+  const auto minor = small_number(release[1]);
+  if (!major || !minor) return std::nullopt;
+  return TorchVersion{*major, *minor};
 }
 
 std::string TorchVersion::str() const {

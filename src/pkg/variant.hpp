@@ -37,6 +37,8 @@ struct CudaVersion {
   std::string str() const;  // "12.8", or "12.x" when only the major is known
   friend bool operator==(const CudaVersion&, const CudaVersion&) = default;
 };
+// The inverse of CudaVersion::str ("12.8", "12.x"; numbers below 1000); nullopt otherwise.
+std::optional<CudaVersion> parse_cuda_version(std::string_view text);
 
 // torch major.minor: the granularity every dialect binds at (patch releases
 // share a token even where their C++ symbols differ, docs/background.md §14).
@@ -47,6 +49,10 @@ struct TorchVersion {
   std::string str() const;  // "2.10"
   friend auto operator<=>(const TorchVersion&, const TorchVersion&) = default;
 };
+class Version;
+// A torch version's major.minor (2.9.1+cu128 -> 2.9); nullopt without two
+// release segments or for absurdly large ones.
+std::optional<TorchVersion> torch_minor(const Version& version);
 
 // The HIP/ROCm version of a ROCm build: rocm62 -> 6.2.
 struct RocmVersion {

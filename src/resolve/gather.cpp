@@ -3,10 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <set>
 
-#include "net/http.hpp"
 #include "pkg/name.hpp"
 #include "resolve/catalog.hpp"
 #include "resolve/index_fetch.hpp"
@@ -23,16 +21,8 @@ bool is_url(const std::string& s) {
 }
 
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& known) {
-  std::string best;
-  std::size_t best_distance = 3;
-  for (const std::string& k : known) {
-    std::size_t d = util::edit_distance(name, k);
-    if (d < best_distance) {
-      best_distance = d;
-      best = k;
-    }
-  }
-  return best.empty() ? "" : fmt::format(" (did you mean '{}'?)", best);
+  const auto near = util::near_names(name, known, util::within(2));
+  return near.empty() ? "" : fmt::format(" (did you mean '{}'?)", known[near.front().index]);
 }
 
 int default_priority(SourceRole role) {
@@ -116,80 +106,61 @@ void add_catalog(Gathered& out, const SourcePlan& p, const std::string& package,
 
 // A wheel `flashfit build` made is named like any local build
 // (`name-1.0-cp311-cp311-linux_x86_64.whl`); what it was built against is in
-// its cache entry, and the rules read that record as they would a label.
-bool small_int(std::string_view text, int& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size() && out >= 0 && out < 1000;
-}
-
+// its cache entry's build record, and the rules read that record as they would a label.
 void attach_build_record(Candidate& candidate, const std::vector<store::CacheEntry>& entries) {
   auto it = std::find_if(entries.begin(), entries.end(), [&](const store::CacheEntry& e) {
     return e.path.string() == candidate.url;
   });
-  if (it == entries.end() || it->source != "build") return;
+  if (it == entries.end() || it->origin.kind != store::EntryOrigin::Kind::built) return;
   if (auto wheel = pkg::parse_wheel_filename(candidate.filename);
       !wheel || !wheel->version.local().empty())
     return;
+  const store::BuildRecord& record = it->record;
   pkg::VariantLabel v;
   v.raw = "recorded by flashfit build";
-  if (it->torch) {
-    auto mm = util::split(*it->torch, '.');
-    int major = 0, minor = 0;
-    if (mm.size() >= 2 && small_int(mm[0], major) && small_int(mm[1], minor)) {
-      v.torch = pkg::TorchVersion{major, minor};
-    }
-  }
-  if (it->cuda && *it->cuda == "cpu") {
+  if (record.torch) v.torch = pkg::torch_minor(*record.torch);
+  if (record.cuda && record.cuda->cpu()) {
     v.cpu_only = true;
-  } else if (it->cuda) {
-    auto mm = util::split(*it->cuda, '.');
-    int major = 0, minor = 0;
-    if (mm.size() == 2 && small_int(mm[0], major) && small_int(mm[1], minor)) {
-      v.cuda = pkg::CudaVersion{major, minor};
-    }
+  } else if (record.cuda) {
+    v.cuda = record.cuda->version;
   }
-  v.cxx11_abi = it->cxx11_abi;
+  v.cxx11_abi = record.cxx11_abi;
   candidate.built_variant = std::move(v);
-  candidate.built_archs = it->archs;
+  candidate.built_archs = record.archs;
 }
 
 // A page from an index or a find-links URL; 404 from a simple index means
 // "not on this index", which is not a failure.
 void fetch_page(Gathered& out, SourceReport& report, const std::string& url,
                 const std::string& package, bool simple) {
-  net::HttpRequest request;
-  request.url = url;
-  request.headers.emplace_back(kIndexAcceptHeader);
-  request.max_bytes = detail::kMaxIndexPageBytes;
-  auto response = net::http_get(request);
-  if (!response) {
-    report.status = "unreachable: " + response.error().message;
-    out.warnings.push_back(
-        fmt::format("source '{}' could not be reached ({}); continuing with the other sources",
-                    report.plan.name, response.error().message));
-    return;
+  using Outcome = IndexPageFetch::Outcome;
+  IndexPageFetch page = fetch_index_page(url, simple);
+  switch (page.outcome) {
+    case Outcome::unreachable:
+      report.status = "unreachable: " + page.error.message;
+      out.warnings.push_back(
+          fmt::format("source '{}' could not be reached ({}); continuing with the other sources",
+                      report.plan.name, page.error.message));
+      return;
+    case Outcome::not_found:
+      report.status = "not found";
+      return;
+    case Outcome::http_status:
+      report.status = fmt::format("HTTP {}", page.status);
+      out.warnings.push_back(
+          fmt::format("source '{}' answered HTTP {} for {}; continuing with the other sources",
+                      report.plan.name, page.status, url));
+      return;
+    case Outcome::unreadable:
+      report.status = "unreadable: " + page.error.message;
+      out.warnings.push_back(
+          fmt::format("source '{}' sent a page flashfit cannot read ({}); continuing without it",
+                      report.plan.name, page.error.message));
+      return;
+    case Outcome::ok:
+      break;
   }
-  if (response->status == 404 && simple) {
-    report.status = "not found";
-    return;
-  }
-  if (response->status != 200) {
-    report.status = fmt::format("HTTP {}", response->status);
-    out.warnings.push_back(
-        fmt::format("source '{}' answered HTTP {} for {}; continuing with the other sources",
-                    report.plan.name, response->status, url));
-    return;
-  }
-  const std::string& base = response->effective_url.empty() ? url : response->effective_url;
-  auto links = parse_index_page(response->body, response->content_type, base);
-  if (!links) {
-    report.status = "unreadable: " + links.error().message;
-    out.warnings.push_back(
-        fmt::format("source '{}' sent a page flashfit cannot read ({}); continuing without it",
-                    report.plan.name, links.error().message));
-    return;
-  }
-  add_links(out, report.plan, package, *links, report.wheels);
+  add_links(out, report.plan, package, page.links, report.wheels);
   report.status = "ok";
 }
 

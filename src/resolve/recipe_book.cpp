@@ -147,31 +147,35 @@ std::vector<std::string> RecipeBook::similar(std::string_view name) const {
   const std::string wanted = pkg::canonicalize_name(name);
   // The distance table is |a|*|b|: hostile lengths get no suggestion.
   if (wanted.empty() || wanted.size() > 100) return {};
-  struct Scored {
-    std::size_t distance;
-    std::string name;
-  };
-  std::vector<Scored> scored;
+  // Every name and alias, each for its recipe.
+  std::vector<std::string> names;
+  std::vector<const Recipe*> owners;
   for (const Recipe& recipe : recipes_) {
-    std::size_t best = std::string::npos;
-    for (const std::string& candidate : lookup_names(recipe)) {
-      std::size_t distance = util::edit_distance(wanted, candidate);
-      // "flash" for "flash-attn": a fragment of a name is a near miss too.
-      if (wanted.size() >= 3 && candidate.find(wanted) != std::string::npos) {
-        distance = std::min<std::size_t>(distance, 1);
-      }
-      if (distance <= std::max<std::size_t>(2, candidate.size() / 3))
-        best = std::min(best, distance);
+    for (std::string& alias : lookup_names(recipe)) {
+      names.push_back(std::move(alias));
+      owners.push_back(&recipe);
     }
-    if (best != std::string::npos) scored.push_back({best, recipe.name});
   }
-  std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
-    return a.distance != b.distance ? a.distance < b.distance : a.name < b.name;
-  });
+  const auto near =
+      util::near_names(wanted, names, [&](std::string_view candidate, std::size_t distance) {
+        // "flash" for "flash-attn": a fragment of a name is a near miss too.
+        if (wanted.size() >= 3 && candidate.find(wanted) != std::string_view::npos)
+          distance = std::min<std::size_t>(distance, 1);
+        return util::within_a_third(2)(candidate, distance);
+      });
+  // Each recipe once, at its nearest name; equally near ones by name.
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const util::NearName& n : near) {
+    const std::string& recipe = owners[n.index]->name;
+    if (std::none_of(scored.begin(), scored.end(),
+                     [&](const auto& s) { return s.second == recipe; }))
+      scored.emplace_back(n.distance, recipe);
+  }
+  std::sort(scored.begin(), scored.end());
   std::vector<std::string> out;
-  for (const Scored& entry : scored) {
+  for (const auto& entry : scored) {
     if (out.size() == 3) break;
-    out.push_back(entry.name);
+    out.push_back(entry.second);
   }
   return out;
 }

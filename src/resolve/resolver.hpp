@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "env/toolkit.hpp"
@@ -16,8 +17,12 @@
 
 namespace flashfit::resolve {
 
+// What a suggestion changes; to_string gives the word the text and --json show.
+enum class SuggestionKind { version, source, torch, python, build, fallback };
+std::string_view to_string(SuggestionKind kind);
+
 struct Suggestion {
-  std::string kind;  // "version", "source", "torch", "python", "build", "fallback"
+  SuggestionKind kind = SuggestionKind::version;
   std::string message;
   std::optional<std::string> command;
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pkg/name.hpp"
+#include "pkg/tags.hpp"
 #include "resolve/torch_abi.hpp"
 #include "util/strings.hpp"
 
@@ -34,41 +35,11 @@ std::optional<env::MajorMinor> parse_mm(const std::optional<std::string>& text) 
   return env::parse_major_minor(*text);
 }
 
-// "manylinux_2_28_x86_64" -> (2.28, "x86_64"); legacy aliases map as PEP 600 says.
-struct ManylinuxTag {
-  env::MajorMinor glibc;
-  std::string arch;
-};
-std::optional<ManylinuxTag> parse_manylinux(const std::string& platform) {
-  static const std::pair<const char*, env::MajorMinor> legacy[] = {
-      {"manylinux1_", {2, 5}}, {"manylinux2010_", {2, 12}}, {"manylinux2014_", {2, 17}}};
-  for (const auto& [prefix, glibc] : legacy) {
-    if (util::starts_with(platform, prefix))
-      return ManylinuxTag{glibc, platform.substr(std::string(prefix).size())};
-  }
-  if (!util::starts_with(platform, "manylinux_")) return std::nullopt;
-  auto parts = util::split(std::string_view(platform).substr(10), '_');
-  if (parts.size() < 3) return std::nullopt;
-  try {
-    ManylinuxTag tag{{std::stoi(std::string(parts[0])), std::stoi(std::string(parts[1]))}, {}};
-    tag.arch = platform.substr(10 + parts[0].size() + parts[1].size() + 2);
-    return tag;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
+// The architecture a platform tag names ("x86_64" for manylinux_2_28_x86_64); the tag itself
+// when it is not a Linux one.
 std::string platform_arch(const std::string& platform) {
-  if (auto ml = parse_manylinux(platform)) return ml->arch;
-  for (std::string_view prefix : {"linux_", "musllinux_"}) {
-    if (util::starts_with(platform, prefix)) {
-      if (prefix == "linux_") return platform.substr(prefix.size());
-      auto parts = util::split(std::string_view(platform).substr(prefix.size()), '_');
-      if (parts.size() >= 3)
-        return platform.substr(prefix.size() + parts[0].size() + parts[1].size() + 2);
-    }
-  }
-  return platform;
+  auto linux_platform = pkg::parse_linux_platform(platform);
+  return linux_platform ? linux_platform->arch : platform;
 }
 
 // Why pip would not install the wheel here: the Python side, the platform
@@ -107,11 +78,13 @@ void check_tags(Judged& j, const ResolveTarget& target) {
   if (platform_ok) return;
   // A manylinux tag for this architecture but a newer glibc is a glibc problem.
   for (const pkg::Tag& t : tags) {
-    auto ml = parse_manylinux(t.platform);
-    if (ml && ml->arch == target.arch && target.glibc && *target.glibc < ml->glibc) {
+    auto ml = pkg::parse_linux_platform(t.platform);
+    if (!ml || ml->kind != pkg::LinuxPlatform::Kind::manylinux || ml->arch != target.arch) continue;
+    const env::MajorMinor glibc{ml->libc->major, ml->libc->minor};
+    if (target.glibc && *target.glibc < glibc) {
       reject(j, ReasonCode::glibc, [&] {
         return std::string(fmt::format("needs glibc {} ({}); this machine has glibc {}",
-                                       ml->glibc.str(), t.platform, target.glibc->str()));
+                                       glibc.str(), t.platform, target.glibc->str()));
       });
       return;
     }

@@ -51,7 +51,7 @@ void suggest_version(const Resolution& r, const CommandContext& ctx, std::vector
     if (only(j, {ReasonCode::version})) {
       std::string pin = r.request.name + "==" + j.wheel->version.public_str();
       out.push_back(
-          {"version",
+          {SuggestionKind::version,
            fmt::format("{} {} has a wheel that fits ({}, from {})", r.request.name,
                        j.wheel->version.public_str(), j.candidate->filename, j.candidate->source),
            with_flags("flashfit resolve " + shell_quote(pin), ctx)});
@@ -67,7 +67,7 @@ void suggest_sources(const Resolution& r, const CommandContext& ctx, std::vector
       continue;
     std::string trust =
         j.candidate->role == SourceRole::community ? " (third-party builds: a trust decision)" : "";
-    out.push_back({"source",
+    out.push_back({SuggestionKind::source,
                    fmt::format("source '{}'{} has a wheel that fits: {}", j.candidate->source,
                                trust, j.candidate->filename),
                    with_flags(fmt::format("flashfit resolve {} --source {}",
@@ -145,7 +145,7 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
     const Fit& f = ordered[i];
     const bool own = cpu_torch && current && f.release->minor == *current;
     out.push_back(
-        {"torch",
+        {SuggestionKind::torch,
          fmt::format("with {}torch {} (CUDA {}), {} fits", own ? "the CUDA build of " : "",
                      f.version, f.cuda.str(), f.example->candidate->filename),
          pip_install(ctx,
@@ -174,7 +174,7 @@ void suggest_python(const Resolution& r, const ResolveTarget& target, const Comm
     return std::abs(a.first - here) < std::abs(b.first - here);
   });
   out.push_back(
-      {"python",
+      {SuggestionKind::python,
        fmt::format("with Python 3.{}, {} fits", best->first, best->second->candidate->filename),
        with_flags(
            fmt::format("python3.{} -m venv .venv && flashfit resolve {} --python .venv/bin/python",
@@ -262,6 +262,24 @@ bool upstream_publishes_wheels(const Recipe& recipe) {
 
 }  // namespace
 
+std::string_view to_string(SuggestionKind kind) {
+  switch (kind) {
+    case SuggestionKind::version:
+      return "version";
+    case SuggestionKind::source:
+      return "source";
+    case SuggestionKind::torch:
+      return "torch";
+    case SuggestionKind::python:
+      return "python";
+    case SuggestionKind::build:
+      return "build";
+    case SuggestionKind::fallback:
+      return "fallback";
+  }
+  return "unknown";
+}
+
 std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
                                 const ResolveTarget& target, const BuildOutlook& build,
                                 const CommandContext& commands) {
@@ -294,7 +312,7 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
       needs = needs.empty() ? " (" + archs + ")" : " (" + archs + "; " + needs.substr(2);
     }
     out.push_back(
-        {"build",
+        {SuggestionKind::build,
          fmt::format("{}build {} from source for this environment{}", no_wheels, name, needs),
          build_command(recipe, target, r.request, commands)});
   }
@@ -307,7 +325,7 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
         : cpu_torch ? fmt::format("torch here is a CPU build, and {} needs CUDA", recipe->name)
                     : fmt::format("there is no GPU here, and {} needs one", recipe->name);
     Suggestion fallback{
-        "fallback",
+        SuggestionKind::fallback,
         fmt::format("{}: use {} instead; it needs no extra package", why, recipe->fallback),
         recipe->fallback.ends_with("_attention") ? std::optional<std::string>("flashfit fallback")
                                                  : std::nullopt};

@@ -6,12 +6,7 @@
 namespace flashfit::resolve {
 
 std::optional<pkg::TorchVersion> ResolveTarget::torch_minor() const {
-  if (!torch || torch->release().size() < 2) return std::nullopt;
-  try {
-    return pkg::TorchVersion{std::stoi(torch->release()[0]), std::stoi(torch->release()[1])};
-  } catch (...) {  // absurdly long release segments: treat as unknown
-    return std::nullopt;
-  }
+  return torch ? pkg::torch_minor(*torch) : std::nullopt;
 }
 
 const ResolveTarget::Derived& ResolveTarget::derived() const {

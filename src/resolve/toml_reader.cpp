@@ -96,16 +96,9 @@ void TomlReader::check_keys(const toml::table& table, std::string_view path,
     const std::string_view name = key.str();
     if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
     std::string_view best;
-    std::size_t best_distance = 0;
     if (name.size() <= 64) {
-      for (std::string_view candidate : allowed) {
-        const std::size_t distance = util::edit_distance(name, candidate);
-        if (distance <= std::max<std::size_t>(2, candidate.size() / 3) &&
-            (best.empty() || distance < best_distance)) {
-          best = candidate;
-          best_distance = distance;
-        }
-      }
+      const auto near = util::near_names(name, allowed, util::within_a_third(2));
+      if (!near.empty()) best = allowed.begin()[near.front().index];
     }
     std::string hint =
         best.empty()

@@ -1,6 +1,8 @@
 // entry.json: the metadata of one cached wheel (docs/cache.md). Written by
 // flashfit, but read defensively: a hand-edited, truncated or hostile file
 // makes that one entry unreadable, never the cache.
+#include "store/cache_entry_json.hpp"
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -8,16 +10,52 @@
 #include "store/cache_layout.hpp"
 #include "util/strings.hpp"
 
+namespace flashfit::store {
+
+nlohmann::json entry_json(const CacheEntry& e) {
+  using nlohmann::json;
+  json inspections = json::array();
+  for (const InspectRecord& i : e.inspections) {
+    inspections.push_back({{"environment", i.environment},
+                           {"compatible", i.compatible},
+                           {"summary", i.summary},
+                           {"at", i.at},
+                           {"torch_extension", i.torch_extension}});
+  }
+  const BuildRecord& r = e.record;
+  auto optional_string = [](const std::optional<std::string>& value) {
+    return value ? json(*value) : json(nullptr);
+  };
+  return {
+      {"sha256", e.sha256},
+      {"filename", e.filename},
+      {"package", e.package},
+      {"version", e.version},
+      {"urls", e.urls},
+      {"source", to_string(e.origin)},
+      {"size", e.size},
+      {"added_at", e.added_at},
+      {"last_used_at", e.last_used_at},
+      {"torch", r.torch ? json(r.torch->str()) : json(nullptr)},
+      {"cuda", r.cuda ? json(to_string(*r.cuda)) : json(nullptr)},
+      {"python", optional_string(r.python)},
+      {"platform", optional_string(r.platform)},
+      {"cxx11_abi", r.cxx11_abi ? json(*r.cxx11_abi) : json(nullptr)},
+      {"archs", r.archs},
+      {"toolkit", optional_string(r.toolkit)},
+      {"inspections", inspections},
+      {"installed_in", e.installed_in},
+  };
+}
+
+}  // namespace flashfit::store
+
 namespace flashfit::store::detail {
 namespace {
 
 using nlohmann::json;
 
 constexpr int kSchema = 1;
-
-json optional_string(const std::optional<std::string>& value) {
-  return value ? json(*value) : json(nullptr);
-}
 
 // Typed field readers: a missing or null optional field is fine, a wrong type is not.
 struct Reader {
@@ -76,35 +114,8 @@ struct Reader {
 }  // namespace
 
 std::string entry_to_json(const CacheEntry& e) {
-  json inspections = json::array();
-  for (const InspectRecord& r : e.inspections) {
-    inspections.push_back({{"environment", r.environment},
-                           {"compatible", r.compatible},
-                           {"summary", r.summary},
-                           {"at", r.at},
-                           {"torch_extension", r.torch_extension}});
-  }
-  const json doc = {
-      {"schema", kSchema},
-      {"sha256", e.sha256},
-      {"filename", e.filename},
-      {"package", e.package},
-      {"version", e.version},
-      {"urls", e.urls},
-      {"source", e.source},
-      {"size", e.size},
-      {"added_at", e.added_at},
-      {"last_used_at", e.last_used_at},
-      {"torch", optional_string(e.torch)},
-      {"cuda", optional_string(e.cuda)},
-      {"python", optional_string(e.python)},
-      {"platform", optional_string(e.platform)},
-      {"cxx11_abi", e.cxx11_abi ? json(*e.cxx11_abi) : json(nullptr)},
-      {"archs", e.archs},
-      {"toolkit", optional_string(e.toolkit)},
-      {"inspections", inspections},
-      {"installed_in", e.installed_in},
-  };
+  json doc = entry_json(e);
+  doc["schema"] = kSchema;
   // Invalid UTF-8 (from a hostile URL) is replaced rather than thrown on.
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -124,7 +135,7 @@ util::Result<CacheEntry> entry_from_json(std::string_view text) {
   e.package = r.string("package").value_or("");
   e.version = r.string("version").value_or("");
   e.urls = r.strings("urls");
-  e.source = r.string("source").value_or("");
+  e.origin = parse_entry_origin(r.string("source").value_or(""));
   if (const json* size = r.field("size"); size && size->is_number_unsigned()) {
     e.size = size->get<std::uint64_t>();
   } else if (size && size->is_number_integer() && size->get<std::int64_t>() >= 0) {
@@ -134,13 +145,16 @@ util::Result<CacheEntry> entry_from_json(std::string_view text) {
   }
   e.added_at = r.string("added_at").value_or("");
   e.last_used_at = r.string("last_used_at").value_or("");
-  e.torch = r.string("torch");
-  e.cuda = r.string("cuda");
-  e.python = r.string("python");
-  e.platform = r.string("platform");
-  e.cxx11_abi = r.boolean("cxx11_abi");
-  e.archs = r.strings("archs");
-  e.toolkit = r.string("toolkit");
+  // A torch or CUDA text of another form (hand-edited) is an unknown field, not a broken entry.
+  if (auto torch = r.string("torch")) {
+    if (auto version = pkg::Version::parse(*torch)) e.record.torch = std::move(*version);
+  }
+  if (auto cuda = r.string("cuda")) e.record.cuda = parse_built_cuda(*cuda);
+  e.record.python = r.string("python");
+  e.record.platform = r.string("platform");
+  e.record.cxx11_abi = r.boolean("cxx11_abi");
+  e.record.archs = r.strings("archs");
+  e.record.toolkit = r.string("toolkit");
   e.installed_in = r.strings("installed_in");
   if (const json* list = r.field("inspections")) {
     if (!list->is_array()) r.wrong("inspections", "an array");

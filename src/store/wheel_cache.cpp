@@ -82,23 +82,25 @@ std::string joined_tag_field(const pkg::WheelName& name, Field field) {
 
 CacheEntry new_entry(const pkg::WheelName& name, const std::string& filename,
                      const std::string& sha256, std::uint64_t size,
-                     const std::optional<std::string>& url, const std::string& source) {
+                     const std::optional<std::string>& url, const EntryOrigin& origin) {
   CacheEntry e;
   e.sha256 = sha256;
   e.filename = filename;
   e.package = name.canonical_name;
   e.version = name.version.str();
   if (url) e.urls.push_back(url_key(*url));
-  e.source = source;
+  e.origin = origin;
   e.size = size;
   e.added_at = e.last_used_at = util::now_utc();
-  e.python = joined_tag_field(name, &pkg::Tag::interpreter);
-  e.platform = joined_tag_field(name, &pkg::Tag::platform);
+  e.record.python = joined_tag_field(name, &pkg::Tag::interpreter);
+  e.record.platform = joined_tag_field(name, &pkg::Tag::platform);
   const pkg::VariantLabel label = pkg::decode_variant(name.version.local());
   if (label.known()) {
-    if (label.torch) e.torch = label.torch->str();
-    if (label.cuda) e.cuda = label.cuda->str();
-    e.cxx11_abi = label.cxx11_abi;
+    if (label.torch) {
+      if (auto torch = pkg::Version::parse(label.torch->str())) e.record.torch = std::move(*torch);
+    }
+    if (label.cuda) e.record.cuda = BuiltCuda{*label.cuda};
+    e.record.cxx11_abi = label.cxx11_abi;
   }
   return e;
 }
@@ -140,7 +142,7 @@ util::Result<CacheEntry> install_entry(const std::filesystem::path& root,
                                        const pkg::WheelName& name, const std::string& filename,
                                        const std::string& sha256, std::uint64_t size,
                                        const std::optional<std::string>& url,
-                                       const std::string& source) {
+                                       const EntryOrigin& origin) {
   std::error_code ec;
   const auto dir = entry_dir(root, sha256);
   auto drop_file = [&] { std::filesystem::remove(file, ec); };
@@ -166,7 +168,7 @@ util::Result<CacheEntry> install_entry(const std::filesystem::path& root,
                                     std::strerror(errno)));
     }
     const std::filesystem::path temp_dir(temp);
-    const CacheEntry entry = new_entry(name, filename, sha256, size, url, source);
+    const CacheEntry entry = new_entry(name, filename, sha256, size, url, origin);
     if (::rename(file.c_str(), (temp_dir / filename).c_str()) != 0) {
       const int saved = errno;
       std::filesystem::remove_all(temp_dir, ec);
@@ -235,7 +237,7 @@ util::Result<WheelCache> WheelCache::open(const std::filesystem::path& cache_roo
 
 util::Result<CacheEntry> WheelCache::fetch(const std::string& url,
                                            const std::optional<std::string>& expected_sha256,
-                                           const std::string& source,
+                                           const EntryOrigin& origin,
                                            net::DownloadRequest options) {
   if (!supported_url(url)) {
     return util::input_error(
@@ -298,7 +300,7 @@ util::Result<CacheEntry> WheelCache::fetch(const std::string& url,
         {}, "the server may have sent an error or login page instead of the file");
   }
   auto entry =
-      install_entry(root_, download, *name, filename, fetched->sha256, fetched->bytes, url, source);
+      install_entry(root_, download, *name, filename, fetched->sha256, fetched->bytes, url, origin);
   if (!entry) return entry;
   if (auto indexed = index_url(root_, url, entry->sha256); !indexed)
     return tl::unexpected(indexed.error());
@@ -306,7 +308,7 @@ util::Result<CacheEntry> WheelCache::fetch(const std::string& url,
 }
 
 util::Result<CacheEntry> WheelCache::add(const std::filesystem::path& wheel,
-                                         const std::string& source) {
+                                         const EntryOrigin& origin) {
   const std::string filename = wheel.filename().string();
   auto name = check_wheel_filename(filename);
   if (!name)
@@ -331,7 +333,7 @@ util::Result<CacheEntry> WheelCache::add(const std::filesystem::path& wheel,
     return tl::unexpected(copied.error());
   }
   return install_entry(root_, temp, *name, filename, copied->sha256, copied->bytes, std::nullopt,
-                       source);
+                       origin);
 }
 
 std::vector<CacheEntry> WheelCache::list(std::vector<std::string>* warnings) const {
@@ -389,15 +391,10 @@ util::Result<void> WheelCache::update(const CacheEntry& entry) {
       if (std::find(urls.begin(), urls.end(), url) == urls.end()) urls.push_back(url);
     }
     e.urls = std::move(urls);
-    e.source = entry.source.empty() ? e.source : entry.source;
+    // An origin the caller does not know (a fetched entry without a name) leaves it.
+    if (entry.origin != EntryOrigin{}) e.origin = entry.origin;
     e.last_used_at = entry.last_used_at.empty() ? e.last_used_at : entry.last_used_at;
-    e.torch = entry.torch;
-    e.cuda = entry.cuda;
-    e.python = entry.python;
-    e.platform = entry.platform;
-    e.cxx11_abi = entry.cxx11_abi;
-    e.archs = entry.archs;
-    e.toolkit = entry.toolkit;
+    e.record = entry.record;
     e.inspections = entry.inspections;
     e.installed_in = entry.installed_in;
   });

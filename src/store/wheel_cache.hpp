@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "net/download.hpp"
+#include "store/build_record.hpp"
 #include "util/error.hpp"
 
 namespace flashfit::store {
@@ -34,17 +35,12 @@ struct CacheEntry {
   std::string package;            // canonical name
   std::string version;            // from the file name
   std::vector<std::string> urls;  // every URL it was fetched from (keys the fetch dedupe)
-  std::string source;             // "upstream", "index", "build", "add"
+  EntryOrigin origin;             // entry.json's "source"
   std::uint64_t size = 0;
   std::string added_at;  // ISO 8601 UTC
   std::string last_used_at;
-  // Variant fields, when known (from the label, or a build's own key).
-  std::optional<std::string> torch, cuda, python, platform;
-  std::optional<bool> cxx11_abi;
-  std::vector<std::string> archs;
-  // Built wheels: the toolkit that compiled them ("nvcc 13.0.88, CUDA_HOME
-  // /usr/local/cuda-13.0 (found by PATH)", or one assembled from PyPI).
-  std::optional<std::string> toolkit;
+  // What it was built for, when known (from the label, or a build's own record).
+  BuildRecord record;
   std::vector<InspectRecord> inspections;
   std::vector<std::string> installed_in;  // site-packages dirs it was installed into
   std::filesystem::path path;             // the wheel file
@@ -65,9 +61,9 @@ class WheelCache {
   // for one URL (threads or processes) download once.
   util::Result<CacheEntry> fetch(const std::string& url,
                                  const std::optional<std::string>& expected_sha256,
-                                 const std::string& source, net::DownloadRequest options = {});
+                                 const EntryOrigin& origin, net::DownloadRequest options = {});
   // Copies a local wheel in (flashfit cache add, a finished build).
-  util::Result<CacheEntry> add(const std::filesystem::path& wheel, const std::string& source);
+  util::Result<CacheEntry> add(const std::filesystem::path& wheel, const EntryOrigin& origin);
 
   std::vector<CacheEntry> list(std::vector<std::string>* warnings = nullptr) const;
   std::optional<CacheEntry> find_sha256(const std::string& sha256) const;

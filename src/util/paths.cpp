@@ -38,4 +38,11 @@ bool ensure_cache_dir(const std::filesystem::path& root, const std::filesystem::
   return true;
 }
 
+Result<std::filesystem::path> require_cache_root(std::string_view purpose) {
+  if (auto root = cache_root()) return *root;
+  std::string message = "no cache directory";
+  if (!purpose.empty()) message += " " + std::string(purpose);
+  return fail(ErrorKind::failed, message, {}, "set FLASHFIT_CACHE_DIR or HOME");
+}
+
 }  // namespace flashfit::util

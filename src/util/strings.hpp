@@ -2,6 +2,9 @@
 // Small ASCII string helpers. Packaging names, versions and tags are ASCII by
 // standard, so these never try to be locale- or Unicode-aware.
 
+#include <algorithm>
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,5 +26,46 @@ std::string printable(std::string_view text, std::size_t max_length = 200);
 
 // Edit distance counting a swap of neighbours as one edit, for "did you mean".
 std::size_t edit_distance(std::string_view a, std::string_view b);
+
+struct NearName {
+  std::size_t index;     // into the candidates
+  std::size_t distance;  // what it ranks by
+};
+
+// The one "did you mean" search. Each candidate's edit distance to `typed`
+// goes through `score`, the caller's rule (how far is near, whether a prefix
+// or a fragment counts): it returns the distance to rank by, or nullopt for
+// "not near". Nearest first; ties keep the candidates' order. A `typed` over
+// 100 characters gets nothing (the distance table is |a|*|b|).
+template <class Range, class Score>
+std::vector<NearName> near_names(std::string_view typed, const Range& candidates, Score&& score) {
+  std::vector<NearName> out;
+  if (typed.size() > 100) return out;
+  std::size_t index = 0;
+  for (const auto& candidate : candidates) {
+    const std::string_view name(candidate);
+    if (std::optional<std::size_t> d = score(name, edit_distance(typed, name)))
+      out.push_back({index, *d});
+    ++index;
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const NearName& a, const NearName& b) { return a.distance < b.distance; });
+  return out;
+}
+
+// The usual rule: near is at most max(floor, |candidate| / 3) edits.
+inline auto within_a_third(std::size_t floor) {
+  return [floor](std::string_view candidate, std::size_t distance) -> std::optional<std::size_t> {
+    if (distance <= std::max(floor, candidate.size() / 3)) return distance;
+    return std::nullopt;
+  };
+}
+// Near is at most `edits` edits, whatever the length.
+inline auto within(std::size_t edits) {
+  return [edits](std::string_view, std::size_t distance) -> std::optional<std::size_t> {
+    if (distance <= edits) return distance;
+    return std::nullopt;
+  };
+}
 
 }  // namespace flashfit::util

@@ -33,7 +33,7 @@ util::Result<std::string> uninstall_proven(const install::Installer& installer,
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
   if (!ran->succeeded()) {
     return util::fail(util::ErrorKind::failed,
-                      fmt::format("{} {}: {}", installer.kind, ran->describe(),
+                      fmt::format("{} {}: {}", install::to_string(installer.kind), ran->describe(),
                                   util::printable(std::string(util::trim(ran->err)), 600)));
   }
   // Proof: no metadata of it is left where the installer writes.
@@ -42,7 +42,7 @@ util::Result<std::string> uninstall_proven(const install::Installer& installer,
   if (auto left = install::find_installed(targets, scope.package)) {
     return util::fail(
         util::ErrorKind::failed,
-        fmt::format("{} reported success but {} {} is still installed ({})", installer.kind,
+        fmt::format("{} reported success but {} {} is still installed ({})", install::to_string(installer.kind),
                     left->name, left->version, left->dist_info.string()));
   }
   return util::join(argv, " ");

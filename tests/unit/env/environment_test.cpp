@@ -3,15 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sample_environment.hpp"
-
 #include <filesystem>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "env/driver_compat.hpp"
 #include "pkg/tags.hpp"
+#include "sample_environment.hpp"
 
 namespace flashfit::env {
 namespace {
@@ -292,9 +292,8 @@ TEST(ApplyWhatIf, DriverSetsItsCudaAndTurnsNoDriverIntoNoGpu) {
   WhatIfOptions o;
   o.driver = "570.124.06";
   const Environment env = with(o);
-  EXPECT_EQ(changed_facts(probed(), env),
-            (Keys{"gpu.driver_cuda", "gpu.driver_version", "gpu.gpus", "gpu.presence",
-                  "gpu.summary"}));
+  EXPECT_EQ(changed_facts(probed(), env), (Keys{"gpu.driver_cuda", "gpu.driver_version", "gpu.gpus",
+                                                "gpu.presence", "gpu.summary"}));
   EXPECT_EQ(env.gpu.summary, "driver 570.124.06 (--driver), no GPU listed");
   ASSERT_TRUE(env.gpu.gpus.known());
   EXPECT_TRUE(env.gpu.gpus->empty());
@@ -394,8 +393,7 @@ TEST(ApplyWhatIf, RemembersTheFlagsForReports) {
   o.gpu = "9.0";
   const Environment env = with(o);
   EXPECT_TRUE(env.what_if.any());
-  EXPECT_THAT(env.what_if.describe(),
-              ElementsAre("--torch 2.8.0+cu128", "--gpu 9.0"))
+  EXPECT_THAT(env.what_if.describe(), ElementsAre("--torch 2.8.0+cu128", "--gpu 9.0"))
       << "a CUDA implied by the --torch label is not a flag the user gave";
 }
 

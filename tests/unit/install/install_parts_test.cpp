@@ -80,14 +80,14 @@ TEST(ImportCheck, AnInterpreterThatCrashesIsAFailureNotAHang) {
 }
 
 TEST(Installer, AlwaysNoDepsAndByPath) {
-  Installer pip{"pip", "/venv/bin/python", {"/venv/bin/python", "-m", "pip"}, ""};
+  Installer pip{InstallerKind::pip, "/venv/bin/python", {"/venv/bin/python", "-m", "pip"}, ""};
   auto argv = install_argv(
       pip, "/cache/flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--no-deps"), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--no-index"), argv.end());
   EXPECT_EQ(argv.back(),
             "/cache/flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl");
-  Installer uv{"uv", "/venv/bin/python", {"/usr/bin/uv", "pip"}, ""};
+  Installer uv{InstallerKind::uv, "/venv/bin/python", {"/usr/bin/uv", "pip"}, ""};
   auto uv_argv = install_argv(uv, "/w.whl");
   EXPECT_EQ(
       std::vector<std::string>(uv_argv.begin(), uv_argv.begin() + 5),

@@ -174,9 +174,8 @@ TEST(SupportedTags, MuslLinuxListsMusllinuxThenLinux) {
   auto facts = cpython(3, 12);
   facts.glibc.reset();
   facts.musl = LibcVersion{1, 2};
-  EXPECT_THAT(platforms_of(facts),
-              ElementsAre("musllinux_1_2_x86_64", "musllinux_1_1_x86_64", "musllinux_1_0_x86_64",
-                          "linux_x86_64"));
+  EXPECT_THAT(platforms_of(facts), ElementsAre("musllinux_1_2_x86_64", "musllinux_1_1_x86_64",
+                                               "musllinux_1_0_x86_64", "linux_x86_64"));
 }
 
 TEST(SupportedTags, Aarch64StartsAtManylinux2014) {
@@ -232,8 +231,8 @@ TEST(SupportedTags, ManylinuxModuleVetoRemovesBothNames) {
   facts.manylinux_vetoed = {LibcVersion{2, 17}, LibcVersion{2, 5}};
   const auto platforms = platforms_of(facts);
   EXPECT_EQ(platforms.size(), 32U);
-  for (const char* gone : {"manylinux_2_17_x86_64", "manylinux2014_x86_64",
-                           "manylinux_2_5_x86_64", "manylinux1_x86_64"}) {
+  for (const char* gone : {"manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux_2_5_x86_64",
+                           "manylinux1_x86_64"}) {
     EXPECT_EQ(std::count(platforms.begin(), platforms.end(), gone), 0) << gone;
   }
 }
@@ -263,10 +262,12 @@ TEST(SupportedTags, FreeThreadedIsIntendedDifferenceFromPackaging213) {
   // What flashfit says:
   EXPECT_EQ(tags[0], "cp313-cp313t-manylinux_2_36_x86_64");
   EXPECT_EQ(tags[36], "cp313-none-manylinux_2_36_x86_64");
-  EXPECT_TRUE(std::none_of(tags.begin(), tags.end(),
-                           [](const std::string& t) { return t.find("-abi3-") != std::string::npos; }));
-  EXPECT_TRUE(std::none_of(tags.begin(), tags.end(),
-                           [](const std::string& t) { return t.find("-cp313-") != std::string::npos; }));
+  EXPECT_TRUE(std::none_of(tags.begin(), tags.end(), [](const std::string& t) {
+    return t.find("-abi3-") != std::string::npos;
+  }));
+  EXPECT_TRUE(std::none_of(tags.begin(), tags.end(), [](const std::string& t) {
+    return t.find("-cp313-") != std::string::npos;
+  }));
   // 36 x (cp313t, none) + 36 x 15 py + cp313 + 15 any
   EXPECT_EQ(tags.size(), std::size_t{36} * 2 + std::size_t{36} * 15 + 1 + 15);
   EXPECT_EQ(tags.size(), gil.size() - std::size_t{36} * 12);
@@ -286,9 +287,10 @@ TEST(SupportedTagsBestRank, FlashAttnWheelNames) {
   EXPECT_THAT(rank_of(supported, "cp311-cp311-linux_x86_64"), Optional(35U));
   EXPECT_THAT(rank_of(supported, "cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64"),
               Optional(8U));
-  EXPECT_THAT(rank_of(supported,
-                      "cp311-cp311-manylinux2014_x86_64.manylinux_2_17_x86_64.manylinux_2_28_x86_64"),
-              Optional(8U));
+  EXPECT_THAT(
+      rank_of(supported,
+              "cp311-cp311-manylinux2014_x86_64.manylinux_2_17_x86_64.manylinux_2_28_x86_64"),
+      Optional(8U));
   EXPECT_THAT(rank_of(supported, "cp311-cp311-manylinux2014_x86_64.manylinux_2_17_x86_64"),
               Optional(19U));
   // abi3 from 3.9: after cp311-{cp311,abi3,none} and cp310-abi3, 36 each.
@@ -344,6 +346,45 @@ TEST(SupportedTagsBestRank, DuplicatesKeepTheirFirstIndex) {
   EXPECT_EQ(supported.tags()[0].str(), "py311-none-manylinux_2_36_x86_64");
   EXPECT_EQ(supported.tags()[36].str(), "py311-none-manylinux_2_36_x86_64");
   EXPECT_THAT(supported.rank(supported.tags()[36]), Optional(0U));
+}
+
+// Every platform tag the list writes reads back to the glibc / musl and arch it was made from.
+TEST(LinuxPlatform, ReadsBackEveryTagTheListWrites) {
+  InterpreterTagFacts facts = cpython(3, 11);
+  for (const Tag& tag : supported_tags(facts)) {
+    if (tag.platform == "any") continue;
+    auto parsed = parse_linux_platform(tag.platform);
+    ASSERT_TRUE(parsed) << tag.platform;
+    EXPECT_EQ(parsed->arch, "x86_64") << tag.platform;
+    if (parsed->kind == LinuxPlatform::Kind::manylinux) {
+      ASSERT_TRUE(parsed->libc);
+      EXPECT_LE(*parsed->libc, *facts.glibc) << tag.platform;
+    }
+  }
+}
+
+TEST(LinuxPlatform, KindsAliasesAndGarbage) {
+  auto ml = parse_linux_platform("manylinux_2_28_aarch64");
+  ASSERT_TRUE(ml);
+  EXPECT_EQ(ml->kind, LinuxPlatform::Kind::manylinux);
+  EXPECT_EQ(ml->libc, (LibcVersion{2, 28}));
+  EXPECT_EQ(ml->arch, "aarch64");
+  EXPECT_EQ(parse_linux_platform("manylinux2014_x86_64")->libc, (LibcVersion{2, 17}));
+  EXPECT_EQ(parse_linux_platform("manylinux2010_i686")->libc, (LibcVersion{2, 12}));
+  EXPECT_EQ(parse_linux_platform("manylinux1_x86_64")->libc, (LibcVersion{2, 5}));
+  auto musl = parse_linux_platform("musllinux_1_2_x86_64");
+  ASSERT_TRUE(musl);
+  EXPECT_EQ(musl->kind, LinuxPlatform::Kind::musllinux);
+  EXPECT_EQ(musl->libc, (LibcVersion{1, 2}));
+  auto plain = parse_linux_platform("linux_armv7l");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->kind, LinuxPlatform::Kind::plain);
+  EXPECT_FALSE(plain->libc);
+  EXPECT_EQ(plain->arch, "armv7l");
+  for (const char* other : {"any", "win_amd64", "macosx_11_0_arm64", "", "linux_", "manylinux_",
+                            "manylinux_2_x86_64", "manylinux_2_28_", "manylinux_x_28_x86_64",
+                            "manylinux2014_", "musllinux_1__x86_64", "manylinux_99999_1_x86_64"})
+    EXPECT_FALSE(parse_linux_platform(other)) << other;
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ std::string selected(const Resolution& r) {
 
 bool has_suggestion(const Resolution& r, const std::string& kind) {
   return std::any_of(r.suggestions.begin(), r.suggestions.end(),
-                     [&](const Suggestion& s) { return s.kind == kind; });
+                     [&](const Suggestion& s) { return to_string(s.kind) == kind; });
 }
 
 const Judged* find(const Resolution& r, const std::string& filename) {
@@ -180,7 +180,7 @@ TEST(ResolveReal, Glibc231KeepsFlashAttn28OffTheNewerBuilds) {
   ASSERT_EQ(j->reasons.size(), 1u);
   EXPECT_EQ(j->reasons[0].code, ReasonCode::glibc);
   ASSERT_FALSE(pinned.suggestions.empty());
-  EXPECT_EQ(pinned.suggestions[0].kind, "version");
+  EXPECT_EQ(pinned.suggestions[0].kind, SuggestionKind::version);
   EXPECT_NE(pinned.suggestions[0].message.find("2.8.0"), std::string::npos);
 }
 
@@ -198,7 +198,9 @@ TEST(ResolveReal, TeslaT4GetsTheStandardAttentionFallbackNotABuild) {
   EXPECT_FALSE(has_suggestion(r, "build"));
   EXPECT_FALSE(has_suggestion(r, "torch"));
   for (const auto& s : r.suggestions) {
-    if (s.kind == "fallback") EXPECT_EQ(s.command, std::optional<std::string>("flashfit fallback"));
+    if (s.kind == SuggestionKind::fallback) {
+      EXPECT_EQ(s.command, std::optional<std::string>("flashfit fallback"));
+    }
   }
 }
 
@@ -274,7 +276,7 @@ TEST(ResolveReal, DisabledCommunityIsSuggestedWhenItHoldsTheOnlyFit) {
   ASSERT_TRUE(has_suggestion(r, "source"));
   // The build for an 8.9 GPU compiles FlashAttention-2's "80" token only (its "89" does nothing).
   auto build = std::find_if(r.suggestions.begin(), r.suggestions.end(),
-                            [](const Suggestion& s) { return s.kind == "build"; });
+                            [](const Suggestion& s) { return s.kind == SuggestionKind::build; });
   ASSERT_NE(build, r.suggestions.end());
   ASSERT_TRUE(build->command);
   EXPECT_EQ(*build->command, "flashfit build flash-attn --archs 80");
@@ -300,7 +302,7 @@ TEST(ResolveReal, TorchSuggestionGivesTheExactPipCommand) {
   auto r = run("flash-attn==2.8.2", target);
   EXPECT_FALSE(r.selected);
   auto it = std::find_if(r.suggestions.begin(), r.suggestions.end(),
-                         [](const Suggestion& s) { return s.kind == "torch"; });
+                         [](const Suggestion& s) { return s.kind == SuggestionKind::torch; });
   ASSERT_NE(it, r.suggestions.end());
   ASSERT_TRUE(it->command);
   EXPECT_EQ(

@@ -45,14 +45,15 @@ std::vector<Suggestion> advice(const std::string& spec, const ResolveTarget& tar
 }
 
 const Suggestion* first(const std::vector<Suggestion>& all, const std::string& kind) {
-  auto it =
-      std::find_if(all.begin(), all.end(), [&](const Suggestion& s) { return s.kind == kind; });
+  auto it = std::find_if(all.begin(), all.end(),
+                         [&](const Suggestion& s) { return to_string(s.kind) == kind; });
   return it == all.end() ? nullptr : &*it;
 }
 
 std::size_t position(const std::vector<Suggestion>& all, const std::string& kind) {
   return static_cast<std::size_t>(
-      std::find_if(all.begin(), all.end(), [&](const Suggestion& s) { return s.kind == kind; }) -
+      std::find_if(all.begin(), all.end(),
+                   [&](const Suggestion& s) { return to_string(s.kind) == kind; }) -
       all.begin());
 }
 

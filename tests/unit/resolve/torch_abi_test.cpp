@@ -74,7 +74,7 @@ TEST(TorchAbi, EveryOfficialMinorVariantAndPlatform) {
     std::vector<std::string> labels = row.cudas;
     labels.push_back("cpu");
     labels.push_back("");  // the PyPI wheel
-    for (const std::string& arch : {"x86_64", "aarch64"}) {
+    for (const char* arch : {"x86_64", "aarch64"}) {
       for (const std::string& label : labels) {
         std::string version = row.patch + (label.empty() ? "" : "+" + label);
         EXPECT_EQ(derived(version, arch), expected(row.minor, label, arch))
@@ -183,13 +183,15 @@ TEST(TorchAbi, ADerivedAbiPickNeverCarriesTheOtherAbi) {
         if (!r.selected) continue;
         const Judged& pick = r.candidates[*r.selected];
         ++picks;
-        if (pick.cxx11_abi)
+        if (pick.cxx11_abi) {
           EXPECT_EQ(*pick.cxx11_abi, d->cxx11_abi)
               << version << " py" << python << ": " << pick.candidate->filename;
+        }
         // Every candidate compatible under the derived ABI has it, when its ABI is known.
         for (const Judged& j : r.candidates) {
-          if (j.compatible() && j.cxx11_abi)
+          if (j.compatible() && j.cxx11_abi) {
             EXPECT_EQ(*j.cxx11_abi, d->cxx11_abi) << j.candidate->filename;
+          }
         }
       }
     }

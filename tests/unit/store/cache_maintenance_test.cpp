@@ -1,4 +1,5 @@
 // list() over damaged entries, update(), remove() and gc().
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <sys/stat.h>
 
@@ -24,7 +25,7 @@ void age(const std::filesystem::path& path, std::time_t seconds) {
 }
 
 TEST_F(CacheTest, DamagedEntriesAreSkippedWithAWarning) {
-  auto good = cache_->add(files_.path() / kOtherWheel, "add");
+  auto good = cache_->add(files_.path() / kOtherWheel, EntryOrigin::added());
   ASSERT_TRUE(good);
   // Each a copy of the good entry with one thing wrong.
   const std::vector<std::pair<std::string, std::string>> damages = {
@@ -89,31 +90,104 @@ TEST(EntryJson, RoundTrips) {
   e.package = "flash-attn";
   e.version = "2.8.3";
   e.urls = {"https://x/y.whl"};
-  e.source = "upstream";
+  e.origin = EntryOrigin::fetched_from("upstream");
   e.size = std::uint64_t{1} << 40;
   e.added_at = "2025-01-01T00:00:00Z";
   e.last_used_at = "2025-02-01T00:00:00Z";
-  e.torch = "2.8";
-  e.cxx11_abi = false;
-  e.archs = {"sm_80", "sm_90"};
-  e.toolkit = "nvcc 13.0.88 at /c/toolkits/cuda-13.0/bin/nvcc (CUDA 13.0.88 assembled from PyPI)";
+  e.record.torch = pkg::Version::parse("2.8").value();
+  e.record.cxx11_abi = false;
+  e.record.archs = {"sm_80", "sm_90"};
+  e.record.toolkit =
+      "nvcc 13.0.88 at /c/toolkits/cuda-13.0/bin/nvcc (CUDA 13.0.88 assembled from PyPI)";
   e.inspections = {{"py3.12 torch2.8", true, "compatible", "2025-01-01T00:00:00Z"}};
   e.installed_in = {"/venv/lib/python3.12/site-packages"};
   auto back = detail::entry_from_json(detail::entry_to_json(e));
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->filename, e.filename);
   EXPECT_EQ(back->size, e.size);
-  EXPECT_EQ(back->torch, e.torch);
-  EXPECT_FALSE(back->cuda);
-  EXPECT_EQ(back->cxx11_abi, false);
-  EXPECT_EQ(back->archs, e.archs);
-  EXPECT_EQ(back->toolkit, e.toolkit);  // the build record's toolkit survives the round trip
+  EXPECT_EQ(back->origin, e.origin);
+  EXPECT_EQ(back->record.torch, e.record.torch);
+  EXPECT_FALSE(back->record.cuda);
+  EXPECT_EQ(back->record.cxx11_abi, false);
+  EXPECT_EQ(back->record.archs, e.record.archs);
+  // the build record's toolkit survives the round trip
+  EXPECT_EQ(back->record.toolkit, e.record.toolkit);
   ASSERT_EQ(back->inspections.size(), 1u);
   EXPECT_TRUE(back->inspections[0].compatible);
   EXPECT_EQ(back->installed_in, e.installed_in);
   // Invalid UTF-8 from a hostile URL is written, not thrown on.
   e.urls = {"https://x/\xff\xfe.whl"};
   EXPECT_TRUE(detail::entry_from_json(detail::entry_to_json(e)));
+}
+
+// entry.json as flashfit wrote it before the build record was typed: read,
+// then written again byte for byte.
+TEST(EntryJson, OldEntriesReadAndWriteBackUnchanged) {
+  for (const char* cuda : {"12.8", "cpu", "12.x"}) {
+    for (const char* source : {"build", "add", "upstream", "extra-index-1", ""}) {
+      const std::string text = fmt::format(R"({{
+  "added_at": "2025-01-01T00:00:00Z",
+  "archs": [
+    "sm_80"
+  ],
+  "cuda": "{}",
+  "cxx11_abi": true,
+  "filename": "pkg-1.0-cp311-cp311-linux_x86_64.whl",
+  "inspections": [],
+  "installed_in": [],
+  "last_used_at": "2025-01-02T00:00:00Z",
+  "package": "pkg",
+  "platform": "linux_x86_64",
+  "python": "cp311",
+  "schema": 1,
+  "sha256": "{}",
+  "size": 10,
+  "source": "{}",
+  "toolkit": null,
+  "torch": "2.8.0",
+  "urls": [],
+  "version": "1.0"
+}}
+)",
+                                           cuda, std::string(64, 'b'), source);
+      auto entry = detail::entry_from_json(text);
+      ASSERT_TRUE(entry) << entry.error().message;
+      EXPECT_EQ(detail::entry_to_json(*entry), text) << cuda << " " << source;
+    }
+  }
+  auto built = detail::entry_from_json(R"({"sha256": ")" + std::string(64, 'c') +
+                                       R"(", "filename": "a-1-py3-none-any.whl", "source": "build",
+      "torch": "2.8.0", "cuda": "cpu", "size": 1})");
+  ASSERT_TRUE(built) << built.error().message;
+  EXPECT_EQ(built->origin.kind, EntryOrigin::Kind::built);
+  ASSERT_TRUE(built->record.cuda);
+  EXPECT_TRUE(built->record.cuda->cpu());
+  EXPECT_EQ(pkg::torch_minor(*built->record.torch), (pkg::TorchVersion{2, 8}));
+}
+
+// A torch or CUDA field of another form (hand-edited) is unknown; the entry stays readable.
+TEST(EntryJson, UnreadableRecordFieldsAreUnknown) {
+  auto entry = detail::entry_from_json(R"({"sha256": ")" + std::string(64, 'd') +
+                                       R"(", "filename": "a-1-py3-none-any.whl", "source": "build",
+      "torch": "not a version", "cuda": "twelve", "size": 1})");
+  ASSERT_TRUE(entry) << entry.error().message;
+  EXPECT_FALSE(entry->record.torch);
+  EXPECT_FALSE(entry->record.cuda);
+}
+
+TEST(BuildRecord, CudaAndOriginWords) {
+  EXPECT_EQ(to_string(BuiltCuda{}), "cpu");
+  EXPECT_EQ(to_string(BuiltCuda{pkg::CudaVersion{12, 8}}), "12.8");
+  EXPECT_EQ(to_string(BuiltCuda{pkg::CudaVersion{12, std::nullopt}}), "12.x");
+  for (const char* text : {"cpu", "12.8", "12.x", "13.0"})
+    EXPECT_EQ(to_string(parse_built_cuda(text).value()), text);
+  for (const char* bad : {"", "12", "12.", ".8", "12.8.1", "1234.1", "12.-1", "CPU", "none"})
+    EXPECT_FALSE(parse_built_cuda(bad)) << bad;
+  for (const char* text : {"build", "add", "upstream", "file", ""})
+    EXPECT_EQ(to_string(parse_entry_origin(text)), text);
+  EXPECT_EQ(parse_entry_origin("build"), EntryOrigin::built());
+  EXPECT_EQ(parse_entry_origin("add"), EntryOrigin::added());
+  EXPECT_EQ(parse_entry_origin("pypi"), EntryOrigin::fetched_from("pypi"));
 }
 
 TEST(CacheTime, FormatsAndParsesOneForm) {
@@ -126,7 +200,7 @@ TEST(CacheTime, FormatsAndParsesOneForm) {
 }
 
 TEST_F(CacheTest, UpdateRewritesMetadataAndKeepsIdentity) {
-  auto entry = cache_->add(files_.path() / kWheel, "add");
+  auto entry = cache_->add(files_.path() / kWheel, EntryOrigin::added());
   ASSERT_TRUE(entry);
   CacheEntry changed = *entry;
   changed.size = 1;                // identity: ignored
@@ -156,7 +230,7 @@ TEST_F(CacheTest, UpdateRewritesMetadataAndKeepsIdentity) {
 }
 
 TEST_F(CacheTest, RemoveDeletesTheEntryAndItsUrlIndex) {
-  auto entry = cache_->fetch(url(""), std::nullopt, "index", options());
+  auto entry = cache_->fetch(url(""), std::nullopt, EntryOrigin::fetched_from("index"), options());
   ASSERT_TRUE(entry);
   ASSERT_TRUE(cache_->remove(entry->sha256));
   EXPECT_FALSE(std::filesystem::exists(entry->path.parent_path()));
@@ -170,18 +244,18 @@ TEST_F(CacheTest, RemoveDeletesTheEntryAndItsUrlIndex) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().kind, util::ErrorKind::input);
   // Fetching again downloads again.
-  ASSERT_TRUE(cache_->fetch(url(""), std::nullopt, "index", options()));
+  ASSERT_TRUE(cache_->fetch(url(""), std::nullopt, EntryOrigin::fetched_from("index"), options()));
   EXPECT_EQ(server_->requests("/" + std::string(kWheel)), 2);
 }
 
 TEST_F(CacheTest, GcKeepsInstalledAndRecentEntriesAndRemovesOldOnes) {
   // installed: old, but its site dir holds flash_attn 2.8.3 (local label dropped)
-  auto installed = cache_->add(files_.path() / kWheel, "add");
+  auto installed = cache_->add(files_.path() / kWheel, EntryOrigin::added());
   // recent: used now
-  auto recent = cache_->add(files_.path() / kOtherWheel, "add");
+  auto recent = cache_->add(files_.path() / kOtherWheel, EntryOrigin::added());
   // old: a third wheel, last used long ago, and "installed" at another version
   write(files_.path() / "old_pkg-0.1-py3-none-any.whl", fake_wheel(3000, 9));
-  auto old = cache_->add(files_.path() / "old_pkg-0.1-py3-none-any.whl", "add");
+  auto old = cache_->add(files_.path() / "old_pkg-0.1-py3-none-any.whl", EntryOrigin::added());
   ASSERT_TRUE(installed && recent && old);
 
   flashfit::test::TempDir site("site");
