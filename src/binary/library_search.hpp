@@ -42,7 +42,7 @@ enum class FoundVia {
   ld_cache,         // /etc/ld.so.cache
   default_dir,      // the loader's built-in directories
   not_found,
-  bundled,          // not on the search path yet, but shipped in the wheel being inspected
+  bundled,  // not on the search path yet, but shipped in the wheel being inspected
 };
 
 // "path-in-name", "preloaded", "rpath", "ld-library-path", "runpath",

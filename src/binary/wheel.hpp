@@ -30,13 +30,13 @@ namespace flashfit::binary {
 // tests lower them to exercise the checks without multi-GB fixtures.
 struct WheelLimits {
   std::uint64_t max_members = 100'000;
-  std::uint64_t max_member_size = std::uint64_t{8} << 30;  // declared, uncompressed
-  std::uint64_t max_total_size = std::uint64_t{8} << 30;   // declared, uncompressed
+  std::uint64_t max_member_size = std::uint64_t{8} << 30;           // declared, uncompressed
+  std::uint64_t max_total_size = std::uint64_t{8} << 30;            // declared, uncompressed
   std::uint64_t max_dist_info_file_size = std::uint64_t{64} << 20;  // WHEEL, METADATA, RECORD
 };
 
 struct WheelMember {
-  std::string name;  // as stored (validated: relative, no "..", no backslash)
+  std::string name;         // as stored (validated: relative, no "..", no backslash)
   std::uint64_t index = 0;  // libzip index
   std::uint64_t size = 0;   // declared uncompressed size
   std::uint64_t compressed_size = 0;
@@ -60,19 +60,19 @@ struct WheelMetadata {  // the dist-info METADATA file (headers only)
 
 struct RecordRow {
   std::string path;
-  std::string hash;                  // "sha256=<urlsafe b64 nopad>", empty for RECORD itself
+  std::string hash;  // "sha256=<urlsafe b64 nopad>", empty for RECORD itself
   std::optional<std::uint64_t> size;
 };
 
 struct RecordProblem {
   enum class Kind {
-    hash_mismatch,      // content differs from RECORD's hash
-    size_mismatch,      // content length differs from RECORD's size
-    not_in_record,      // a member RECORD does not list
-    missing_member,     // RECORD lists a file the archive lacks
-    no_hash,            // RECORD lists the member without a hash
-    unsupported_hash,   // an algorithm other than sha256
-    unreadable,         // libzip could not read it (CRC error, corrupt data)
+    hash_mismatch,     // content differs from RECORD's hash
+    size_mismatch,     // content length differs from RECORD's size
+    not_in_record,     // a member RECORD does not list
+    missing_member,    // RECORD lists a file the archive lacks
+    no_hash,           // RECORD lists the member without a hash
+    unsupported_hash,  // an algorithm other than sha256
+    unreadable,        // libzip could not read it (CRC error, corrupt data)
   };
   Kind kind;
   std::string path;

@@ -1,10 +1,10 @@
 #pragma once
 // Internal to binary/wheel*.cpp: libzip RAII and error wording.
 
+#include <zip.h>
+
 #include <memory>
 #include <string>
-
-#include <zip.h>
 
 namespace flashfit::binary::detail {
 

@@ -9,11 +9,10 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <array>
 #include <cerrno>
@@ -27,8 +26,8 @@
 
 #include "build/source_archive_path.hpp"
 #include "util/interrupt.hpp"
-#include "util/unique_fd.hpp"
 #include "util/strings.hpp"
+#include "util/unique_fd.hpp"
 
 namespace flashfit::build {
 namespace {
@@ -43,7 +42,8 @@ using Reader = std::unique_ptr<struct archive, ReaderFree>;
 // What the file system says about names it cannot take is the archive's
 // fault; the rest (disk full, permissions) is the machine's.
 util::ErrorKind errno_kind(int err) {
-  return err == ENAMETOOLONG || err == EILSEQ || err == ELOOP ? util::ErrorKind::input : util::ErrorKind::failed;
+  return err == ENAMETOOLONG || err == EILSEQ || err == ELOOP ? util::ErrorKind::input
+                                                              : util::ErrorKind::failed;
 }
 
 // Too many hops while resolving a link: the kernel's own limit (ELOOP).
@@ -53,7 +53,10 @@ constexpr std::size_t kCopyBlock = 256 * 1024;
 class Extractor {
  public:
   Extractor(const fs::path& archive, const fs::path& root, const ExtractLimits& limits)
-      : archive_(archive), root_(root), limits_(limits), where_(util::printable(archive.string(), 400)) {}
+      : archive_(archive),
+        root_(root),
+        limits_(limits),
+        where_(util::printable(archive.string(), 400)) {}
 
   util::Result<void> run();
 
@@ -62,24 +65,29 @@ class Extractor {
 
  private:
   util::Result<void> entry(struct archive_entry* e, const std::string& name);
-  util::Result<void> make_dirs(const std::vector<std::string>& parts, std::size_t count, const std::string& name,
-                               mode_t last_mode);
+  util::Result<void> make_dirs(const std::vector<std::string>& parts, std::size_t count,
+                               const std::string& name, mode_t last_mode);
   util::Result<void> clear_place(const std::string& rel, const std::string& name);
-  util::Result<void> write_file(struct archive_entry* e, const std::string& rel, const std::string& name);
+  util::Result<void> write_file(struct archive_entry* e, const std::string& rel,
+                                const std::string& name);
   util::Result<void> check_links() const;
   bool stays_inside(std::vector<std::string> dir, const std::string& target) const;
 
   tl::unexpected<util::Error> refuse(const std::string& name, const std::string& why) const {
-    return util::input_error(fmt::format("refused entry '{}': {}", util::printable(name), why), where_,
-                             "the archive is damaged or hostile; get the source from a trusted place");
+    return util::input_error(
+        fmt::format("refused entry '{}': {}", util::printable(name), why), where_,
+        "the archive is damaged or hostile; get the source from a trusted place");
   }
   tl::unexpected<util::Error> unreadable(const std::string& what) const {
-    return util::input_error(fmt::format("cannot read the archive: {}", what), where_,
-                             "the file is truncated or not a .tar.gz/.tar.bz2/.tar.xz/.zip; download it again");
+    return util::input_error(
+        fmt::format("cannot read the archive: {}", what), where_,
+        "the file is truncated or not a .tar.gz/.tar.bz2/.tar.xz/.zip; download it again");
   }
-  tl::unexpected<util::Error> io_error(int err, const std::string& name, const std::string& what) const {
+  tl::unexpected<util::Error> io_error(int err, const std::string& name,
+                                       const std::string& what) const {
     return util::fail(errno_kind(err),
-                      fmt::format("cannot {} for entry '{}': {}", what, util::printable(name), std::strerror(err)),
+                      fmt::format("cannot {} for entry '{}': {}", what, util::printable(name),
+                                  std::strerror(err)),
                       where_);
   }
   std::string archive_error() const {
@@ -94,15 +102,16 @@ class Extractor {
   Reader reader_;
   std::uint64_t entries_ = 0;
   std::uint64_t total_bytes_ = 0;
-  std::unordered_set<std::string> dirs_;        // verified real directories (relative)
-  std::set<std::string> links_;                 // symbolic links written (relative)
-  std::set<std::string> tops_;                  // first components seen (two are enough)
+  std::unordered_set<std::string> dirs_;  // verified real directories (relative)
+  std::set<std::string> links_;           // symbolic links written (relative)
+  std::set<std::string> tops_;            // first components seen (two are enough)
   std::vector<char> buffer_ = std::vector<char>(kCopyBlock);
 };
 
 util::Result<void> Extractor::run() {
   reader_.reset(archive_read_new());
-  if (!reader_) return util::fail(util::ErrorKind::failed, "cannot allocate an archive reader", where_);
+  if (!reader_)
+    return util::fail(util::ErrorKind::failed, "cannot allocate an archive reader", where_);
   // Only the formats and filters sdists use: no external programs, no
   // exotic formats that widen what hostile input can reach.
   archive_read_support_format_tar(reader_.get());
@@ -114,15 +123,17 @@ util::Result<void> Extractor::run() {
     return unreadable(archive_error());
   }
   for (;;) {
-    if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted while unpacking", where_);
+    if (util::interrupted())
+      return util::fail(util::ErrorKind::interrupted, "interrupted while unpacking", where_);
     struct archive_entry* e = nullptr;
     const int rc = archive_read_next_header(reader_.get(), &e);
     if (rc == ARCHIVE_EOF) break;
     // A warning is about a name's character set, not the data.
     if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return unreadable(archive_error());
     if (++entries_ > limits_.max_entries) {
-      return util::input_error(fmt::format("the archive has more than {} entries", limits_.max_entries), where_,
-                               "this is not a source distribution flashfit will unpack");
+      return util::input_error(
+          fmt::format("the archive has more than {} entries", limits_.max_entries), where_,
+          "this is not a source distribution flashfit will unpack");
     }
     const char* raw = archive_entry_pathname(e);
     if (raw == nullptr) raw = archive_entry_pathname_utf8(e);
@@ -131,7 +142,8 @@ util::Result<void> Extractor::run() {
     if (auto done = entry(e, name); !done) return done;
   }
   if (tops_.empty()) {
-    return util::input_error("the archive is empty", where_, "a source archive holds setup.py or pyproject.toml");
+    return util::input_error("the archive is empty", where_,
+                             "a source archive holds setup.py or pyproject.toml");
   }
   return check_links();
 }
@@ -149,21 +161,24 @@ util::Result<void> Extractor::entry(struct archive_entry* e, const std::string& 
   if (const char* hardlink = archive_entry_hardlink(e)) {
     auto target = detail::split_entry_path(hardlink);
     if (!target || target->empty()) {
-      return refuse(name, fmt::format("it is a hard link to '{}', outside the archive", util::printable(hardlink)));
+      return refuse(name, fmt::format("it is a hard link to '{}', outside the archive",
+                                      util::printable(hardlink)));
     }
     // The target must be a regular file this archive already wrote, reached
     // through real directories only.
     for (std::size_t i = 0; i + 1 < target->size(); ++i) {
       if (!dirs_.count(detail::join_entry_path(*target, i + 1))) {
-        return refuse(name, fmt::format("it is a hard link to '{}', which is not a file of the archive",
-                                        util::printable(hardlink)));
+        return refuse(name,
+                      fmt::format("it is a hard link to '{}', which is not a file of the archive",
+                                  util::printable(hardlink)));
       }
     }
     const std::string target_rel = detail::join_entry_path(*target, target->size());
     struct stat st {};
     if (::lstat((root_ / target_rel).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-      return refuse(name, fmt::format("it is a hard link to '{}', which is not a file of the archive",
-                                      util::printable(hardlink)));
+      return refuse(name,
+                    fmt::format("it is a hard link to '{}', which is not a file of the archive",
+                                util::printable(hardlink)));
     }
     if (target_rel == rel) return {};  // a link to itself changes nothing
     if (auto made = make_dirs(*parts, parts->size() - 1, name, 0755); !made) return made;
@@ -193,10 +208,12 @@ util::Result<void> Extractor::entry(struct archive_entry* e, const std::string& 
       if (target == nullptr) target = archive_entry_symlink_utf8(e);
       if (target == nullptr) return refuse(name, "its link target cannot be read");
       std::vector<std::string> dir(parts->begin(), parts->end() - 1);
-      if (auto inside = detail::check_link_target(dir, target); !inside) return refuse(name, inside.error().message);
+      if (auto inside = detail::check_link_target(dir, target); !inside)
+        return refuse(name, inside.error().message);
       if (auto made = make_dirs(*parts, parts->size() - 1, name, 0755); !made) return made;
       if (auto cleared = clear_place(rel, name); !cleared) return cleared;
-      if (::symlink(target, (root_ / rel).c_str()) != 0) return io_error(errno, name, "create a symbolic link");
+      if (::symlink(target, (root_ / rel).c_str()) != 0)
+        return io_error(errno, name, "create a symbolic link");
       links_.insert(rel);
       return {};
     }
@@ -208,7 +225,8 @@ util::Result<void> Extractor::entry(struct archive_entry* e, const std::string& 
     case AE_IFSOCK:
       return refuse(name, "it is a socket");
     default:
-      return refuse(name, fmt::format("it has an unknown file type ({:o})", static_cast<unsigned>(type)));
+      return refuse(name,
+                    fmt::format("it has an unknown file type ({:o})", static_cast<unsigned>(type)));
   }
 }
 
@@ -228,7 +246,8 @@ util::Result<void> Extractor::make_dirs(const std::vector<std::string>& parts, s
       const mode_t mode = i + 1 == count ? (last_mode | 0700) : 0755;
       if (::mkdir(full.c_str(), mode) != 0) return io_error(errno, name, "create a directory");
     } else if (S_ISLNK(st.st_mode)) {
-      return refuse(name, fmt::format("its path goes through the symbolic link '{}'", util::printable(rel)));
+      return refuse(
+          name, fmt::format("its path goes through the symbolic link '{}'", util::printable(rel)));
     } else if (!S_ISDIR(st.st_mode)) {
       return refuse(name, fmt::format("its path goes through the file '{}'", util::printable(rel)));
     }
@@ -252,16 +271,19 @@ util::Result<void> Extractor::clear_place(const std::string& rel, const std::str
   return {};
 }
 
-util::Result<void> Extractor::write_file(struct archive_entry* e, const std::string& rel, const std::string& name) {
+util::Result<void> Extractor::write_file(struct archive_entry* e, const std::string& rel,
+                                         const std::string& name) {
   mode_t perm = archive_entry_perm(e) & 0777;
   if (perm == 0) perm = 0644;  // zips made without Unix attributes
-  util::UniqueFd fd(::open((root_ / rel).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perm | S_IRUSR));
+  util::UniqueFd fd(::open((root_ / rel).c_str(),
+                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perm | S_IRUSR));
   if (fd.get() < 0) return io_error(errno, name, "create the file");
   std::uint64_t written = 0;
   for (;;) {
     const la_ssize_t n = archive_read_data(reader_.get(), buffer_.data(), buffer_.size());
     if (n == 0) break;
-    if (n < 0) return unreadable(fmt::format("entry '{}': {}", util::printable(name), archive_error()));
+    if (n < 0)
+      return unreadable(fmt::format("entry '{}': {}", util::printable(name), archive_error()));
     const auto count = static_cast<std::uint64_t>(n);
     written += count;
     total_bytes_ += count;
@@ -284,7 +306,8 @@ util::Result<void> Extractor::write_file(struct archive_entry* e, const std::str
       data += w;
       left -= static_cast<std::size_t>(w);
     }
-    if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted while unpacking", where_);
+    if (util::interrupted())
+      return util::fail(util::ErrorKind::interrupted, "interrupted while unpacking", where_);
   }
   if (archive_entry_mtime_is_set(e)) {
     // Builds that compare timestamps see the archive's, as tar restores them.
@@ -343,9 +366,11 @@ util::Result<void> Extractor::check_links() const {
     std::vector<std::string> dir = parts ? *parts : std::vector<std::string>{};
     if (!dir.empty()) dir.pop_back();
     if (!stays_inside(std::move(dir), target.string())) {
-      return refuse(rel, fmt::format("the symbolic link to '{}' does not resolve inside the archive (it leads out "
-                                     "through other links, or loops)",
-                                     util::printable(target.string())));
+      return refuse(
+          rel,
+          fmt::format("the symbolic link to '{}' does not resolve inside the archive (it leads out "
+                      "through other links, or loops)",
+                      util::printable(target.string())));
     }
   }
   return {};
@@ -354,7 +379,8 @@ util::Result<void> Extractor::check_links() const {
 std::optional<std::string> Extractor::single_top_dir() const {
   if (tops_.size() != 1) return std::nullopt;
   struct stat st {};
-  if (::lstat((root_ / *tops_.begin()).c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;
+  if (::lstat((root_ / *tops_.begin()).c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return std::nullopt;
   return *tops_.begin();
 }
 
@@ -376,20 +402,24 @@ util::Result<fs::path> extract_archive(const fs::path& archive, const fs::path& 
   if (!fs::exists(status)) return util::input_error("no such archive", where);
   if (!fs::is_regular_file(status)) return util::input_error("not a file", where);
   if (fs::exists(fs::symlink_status(destination, ec))) {
-    return util::fail(util::ErrorKind::failed,
-                      fmt::format("the destination {} already exists", util::printable(destination.string())), where);
+    return util::fail(
+        util::ErrorKind::failed,
+        fmt::format("the destination {} already exists", util::printable(destination.string())),
+        where);
   }
   fs::path parent = destination.parent_path();
   if (parent.empty()) parent = ".";
   if (!fs::is_directory(parent, ec)) {
-    return util::fail(util::ErrorKind::failed,
-                      fmt::format("the directory {} does not exist", util::printable(parent.string())), where);
+    return util::fail(
+        util::ErrorKind::failed,
+        fmt::format("the directory {} does not exist", util::printable(parent.string())), where);
   }
-  std::string pattern = (parent / ("." + destination.filename().string() + ".unpack-XXXXXX")).string();
+  std::string pattern =
+      (parent / ("." + destination.filename().string() + ".unpack-XXXXXX")).string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     return util::fail(util::ErrorKind::failed,
-                      fmt::format("cannot create a temp directory in {}: {}", util::printable(parent.string()),
-                                  std::strerror(errno)),
+                      fmt::format("cannot create a temp directory in {}: {}",
+                                  util::printable(parent.string()), std::strerror(errno)),
                       where);
   }
   const fs::path temp = pattern;
@@ -410,8 +440,8 @@ util::Result<fs::path> extract_archive(const fs::path& archive, const fs::path& 
     const int err = errno;
     discard();
     return util::fail(util::ErrorKind::failed,
-                      fmt::format("cannot move the unpacked tree to {}: {}", util::printable(destination.string()),
-                                  std::strerror(err)),
+                      fmt::format("cannot move the unpacked tree to {}: {}",
+                                  util::printable(destination.string()), std::strerror(err)),
                       where);
   }
   return top ? destination / *top : destination;

@@ -16,7 +16,8 @@ namespace flashfit::build {
 struct ExtractLimits {
   std::uint64_t max_entries = 200000;
   std::uint64_t max_entry_bytes = std::uint64_t{2} << 30;  // one file
-  std::uint64_t max_total_bytes = std::uint64_t{8} << 30;  // all files (flash-attn's sdist with cutlass: ~100 MB)
+  std::uint64_t max_total_bytes = std::uint64_t{8}
+                                  << 30;  // all files (flash-attn's sdist with cutlass: ~100 MB)
 };
 
 // Extracts `archive` into `destination` (which must not exist; its parent

@@ -47,14 +47,17 @@ std::string strip_sm(const std::string& text) {
 // capability, so the error can say which token that GPU runs.
 std::optional<env::ComputeCapability> capability_from_digits(const std::string& text) {
   if (text.size() < 2 || text.size() > 3) return std::nullopt;
-  if (!std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+  if (!std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
   return env::ComputeCapability{std::stoi(text.substr(0, text.size() - 1)), text.back() - '0'};
 }
 
 // "an 8.6", "a 12.1": numbers read aloud.
 const char* article(const std::string& number) {
-  return util::starts_with(number, "8") || util::starts_with(number, "11.") || util::starts_with(number, "18.") ? "an"
-                                                                                                                  : "a";
+  return util::starts_with(number, "8") || util::starts_with(number, "11.") ||
+                 util::starts_with(number, "18.")
+             ? "an"
+             : "a";
 }
 
 std::optional<env::ComputeCapability> capability(const std::string& text) {
@@ -91,15 +94,16 @@ void add_unique(std::vector<std::string>& list, const std::string& item) {
 }
 
 // Tokens in the recipe's order, whatever order they were collected in.
-std::vector<std::string> in_recipe_order(const BuildKnobs& build, const std::vector<std::string>& tokens) {
+std::vector<std::string> in_recipe_order(const BuildKnobs& build,
+                                         const std::vector<std::string>& tokens) {
   std::vector<std::string> out;
   for (const BuildKnobs::ArchToken& t : build.arch_tokens)
     if (std::find(tokens.begin(), tokens.end(), t.token) != tokens.end()) out.push_back(t.token);
   return out;
 }
 
-util::Result<std::vector<std::string>> tokens_from_request(const BuildKnobs& build,
-                                                           const std::vector<std::string>& entries) {
+util::Result<std::vector<std::string>> tokens_from_request(
+    const BuildKnobs& build, const std::vector<std::string>& entries) {
   std::vector<std::string> tokens;
   for (const std::string& raw : entries) {
     const std::string text = strip_sm(raw);
@@ -108,10 +112,11 @@ util::Result<std::vector<std::string>> tokens_from_request(const BuildKnobs& bui
       if (auto cc = capability(text)) {
         token = resolve::token_serving(build, *cc);
         if (!token) {
-          return util::fail(ErrorKind::usage,
-                            fmt::format("no {} token serves compute capability {} (accepted: {})", build.arch_variable,
-                                        cc->str(), plan_accepted_tokens(build)),
-                            "--archs", "this package cannot be built for that GPU");
+          return util::fail(
+              ErrorKind::usage,
+              fmt::format("no {} token serves compute capability {} (accepted: {})",
+                          build.arch_variable, cc->str(), plan_accepted_tokens(build)),
+              "--archs", "this package cannot be built for that GPU");
         }
       }
     }
@@ -121,17 +126,19 @@ util::Result<std::vector<std::string>> tokens_from_request(const BuildKnobs& bui
         if (const BuildKnobs::ArchToken* serving = resolve::token_serving(build, *cc))
           runs = fmt::format("; {} {} GPU runs {}", article(cc->str()), cc->str(), serving->token);
       }
-      return util::fail(ErrorKind::usage,
-                        fmt::format("{} is not accepted by {} (accepted: {}){}", util::printable(raw, 40),
-                                    build.arch_variable, plan_accepted_tokens(build), runs),
-                        "--archs", "pass the recipe's tokens (80) or compute capabilities (8.6)");
+      return util::fail(
+          ErrorKind::usage,
+          fmt::format("{} is not accepted by {} (accepted: {}){}", util::printable(raw, 40),
+                      build.arch_variable, plan_accepted_tokens(build), runs),
+          "--archs", "pass the recipe's tokens (80) or compute capabilities (8.6)");
     }
     add_unique(tokens, token->token);
   }
   return in_recipe_order(build, tokens);
 }
 
-std::vector<std::string> sass_of_tokens(const BuildKnobs& build, const std::vector<std::string>& tokens) {
+std::vector<std::string> sass_of_tokens(const BuildKnobs& build,
+                                        const std::vector<std::string>& tokens) {
   std::vector<std::string> sass;
   for (const std::string& text : tokens) {
     const BuildKnobs::ArchToken* t = find_token(build, text);
@@ -156,7 +163,8 @@ util::Result<ArchSelection> recipe_archs(const env::Environment& env, const reso
     out.plan.basis = "--archs";
     for (const std::string& text : out.plan.tokens) {
       if (auto need = needs_newer_nvcc(*find_token(build, text), nvcc))
-        out.warnings.push_back(fmt::format("arch {} needs nvcc >= {}; nvcc here is {}", text, *need, nvcc_text));
+        out.warnings.push_back(
+            fmt::format("arch {} needs nvcc >= {}; nvcc here is {}", text, *need, nvcc_text));
     }
   } else {
     std::vector<std::string> served, described, unserved;
@@ -164,8 +172,9 @@ util::Result<ArchSelection> recipe_archs(const env::Environment& env, const reso
     if (env.gpu.gpus.known()) {
       for (const env::GpuDevice& gpu : *env.gpu.gpus) {
         if (!gpu.capability.known()) {
-          out.warnings.push_back(fmt::format("{}: compute capability unknown ({}); left out of the archs",
-                                             gpu_label(gpu), gpu.capability.unknown_reason));
+          out.warnings.push_back(
+              fmt::format("{}: compute capability unknown ({}); left out of the archs",
+                          gpu_label(gpu), gpu.capability.unknown_reason));
           continue;
         }
         const env::ComputeCapability cc = *gpu.capability;
@@ -173,13 +182,15 @@ util::Result<ArchSelection> recipe_archs(const env::Environment& env, const reso
           add_unique(served, t->token);
           add_unique(described, fmt::format("{} {} -> {}", gpu_label(gpu), cc.str(), t->token));
           if (auto need = needs_newer_nvcc(*t, nvcc))
-            out.warnings.push_back(fmt::format("arch {} (for {} {}) needs nvcc >= {}; nvcc here is {}", t->token,
-                                               gpu_label(gpu), cc.str(), *need, nvcc_text));
+            out.warnings.push_back(
+                fmt::format("arch {} (for {} {}) needs nvcc >= {}; nvcc here is {}", t->token,
+                            gpu_label(gpu), cc.str(), *need, nvcc_text));
         } else {
           const std::string label = fmt::format("{} {}", gpu_label(gpu), cc.str());
           add_unique(unserved, label);
-          out.warnings.push_back(fmt::format("{} is left out: no {} token serves it (accepted: {}); {} will not run on it",
-                                             label, build.arch_variable, plan_accepted_tokens(build), recipe.name));
+          out.warnings.push_back(fmt::format(
+              "{} is left out: no {} token serves it (accepted: {}); {} will not run on it", label,
+              build.arch_variable, plan_accepted_tokens(build), recipe.name));
         }
       }
       if (!unserved.empty()) no_gpu_reason = "no GPU here is served: " + util::join(unserved, ", ");
@@ -201,7 +212,8 @@ util::Result<ArchSelection> recipe_archs(const env::Environment& env, const reso
       out.plan.tokens = kept;
       out.plan.basis = fmt::format("recipe default ({})", no_gpu_reason);
       if (!dropped.empty()) {
-        out.plan.basis += fmt::format(" without {}: nvcc {} is too old for them", util::join(dropped, ", "), nvcc_text);
+        out.plan.basis += fmt::format(" without {}: nvcc {} is too old for them",
+                                      util::join(dropped, ", "), nvcc_text);
       }
     }
   }
@@ -214,27 +226,32 @@ util::Result<ArchSelection> recipe_archs(const env::Environment& env, const reso
 util::Result<ArchSelection> fixed_archs(const resolve::Recipe& recipe,
                                         const std::optional<std::vector<std::string>>& request) {
   if (request) {
-    return util::fail(ErrorKind::usage,
-                      fmt::format("{} has no arch variable: its setup.py chooses the archs itself", recipe.name),
-                      "--archs", "leave --archs out");
+    return util::fail(
+        ErrorKind::usage,
+        fmt::format("{} has no arch variable: its setup.py chooses the archs itself", recipe.name),
+        "--archs", "leave --archs out");
   }
   ArchSelection out;
-  out.plan.basis = fmt::format("fixed by {}'s setup.py (the recipe has no arch variable)", recipe.name);
+  out.plan.basis =
+      fmt::format("fixed by {}'s setup.py (the recipe has no arch variable)", recipe.name);
   return out;
 }
 
 // A recipe naming a variable but no tokens: entries go through as given.
-ArchSelection untyped_archs(const resolve::Recipe& recipe, const std::optional<std::vector<std::string>>& request) {
+ArchSelection untyped_archs(const resolve::Recipe& recipe,
+                            const std::optional<std::vector<std::string>>& request) {
   ArchSelection out;
   out.plan.variable = recipe.build.arch_variable;
   if (request) {
     out.plan.tokens = split_entries(*request);
     out.plan.basis = "--archs";
     out.count = out.plan.tokens.size();
-    out.warnings.push_back(fmt::format("the {} recipe declares no arch tokens; {} gets --archs as given", recipe.name,
-                                       recipe.build.arch_variable));
+    out.warnings.push_back(
+        fmt::format("the {} recipe declares no arch tokens; {} gets --archs as given", recipe.name,
+                    recipe.build.arch_variable));
   } else {
-    out.plan.basis = fmt::format("{} left unset: the package's default", recipe.build.arch_variable);
+    out.plan.basis =
+        fmt::format("{} left unset: the package's default", recipe.build.arch_variable);
   }
   return out;
 }
@@ -283,8 +300,9 @@ util::Result<ArchSelection> torch_archs(const env::Environment& env,
     std::vector<std::string> described;
     for (const env::GpuDevice& gpu : *env.gpu.gpus) {
       if (!gpu.capability.known()) {
-        out.warnings.push_back(fmt::format("{}: compute capability unknown ({}); left out of the archs",
-                                           gpu_label(gpu), gpu.capability.unknown_reason));
+        out.warnings.push_back(
+            fmt::format("{}: compute capability unknown ({}); left out of the archs",
+                        gpu_label(gpu), gpu.capability.unknown_reason));
         continue;
       }
       add(*gpu.capability, false);
@@ -293,13 +311,16 @@ util::Result<ArchSelection> torch_archs(const env::Environment& env,
     out.plan.basis = "detected GPUs (" + util::join(described, ", ") + ")";
   }
   if (list.empty()) {
-    const std::string why = env.gpu.gpus.known() ? "no GPU detected" : "GPUs unknown: " + env.gpu.gpus.unknown_reason;
-    out.plan.basis = fmt::format("{} left unset: torch's default ({}; torch compiles for the visible GPUs, nvcc's "
-                                 "default arch without one)",
-                                 kTorchArchVariable, why);
-    out.warnings.push_back(fmt::format("{} left unset ({}): the wheel may not hold code for the GPU it runs on; "
-                                       "pass --archs 8.0,9.0 to choose",
-                                       kTorchArchVariable, why));
+    const std::string why =
+        env.gpu.gpus.known() ? "no GPU detected" : "GPUs unknown: " + env.gpu.gpus.unknown_reason;
+    out.plan.basis = fmt::format(
+        "{} left unset: torch's default ({}; torch compiles for the visible GPUs, nvcc's "
+        "default arch without one)",
+        kTorchArchVariable, why);
+    out.warnings.push_back(
+        fmt::format("{} left unset ({}): the wheel may not hold code for the GPU it runs on; "
+                    "pass --archs 8.0,9.0 to choose",
+                    kTorchArchVariable, why));
     return out;
   }
   std::sort(list.begin(), list.end());
@@ -322,8 +343,9 @@ std::string plan_accepted_tokens(const BuildKnobs& build) {
   return util::join(parts, ", ");
 }
 
-util::Result<ArchSelection> plan_select_archs(const env::Environment& env, const resolve::Recipe* recipe,
-                                              const std::optional<std::vector<std::string>>& archs) {
+util::Result<ArchSelection> plan_select_archs(
+    const env::Environment& env, const resolve::Recipe* recipe,
+    const std::optional<std::vector<std::string>>& archs) {
   if (archs && split_entries(*archs).empty()) {
     return util::fail(ErrorKind::usage, "no archs given", "--archs",
                       recipe && !recipe->build.arch_tokens.empty()

@@ -28,8 +28,9 @@ std::optional<std::uint64_t> unit_multiplier(std::string_view unit) {
 util::Result<std::uint64_t> parse_memory_size(std::string_view text) {
   const std::string shown = util::printable(text, 60);
   auto bad = [&](const std::string& why) {
-    return util::fail(util::ErrorKind::usage, fmt::format("\"{}\" is not a memory size: {}", shown, why),
-                      "--memory-budget", "for example 16G, 1.5GiB, 800M or 123456 (bytes)");
+    return util::fail(util::ErrorKind::usage,
+                      fmt::format("\"{}\" is not a memory size: {}", shown, why), "--memory-budget",
+                      "for example 16G, 1.5GiB, 800M or 123456 (bytes)");
   };
   const std::string_view s = util::trim(text);
   std::size_t i = 0;
@@ -40,11 +41,13 @@ util::Result<std::uint64_t> parse_memory_size(std::string_view text) {
     while (i < s.size() && s[i] >= '0' && s[i] <= '9') fraction += s[i++];
     if (fraction.empty()) return bad("a digit must follow the decimal point");
   }
-  if (whole.empty() && fraction.empty()) return bad("expected a number, then an optional unit (K, M, G, T)");
+  if (whole.empty() && fraction.empty())
+    return bad("expected a number, then an optional unit (K, M, G, T)");
   const std::string_view unit = util::trim(s.substr(i));
   const auto multiplier = unit_multiplier(unit);
-  if (!multiplier) return bad(fmt::format("unknown unit \"{}\" (K, M, G, T, optionally KiB, MiB, ...)",
-                                          util::printable(unit, 20)));
+  if (!multiplier)
+    return bad(fmt::format("unknown unit \"{}\" (K, M, G, T, optionally KiB, MiB, ...)",
+                           util::printable(unit, 20)));
 
   constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t value = 0;
@@ -61,7 +64,8 @@ util::Result<std::uint64_t> parse_memory_size(std::string_view text) {
     // summed by hand, as std::stod would follow the locale's decimal point.
     double part = 0;
     double scale = 0.1;
-    for (std::size_t k = 0; k < fraction.size() && k < 15; ++k, scale /= 10) part += (fraction[k] - '0') * scale;
+    for (std::size_t k = 0; k < fraction.size() && k < 15; ++k, scale /= 10)
+      part += (fraction[k] - '0') * scale;
     part *= static_cast<double>(*multiplier);
     const auto extra = static_cast<std::uint64_t>(std::floor(part));
     if (value > kMax - extra) return bad("too large");

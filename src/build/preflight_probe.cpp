@@ -45,13 +45,15 @@ struct NameMatch {
 // g++-12-x86_64 wrappers).
 std::optional<NameMatch> match_name(std::string_view name) {
   for (const auto& [prefix, kind] :
-       {std::pair{std::string_view("g++"), env::CompilerKind::gcc}, std::pair{std::string_view("clang++"), env::CompilerKind::clang}}) {
+       {std::pair{std::string_view("g++"), env::CompilerKind::gcc},
+        std::pair{std::string_view("clang++"), env::CompilerKind::clang}}) {
     if (!util::starts_with(name, prefix)) continue;
     std::string_view rest = name.substr(prefix.size());
     if (rest.empty()) return NameMatch{kind, std::nullopt};
     if (rest[0] != '-' || rest.size() < 2 || rest.size() > 4) return std::nullopt;
     rest.remove_prefix(1);
-    if (!std::all_of(rest.begin(), rest.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    if (!std::all_of(rest.begin(), rest.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
       return std::nullopt;
     return NameMatch{kind, std::stoi(std::string(rest))};
   }
@@ -71,8 +73,8 @@ std::optional<env::CompilerId> ask_version(const fs::path& program) {
 
 }  // namespace
 
-util::Result<std::map<std::string, bool>> probe_importable(const std::string& python,
-                                                           const std::vector<std::string>& modules) {
+util::Result<std::map<std::string, bool>> probe_importable(
+    const std::string& python, const std::vector<std::string>& modules) {
   util::ProcessSpec spec;
   spec.argv = {python, "-c", kScript};
   // argv cannot carry a NUL: such a name is answered "no" without asking.
@@ -84,27 +86,31 @@ util::Result<std::map<std::string, bool>> probe_importable(const std::string& py
   spec.timeout = std::chrono::seconds(30);
   spec.max_output = std::size_t{1} << 20;
   auto result = util::run_process(spec);
-  const std::string context = fmt::format("asking {} which build modules it can import", util::printable(python, 200));
+  const std::string context =
+      fmt::format("asking {} which build modules it can import", util::printable(python, 200));
   if (!result) return tl::unexpected(std::move(result.error()).with_context(context));
   if (!result->succeeded()) {
-    return util::fail(util::ErrorKind::failed,
-                      fmt::format("the interpreter {}: {}", result->describe(),
-                                  util::printable(util::trim(result->err), 300)),
-                      context, "check that the interpreter runs: " + util::printable(python, 200) + " -c pass");
+    return util::fail(
+        util::ErrorKind::failed,
+        fmt::format("the interpreter {}: {}", result->describe(),
+                    util::printable(util::trim(result->err), 300)),
+        context, "check that the interpreter runs: " + util::printable(python, 200) + " -c pass");
   }
   std::vector<std::string_view> lines;
   for (std::string_view line : util::split(result->out, '\n')) lines.push_back(util::trim(line));
   auto marker = std::find(lines.begin(), lines.end(), std::string_view(kMarker));
   if (marker == lines.end() || static_cast<std::size_t>(lines.end() - marker - 1) < asked.size()) {
     return util::fail(util::ErrorKind::failed,
-                      "unexpected answer: " + util::printable(util::trim(result->out), 200), context);
+                      "unexpected answer: " + util::printable(util::trim(result->out), 200),
+                      context);
   }
   std::map<std::string, bool> out;
   for (const std::string& m : modules) out[m] = false;
   for (std::size_t i = 0; i < asked.size(); ++i) {
     const std::string_view answer = *(marker + 1 + static_cast<std::ptrdiff_t>(i));
     if (answer != "0" && answer != "1") {
-      return util::fail(util::ErrorKind::failed, "unexpected answer: " + util::printable(answer, 80), context);
+      return util::fail(util::ErrorKind::failed,
+                        "unexpected answer: " + util::printable(answer, 80), context);
     }
     out[asked[i]] = answer == "1";
   }

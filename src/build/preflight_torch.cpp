@@ -24,9 +24,11 @@ std::optional<int> preflight_nvcc_major(const env::Environment& env) {
   return env.toolkit.cuda_version->major;
 }
 
-std::optional<std::string> preflight_torch_command(const env::Environment& env, const std::string& python,
+std::optional<std::string> preflight_torch_command(const env::Environment& env,
+                                                   const std::string& python,
                                                    std::optional<int> cuda_major, bool keep_minor) {
-  const auto py = env.python.version.known() ? std::optional<env::MajorMinor>(*env.python.version) : std::nullopt;
+  const auto py = env.python.version.known() ? std::optional<env::MajorMinor>(*env.python.version)
+                                             : std::nullopt;
   const auto current = installed_minor(env);
   auto fits = [&](const env::MajorMinor& cuda) { return !cuda_major || cuda.major == *cuda_major; };
 

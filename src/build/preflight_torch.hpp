@@ -17,7 +17,9 @@ std::optional<int> preflight_nvcc_major(const env::Environment& env);
 // the newest torch with a CUDA build of `cuda_major` (any when nullopt) for
 // this Python, or with `keep_minor` the installed torch's minor when it has
 // one. The CUDA minor is the nearest to nvcc's. nullopt when none fits.
-std::optional<std::string> preflight_torch_command(const env::Environment& env, const std::string& python,
-                                                   std::optional<int> cuda_major, bool keep_minor = false);
+std::optional<std::string> preflight_torch_command(const env::Environment& env,
+                                                   const std::string& python,
+                                                   std::optional<int> cuda_major,
+                                                   bool keep_minor = false);
 
 }  // namespace flashfit::build::detail

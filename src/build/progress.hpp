@@ -40,9 +40,9 @@ class BuildProgress {
   void finish(bool ok, Clock::time_point now = Clock::now());
 
   // The bar's text for these numbers, shorter than `columns`.
-  static std::string bar_line(std::string_view label, unsigned done, unsigned total, std::size_t phase,
-                              double elapsed_s, std::optional<double> eta_s, std::size_t paused,
-                              std::size_t columns = 80);
+  static std::string bar_line(std::string_view label, unsigned done, unsigned total,
+                              std::size_t phase, double elapsed_s, std::optional<double> eta_s,
+                              std::size_t paused, std::size_t columns = 80);
   // ETA from the pace so far; nullopt before the first unit is done.
   static std::optional<double> eta_seconds(unsigned done, unsigned total, double phase_elapsed_s);
 
@@ -59,8 +59,8 @@ class BuildProgress {
   Clock::time_point last_draw_{};
   Clock::time_point last_status_ = start_;
   unsigned done_ = 0, total_ = 0;
-  std::size_t phase_ = 0;   // 1 after the first status line
-  int tenths_shown_ = 0;    // plain mode: 10%-marks printed in this phase
+  std::size_t phase_ = 0;  // 1 after the first status line
+  int tenths_shown_ = 0;   // plain mode: 10%-marks printed in this phase
   std::size_t paused_ = 0;
   bool bar_drawn_ = false;
   bool finished_ = false;

@@ -23,7 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kSpecHint =
-    "pass a source directory (with setup.py or pyproject.toml), a source archive (.tar.gz, .tgz, .tar.bz2, "
+    "pass a source directory (with setup.py or pyproject.toml), a source archive (.tar.gz, .tgz, "
+    ".tar.bz2, "
     ".tar.xz, .zip), its http(s) URL, or a requirement such as 'flash-attn==2.8.3'";
 
 bool is_url(const std::string& text) {
@@ -33,7 +34,8 @@ bool is_url(const std::string& text) {
 
 bool has_build_file(const fs::path& dir) {
   std::error_code ec;
-  return fs::is_regular_file(dir / "setup.py", ec) || fs::is_regular_file(dir / "pyproject.toml", ec);
+  return fs::is_regular_file(dir / "setup.py", ec) ||
+         fs::is_regular_file(dir / "pyproject.toml", ec);
 }
 
 // "source", then "source-2", ...: one work dir can hold several preparations.
@@ -48,25 +50,31 @@ fs::path fresh_child(const fs::path& dir, const std::string& stem) {
 
 util::Result<std::string> file_sha256(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) return util::fail(util::ErrorKind::failed, "cannot read the archive", util::printable(file.string()));
+  if (!in)
+    return util::fail(util::ErrorKind::failed, "cannot read the archive",
+                      util::printable(file.string()));
   util::Sha256 hasher;
   std::vector<char> buffer(std::size_t{1} << 20);
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     hasher.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
   }
-  if (in.bad()) return util::fail(util::ErrorKind::failed, "cannot read the archive", util::printable(file.string()));
+  if (in.bad())
+    return util::fail(util::ErrorKind::failed, "cannot read the archive",
+                      util::printable(file.string()));
   return util::to_hex(hasher.finish());
 }
 
 util::Result<SourceTree> from_directory(const fs::path& dir, const std::string& spec) {
   std::error_code ec;
   fs::path root = fs::canonical(dir, ec);
-  if (ec) return util::input_error(fmt::format("cannot resolve the directory: {}", ec.message()), spec);
+  if (ec)
+    return util::input_error(fmt::format("cannot resolve the directory: {}", ec.message()), spec);
   if (!has_build_file(root)) {
-    return util::input_error("the directory has neither setup.py nor pyproject.toml", util::printable(spec),
-                             "pass the top directory of the package's source (where setup.py or pyproject.toml "
-                             "is), or a source archive or requirement");
+    return util::input_error(
+        "the directory has neither setup.py nor pyproject.toml", util::printable(spec),
+        "pass the top directory of the package's source (where setup.py or pyproject.toml "
+        "is), or a source archive or requirement");
   }
   SourceTree tree;
   tree.kind = SourceKind::directory;
@@ -85,9 +93,9 @@ util::Result<SourceTree> unpack(const fs::path& archive, const fs::path& work_di
   if (!has_build_file(*root)) {
     std::error_code ec;
     fs::remove_all(destination, ec);
-    return util::input_error("the archive has neither setup.py nor pyproject.toml at its top",
-                             util::printable(origin),
-                             "a source distribution holds one directory with setup.py or pyproject.toml");
+    return util::input_error(
+        "the archive has neither setup.py nor pyproject.toml at its top", util::printable(origin),
+        "a source distribution holds one directory with setup.py or pyproject.toml");
   }
   SourceTree tree;
   tree.kind = kind;
@@ -98,19 +106,22 @@ util::Result<SourceTree> unpack(const fs::path& archive, const fs::path& work_di
   return tree;
 }
 
-util::Result<SourceTree> from_local_archive(const fs::path& archive, const fs::path& work_dir, SourceKind kind,
-                                            const std::string& origin) {
+util::Result<SourceTree> from_local_archive(const fs::path& archive, const fs::path& work_dir,
+                                            SourceKind kind, const std::string& origin) {
   auto sha256 = file_sha256(archive);
   if (!sha256) return tl::unexpected(std::move(sha256.error()));
   return unpack(archive, work_dir, kind, origin, std::move(*sha256));
 }
 
-util::Result<SourceTree> from_link(const resolve::IndexLink& link, const SourceRequest& request, SourceKind kind) {
+util::Result<SourceTree> from_link(const resolve::IndexLink& link, const SourceRequest& request,
+                                   SourceKind kind) {
   if (!is_source_archive_name(link.filename)) {
     return util::input_error(
-        fmt::format("'{}' is not a source archive", util::printable(link.filename)), util::printable(link.url),
-        util::ends_with(link.filename, ".whl") ? "a wheel is installed with 'flashfit install', not built"
-                                               : kSpecHint);
+        fmt::format("'{}' is not a source archive", util::printable(link.filename)),
+        util::printable(link.url),
+        util::ends_with(link.filename, ".whl")
+            ? "a wheel is installed with 'flashfit install', not built"
+            : kSpecHint);
   }
   net::DownloadRequest download;
   download.url = link.url;
@@ -127,20 +138,27 @@ util::Result<SourceTree> from_link(const resolve::IndexLink& link, const SourceR
   return tree;
 }
 
-util::Result<SourceTree> from_requirement(const pkg::Requirement& requirement, const SourceRequest& request) {
+util::Result<SourceTree> from_requirement(const pkg::Requirement& requirement,
+                                          const SourceRequest& request) {
   if (requirement.url) {
     auto link = resolve::link_from_url(*requirement.url);
-    if (!link) return util::input_error("the requirement's URL names no file", util::printable(*requirement.url), kSpecHint);
+    if (!link)
+      return util::input_error("the requirement's URL names no file",
+                               util::printable(*requirement.url), kSpecHint);
     return from_link(*link, request, SourceKind::requirement);
   }
   if (request.index_urls.empty() && request.find_links.empty()) {
     return util::input_error(
-        fmt::format("no package index to find the source of '{}' in", requirement.name), requirement.str(),
-        "pass --index-url URL (a simple index) or --find-links DIR|URL, or a path to a source tree or archive");
+        fmt::format("no package index to find the source of '{}' in", requirement.name),
+        requirement.str(),
+        "pass --index-url URL (a simple index) or --find-links DIR|URL, or a path to a source tree "
+        "or archive");
   }
   auto pick = detail::find_sdist(requirement, request.index_urls, request.find_links);
   if (!pick) return tl::unexpected(std::move(pick.error()));
-  if (pick->local) return from_local_archive(pick->link.url, request.work_dir, SourceKind::requirement, pick->link.url);
+  if (pick->local)
+    return from_local_archive(pick->link.url, request.work_dir, SourceKind::requirement,
+                              pick->link.url);
   return from_link(pick->link, request, SourceKind::requirement);
 }
 
@@ -148,10 +166,14 @@ util::Result<SourceTree> from_requirement(const pkg::Requirement& requirement, c
 
 const char* to_string(SourceKind kind) {
   switch (kind) {
-    case SourceKind::directory: return "directory";
-    case SourceKind::archive: return "archive";
-    case SourceKind::url: return "url";
-    case SourceKind::requirement: return "requirement";
+    case SourceKind::directory:
+      return "directory";
+    case SourceKind::archive:
+      return "archive";
+    case SourceKind::url:
+      return "url";
+    case SourceKind::requirement:
+      return "requirement";
   }
   return "unknown";
 }
@@ -175,18 +197,21 @@ util::Result<SourceTree> prepare_source(const SourceRequest& request) {
   // A bare name that happens to be a directory without setup.py here is
   // meant as a requirement (pip reads it the same way).
   const bool bare_name = spec.find('/') == std::string::npos && spec != "." && spec != "..";
-  if (fs::is_directory(status) && !(bare_name && !has_build_file(spec) && pkg::parse_requirement(spec))) {
+  if (fs::is_directory(status) &&
+      !(bare_name && !has_build_file(spec) && pkg::parse_requirement(spec))) {
     return from_directory(spec, spec);
   }
   if (fs::exists(status) && !fs::is_directory(status)) {
-    if (!fs::is_regular_file(status)) return util::input_error("not a regular file", util::printable(spec), kSpecHint);
+    if (!fs::is_regular_file(status))
+      return util::input_error("not a regular file", util::printable(spec), kSpecHint);
     if (is_source_archive_name(spec)) {
       fs::path absolute = fs::absolute(spec, ec);
       return from_local_archive(absolute, request.work_dir, SourceKind::archive, absolute.string());
     }
     return util::input_error("not a source archive", util::printable(spec),
-                             util::ends_with(spec, ".whl") ? "a wheel is installed with 'flashfit install', not built"
-                                                           : kSpecHint);
+                             util::ends_with(spec, ".whl")
+                                 ? "a wheel is installed with 'flashfit install', not built"
+                                 : kSpecHint);
   }
   auto requirement = pkg::parse_requirement(spec);
   // A file name that does not exist is a typo, not a package called "x.tar.gz".
@@ -195,12 +220,13 @@ util::Result<SourceTree> prepare_source(const SourceRequest& request) {
     return util::input_error("no such file", util::printable(spec), kSpecHint);
   }
   if (!requirement) {
-    const bool path_like =
-        file_like || spec.find('/') != std::string::npos || spec.front() == '.' || spec.front() == '~';
-    if (path_like) return util::input_error("no such file or directory", util::printable(spec), kSpecHint);
-    return util::input_error(
-        fmt::format("not a directory, source archive, URL or requirement ({})", requirement.error().message),
-        util::printable(spec), kSpecHint);
+    const bool path_like = file_like || spec.find('/') != std::string::npos ||
+                           spec.front() == '.' || spec.front() == '~';
+    if (path_like)
+      return util::input_error("no such file or directory", util::printable(spec), kSpecHint);
+    return util::input_error(fmt::format("not a directory, source archive, URL or requirement ({})",
+                                         requirement.error().message),
+                             util::printable(spec), kSpecHint);
   }
   return from_requirement(*requirement, request);
 }

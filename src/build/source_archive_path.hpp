@@ -21,7 +21,8 @@ util::Result<std::vector<std::string>> split_entry_path(std::string_view name);
 // absolute targets and ones that climb above the root are input errors. The
 // extractor also resolves every link once all entries are out, since a
 // target can pass through other links.
-util::Result<void> check_link_target(const std::vector<std::string>& link_dir, std::string_view target);
+util::Result<void> check_link_target(const std::vector<std::string>& link_dir,
+                                     std::string_view target);
 
 // "a/b/c" from {"a", "b", "c"}.
 std::string join_entry_path(const std::vector<std::string>& parts, std::size_t count);

@@ -69,9 +69,13 @@ util::Result<std::vector<resolve::IndexLink>> list_archive_directory(const std::
     link.url = (root / name).string();
     links.push_back(std::move(link));
   }
-  if (ec) return util::input_error(fmt::format("cannot list the directory: {}", ec.message()), util::printable(dir));
+  if (ec)
+    return util::input_error(fmt::format("cannot list the directory: {}", ec.message()),
+                             util::printable(dir));
   std::sort(links.begin(), links.end(),
-            [](const resolve::IndexLink& a, const resolve::IndexLink& b) { return a.filename < b.filename; });
+            [](const resolve::IndexLink& a, const resolve::IndexLink& b) {
+              return a.filename < b.filename;
+            });
   return links;
 }
 
@@ -84,18 +88,20 @@ std::optional<pkg::Version> sdist_version(const std::string& filename, const std
   // Older sdists spell the name with '-' inside it ("flash-attn-2.0.0"), so
   // every dash is a possible split; the first whose left side is the project
   // and whose right side is a version wins.
-  for (std::size_t dash = stem.find('-', 1); dash != std::string_view::npos; dash = stem.find('-', dash + 1)) {
+  for (std::size_t dash = stem.find('-', 1); dash != std::string_view::npos;
+       dash = stem.find('-', dash + 1)) {
     if (pkg::canonicalize_name(stem.substr(0, dash)) != project) continue;
     if (auto version = pkg::Version::parse(stem.substr(dash + 1))) return std::move(*version);
   }
   return std::nullopt;
 }
 
-util::Result<SdistPick> find_sdist(const pkg::Requirement& requirement, const std::vector<std::string>& index_urls,
+util::Result<SdistPick> find_sdist(const pkg::Requirement& requirement,
+                                   const std::vector<std::string>& index_urls,
                                    const std::vector<std::string>& find_links) {
   const std::string project = pkg::canonicalize_name(requirement.name);
   std::vector<Found> found;
-  std::vector<std::string> looked;          // "<where> (<what it gave>)"
+  std::vector<std::string> looked;  // "<where> (<what it gave>)"
   std::optional<util::Error> first_failure;
   std::size_t readable = 0;
 
@@ -127,7 +133,8 @@ util::Result<SdistPick> find_sdist(const pkg::Requirement& requirement, const st
       looked.push_back(fmt::format("{} (not found)", util::printable(url)));
     } else {
       ++readable;
-      looked.push_back(fmt::format("{} ({} sdists)", util::printable(url), take(**page, source, false)));
+      looked.push_back(
+          fmt::format("{} ({} sdists)", util::printable(url), take(**page, source, false)));
     }
     ++source;
   }
@@ -152,7 +159,8 @@ util::Result<SdistPick> find_sdist(const pkg::Requirement& requirement, const st
   std::vector<pkg::Version> versions;
   for (const Found& f : found) {
     if (f.link.yanked) continue;
-    if (std::find(versions.begin(), versions.end(), f.version) == versions.end()) versions.push_back(f.version);
+    if (std::find(versions.begin(), versions.end(), f.version) == versions.end())
+      versions.push_back(f.version);
   }
   std::sort(versions.begin(), versions.end());
   const std::vector<pkg::Version> admitted = requirement.specifier.filter(versions);
@@ -162,21 +170,23 @@ util::Result<SdistPick> find_sdist(const pkg::Requirement& requirement, const st
     const Found* pick = nullptr;
     for (const Found& f : found) {
       if (f.link.yanked || !(f.version == best)) continue;
-      if (pick == nullptr || std::make_pair(extension_rank(f.link.filename), f.source) <
-                                 std::make_pair(extension_rank(pick->link.filename), pick->source)) {
+      if (pick == nullptr ||
+          std::make_pair(extension_rank(f.link.filename), f.source) <
+              std::make_pair(extension_rank(pick->link.filename), pick->source)) {
         pick = &f;
       }
     }
     return SdistPick{pick->link, pick->version, pick->local};
   }
 
-  const std::string wanted = requirement.specifier.empty() ? requirement.name
-                                                           : requirement.name + requirement.specifier.str();
+  const std::string wanted = requirement.specifier.empty()
+                                 ? requirement.name
+                                 : requirement.name + requirement.specifier.str();
   const std::string where = fmt::format("looked in: {}", util::join(looked, "; "));
   if (found.empty() && readable == 0 && first_failure) {
     util::Error error = std::move(*first_failure);
-    error.message = fmt::format("cannot look up the source distributions of {}: {}", requirement.name,
-                                error.message);
+    error.message = fmt::format("cannot look up the source distributions of {}: {}",
+                                requirement.name, error.message);
     error.hint = where;
     return tl::unexpected(std::move(error));
   }

@@ -22,14 +22,15 @@ std::optional<pkg::Version> sdist_version(const std::string& filename, const std
 struct SdistPick {
   resolve::IndexLink link;  // url is a URL, or a local path for find-links directories
   pkg::Version version;
-  bool local = false;       // a file on disk (no download)
+  bool local = false;  // a file on disk (no download)
 };
 
 // Looks in every index root (<root>/<project>/) and find-links location (an
 // index page URL or a local directory). No match is an input error whose
 // message lists the versions found and whose hint says where flashfit looked;
 // when no location could be read at all, the first failure's kind is kept.
-util::Result<SdistPick> find_sdist(const pkg::Requirement& requirement, const std::vector<std::string>& index_urls,
+util::Result<SdistPick> find_sdist(const pkg::Requirement& requirement,
+                                   const std::vector<std::string>& index_urls,
                                    const std::vector<std::string>& find_links);
 
 }  // namespace flashfit::build::detail

@@ -12,9 +12,10 @@ namespace flashfit::cli {
 // and unknown_reason when unknown.
 template <class T, class ToJson>
 nlohmann::json fact_json(const env::Fact<T>& f, ToJson to_json) {
-  nlohmann::json out{{"value", f.known() ? nlohmann::json(to_json(*f.value)) : nlohmann::json(nullptr)},
-                     {"source", f.source},
-                     {"overridden", f.overridden}};
+  nlohmann::json out{
+      {"value", f.known() ? nlohmann::json(to_json(*f.value)) : nlohmann::json(nullptr)},
+      {"source", f.source},
+      {"overridden", f.overridden}};
   if (!f.known()) out["unknown_reason"] = f.unknown_reason;
   return out;
 }

@@ -13,7 +13,9 @@ using binary::Check;
 using binary::CheckStatus;
 using nlohmann::json;
 
-json null_if_empty(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
+json null_if_empty(const std::string& text) {
+  return text.empty() ? json(nullptr) : json(text);
+}
 
 json check_json(const Check& check, const std::string* module) {
   return {{"check", check.id},
@@ -123,18 +125,17 @@ std::string marker(CheckStatus status) {
 }
 
 std::string target_line(const binary::InspectReport& report) {
-  const std::string what = report.name.empty()
-                               ? report.path.filename().string()
-                               : fmt::format("{} {}", report.name, report.version);
+  const std::string what = report.name.empty() ? report.path.filename().string()
+                                               : fmt::format("{} {}", report.name, report.version);
   return fmt::format("{} ({} {})", what, to_string(report.kind), report.path.string());
 }
 
 std::string environment_line(const env::Environment& env) {
   std::vector<std::string> parts;
   if (env.python.interpreter.known()) {
-    parts.push_back(fmt::format("Python {} ({})", env.python.version.known()
-                                                       ? env.python.version->str()
-                                                       : env.python.interpreter->version_str(),
+    parts.push_back(fmt::format("Python {} ({})",
+                                env.python.version.known() ? env.python.version->str()
+                                                           : env.python.interpreter->version_str(),
                                 env.python.interpreter->executable));
   }
   if (env.torch.version_text.known()) {

@@ -3,9 +3,8 @@
 // failed with its fix, then the rest one line each) and the --json document
 // (docs/json.md, "flashfit inspect --json").
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "binary/verdict.hpp"
 #include "env/environment.hpp"

@@ -52,8 +52,9 @@ json plan_json(const install::InstallPlan& p) {
 std::string outcome_text(const install::InstallOutcome& o, bool dry_run) {
   std::string out;
   for (const install::Attempt& a : o.attempts) {
-    out += fmt::format("{} {}  [{}]\n     {}: {}\n", a.ok ? paint(Paint::good, "ok  ") : paint(Paint::bad, "FAIL"),
-                       a.filename, a.source, install::to_string(a.stage), a.detail);
+    out += fmt::format("{} {}  [{}]\n     {}: {}\n",
+                       a.ok ? paint(Paint::good, "ok  ") : paint(Paint::bad, "FAIL"), a.filename,
+                       a.source, install::to_string(a.stage), a.detail);
     if (a.import_check && a.ok) out += "     GPU check: " + a.import_check->gpu_test + "\n";
   }
   if (o.installed) {

@@ -31,6 +31,7 @@ std::vector<Finding> diagnose(const Environment& env);
 // The PyTorch wheel index for the newest CUDA this driver runs
 // ("https://download.pytorch.org/whl/cu128"); nullopt when the driver's CUDA
 // is unknown or older than every index.
-std::optional<std::string> torch_index_for_driver(const std::optional<pkg::CudaVersion>& driver_cuda);
+std::optional<std::string> torch_index_for_driver(
+    const std::optional<pkg::CudaVersion>& driver_cuda);
 
 }  // namespace flashfit::env

@@ -33,8 +33,8 @@ struct Interpreter {
   std::string realpath;        // with symlinks resolved
   std::string implementation;  // sys.implementation.name
   int major = 0, minor = 0, micro = 0;
-  std::string release_level;   // "final", "beta", ...
-  std::string abiflags;        // sys.abiflags ("", "d", "t")
+  std::string release_level;              // "final", "beta", ...
+  std::string abiflags;                   // sys.abiflags ("", "d", "t")
   std::optional<std::string> soabi;       // config var SOABI
   std::optional<std::string> ext_suffix;  // config var EXT_SUFFIX
   std::string prefix, base_prefix;

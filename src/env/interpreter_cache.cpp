@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-
 #include <nlohmann/json.hpp>
 
 #include "env/interpreter_script.hpp"
@@ -22,8 +21,12 @@ namespace {
 using nlohmann::json;
 
 json stamp_json(const InterpreterStamp& s) {
-  return json{{"program", s.program},   {"resolved", s.resolved},       {"size", s.size},
-              {"mtime_ns", s.mtime_ns}, {"inode", s.inode},             {"environment", s.environment},
+  return json{{"program", s.program},
+              {"resolved", s.resolved},
+              {"size", s.size},
+              {"mtime_ns", s.mtime_ns},
+              {"inode", s.inode},
+              {"environment", s.environment},
               {"script_version", s.script_version}};
 }
 
@@ -43,7 +46,10 @@ std::optional<InterpreterStamp> stamp_interpreter(const std::string& program) {
   char magic[4] = {};
   const int fd = ::open(resolved.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
-  const bool elf = ::read(fd, magic, sizeof magic) == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+  const bool elf = ::read(fd, magic, sizeof magic) == 4 && std::memcmp(magic,
+                                                                       "\x7f"
+                                                                       "ELF",
+                                                                       4) == 0;
   ::close(fd);
   if (!elf) return std::nullopt;
   InterpreterStamp stamp;
@@ -52,8 +58,8 @@ std::optional<InterpreterStamp> stamp_interpreter(const std::string& program) {
   stamp.size = static_cast<std::uintmax_t>(st.st_size);
   stamp.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   stamp.inode = static_cast<std::uint64_t>(st.st_ino);
-  stamp.environment = "PYTHONHOME=" + util::getenv_opt("PYTHONHOME").value_or("") + "\nPYTHONPATH=" +
-                      util::getenv_opt("PYTHONPATH").value_or("");
+  stamp.environment = "PYTHONHOME=" + util::getenv_opt("PYTHONHOME").value_or("") +
+                      "\nPYTHONPATH=" + util::getenv_opt("PYTHONPATH").value_or("");
   stamp.script_version = kInterpreterScriptVersion;
   return stamp;
 }

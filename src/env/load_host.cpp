@@ -17,7 +17,8 @@ std::uint16_t e_machine_for(const std::string& arch) {
 }
 
 // "cpython-311" in an EXT_SUFFIX rewritten for --python-version.
-std::optional<std::string> ext_suffix_for(const Interpreter& interpreter, const Fact<MajorMinor>& version) {
+std::optional<std::string> ext_suffix_for(const Interpreter& interpreter,
+                                          const Fact<MajorMinor>& version) {
   if (!interpreter.ext_suffix) return std::nullopt;
   if (!version.overridden) return interpreter.ext_suffix;
   const std::string own = fmt::format("cpython-{}{}", interpreter.major, interpreter.minor);
@@ -32,13 +33,14 @@ void fill_interpreter(const Environment& env, binary::LoadHost& host) {
   if (auto facts = env.tag_facts()) {
     host.tags.emplace(pkg::supported_tags(*facts));
   } else {
-    host.tags_unknown_reason = env.python.interpreter.known() ? "the interpreter's tags are unknown"
-                                                              : env.python.interpreter.unknown_reason;
+    host.tags_unknown_reason = env.python.interpreter.known()
+                                   ? "the interpreter's tags are unknown"
+                                   : env.python.interpreter.unknown_reason;
   }
   if (env.python.interpreter.known()) {
     const Interpreter& py = *env.python.interpreter;
-    const std::string version = env.python.version.known() ? env.python.version->str()
-                                                           : py.version_str();
+    const std::string version =
+        env.python.version.known() ? env.python.version->str() : py.version_str();
     host.interpreter = fmt::format("CPython {} ({})", version, py.executable);
     if (py.implementation != "cpython") {
       host.interpreter = fmt::format("{} {} ({})", py.implementation, version, py.executable);
@@ -66,7 +68,8 @@ void fill_torch(const Environment& env, binary::LoadHost& host) {
     return;
   }
   if (torch.version.overridden) {
-    host.torch_unknown_reason = "torch is given by --torch, so its libraries are not here to check against";
+    host.torch_unknown_reason =
+        "torch is given by --torch, so its libraries are not here to check against";
     return;
   }
   if (!torch.library_dir.known()) {
@@ -84,8 +87,8 @@ void fill_torch(const Environment& env, binary::LoadHost& host) {
 
 void fill_gpus(const Environment& env, binary::LoadHost& host) {
   if (env.gpu.driver_cuda.known()) {
-    host.driver_cuda = binary::CudaVersion{env.gpu.driver_cuda->major,
-                                           env.gpu.driver_cuda->minor.value_or(0)};
+    host.driver_cuda =
+        binary::CudaVersion{env.gpu.driver_cuda->major, env.gpu.driver_cuda->minor.value_or(0)};
   }
   if (!env.gpu.gpus.known()) {
     host.gpus_unknown_reason = env.gpu.gpus.unknown_reason;
@@ -98,14 +101,15 @@ void fill_gpus(const Environment& env, binary::LoadHost& host) {
       unreadable.push_back(fmt::format("GPU {}", device.index));
       continue;
     }
-    std::string label = env.gpu.gpus.overridden ? std::string("what-if GPU")
-                                                : fmt::format("GPU {}", device.index);
-    if (device.name.known() && !env.gpu.gpus.overridden) label += fmt::format(" ({})", *device.name);
+    std::string label =
+        env.gpu.gpus.overridden ? std::string("what-if GPU") : fmt::format("GPU {}", device.index);
+    if (device.name.known() && !env.gpu.gpus.overridden)
+      label += fmt::format(" ({})", *device.name);
     gpus.push_back({label, device.capability->major, device.capability->minor});
   }
   if (gpus.empty() && !unreadable.empty()) {
-    host.gpus_unknown_reason = fmt::format("the compute capability of {} is unknown",
-                                           util::join(unreadable, ", "));
+    host.gpus_unknown_reason =
+        fmt::format("the compute capability of {} is unknown", util::join(unreadable, ", "));
     return;
   }
   host.gpus = std::move(gpus);
@@ -122,7 +126,8 @@ std::vector<binary::PreloadedDir> preloaded_dirs(const Environment& env) {
   for (const std::string& site : env.python.interpreter->site_dirs) {
     std::error_code ec;
     const std::filesystem::path nvidia = std::filesystem::path(site) / "nvidia";
-    for (std::filesystem::directory_iterator it(nvidia, ec), end; !ec && it != end; it.increment(ec)) {
+    for (std::filesystem::directory_iterator it(nvidia, ec), end; !ec && it != end;
+         it.increment(ec)) {
       const std::filesystem::path lib = it->path() / "lib";
       std::error_code dir_ec;
       if (std::filesystem::is_directory(lib, dir_ec)) {

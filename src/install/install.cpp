@@ -41,12 +41,13 @@ util::Result<void> try_candidates(const PlanRun& w, InstallSteps& steps, Restore
     if (options.dry_run) {
       attempt.stage = AttemptStage::would_install;
       attempt.ok = true;
-      attempt.detail = fmt::format(
-          "would download, inspect, install with {} --no-deps, then import {}", to_string(w.installer.kind),
-          util::join(w.recipe && !w.recipe->binary_module.empty()
-                         ? std::vector<std::string>{w.recipe->binary_module}
-                         : std::vector<std::string>{"its modules"},
-                     ", "));
+      attempt.detail =
+          fmt::format("would download, inspect, install with {} --no-deps, then import {}",
+                      to_string(w.installer.kind),
+                      util::join(w.recipe && !w.recipe->binary_module.empty()
+                                     ? std::vector<std::string>{w.recipe->binary_module}
+                                     : std::vector<std::string>{"its modules"},
+                                 ", "));
       outcome.attempts.push_back(std::move(attempt));
       break;
     }
@@ -92,7 +93,8 @@ util::Result<void> try_candidates(const PlanRun& w, InstallSteps& steps, Restore
       guard.keep_backup(std::move(*made));
     }
     attempt.stage = AttemptStage::install;
-    say(options, fmt::format("installing {} with {} --no-deps", entry->filename, to_string(w.installer.kind)));
+    say(options, fmt::format("installing {} with {} --no-deps", entry->filename,
+                             to_string(w.installer.kind)));
     // From here the environment may change, even when pip fails or is stopped.
     guard.changing(steps.members(entry->path));
     auto ran = steps.run_installer(install_argv(w.installer, entry->path));
@@ -123,8 +125,8 @@ util::Result<void> try_candidates(const PlanRun& w, InstallSteps& steps, Restore
       if (!removed->succeeded()) {
         // The environment is in a state pip could not undo: no further wheel
         // goes on top of it; the guard puts the previous version back.
-        attempt.detail += fmt::format("; uninstalling it failed ({} {}: {})", to_string(w.installer.kind),
-                                      removed->describe(),
+        attempt.detail += fmt::format("; uninstalling it failed ({} {}: {})",
+                                      to_string(w.installer.kind), removed->describe(),
                                       util::printable(std::string(util::trim(removed->err)), 300));
         outcome.attempts.push_back(std::move(attempt));
         break;

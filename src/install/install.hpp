@@ -14,8 +14,8 @@
 
 #include "env/environment.hpp"
 #include "install/import_check.hpp"
-#include "install/installed.hpp"
 #include "install/install_plan.hpp"
+#include "install/installed.hpp"
 #include "install/installer.hpp"
 #include "resolve/resolver.hpp"
 #include "store/wheel_cache.hpp"

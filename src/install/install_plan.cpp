@@ -47,7 +47,8 @@ InstallPlan plan_install(const PlanInputs& in) {
   plan.interpreter = in.interpreter->executable;
   const std::vector<fs::path> targets = installer_target_dirs(*in.interpreter);
   for (const fs::path& t : targets) plan.site_dirs.push_back(t.string());
-  plan.installer = installer.version.empty() ? std::string(to_string(installer.kind)) : installer.version;
+  plan.installer =
+      installer.version.empty() ? std::string(to_string(installer.kind)) : installer.version;
   // Rank order; stop at the first rejected candidate (they sort last) unless
   // the user named the file, and after max_attempts.
   for (const resolve::Judged& j : resolution.candidates) {

@@ -14,7 +14,7 @@ RealInstallSteps::RealInstallSteps(store::WheelCache& cache, const env::Environm
 
 util::Result<store::CacheEntry> RealInstallSteps::fetch(const resolve::Candidate& candidate) {
   return cache_.fetch(candidate.url, candidate.sha256,
-                     store::EntryOrigin::fetched_from(candidate.source));
+                      store::EntryOrigin::fetched_from(candidate.source));
 }
 
 util::Result<CachedVerdict> RealInstallSteps::inspect(store::CacheEntry& entry) {

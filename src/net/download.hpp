@@ -25,26 +25,27 @@ struct DownloadProgress {
 };
 
 struct DownloadRequest {
-  std::string url;                     // http(s)://, or file:// / an absolute path (copied, hashed)
-  std::filesystem::path destination;   // the final file; its directory must exist
+  std::string url;                    // http(s)://, or file:// / an absolute path (copied, hashed)
+  std::filesystem::path destination;  // the final file; its directory must exist
   std::optional<std::string> expected_sha256;  // lower-case hex
-  int max_attempts = 5;                // transient failures only: refused, reset, timeout, 5xx, 429, short body
+  int max_attempts = 5;  // transient failures only: refused, reset, timeout, 5xx, 429, short body
   std::chrono::milliseconds first_backoff{500};  // doubles per attempt, capped at 8 s
   std::chrono::seconds connect_timeout{15};
   std::chrono::seconds stall_timeout{30};  // below 1 KiB/s for this long
-  std::uint64_t max_bytes = std::uint64_t{8} << 30;  // a larger (declared or actual) body is refused
-  std::string label;                   // shown in progress lines ("flash_attn-2.8.3...whl")
+  std::uint64_t max_bytes = std::uint64_t{8}
+                            << 30;  // a larger (declared or actual) body is refused
+  std::string label;                // shown in progress lines ("flash_attn-2.8.3...whl")
   // Progress sink; when empty, the default renderer draws on stderr (a bar
   // on a TTY unless NO_COLOR/TERM=dumb, else a line every 25%).
   std::function<void(const DownloadProgress&)> progress;
-  bool quiet = false;                  // no default progress output
+  bool quiet = false;  // no default progress output
 };
 
 struct DownloadResult {
-  std::string sha256;       // of the whole file, lower-case hex
+  std::string sha256;  // of the whole file, lower-case hex
   std::uint64_t bytes = 0;
   int attempts = 0;
-  bool resumed = false;     // some bytes came from an earlier partial file
+  bool resumed = false;  // some bytes came from an earlier partial file
 };
 
 // A wrong sha256 is ErrorKind::input ("refused"): the .part is deleted and

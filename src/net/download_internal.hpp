@@ -27,8 +27,10 @@ bool write_all(int fd, const char* data, std::size_t size);
 // digest with the expected one (a mismatch deletes the part: ErrorKind::input),
 // rename it to `destination` and fsync the directory. Returns the hex digest.
 util::Result<std::string> commit_part(UniqueFd fd, const std::filesystem::path& part,
-                                      const std::filesystem::path& destination, util::Sha256& hasher,
-                                      const std::optional<std::string>& expected_sha256, std::string_view where);
+                                      const std::filesystem::path& destination,
+                                      util::Sha256& hasher,
+                                      const std::optional<std::string>& expected_sha256,
+                                      std::string_view where);
 
 // An absolute path or a file:// URL (copied rather than fetched).
 bool is_local_source(std::string_view url);

@@ -2,10 +2,9 @@
 // same contract as a download (hash, size cap, verify, temp + rename), so
 // `flashfit cache add` and a find-links directory on disk behave like an index.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
@@ -20,7 +19,9 @@
 namespace flashfit::net::detail {
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 }  // namespace
 
@@ -45,26 +46,31 @@ bool write_all(int fd, const char* data, std::size_t size) {
 }
 
 util::Result<std::string> commit_part(UniqueFd fd, const std::filesystem::path& part,
-                                      const std::filesystem::path& destination, util::Sha256& hasher,
-                                      const std::optional<std::string>& expected_sha256, std::string_view where) {
+                                      const std::filesystem::path& destination,
+                                      util::Sha256& hasher,
+                                      const std::optional<std::string>& expected_sha256,
+                                      std::string_view where) {
   if (::fsync(fd.get()) != 0 || ::close(fd.release()) != 0) {
-    return util::fail(util::ErrorKind::failed, fmt::format("cannot flush {}: {}", part.string(), errno_text()),
+    return util::fail(util::ErrorKind::failed,
+                      fmt::format("cannot flush {}: {}", part.string(), errno_text()),
                       std::string(where));
   }
   const std::string digest = util::to_hex(hasher.finish());
   if (expected_sha256 && util::ascii_lower(*expected_sha256) != digest) {
     std::error_code ec;
     std::filesystem::remove(part, ec);
-    return util::fail(util::ErrorKind::input,
-                      fmt::format("sha256 mismatch: expected {}, got {}", util::printable(*expected_sha256, 80),
-                                  digest),
-                      std::string(where),
-                      "the file is not the one the index promised (changed upstream, or tampered with); "
-                      "nothing was kept");
+    return util::fail(
+        util::ErrorKind::input,
+        fmt::format("sha256 mismatch: expected {}, got {}", util::printable(*expected_sha256, 80),
+                    digest),
+        std::string(where),
+        "the file is not the one the index promised (changed upstream, or tampered with); "
+        "nothing was kept");
   }
   if (::rename(part.c_str(), destination.c_str()) != 0) {
     return util::fail(util::ErrorKind::failed,
-                      fmt::format("cannot rename {} to {}: {}", part.string(), destination.string(), errno_text()),
+                      fmt::format("cannot rename {} to {}: {}", part.string(), destination.string(),
+                                  errno_text()),
                       std::string(where));
   }
   if (auto synced = util::sync_directory(destination.parent_path()); !synced) {
@@ -82,8 +88,10 @@ util::Result<std::filesystem::path> local_source_path(std::string_view url) {
   std::string_view rest = url.substr(7);
   const auto slash = rest.find('/');
   const std::string_view host = rest.substr(0, slash);
-  if (slash == std::string_view::npos || !(host.empty() || util::ascii_lower(host) == "localhost")) {
-    return util::input_error(fmt::format("a file:// URL must name a local absolute path: {}", util::printable(url)));
+  if (slash == std::string_view::npos ||
+      !(host.empty() || util::ascii_lower(host) == "localhost")) {
+    return util::input_error(
+        fmt::format("a file:// URL must name a local absolute path: {}", util::printable(url)));
   }
   std::string path = percent_decode(rest.substr(slash));
   if (path.find('\0') != std::string::npos) {
@@ -101,7 +109,8 @@ util::Result<DownloadResult> copy_local(const DownloadRequest& request) {
   if (!in || ::fstat(in.get(), &info) != 0) {
     return util::input_error(fmt::format("cannot read {}: {}", where, errno_text()));
   }
-  if (!S_ISREG(info.st_mode)) return util::input_error(fmt::format("{} is not a regular file", where));
+  if (!S_ISREG(info.st_mode))
+    return util::input_error(fmt::format("{} is not a regular file", where));
   if (static_cast<std::uint64_t>(info.st_size) > request.max_bytes) {
     return util::input_error(fmt::format("{} is larger than {} bytes", where, request.max_bytes));
   }
@@ -109,7 +118,8 @@ util::Result<DownloadResult> copy_local(const DownloadRequest& request) {
   const auto part = part_path(request.destination);
   UniqueFd out(::open(part.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!out) {
-    return util::fail(util::ErrorKind::failed, fmt::format("cannot create {}: {}", part.string(), errno_text()));
+    return util::fail(util::ErrorKind::failed,
+                      fmt::format("cannot create {}: {}", part.string(), errno_text()));
   }
   auto abandon = [&](util::ErrorKind kind, std::string message) {
     out.reset();
@@ -123,23 +133,28 @@ util::Result<DownloadResult> copy_local(const DownloadRequest& request) {
   result.attempts = 1;
   std::vector<char> buffer(std::size_t{1} << 20);
   while (true) {
-    if (util::interrupted()) return abandon(util::ErrorKind::interrupted, "interrupted while copying");
+    if (util::interrupted())
+      return abandon(util::ErrorKind::interrupted, "interrupted while copying");
     const ssize_t n = ::read(in.get(), buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return abandon(util::ErrorKind::failed, fmt::format("cannot read: {}", errno_text()));
+    if (n < 0)
+      return abandon(util::ErrorKind::failed, fmt::format("cannot read: {}", errno_text()));
     if (n == 0) break;
     const auto size = static_cast<std::size_t>(n);
     if (result.bytes + size > request.max_bytes) {
-      return abandon(util::ErrorKind::input, fmt::format("larger than {} bytes", request.max_bytes));
+      return abandon(util::ErrorKind::input,
+                     fmt::format("larger than {} bytes", request.max_bytes));
     }
     if (!write_all(out.get(), buffer.data(), size)) {
-      return abandon(util::ErrorKind::failed, fmt::format("cannot write {}: {}", part.string(), errno_text()));
+      return abandon(util::ErrorKind::failed,
+                     fmt::format("cannot write {}: {}", part.string(), errno_text()));
     }
     hasher.update(buffer.data(), size);
     result.bytes += size;
   }
   if (request.progress) request.progress(DownloadProgress{result.bytes, result.bytes, 0});
-  auto digest = commit_part(std::move(out), part, request.destination, hasher, request.expected_sha256, where);
+  auto digest = commit_part(std::move(out), part, request.destination, hasher,
+                            request.expected_sha256, where);
   if (!digest) return tl::unexpected(digest.error());
   result.sha256 = std::move(*digest);
   return result;

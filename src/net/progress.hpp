@@ -45,7 +45,8 @@ class ProgressRenderer {
 
   // The bar's line for these numbers (without "\r" and the erase sequence),
   // shorter than `columns` so it never wraps (the label is shortened).
-  static std::string bar_line(std::string_view label, const DownloadProgress& progress, std::size_t columns = 80);
+  static std::string bar_line(std::string_view label, const DownloadProgress& progress,
+                              std::size_t columns = 80);
 
  private:
   void emit(std::string_view text);
@@ -57,7 +58,7 @@ class ProgressRenderer {
   bool started_ = false;
   bool finished_ = false;
   bool bar_drawn_ = false;
-  int quarters_shown_ = 0;  // plain mode: 25%-marks already printed
+  int quarters_shown_ = 0;    // plain mode: 25%-marks already printed
   std::size_t columns_ = 80;  // bar mode: the terminal's width
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;

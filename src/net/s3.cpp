@@ -133,7 +133,7 @@ util::Result<Response> request(const S3Config& c, const std::string& method, con
   std::string last_failure;
   for (int attempt = 1; attempt <= c.attempts; ++attempt) {
     if (attempt > 1) std::this_thread::sleep_for(std::chrono::milliseconds(200 << (attempt - 2)));
-    std::unique_ptr<CURL, EasyDeleter> curl(curl_easy_init());
+    std::unique_ptr<CURL, EasyDeleter> curl(detail::api().easy_init());
     if (!curl) return util::fail(util::ErrorKind::internal, "libcurl could not make a handle");
     char error_text[CURL_ERROR_SIZE] = {};
     detail::CommonOptions common;
@@ -142,35 +142,35 @@ util::Result<Response> request(const S3Config& c, const std::string& method, con
       return tl::unexpected(set.error());
     const std::string sigv4 = fmt::format("aws:amz:{}:s3", c.region);
     const std::string userpwd = c.access_key + ":" + c.secret_key;
-    curl_easy_setopt(curl.get(), CURLOPT_AWS_SIGV4, sigv4.c_str());
-    curl_easy_setopt(curl.get(), CURLOPT_USERPWD, userpwd.c_str());
-    curl_easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, method.c_str());
+    detail::api().easy_setopt(curl.get(), CURLOPT_AWS_SIGV4, sigv4.c_str());
+    detail::api().easy_setopt(curl.get(), CURLOPT_USERPWD, userpwd.c_str());
+    detail::api().easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, method.c_str());
     curl_slist* raw = nullptr;
     const std::string payload_hash =
         "x-amz-content-sha256: " + util::sha256_hex(body.value_or(std::string_view{}));
-    raw = curl_slist_append(raw, payload_hash.c_str());
+    raw = detail::api().slist_append(raw, payload_hash.c_str());
     std::string token_header, type_header;
     if (!c.session_token.empty()) {
       token_header = "x-amz-security-token: " + c.session_token;
-      raw = curl_slist_append(raw, token_header.c_str());
+      raw = detail::api().slist_append(raw, token_header.c_str());
     }
     if (!content_type.empty()) {
       type_header = "Content-Type: " + std::string(content_type);
-      raw = curl_slist_append(raw, type_header.c_str());
+      raw = detail::api().slist_append(raw, type_header.c_str());
     }
     std::unique_ptr<curl_slist, ListDeleter> headers(raw);
-    curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
+    detail::api().easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
     if (body) {
-      curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, body->data());
-      curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDSIZE_LARGE,
-                       static_cast<curl_off_t>(body->size()));
+      detail::api().easy_setopt(curl.get(), CURLOPT_POSTFIELDS, body->data());
+      detail::api().easy_setopt(curl.get(), CURLOPT_POSTFIELDSIZE_LARGE,
+                                static_cast<curl_off_t>(body->size()));
     } else if (method == "GET") {
-      curl_easy_setopt(curl.get(), CURLOPT_HTTPGET, 1L);
+      detail::api().easy_setopt(curl.get(), CURLOPT_HTTPGET, 1L);
     }
     Response r;
-    curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &r.body);
-    const CURLcode code = curl_easy_perform(curl.get());
+    detail::api().easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, on_body);
+    detail::api().easy_setopt(curl.get(), CURLOPT_WRITEDATA, &r.body);
+    const CURLcode code = detail::api().easy_perform(curl.get());
     if (code == CURLE_ABORTED_BY_CALLBACK)
       return util::fail(util::ErrorKind::interrupted, "interrupted");
     if (code != CURLE_OK) {
@@ -180,7 +180,7 @@ util::Result<Response> request(const S3Config& c, const std::string& method, con
                         fmt::format("cannot reach the S3 endpoint: {}", last_failure), c.endpoint,
                         "check --endpoint-url / AWS_ENDPOINT_URL and that the server is up");
     }
-    curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &r.status);
+    detail::api().easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &r.status);
     if (r.status >= 500) {
       last_failure = fmt::format("HTTP {}", r.status);
       continue;

@@ -18,8 +18,8 @@ util::Result<std::vector<Tag>> parse_tag_set(std::string_view text) {
   for (auto interpreter : util::split(fields[0], '.')) {
     for (auto abi : util::split(fields[1], '.')) {
       for (auto platform : util::split(fields[2], '.')) {
-        tags.push_back(
-            Tag{util::ascii_lower(interpreter), util::ascii_lower(abi), util::ascii_lower(platform)});
+        tags.push_back(Tag{util::ascii_lower(interpreter), util::ascii_lower(abi),
+                           util::ascii_lower(platform)});
       }
     }
   }

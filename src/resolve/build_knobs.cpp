@@ -17,7 +17,8 @@ std::optional<CapabilityRange> capability_range(const BuildKnobs::ArchToken& tok
   return CapabilityRange{{lo->major, lo->minor}, {hi->major, hi->minor}};
 }
 
-const BuildKnobs::ArchToken* token_serving(const BuildKnobs& build, const env::ComputeCapability& cc) {
+const BuildKnobs::ArchToken* token_serving(const BuildKnobs& build,
+                                           const env::ComputeCapability& cc) {
   for (const BuildKnobs::ArchToken& t : build.arch_tokens) {
     auto range = capability_range(t);
     if (range && range->contains(cc)) return &t;
@@ -31,7 +32,8 @@ std::vector<std::string> tokens_serving(const BuildKnobs& build,
   for (const BuildKnobs::ArchToken& t : build.arch_tokens) {
     auto range = capability_range(t);
     if (!range) continue;
-    if (std::any_of(gpus.begin(), gpus.end(), [&](const env::ComputeCapability& cc) { return range->contains(cc); }))
+    if (std::any_of(gpus.begin(), gpus.end(),
+                    [&](const env::ComputeCapability& cc) { return range->contains(cc); }))
       out.push_back(t.token);
   }
   return out;
@@ -42,7 +44,8 @@ unsigned effective_nvcc_threads(unsigned threads, std::size_t archs) {
   return static_cast<unsigned>(std::max<std::size_t>(capped, 1));
 }
 
-std::optional<double> memory_per_job_gib(const BuildKnobs& build, unsigned threads, std::size_t archs) {
+std::optional<double> memory_per_job_gib(const BuildKnobs& build, unsigned threads,
+                                         std::size_t archs) {
   if (build.memory_per_thread_gib <= 0) return std::nullopt;
   return build.memory_per_thread_gib * effective_nvcc_threads(threads, archs);
 }

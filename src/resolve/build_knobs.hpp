@@ -24,7 +24,8 @@ struct CapabilityRange {
 std::optional<CapabilityRange> capability_range(const BuildKnobs::ArchToken& token);
 
 // The token whose SASS runs on `cc`, or nullptr when none does (7.5 for FA2).
-const BuildKnobs::ArchToken* token_serving(const BuildKnobs& build, const env::ComputeCapability& cc);
+const BuildKnobs::ArchToken* token_serving(const BuildKnobs& build,
+                                           const env::ComputeCapability& cc);
 
 // The tokens serving these GPUs, each once, in the recipe's token order.
 // GPUs no token serves are left out.
@@ -37,6 +38,7 @@ unsigned effective_nvcc_threads(unsigned threads, std::size_t archs);
 
 // The recipe's peak of one compile job: memory_per_thread_gib x the effective
 // threads; nullopt when the recipe has no measurement.
-std::optional<double> memory_per_job_gib(const BuildKnobs& build, unsigned threads, std::size_t archs);
+std::optional<double> memory_per_job_gib(const BuildKnobs& build, unsigned threads,
+                                         std::size_t archs);
 
 }  // namespace flashfit::resolve

@@ -19,7 +19,7 @@ namespace flashfit::resolve {
 struct CatalogEntry {
   std::string url;       // unique within a catalog
   std::string filename;  // percent-decoded basename ("+" not "%2B")
-  std::string tag;       // the release it hangs under ("v2.8.3"); may differ from the file's version
+  std::string tag;  // the release it hangs under ("v2.8.3"); may differ from the file's version
   std::string evidence;  // how it is known: "release-api-listing", "workflow-matrix", ...
   std::optional<std::string> sha256;  // lower-case hex, when the listing gave one
 };
@@ -28,7 +28,7 @@ struct Catalog {
   std::string recipe;  // "flash-attn"
   std::string source;  // "upstream"
   std::vector<CatalogEntry> entries;
-  std::string origin;  // "built-in" or the cache file's path
+  std::string origin;                     // "built-in" or the cache file's path
   std::optional<std::string> updated_at;  // ISO 8601 UTC of a refresh
 };
 
@@ -54,8 +54,8 @@ struct CatalogUpdateOptions {
 struct CatalogUpdateResult {
   Catalog catalog;
   std::size_t releases = 0;
-  std::size_t assets = 0;   // every asset listed
-  std::size_t wheels = 0;   // kept: .whl files
+  std::size_t assets = 0;  // every asset listed
+  std::size_t wheels = 0;  // kept: .whl files
   std::filesystem::path written;
 };
 

@@ -10,9 +10,15 @@
 namespace flashfit::resolve::detail {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+char lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
 
 // Tag and attribute names are compared, never stored whole: a hostile
 // megabyte-long name costs one pass and no allocation.
@@ -97,7 +103,8 @@ class Scanner {
       if (tag.href) {
         RawAnchor anchor;
         anchor.href = decode_html_entities(*tag.href);
-        if (tag.requires_python) anchor.requires_python = decode_html_entities(*tag.requires_python);
+        if (tag.requires_python)
+          anchor.requires_python = decode_html_entities(*tag.requires_python);
         if (tag.yanked) anchor.yanked = decode_html_entities(*tag.yanked);
         result.anchors.push_back(std::move(anchor));
       }
@@ -261,7 +268,9 @@ constexpr std::array<NamedReference, 10> kNamed = {{{"amp;", "&"},
 
 }  // namespace
 
-HtmlAnchors scan_html_anchors(std::string_view html) { return Scanner(html).run(); }
+HtmlAnchors scan_html_anchors(std::string_view html) {
+  return Scanner(html).run();
+}
 
 std::string decode_html_entities(std::string_view text) {
   std::string out;

@@ -24,7 +24,8 @@ util::Result<void> check_page_text(std::string_view text, std::string_view page_
 inline constexpr std::size_t kMaxLinkBytes = std::size_t{256} << 20;
 
 // Adds `bytes` to `spent`; an input error naming the page once over kMaxLinkBytes.
-util::Result<void> charge_link_bytes(std::size_t& spent, std::size_t bytes, std::string_view page_url);
+util::Result<void> charge_link_bytes(std::size_t& spent, std::size_t bytes,
+                                     std::string_view page_url);
 
 struct LinkTarget {
   std::string url;                    // fragment removed, unsafe bytes percent-encoded

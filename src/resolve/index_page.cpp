@@ -3,11 +3,11 @@
 // only what would make a link dangerous or meaningless drops it.
 #include "resolve/index_page.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
-
-#include <fmt/format.h>
 
 #include "net/http.hpp"
 #include "resolve/html_links.hpp"
@@ -39,7 +39,8 @@ util::Result<std::vector<IndexLink>> parse_simple_html(std::string_view html,
     // "#fragment" is the page itself, not a file on it.
     std::string_view href = util::trim(anchor.href);
     if (href.empty() || href[0] == '#') continue;
-    if (auto charged = detail::charge_link_bytes(spent, base.size() + href.size(), page_url); !charged) {
+    if (auto charged = detail::charge_link_bytes(spent, base.size() + href.size(), page_url);
+        !charged) {
       return tl::unexpected(std::move(charged.error()));
     }
     std::optional<detail::LinkTarget> target = detail::link_target(net::resolve_url(base, href));

@@ -47,9 +47,9 @@ class JsonPage {
       return error(fmt::format("malformed 'meta.api-version' '{}'", util::printable(text)));
     }
     if (std::stoul(std::string(parts[0])) != 1) {
-      return error(fmt::format("unsupported API version {} (flashfit reads 1.x)",
-                               util::printable(text)),
-                   "ask the index for HTML (Accept: text/html) or use an index that speaks v1");
+      return error(
+          fmt::format("unsupported API version {} (flashfit reads 1.x)", util::printable(text)),
+          "ask the index for HTML (Accept: text/html) or use an index that speaks v1");
     }
     return {};
   }
@@ -74,7 +74,8 @@ class JsonPage {
     if (!url->is_string()) return wrong_type(where + ".url", "a string", *url);
     std::string_view url_text = util::trim(url->get_ref<const std::string&>());
     if (url_text.empty()) return error(fmt::format("empty '{}.url'", where));
-    if (auto charged = detail::charge_link_bytes(spent_, page_url_.size() + url_text.size(), page_url_);
+    if (auto charged =
+            detail::charge_link_bytes(spent_, page_url_.size() + url_text.size(), page_url_);
         !charged) {
       return tl::unexpected(std::move(charged.error()));
     }

@@ -25,8 +25,8 @@ std::span<const TorchRelease> torch_releases() {
 }
 
 std::string pip_install_torch(const TorchRelease& release, const env::MajorMinor& cuda) {
-  return fmt::format("pip install torch=={} --index-url https://download.pytorch.org/whl/cu{}{}", release.latest,
-                     cuda.major, cuda.minor);
+  return fmt::format("pip install torch=={} --index-url https://download.pytorch.org/whl/cu{}{}",
+                     release.latest, cuda.major, cuda.minor);
 }
 
 }  // namespace flashfit::resolve

@@ -1,10 +1,8 @@
 #include "store/cache_layout.hpp"
 
-#include <sys/stat.h>
-
 #include <fmt/format.h>
-
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -37,7 +35,9 @@ std::filesystem::path entry_dir(const std::filesystem::path& root, const std::st
   return root / sha256.substr(0, 2) / sha256;
 }
 
-std::string url_key(std::string_view url) { return std::string(url.substr(0, url.find('#'))); }
+std::string url_key(std::string_view url) {
+  return std::string(url.substr(0, url.find('#')));
+}
 
 std::filesystem::path url_index_path(const std::filesystem::path& root, std::string_view url) {
   return root / "urls" / util::sha256_hex(url_key(url));
@@ -47,7 +47,8 @@ std::filesystem::path url_lock_path(const std::filesystem::path& root, std::stri
   return root / "locks" / (util::sha256_hex(url_key(url)) + ".lock");
 }
 
-std::filesystem::path entry_lock_path(const std::filesystem::path& root, const std::string& sha256) {
+std::filesystem::path entry_lock_path(const std::filesystem::path& root,
+                                      const std::string& sha256) {
   return root / "locks" / ("entry-" + sha256 + ".lock");
 }
 
@@ -72,9 +73,9 @@ std::optional<std::time_t> parse_time(std::string_view text) {
   parts.tm_hour = number(11, 2);
   parts.tm_min = number(14, 2);
   parts.tm_sec = number(17, 2);
-  if (parts.tm_year < 0 || parts.tm_mon < 0 || parts.tm_mon > 11 || parts.tm_mday < 1 || parts.tm_mday > 31 ||
-      parts.tm_hour < 0 || parts.tm_hour > 23 || parts.tm_min < 0 || parts.tm_min > 59 || parts.tm_sec < 0 ||
-      parts.tm_sec > 60) {
+  if (parts.tm_year < 0 || parts.tm_mon < 0 || parts.tm_mon > 11 || parts.tm_mday < 1 ||
+      parts.tm_mday > 31 || parts.tm_hour < 0 || parts.tm_hour > 23 || parts.tm_min < 0 ||
+      parts.tm_min > 59 || parts.tm_sec < 0 || parts.tm_sec > 60) {
     return std::nullopt;
   }
   return ::timegm(&parts);
@@ -94,13 +95,14 @@ util::Result<CacheEntry> read_entry_dir(const std::filesystem::path& dir) {
     return util::input_error(fmt::format("the wheel file {} is missing", entry->filename));
   }
   if (static_cast<std::uint64_t>(info.st_size) != entry->size) {
-    return util::input_error(fmt::format("the wheel file {} has {} bytes, entry.json says {}", entry->filename,
-                                         info.st_size, entry->size));
+    return util::input_error(fmt::format("the wheel file {} has {} bytes, entry.json says {}",
+                                         entry->filename, info.st_size, entry->size));
   }
   return entry;
 }
 
-util::Result<void> discard_dir(const std::filesystem::path& root, const std::filesystem::path& dir) {
+util::Result<void> discard_dir(const std::filesystem::path& root,
+                               const std::filesystem::path& dir) {
   std::string grave = (root / "tmp" / "removed-XXXXXX").string();
   if (::mkdtemp(grave.data()) == nullptr || ::rename(dir.c_str(), grave.c_str()) != 0) {
     return util::fail(util::ErrorKind::failed,
@@ -111,7 +113,8 @@ util::Result<void> discard_dir(const std::filesystem::path& root, const std::fil
   return {};
 }
 
-util::Result<void> remove_entry_unlocked(const std::filesystem::path& root, const std::string& sha256) {
+util::Result<void> remove_entry_unlocked(const std::filesystem::path& root,
+                                         const std::string& sha256) {
   const auto dir = entry_dir(root, sha256);
   const auto entry = read_entry_dir(dir);  // may be unreadable: removed all the same
   if (auto gone = discard_dir(root, dir); !gone) return gone;
@@ -119,7 +122,8 @@ util::Result<void> remove_entry_unlocked(const std::filesystem::path& root, cons
     std::error_code ec;
     for (const std::string& url : entry->urls) {
       auto indexed = util::read_small_file(url_index_path(root, url), 256);
-      if (indexed && util::trim(*indexed) == sha256) std::filesystem::remove(url_index_path(root, url), ec);
+      if (indexed && util::trim(*indexed) == sha256)
+        std::filesystem::remove(url_index_path(root, url), ec);
     }
   }
   return {};
@@ -130,8 +134,10 @@ std::uint64_t directory_bytes(const std::filesystem::path& dir) {
   std::error_code ec;
   struct stat info {};
   if (::lstat(dir.c_str(), &info) != 0) return 0;
-  if (!S_ISDIR(info.st_mode)) return S_ISREG(info.st_mode) ? static_cast<std::uint64_t>(info.st_size) : 0;
-  for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+  if (!S_ISDIR(info.st_mode))
+    return S_ISREG(info.st_mode) ? static_cast<std::uint64_t>(info.st_size) : 0;
+  for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
     if (::lstat(it->path().c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
       total += static_cast<std::uint64_t>(info.st_size);
     }

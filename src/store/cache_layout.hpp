@@ -51,7 +51,8 @@ util::Result<void> discard_dir(const std::filesystem::path& root, const std::fil
 // Removes an entry and the URL index files that point at it. The caller
 // holds the entry's lock (flock excludes this process's other descriptors
 // too, so it must not be taken twice).
-util::Result<void> remove_entry_unlocked(const std::filesystem::path& root, const std::string& sha256);
+util::Result<void> remove_entry_unlocked(const std::filesystem::path& root,
+                                         const std::string& sha256);
 
 // Bytes of the regular files under `dir` (not following links).
 std::uint64_t directory_bytes(const std::filesystem::path& dir);

@@ -22,8 +22,9 @@ class FileLock {
   // Takes the lock on `path` (created when missing), waiting up to `wait`
   // and polling Ctrl-C. `what` names the locked thing in errors ("the
   // download of x.whl"); `on_wait` is called once if the lock is busy.
-  static util::Result<FileLock> acquire(const std::filesystem::path& path, std::chrono::milliseconds wait,
-                                        std::string_view what, const std::function<void()>& on_wait = {});
+  static util::Result<FileLock> acquire(const std::filesystem::path& path,
+                                        std::chrono::milliseconds wait, std::string_view what,
+                                        const std::function<void()>& on_wait = {});
 
   // Deletes the lock file when no one holds it (gc); false when busy or absent.
   static bool remove_if_unused(const std::filesystem::path& path);

@@ -10,7 +10,8 @@
 namespace flashfit::util {
 
 Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content) {
-  std::string temp_template = (path.parent_path() / ("." + path.filename().string() + ".XXXXXX")).string();
+  std::string temp_template =
+      (path.parent_path() / ("." + path.filename().string() + ".XXXXXX")).string();
   const int fd = ::mkstemp(temp_template.data());
   auto error = [&](const char* what) {
     return fail(ErrorKind::failed, std::string(what) + ": " + std::strerror(errno), path.string());
@@ -45,19 +46,22 @@ Result<void> write_file_atomic(const std::filesystem::path& path, std::string_vi
 Result<void> sync_directory(const std::filesystem::path& dir) {
   const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
-    return fail(ErrorKind::failed, std::string("cannot open the directory: ") + std::strerror(errno), dir.string());
+    return fail(ErrorKind::failed,
+                std::string("cannot open the directory: ") + std::strerror(errno), dir.string());
   }
   const int rc = ::fsync(fd);
   const int saved = errno;
   ::close(fd);
   // Some file systems cannot fsync a directory (EINVAL); the rename stands.
   if (rc != 0 && saved != EINVAL) {
-    return fail(ErrorKind::failed, std::string("cannot flush the directory: ") + std::strerror(saved), dir.string());
+    return fail(ErrorKind::failed,
+                std::string("cannot flush the directory: ") + std::strerror(saved), dir.string());
   }
   return {};
 }
 
-std::optional<std::string> read_small_file(const std::filesystem::path& path, std::size_t max_size) {
+std::optional<std::string> read_small_file(const std::filesystem::path& path,
+                                           std::size_t max_size) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   std::string out;

@@ -20,8 +20,9 @@ std::optional<std::string> getenv_nonempty(const char* name) {
   return value;
 }
 
-std::vector<std::string> environment_with(const std::vector<std::string>& unset,
-                                          const std::vector<std::pair<std::string, std::string>>& set) {
+std::vector<std::string> environment_with(
+    const std::vector<std::string>& unset,
+    const std::vector<std::pair<std::string, std::string>>& set) {
   std::map<std::string, std::string> vars;
   for (char** entry = environ; entry && *entry; ++entry) {
     std::string_view text(*entry);

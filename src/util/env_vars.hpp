@@ -16,7 +16,8 @@ std::optional<std::string> getenv_nonempty(const char* name);
 
 // "NAME=value" strings for a child: this process's environment with `unset`
 // removed and `set` applied (later entries win), sorted by name.
-std::vector<std::string> environment_with(const std::vector<std::string>& unset,
-                                          const std::vector<std::pair<std::string, std::string>>& set);
+std::vector<std::string> environment_with(
+    const std::vector<std::string>& unset,
+    const std::vector<std::pair<std::string, std::string>>& set);
 
 }  // namespace flashfit::util

@@ -3,9 +3,8 @@
 // tl::expected up to main, which turns their kind into an exit code.
 
 #include <string>
-#include <utility>
-
 #include <tl/expected.hpp>
+#include <utility>
 
 namespace flashfit::util {
 

@@ -7,7 +7,9 @@ namespace flashfit::util {
 namespace {
 std::atomic<bool> g_interrupted{false};
 
-extern "C" void on_signal(int) { g_interrupted.store(true); }
+extern "C" void on_signal(int) {
+  g_interrupted.store(true);
+}
 }  // namespace
 
 void install_interrupt_handlers() {
@@ -19,7 +21,11 @@ void install_interrupt_handlers() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-bool interrupted() { return g_interrupted.load(); }
-void set_interrupted(bool value) { g_interrupted.store(value); }
+bool interrupted() {
+  return g_interrupted.load();
+}
+void set_interrupted(bool value) {
+  g_interrupted.store(value);
+}
 
 }  // namespace flashfit::util

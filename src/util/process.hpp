@@ -23,9 +23,9 @@ struct ProcessSpec {
   std::optional<std::filesystem::path> cwd;
   std::vector<std::pair<std::string, std::string>> set_env;
   std::vector<std::string> unset_env;
-  std::optional<std::string> stdin_data;      // nullopt: stdin is /dev/null
-  std::chrono::milliseconds timeout{0};       // 0: no limit
-  std::chrono::milliseconds grace{2000};      // between SIGTERM and SIGKILL
+  std::optional<std::string> stdin_data;           // nullopt: stdin is /dev/null
+  std::chrono::milliseconds timeout{0};            // 0: no limit
+  std::chrono::milliseconds grace{2000};           // between SIGTERM and SIGKILL
   std::size_t max_output = std::size_t{64} << 20;  // per stream; the rest is drained and dropped
 };
 

@@ -1,8 +1,8 @@
 #include "util/sha256.hpp"
 
-#include <new>
-
 #include <openssl/evp.h>
+
+#include <new>
 
 namespace flashfit::util {
 
@@ -40,7 +40,8 @@ void Sha256::update(const void* data, std::size_t size) {
 Sha256Digest Sha256::finish() {
   Sha256Digest digest{};
   unsigned int length = 0;
-  if (EVP_DigestFinal_ex(as_ctx(ctx_.get()), digest.data(), &length) != 1 || length != digest.size()) {
+  if (EVP_DigestFinal_ex(as_ctx(ctx_.get()), digest.data(), &length) != 1 ||
+      length != digest.size()) {
     throw std::bad_alloc();
   }
   init(as_ctx(ctx_.get()));

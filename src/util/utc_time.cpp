@@ -10,6 +10,8 @@ std::string format_utc(std::time_t when) {
   return text;
 }
 
-std::string now_utc() { return format_utc(std::time(nullptr)); }
+std::string now_utc() {
+  return format_utc(std::time(nullptr));
+}
 
 }  // namespace flashfit::util

@@ -12,15 +12,18 @@
 namespace flashfit::workflow {
 namespace {
 
-// "2.9" / "2.9.1" -> (2, 9); "12.8" -> (12, 8); nullopt when not numbers.
-std::optional<std::pair<int, int>> major_minor(std::string_view text) {
-  int major = 0, minor = 0;
-  const char* end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, major);
-  if (ec != std::errc() || p == end || *p != '.') return std::nullopt;
-  auto [q, ec2] = std::from_chars(p + 1, end, minor);
-  if (ec2 != std::errc()) return std::nullopt;
-  return std::make_pair(major, minor);
+// A torch version's major and minor (2.9.1 -> (2, 9)); nullopt when its
+// release has fewer than two numeric parts.
+std::optional<std::pair<int, int>> torch_major_minor(const pkg::Version& version) {
+  const auto& release = version.release();
+  if (release.size() < 2) return std::nullopt;
+  int parts[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    const std::string& text = release[static_cast<std::size_t>(i)];
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), parts[i]);
+    if (ec != std::errc() || p != text.data() + text.size()) return std::nullopt;
+  }
+  return std::make_pair(parts[0], parts[1]);
 }
 
 }  // namespace
@@ -35,29 +38,36 @@ bool cache_entry_matches(const store::CacheEntry& entry, std::string_view spec) 
 
 void apply_cache_entry(const store::CacheEntry& entry, PublishCandidate& candidate) {
   WheelFacts& f = candidate.facts;
-  f.source = entry.source == "build" ? "build" : "cache";
+  const bool built = entry.origin.kind == store::EntryOrigin::Kind::built;
+  const store::BuildRecord& record = entry.record;
+  f.source = built ? "build" : "cache";
   if (candidate.refusal) return;
-  const auto torch = entry.torch ? major_minor(*entry.torch) : std::nullopt;
+  const auto torch = record.torch ? torch_major_minor(*record.torch) : std::nullopt;
   if (!f.torch_major && torch) {
     f.torch_major = torch->first;
     f.torch_minor = torch->second;
   }
-  const auto cuda = entry.cuda ? major_minor(*entry.cuda) : std::nullopt;
-  const int cuda_major = cuda ? cuda->first : 0, cuda_minor = cuda ? cuda->second : 0;
-  if (!f.cuda_major && cuda && f.uses_cuda) {  // the torch's CUDA; the wheel's only if it uses CUDA
-    f.cuda_major = cuda->first;
-    f.cuda_minor = cuda->second;
+  // Only a CUDA whose minor is known names a page ("12.x" does not).
+  int cuda_major = 0, cuda_minor = 0;
+  const bool cuda = record.cuda && record.cuda->version && record.cuda->version->minor;
+  if (cuda) {
+    cuda_major = record.cuda->version->major;
+    cuda_minor = record.cuda->version->minor.value_or(0);
   }
-  if (!f.cxx11_abi && entry.cxx11_abi) f.cxx11_abi = entry.cxx11_abi;
+  if (!f.cuda_major && cuda && f.uses_cuda) {  // the torch's CUDA; the wheel's only if it uses CUDA
+    f.cuda_major = cuda_major;
+    f.cuda_minor = cuda_minor;
+  }
+  if (!f.cxx11_abi && record.cxx11_abi) f.cxx11_abi = record.cxx11_abi;
   // A build's record names the exact torch it compiled against: its page.
   // Torch's CUDA build is not recorded apart from the wheel's CUDA, so the
   // page carries "+cuXY" only for a wheel that uses CUDA; a CPU build of a
   // CPU-only extension goes on the plain version's page.
-  if (entry.source != "build" || !entry.torch || !torch) return;
-  std::string version = *entry.torch;
+  if (!built || !record.torch || !torch) return;
+  std::string version = record.torch->str();
   if (f.uses_cuda && cuda)
     version += "+cu" + std::to_string(cuda_major) + std::to_string(cuda_minor);
-  auto key = parse_env_key(version, entry.cxx11_abi);
+  auto key = parse_env_key(version, record.cxx11_abi);
   if (!key || contradiction(f, *key)) return;
   for (const auto& k : f.for_torch)
     if (k == *key) return;

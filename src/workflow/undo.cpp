@@ -145,8 +145,8 @@ util::Result<UndoOutcome> undo_last_install(const env::Environment& environment,
       *now, cache_root / "backups" / fmt::format("undo-current-{}", ::getpid()));
   if (!backup) return tl::unexpected(backup.error());
   guard.keep_backup(std::move(*backup));
-  say(progress,
-      fmt::format("uninstalling {} {} with {}", now->name, now->version, installer->kind));
+  say(progress, fmt::format("uninstalling {} {} with {}", now->name, now->version,
+                            install::to_string(installer->kind)));
   auto fail_restoring = [&](util::Error error) -> util::Result<UndoOutcome> {
     std::string restore = guard.settle();
     if (!restore.empty()) error.message += "; " + restore;

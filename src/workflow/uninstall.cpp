@@ -40,10 +40,10 @@ util::Result<std::string> uninstall_proven(const install::Installer& installer,
   std::vector<std::string> targets;
   for (const fs::path& dir : scope.target_dirs) targets.push_back(dir.string());
   if (auto left = install::find_installed(targets, scope.package)) {
-    return util::fail(
-        util::ErrorKind::failed,
-        fmt::format("{} reported success but {} {} is still installed ({})", install::to_string(installer.kind),
-                    left->name, left->version, left->dist_info.string()));
+    return util::fail(util::ErrorKind::failed,
+                      fmt::format("{} reported success but {} {} is still installed ({})",
+                                  install::to_string(installer.kind), left->name, left->version,
+                                  left->dist_info.string()));
   }
   return util::join(argv, " ");
 }
@@ -81,7 +81,8 @@ util::Result<UninstallOutcome> uninstall_package(const env::Environment& environ
   if (!backup) return tl::unexpected(backup.error());
   guard.keep_backup(std::move(*backup));
   if (options.progress)
-    options.progress(fmt::format("uninstalling {} with {}", found->name, installer->kind));
+    options.progress(
+        fmt::format("uninstalling {} with {}", found->name, install::to_string(installer->kind)));
   auto removed = uninstall_proven(*installer, scope, guard);
   if (!removed) {
     // Every way out that is not proven: put the version back (the guard proves it).

@@ -4,11 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "line_evaluator.hpp"
 #include "pkg/marker.hpp"
 #include "pkg/requirement.hpp"
 #include "util/strings.hpp"
-
-#include "line_evaluator.hpp"
 
 namespace {
 
@@ -59,4 +58,6 @@ std::string answer(const std::string& line) {
 
 }  // namespace
 
-int main() { return run_line_evaluator(answer); }
+int main() {
+  return run_line_evaluator(answer);
+}

@@ -5,11 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "line_evaluator.hpp"
 #include "pkg/specifier.hpp"
 #include "pkg/version.hpp"
 #include "util/strings.hpp"
-
-#include "line_evaluator.hpp"
 
 namespace {
 
@@ -80,4 +79,6 @@ std::string answer(const std::string& line) {
 
 }  // namespace
 
-int main() { return run_line_evaluator(answer); }
+int main() {
+  return run_line_evaluator(answer);
+}

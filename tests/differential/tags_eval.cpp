@@ -5,17 +5,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "line_evaluator.hpp"
 #include "pkg/tag.hpp"
 #include "pkg/tags.hpp"
 #include "util/sha256.hpp"
-
-#include "line_evaluator.hpp"
 
 namespace {
 
@@ -45,7 +43,8 @@ InterpreterTagFacts facts_from(const Json& json) {
   facts.has_gettotalrefcount = json.at("refcount").get<bool>();
   facts.has_d_pyd_suffix = json.at("d_pyd").get<bool>();
   facts.with_pymalloc = optional_truth(json.at("pymalloc"));
-  if (!json.at("unicode_size").is_null()) facts.py_unicode_size = json.at("unicode_size").get<int>();
+  if (!json.at("unicode_size").is_null())
+    facts.py_unicode_size = json.at("unicode_size").get<int>();
   facts.max_unicode_is_ucs4 = json.at("ucs4").get<bool>();
   facts.gil_disabled = optional_truth(json.at("gil")).value_or(false);
   if (!json.at("soabi").is_null()) facts.soabi = json.at("soabi").get<std::string>();
@@ -80,4 +79,6 @@ std::string answer(const std::string& line) {
 
 }  // namespace
 
-int main() { return run_line_evaluator(answer); }
+int main() {
+  return run_line_evaluator(answer);
+}

@@ -2,9 +2,8 @@
 #include <iostream>
 #include <string>
 
-#include "pkg/version.hpp"
-
 #include "line_evaluator.hpp"
+#include "pkg/version.hpp"
 
 namespace {
 
@@ -59,4 +58,6 @@ std::string answer(const std::string& line) {
 
 }  // namespace
 
-int main() { return run_line_evaluator(answer); }
+int main() {
+  return run_line_evaluator(answer);
+}

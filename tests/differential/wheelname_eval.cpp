@@ -2,9 +2,8 @@
 #include <iostream>
 #include <string>
 
-#include "pkg/wheel_name.hpp"
-
 #include "line_evaluator.hpp"
+#include "pkg/wheel_name.hpp"
 
 namespace {
 
@@ -24,4 +23,6 @@ std::string answer(const std::string& line) {
 
 }  // namespace
 
-int main() { return run_line_evaluator(answer); }
+int main() {
+  return run_line_evaluator(answer);
+}

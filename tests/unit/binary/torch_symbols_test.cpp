@@ -26,11 +26,14 @@ TEST(TorchSymbols, RecognisesTorchNamespaces) {
   EXPECT_TRUE(is_torch_symbol("_ZTVN3c105ErrorE"));
   EXPECT_TRUE(is_torch_symbol("_ZTIN3c1011StorageImplE"));
   EXPECT_TRUE(is_torch_symbol("_ZN5torch8autograd12VariableInfoC1Ev"));
-  EXPECT_TRUE(is_torch_symbol("_ZN6caffe28TypeMeta21_typeMetaDataInstanceIfEEPKNS_6detail12TypeMetaDataEv"));
+  EXPECT_TRUE(is_torch_symbol(
+      "_ZN6caffe28TypeMeta21_typeMetaDataInstanceIfEEPKNS_6detail12TypeMetaDataEv"));
   EXPECT_TRUE(is_torch_symbol("_ZNKR3c106SymInt4exprEv"));
   EXPECT_FALSE(is_torch_symbol("_ZN8pybind116detail11get_internalsEv"));
-  EXPECT_FALSE(is_torch_symbol("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm"));
-  EXPECT_FALSE(is_torch_symbol("_ZGVN3c1019UndefinedTensorImpl10_singletonE"));  // a guard, module's own
+  EXPECT_FALSE(
+      is_torch_symbol("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm"));
+  EXPECT_FALSE(
+      is_torch_symbol("_ZGVN3c1019UndefinedTensorImpl10_singletonE"));  // a guard, module's own
   EXPECT_FALSE(is_torch_symbol("_ZN4c10xEv"));
   EXPECT_FALSE(is_torch_symbol("PyInit_ext"));
   EXPECT_FALSE(is_torch_symbol("_Z"));
@@ -59,9 +62,8 @@ class DebianTorch : public ::testing::Test {
 
 TEST_F(DebianTorch, ReadsTheLibrariesAndTheirAbi) {
   EXPECT_EQ(torch_.abi, CxxAbi::cxx11);
-  EXPECT_EQ(torch_.libraries,
-            (std::vector<std::string>{"libc10.so", "libtorch_cpu.so", "libtorch.so",
-                                      "libtorch_python.so"}));
+  EXPECT_EQ(torch_.libraries, (std::vector<std::string>{"libc10.so", "libtorch_cpu.so",
+                                                        "libtorch.so", "libtorch_python.so"}));
   EXPECT_GT(torch_.defined.size(), 30000u);
   EXPECT_TRUE(torch_.defined.contains(torch_symbols::kCheckFailCxx11));
   EXPECT_FALSE(torch_.defined.contains(torch_symbols::kCheckFailPreCxx11));
@@ -108,7 +110,10 @@ TEST(TorchLibraries, MissingOrBrokenLibrariesAreErrors) {
   {
     std::FILE* f = std::fopen((dir / "libc10.so").c_str(), "wb");
     ASSERT_NE(f, nullptr);
-    std::fputs("\x7f" "ELF garbage", f);
+    std::fputs(
+        "\x7f"
+        "ELF garbage",
+        f);
     std::fclose(f);
   }
   auto result = read_torch_libraries(dir);

@@ -81,9 +81,10 @@ inline std::filesystem::path build_wheel(const std::filesystem::path& dir, const
   for (const WheelEntry& e : files) {
     if (!e.in_record) continue;
     auto it = spec.record_hash_override.find(e.name);
-    const std::string hash = it != spec.record_hash_override.end()
-                                 ? it->second
-                                 : "sha256=" + util::to_urlsafe_base64_nopad(util::sha256(e.content));
+    const std::string hash =
+        it != spec.record_hash_override.end()
+            ? it->second
+            : "sha256=" + util::to_urlsafe_base64_nopad(util::sha256(e.content));
     record += "\"" + e.name + "\"," + hash + "," + std::to_string(e.content.size()) + "\n";
   }
   for (const std::string& row : spec.extra_record_rows) record += row + "\n";
@@ -101,8 +102,8 @@ inline std::filesystem::path build_wheel(const std::filesystem::path& dir, const
     if (index < 0) throw std::runtime_error("zip_file_add failed: " + e.name);
     zip_set_file_compression(archive, static_cast<zip_uint64_t>(index),
                              e.compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0);
-    if (e.encrypt &&
-        zip_file_set_encryption(archive, static_cast<zip_uint64_t>(index), ZIP_EM_AES_128, "pw") != 0) {
+    if (e.encrypt && zip_file_set_encryption(archive, static_cast<zip_uint64_t>(index),
+                                             ZIP_EM_AES_128, "pw") != 0) {
       throw std::runtime_error("zip_file_set_encryption failed");
     }
   }

@@ -1,10 +1,9 @@
 #include "build/archive.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-
-#include <fmt/format.h>
 
 #include <random>
 
@@ -16,9 +15,9 @@ namespace flashfit::build {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::HasSubstr;
 using test::ArchiveFormat;
 using test::ArchiveItem;
+using ::testing::HasSubstr;
 
 std::string random_bytes(std::size_t size, unsigned seed) {
   std::mt19937 gen(seed);
@@ -29,7 +28,8 @@ std::string random_bytes(std::size_t size, unsigned seed) {
 
 std::vector<std::string> listing(const fs::path& dir) {
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  for (const auto& entry : fs::directory_iterator(dir))
+    names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -64,7 +64,8 @@ class ArchiveTest : public ::testing::Test {
   void SetUp() override { fs::create_directories(out()); }
 
   // The extraction failed as input, said `words`, and left nothing at all.
-  void expect_refused(const fs::path& file, const std::string& words, const ExtractLimits& limits = {}) {
+  void expect_refused(const fs::path& file, const std::string& words,
+                      const ExtractLimits& limits = {}) {
     auto result = extract_archive(file, destination(), limits);
     ASSERT_FALSE(result) << "extracted to " << result->string();
     EXPECT_EQ(result.error().kind, util::ErrorKind::input) << result.error().message;
@@ -116,15 +117,17 @@ TEST_F(ArchiveTest, UnpacksZipAndKeepsTheExecutableBit) {
 }
 
 TEST_F(ArchiveTest, WithoutOneTopLevelDirectoryTheRootIsTheDestination) {
-  test::write_archive(archive("flat.tar.gz"), ArchiveFormat::tar_gz,
-                      {test::file_item("./setup.py", "a\n"), test::file_item("./src/a.cpp", "b\n")});
+  test::write_archive(
+      archive("flat.tar.gz"), ArchiveFormat::tar_gz,
+      {test::file_item("./setup.py", "a\n"), test::file_item("./src/a.cpp", "b\n")});
   auto root = extract_archive(archive("flat.tar.gz"), destination());
   ASSERT_TRUE(root) << root.error().message;
   EXPECT_EQ(*root, destination());
   EXPECT_EQ(test::read_bytes(destination() / "src/a.cpp"), "b\n");
 
   // One top-level file is no top-level directory either.
-  test::write_archive(archive("one.tar.gz"), ArchiveFormat::tar_gz, {test::file_item("setup.py", "a\n")});
+  test::write_archive(archive("one.tar.gz"), ArchiveFormat::tar_gz,
+                      {test::file_item("setup.py", "a\n")});
   auto single = extract_archive(archive("one.tar.gz"), out() / "single");
   ASSERT_TRUE(single) << single.error().message;
   EXPECT_EQ(*single, out() / "single");
@@ -145,17 +148,20 @@ TEST_F(ArchiveTest, ALaterEntryReplacesAnEarlierFileButNotADirectory) {
 
 TEST_F(ArchiveTest, RefusesZipSlipInTarAndZip) {
   const fs::path victim = dir_.path() / "evil.txt";
-  test::write_archive(archive("slip.tar.gz"), ArchiveFormat::tar_gz,
-                      {test::file_item("pkg/setup.py", "a\n"), test::file_item("pkg/../../evil.txt", "pwned\n")});
+  test::write_archive(
+      archive("slip.tar.gz"), ArchiveFormat::tar_gz,
+      {test::file_item("pkg/setup.py", "a\n"), test::file_item("pkg/../../evil.txt", "pwned\n")});
   expect_refused(archive("slip.tar.gz"), "'..' component");
-  test::write_archive(archive("slip.zip"), ArchiveFormat::zip, {test::file_item("../evil.txt", "pwned\n")});
+  test::write_archive(archive("slip.zip"), ArchiveFormat::zip,
+                      {test::file_item("../evil.txt", "pwned\n")});
   expect_refused(archive("slip.zip"), "'..' component");
   EXPECT_FALSE(fs::exists(victim));
 }
 
 TEST_F(ArchiveTest, RefusesAbsolutePaths) {
   const fs::path victim = dir_.path() / "absolute-victim.txt";
-  test::write_archive(archive("abs.tar.gz"), ArchiveFormat::tar_gz, {test::file_item(victim.string(), "pwned\n")});
+  test::write_archive(archive("abs.tar.gz"), ArchiveFormat::tar_gz,
+                      {test::file_item(victim.string(), "pwned\n")});
   expect_refused(archive("abs.tar.gz"), "absolute path");
   EXPECT_FALSE(fs::exists(victim));
 }
@@ -173,7 +179,8 @@ TEST_F(ArchiveTest, RefusesASymlinkOutAndTheFileWrittenThroughIt) {
                       {test::symlink_item("pkg/etc", victim_dir.string())});
   expect_refused(archive("link-abs.tar.gz"), "absolute path");
 
-  test::write_archive(archive("link-out.zip"), ArchiveFormat::zip, {test::symlink_item("pkg/escape", "../../victim")});
+  test::write_archive(archive("link-out.zip"), ArchiveFormat::zip,
+                      {test::symlink_item("pkg/escape", "../../victim")});
   expect_refused(archive("link-out.zip"), "points outside the archive");
 }
 
@@ -201,13 +208,16 @@ TEST_F(ArchiveTest, NeverWritesThroughALinkEvenOneInside) {
 TEST_F(ArchiveTest, RefusesHardLinksOutOfTheTreeOrToNothing) {
   const fs::path victim = dir_.path() / "secret.txt";
   test::write_bytes(victim, "secret\n");
-  test::write_archive(archive("hard-out.tar"), ArchiveFormat::tar,
-                      {test::file_item("pkg/setup.py", "a\n"), test::hardlink_item("pkg/secret", "../secret.txt")});
+  test::write_archive(
+      archive("hard-out.tar"), ArchiveFormat::tar,
+      {test::file_item("pkg/setup.py", "a\n"), test::hardlink_item("pkg/secret", "../secret.txt")});
   expect_refused(archive("hard-out.tar"), "hard link");
-  test::write_archive(archive("hard-abs.tar"), ArchiveFormat::tar, {test::hardlink_item("pkg/secret", victim.string())});
+  test::write_archive(archive("hard-abs.tar"), ArchiveFormat::tar,
+                      {test::hardlink_item("pkg/secret", victim.string())});
   expect_refused(archive("hard-abs.tar"), "hard link");
-  test::write_archive(archive("hard-missing.tar"), ArchiveFormat::tar,
-                      {test::file_item("pkg/setup.py", "a\n"), test::hardlink_item("pkg/x", "pkg/missing.py")});
+  test::write_archive(
+      archive("hard-missing.tar"), ArchiveFormat::tar,
+      {test::file_item("pkg/setup.py", "a\n"), test::hardlink_item("pkg/x", "pkg/missing.py")});
   expect_refused(archive("hard-missing.tar"), "not a file of the archive");
   // Through a link to a file of the tree is still not "a file of the archive".
   test::write_archive(archive("hard-via-link.tar"), ArchiveFormat::tar,
@@ -218,10 +228,12 @@ TEST_F(ArchiveTest, RefusesHardLinksOutOfTheTreeOrToNothing) {
 }
 
 TEST_F(ArchiveTest, RefusesDevicesAndFifos) {
-  test::write_archive(archive("dev.tar.gz"), ArchiveFormat::tar_gz,
-                      {test::file_item("pkg/setup.py", "a\n"), ArchiveItem{"pkg/null", 'c', {}, {}, 0666}});
+  test::write_archive(
+      archive("dev.tar.gz"), ArchiveFormat::tar_gz,
+      {test::file_item("pkg/setup.py", "a\n"), ArchiveItem{"pkg/null", 'c', {}, {}, 0666}});
   expect_refused(archive("dev.tar.gz"), "device file");
-  test::write_archive(archive("fifo.tar.gz"), ArchiveFormat::tar_gz, {ArchiveItem{"pkg/pipe", 'p', {}, {}, 0644}});
+  test::write_archive(archive("fifo.tar.gz"), ArchiveFormat::tar_gz,
+                      {ArchiveItem{"pkg/pipe", 'p', {}, {}, 0644}});
   expect_refused(archive("fifo.tar.gz"), "FIFO");
 }
 
@@ -242,9 +254,11 @@ TEST_F(ArchiveTest, RefusesAFileOverTheEntryLimit) {
 TEST_F(ArchiveTest, RefusesABombOverTheTotalCountingWrittenBytes) {
   // Each file is under the one-file limit; together they are over the total.
   std::vector<ArchiveItem> items;
-  for (int i = 0; i < 8; ++i) items.push_back(test::file_item(fmt::format("bomb/z{}", i), std::string(512 * 1024, '\0')));
+  for (int i = 0; i < 8; ++i)
+    items.push_back(test::file_item(fmt::format("bomb/z{}", i), std::string(512 * 1024, '\0')));
   test::write_archive(archive("bomb.tar.gz"), ArchiveFormat::tar_gz, items);
-  EXPECT_LT(fs::file_size(archive("bomb.tar.gz")), 64u * 1024) << "the test wants a small archive that unpacks big";
+  EXPECT_LT(fs::file_size(archive("bomb.tar.gz")), 64u * 1024)
+      << "the test wants a small archive that unpacks big";
   ExtractLimits limits;
   limits.max_entry_bytes = 1u << 20;
   limits.max_total_bytes = 2u << 20;
@@ -307,7 +321,8 @@ TEST_F(ArchiveTest, RandomBytesAreInputErrors) {
 }
 
 TEST_F(ArchiveTest, TheDestinationMustNotExistAndItsParentMust) {
-  test::write_archive(archive("ok.tar.gz"), ArchiveFormat::tar_gz, {test::file_item("p/setup.py", "a\n")});
+  test::write_archive(archive("ok.tar.gz"), ArchiveFormat::tar_gz,
+                      {test::file_item("p/setup.py", "a\n")});
   fs::create_directories(destination());
   test::write_bytes(destination() / "keep.txt", "mine\n");
   auto exists = extract_archive(archive("ok.tar.gz"), destination());
@@ -325,7 +340,8 @@ TEST_F(ArchiveTest, TheDestinationMustNotExistAndItsParentMust) {
 }
 
 TEST(ArchiveNames, SourceArchiveExtensions) {
-  for (const char* yes : {"flash_attn-2.8.3.tar.gz", "x.tgz", "x.tar.bz2", "x.tar.xz", "x.zip", "X.TAR.GZ"}) {
+  for (const char* yes :
+       {"flash_attn-2.8.3.tar.gz", "x.tgz", "x.tar.bz2", "x.tar.xz", "x.zip", "X.TAR.GZ"}) {
     EXPECT_TRUE(is_source_archive_name(yes)) << yes;
   }
   for (const char* no : {"x.whl", "x.tar", "x.gz", ".tar.gz", "", "x.tar.gz.part", "x.tar.zst"}) {

@@ -31,7 +31,9 @@ struct ArchiveItem {
 inline ArchiveItem file_item(std::string name, std::string data, int mode = 0644) {
   return ArchiveItem{std::move(name), 'f', std::move(data), {}, mode};
 }
-inline ArchiveItem dir_item(std::string name) { return ArchiveItem{std::move(name), 'd', {}, {}, 0755}; }
+inline ArchiveItem dir_item(std::string name) {
+  return ArchiveItem{std::move(name), 'd', {}, {}, 0755};
+}
 inline ArchiveItem symlink_item(std::string name, std::string target) {
   return ArchiveItem{std::move(name), 'l', {}, std::move(target), 0777};
 }

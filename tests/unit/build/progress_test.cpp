@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <string>
 #include <vector>
 
@@ -26,8 +25,9 @@ TEST(NinjaStatus, ParsesPlainAndPipIndentedLines) {
 }
 
 TEST(NinjaStatus, RefusesEverythingElse) {
-  for (const char* line : {"", "[", "[]", "[1/]", "[/4] x", "[0/4] x", "[5/4] x", "[a/4] x", "[1/b] x", "x [1/4] y",
-                           "[1-4] x", "[99999999999/99999999999] x", "[1/4", "\t[1/4] tab", "[-1/4] x"}) {
+  for (const char* line :
+       {"", "[", "[]", "[1/]", "[/4] x", "[0/4] x", "[5/4] x", "[a/4] x", "[1/b] x", "x [1/4] y",
+        "[1-4] x", "[99999999999/99999999999] x", "[1/4", "\t[1/4] tab", "[-1/4] x"}) {
     EXPECT_FALSE(parse_ninja_status(line)) << line;
   }
 }
@@ -37,7 +37,8 @@ TEST(BuildProgress, PlainLinesEveryTenPercentNotEveryStep) {
   BuildProgress p("flash-attn", false, [&](std::string_view t) { out.emplace_back(t); });
   auto t0 = Clock::now();
   for (unsigned i = 1; i <= 100; ++i) {
-    EXPECT_TRUE(p.on_line(fmt::format("[{}/100] nvcc -c k{}.cu", i, i), t0 + std::chrono::seconds(i)));
+    EXPECT_TRUE(
+        p.on_line(fmt::format("[{}/100] nvcc -c k{}.cu", i, i), t0 + std::chrono::seconds(i)));
     EXPECT_FALSE(p.on_line("  warning: something", t0 + std::chrono::seconds(i)));
   }
   p.finish(true, t0 + std::chrono::seconds(101));
@@ -69,7 +70,8 @@ TEST(BuildProgress, ASecondNinjaRunIsANewStep) {
 
 TEST(BuildProgress, BarFitsTheTerminalAndShowsPausedCompilers) {
   for (std::size_t columns : {20u, 40u, 80u, 200u}) {
-    std::string line = BuildProgress::bar_line(std::string(300, 'x'), 37, 73, 1, 125.0, 120.0, 2, columns);
+    std::string line =
+        BuildProgress::bar_line(std::string(300, 'x'), 37, 73, 1, 125.0, 120.0, 2, columns);
     EXPECT_LT(line.size(), columns) << columns;
   }
   std::string line = BuildProgress::bar_line("flash-attn", 37, 73, 1, 125.0, 120.0, 2, 120);

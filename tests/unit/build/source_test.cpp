@@ -15,14 +15,15 @@ namespace flashfit::build {
 namespace {
 
 namespace fs = std::filesystem;
+using test::ArchiveFormat;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using test::ArchiveFormat;
 
 std::vector<std::string> listing(const fs::path& dir) {
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  for (const auto& entry : fs::directory_iterator(dir))
+    names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -36,18 +37,22 @@ void write_text(const fs::path& file, const std::string& text) {
 void write_sdist(const fs::path& file, const std::string& stem, const std::string& version,
                  ArchiveFormat format = ArchiveFormat::tar_gz) {
   fs::create_directories(file.parent_path());
-  test::write_archive(file, format,
-                      {test::dir_item(stem + "/"), test::file_item(stem + "/setup.py", "from setuptools import setup\n"),
-                       test::file_item(stem + "/PKG-INFO",
-                                       fmt::format("Metadata-Version: 2.1\nName: demo-pkg\nVersion: {}\n\nbody\n",
-                                                   version)),
-                       test::file_item(stem + "/csrc/a.cu", "__global__ void a() {}\n"),
-                       test::file_item(stem + "/csrc/b.cu", "__global__ void b() {}\n"),
-                       test::file_item(stem + "/csrc/api.cpp", "int api();\n"),
-                       test::file_item(stem + "/csrc/api.h", "int api();\n")});
+  test::write_archive(
+      file, format,
+      {test::dir_item(stem + "/"),
+       test::file_item(stem + "/setup.py", "from setuptools import setup\n"),
+       test::file_item(
+           stem + "/PKG-INFO",
+           fmt::format("Metadata-Version: 2.1\nName: demo-pkg\nVersion: {}\n\nbody\n", version)),
+       test::file_item(stem + "/csrc/a.cu", "__global__ void a() {}\n"),
+       test::file_item(stem + "/csrc/b.cu", "__global__ void b() {}\n"),
+       test::file_item(stem + "/csrc/api.cpp", "int api();\n"),
+       test::file_item(stem + "/csrc/api.h", "int api();\n")});
 }
 
-std::string sha256_of(const fs::path& file) { return util::sha256_hex(test::read_bytes(file)); }
+std::string sha256_of(const fs::path& file) {
+  return util::sha256_hex(test::read_bytes(file));
+}
 
 constexpr const char* kJsonType = "application/vnd.pypi.simple.v1+json";
 
@@ -79,11 +84,14 @@ class SourceTest : public ::testing::Test {
         "<a href=\"../../files/demo_pkg-latest.tar.gz\">no version</a>\n"
         "<a href=\"../../files/demo_pkg_extra-3.0.tar.gz\">other project</a>\n",
         sha_1_0_);
-    write_text(root_.path() / "simple/demo-pkg/index.html", "<html><body>\n" + anchors + "</body></html>\n");
+    write_text(root_.path() / "simple/demo-pkg/index.html",
+               "<html><body>\n" + anchors + "</body></html>\n");
     write_text(root_.path() / "badsha/demo-pkg/index.html",
-               fmt::format("<a href=\"../../files/demo_pkg-1.0.tar.gz#sha256={}\">x</a>\n", std::string(64, '0')));
-    write_text(root_.path() / "links.html", "<a href=\"files/demo_pkg-1.0.tar.gz\">a</a>\n"
-                                            "<a href=\"files/demo-pkg-1.1.tar.gz\">b</a>\n");
+               fmt::format("<a href=\"../../files/demo_pkg-1.0.tar.gz#sha256={}\">x</a>\n",
+                           std::string(64, '0')));
+    write_text(root_.path() / "links.html",
+               "<a href=\"files/demo_pkg-1.0.tar.gz\">a</a>\n"
+               "<a href=\"files/demo-pkg-1.1.tar.gz\">b</a>\n");
     write_text(root_.path() / "json-page.json",
                fmt::format(R"({{"meta": {{"api-version": "1.0"}}, "name": "demo-pkg", "files": [
                  {{"filename": "demo_pkg-1.0.tar.gz", "url": "../../files/demo_pkg-1.0.tar.gz",
@@ -93,7 +101,8 @@ class SourceTest : public ::testing::Test {
                  {{"filename": "Demo-Pkg-0.9.tar.gz", "url": "../../files/Demo-Pkg-0.9.tar.gz", "hashes": {{}}}}
                ]}})",
                            sha_1_0_));
-    write_text(root_.path() / "bad-json.json", R"({"meta": {"api-version": "1.0"}, "files": [{"filename": 3}]})");
+    write_text(root_.path() / "bad-json.json",
+               R"({"meta": {"api-version": "1.0"}, "files": [{"filename": 3}]})");
     const std::string routes = fmt::format(
         R"({{"/json/demo-pkg/": {{"body_file": "json-page.json", "content_type": "{0}"}},
              "/badjson/demo-pkg/": {{"body_file": "bad-json.json", "content_type": "{0}"}},
@@ -167,14 +176,16 @@ TEST_F(SourceTest, ALocalArchiveIsUnpackedUnderTheWorkDir) {
 }
 
 TEST_F(SourceTest, AnArchiveThatIsNoPackageOrIsHostileLeavesNothing) {
-  test::write_archive(files() / "docs-1.0.tar.gz", ArchiveFormat::tar_gz, {test::file_item("docs-1.0/README", "x")});
+  test::write_archive(files() / "docs-1.0.tar.gz", ArchiveFormat::tar_gz,
+                      {test::file_item("docs-1.0/README", "x")});
   auto docs = prepare_source(request((files() / "docs-1.0.tar.gz").string()));
   ASSERT_FALSE(docs);
   EXPECT_EQ(docs.error().kind, util::ErrorKind::input);
   EXPECT_THAT(docs.error().message, HasSubstr("neither setup.py nor pyproject.toml"));
 
-  test::write_archive(files() / "evil-1.0.tar.gz", ArchiveFormat::tar_gz,
-                      {test::file_item("evil-1.0/setup.py", "x"), test::file_item("../evil.txt", "x")});
+  test::write_archive(
+      files() / "evil-1.0.tar.gz", ArchiveFormat::tar_gz,
+      {test::file_item("evil-1.0/setup.py", "x"), test::file_item("../evil.txt", "x")});
   auto evil = prepare_source(request((files() / "evil-1.0.tar.gz").string()));
   ASSERT_FALSE(evil);
   EXPECT_EQ(evil.error().kind, util::ErrorKind::input);
@@ -184,9 +195,9 @@ TEST_F(SourceTest, AnArchiveThatIsNoPackageOrIsHostileLeavesNothing) {
 
 TEST_F(SourceTest, SpecsThatAreNothingAreInputErrorsWithAHint) {
   test::write_bytes(work_.path() / "x.whl", "wheel");
-  for (const std::string& spec : {std::string("missing-1.0.tar.gz"), std::string("./no/such/dir"),
-                                 std::string("!!not a thing!!"), std::string("   "),
-                                 (work_.path() / "x.whl").string()}) {
+  for (const std::string& spec :
+       {std::string("missing-1.0.tar.gz"), std::string("./no/such/dir"),
+        std::string("!!not a thing!!"), std::string("   "), (work_.path() / "x.whl").string()}) {
     SCOPED_TRACE(spec);
     auto source = prepare_source(request(spec));
     ASSERT_FALSE(source);
@@ -252,8 +263,8 @@ TEST_F(SourceTest, NoMatchListsTheVersionsFoundAndWhereItLooked) {
   ASSERT_FALSE(source);
   EXPECT_EQ(source.error().kind, util::ErrorKind::input);
   EXPECT_THAT(source.error().message,
-              AllOf(HasSubstr("demo-pkg>5"), HasSubstr("0.9, 1.0, 1.1, 2.0rc1"), HasSubstr("1.2 (yanked)"),
-                    Not(HasSubstr("3.0")), Not(HasSubstr("9.9"))));
+              AllOf(HasSubstr("demo-pkg>5"), HasSubstr("0.9, 1.0, 1.1, 2.0rc1"),
+                    HasSubstr("1.2 (yanked)"), Not(HasSubstr("3.0")), Not(HasSubstr("9.9"))));
   EXPECT_THAT(source.error().hint, HasSubstr(server_->url("/simple/demo-pkg/")));
 
   auto yanked = prepare_source(from_index("demo-pkg==1.2", "/simple"));
@@ -356,7 +367,8 @@ TEST_F(SourceTest, ABareNameThatIsAlsoADirectoryWithoutSetupPyIsARequirement) {
 }
 
 TEST_F(SourceTest, ARequirementWithAUrlDownloadsIt) {
-  auto source = prepare_source(request("demo-pkg @ " + server_->url("/files/demo_pkg-2.0rc1.tar.gz")));
+  auto source =
+      prepare_source(request("demo-pkg @ " + server_->url("/files/demo_pkg-2.0rc1.tar.gz")));
   ASSERT_TRUE(source) << source.error().message;
   EXPECT_EQ(source->kind, SourceKind::requirement);
   EXPECT_EQ(source->scan.version, "2.0rc1");
@@ -422,7 +434,8 @@ TEST_F(ScanTest, CountsTranslationUnitsSkippingGitBuildAndLinks) {
 
 TEST_F(ScanTest, NameAndVersionFromPkgInfoElsePyproject) {
   write_text(root() / "PKG-INFO",
-             "Metadata-Version: 2.1\r\nSummary: multi\n  line\nNAME:  flash_attn \nVersion: 2.8.3\n\nVersion: 9\n");
+             "Metadata-Version: 2.1\r\nSummary: multi\n  line\nNAME:  flash_attn \nVersion: "
+             "2.8.3\n\nVersion: 9\n");
   write_text(root() / "pyproject.toml", "[project]\nname = \"other\"\nversion = \"1.0\"\n");
   SourceScan scan = scan_source_tree(root());
   EXPECT_TRUE(scan.has_pyproject);
@@ -439,13 +452,14 @@ TEST_F(ScanTest, NameAndVersionFromPkgInfoElsePyproject) {
 // A git checkout has only setup.py: its literal name is what finds the recipe
 // (flash-attn's own tree says PACKAGE_NAME = "flash_attn").
 TEST_F(ScanTest, NameFromSetupPyLiteralsOnly) {
-  write_text(root() / "setup.py", "import os\n# name = 'comment'\nmy_name = 'nope'\nPACKAGE_NAME = \"flash_attn\"\n"
-                                  "setup(name=PACKAGE_NAME, version=get_version())\n");
+  write_text(root() / "setup.py",
+             "import os\n# name = 'comment'\nmy_name = 'nope'\nPACKAGE_NAME = \"flash_attn\"\n"
+             "setup(name=PACKAGE_NAME, version=get_version())\n");
   EXPECT_EQ(scan_source_tree(root()).name, "flash_attn");
   write_text(root() / "setup.py", "setup(\n    name='ffbuild',\n    version=os.environ['V'])\n");
   EXPECT_EQ(scan_source_tree(root()).name, "ffbuild");
-  for (const char* text : {"setup(name=compute())\n", "if name == 'x': pass\n", "name = '\"unclosed\n",
-                           "name = 'bad name!'\n", "\x00\xffname='\x01'"}) {
+  for (const char* text : {"setup(name=compute())\n", "if name == 'x': pass\n",
+                           "name = '\"unclosed\n", "name = 'bad name!'\n", "\x00\xffname='\x01'"}) {
     write_text(root() / "setup.py", text);
     EXPECT_FALSE(scan_source_tree(root()).name) << text;
   }

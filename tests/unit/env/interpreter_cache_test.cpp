@@ -1,14 +1,12 @@
 #include "env/interpreter_cache.hpp"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include <gtest/gtest.h>
-
 #include "../temp_dir.hpp"
-
 #include "env/interpreter.hpp"
 #include "util/atomic_file.hpp"
 
@@ -32,8 +30,8 @@ int count_lines(const fs::path& p) {
 
 // A fake interpreter: prints a fixed, valid answer and logs each run.
 std::string fake_interpreter(const fs::path& log, const std::string& micro) {
-  return "#!/bin/sh\necho run >> '" + log.string() +
-         "'\ncat <<'EOF'\n{\"version_info\": [3, 11, " + micro +
+  return "#!/bin/sh\necho run >> '" + log.string() + "'\ncat <<'EOF'\n{\"version_info\": [3, 11, " +
+         micro +
          ", \"final\", 0], \"implementation\": \"cpython\", \"sysconfig_platform\": "
          "\"linux-x86_64\", \"glibc\": \"2.36\"}\nEOF\n";
 }
@@ -59,12 +57,11 @@ TEST(InterpreterCache, RoundTripAndMissesOnAnyChange) {
   EXPECT_EQ(cache.load(stamp), "{\"answer\": 1}");
   EXPECT_TRUE(fs::exists(dir.path() / "CACHEDIR.TAG"));
 
-  for (auto change : {+[](InterpreterStamp& s) { s.mtime_ns += 1; },
-                      +[](InterpreterStamp& s) { s.size += 1; },
-                      +[](InterpreterStamp& s) { s.inode += 1; },
-                      +[](InterpreterStamp& s) { s.resolved += "x"; },
-                      +[](InterpreterStamp& s) { s.environment += "x"; },
-                      +[](InterpreterStamp& s) { s.script_version += 1; }}) {
+  for (auto change :
+       {+[](InterpreterStamp& s) { s.mtime_ns += 1; }, +[](InterpreterStamp& s) { s.size += 1; },
+        +[](InterpreterStamp& s) { s.inode += 1; }, +[](InterpreterStamp& s) { s.resolved += "x"; },
+        +[](InterpreterStamp& s) { s.environment += "x"; },
+        +[](InterpreterStamp& s) { s.script_version += 1; }}) {
     auto changed = stamp;
     change(changed);
     EXPECT_FALSE(cache.load(changed));

@@ -1,6 +1,8 @@
 #include "env/interpreter.hpp"
 
+#include <gmock/gmock.h>
 #include <gnu/libc-version.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -9,16 +11,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include "../temp_dir.hpp"
-#include <nlohmann/json.hpp>
-
 #include "env/interpreter_script.hpp"
 #include "pkg/tags.hpp"
 #include "util/process.hpp"

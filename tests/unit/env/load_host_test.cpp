@@ -42,7 +42,8 @@ TEST(LoadHost, TorchWhoseLibrariesAreMissingIsInstalledButUnread) {
   const binary::LoadHost host = load_host_for(env);
   EXPECT_TRUE(host.torch_installed);
   EXPECT_FALSE(host.torch);
-  EXPECT_NE(host.torch_unknown_reason.find("libc10.so"), std::string::npos) << host.torch_unknown_reason;
+  EXPECT_NE(host.torch_unknown_reason.find("libc10.so"), std::string::npos)
+      << host.torch_unknown_reason;
   EXPECT_EQ(host.torch_abi, binary::CxxAbi::cxx11);
   EXPECT_EQ(host.torch_version, "2.8.0+cu128");
 }
@@ -83,7 +84,8 @@ TEST(LoadHost, PythonVersionRewritesTheModuleSuffix) {
   env.python.interpreter = Fact<Interpreter>::of(py, "--python");
   env.python.version = Fact<MajorMinor>::of({3, 11}, "/usr/bin/python3");
   EXPECT_EQ(load_host_for(env).ext_suffix, ".cpython-311-x86_64-linux-gnu.so");
-  EXPECT_EQ(load_host_for(env).install_dir, std::filesystem::path("/usr/lib/python3/dist-packages"));
+  EXPECT_EQ(load_host_for(env).install_dir,
+            std::filesystem::path("/usr/lib/python3/dist-packages"));
   WhatIfOptions options;
   options.python_version = "3.12";
   apply_what_if(env, what_if(options));

@@ -33,7 +33,7 @@ struct Fixture {
           candidate("ff-0.8-cp27-none-any.whl", "http://127.0.0.1:1/ff-0.8-cp27-none-any.whl")});
   resolve::Resolution resolution;
   env::Interpreter interpreter;
-  Installer pip{"pip", "/venv/bin/python", {"/venv/bin/python", "-m", "pip"}, "pip 26.2.1"};
+  Installer pip{InstallerKind::pip, "/venv/bin/python", {"/venv/bin/python", "-m", "pip"}, "pip 26.2.1"};
   std::optional<InstalledDist> before;
 
   Fixture() {
@@ -120,7 +120,7 @@ TEST(InstallPlan, TheExactInstallerArgvWithTheKnownPathOrAPlaceholder) {
 
 TEST(InstallPlan, UvArgvNamesTheTargetInterpreter) {
   Fixture f;
-  Installer uv{"uv", "/venv/bin/python", {"/usr/bin/uv", "pip"}, "uv 0.13.9"};
+  Installer uv{InstallerKind::uv, "/venv/bin/python", {"/usr/bin/uv", "pip"}, "uv 0.13.9"};
   PlanInputs in = f.inputs_for();
   in.installer = &uv;
   InstallPlan plan = plan_install(in);

@@ -174,7 +174,7 @@ struct PlanRunner {
       std::make_shared<std::vector<resolve::Candidate>>();
   resolve::Resolution resolution;
   env::Environment environment;
-  Installer pip{"pip", "/venv/bin/python", {"/venv/bin/python", "-m", "pip"}, "pip 26.2.1"};
+  Installer pip{InstallerKind::pip, "/venv/bin/python", {"/venv/bin/python", "-m", "pip"}, "pip 26.2.1"};
   std::optional<InstalledDist> before;
   InstallOptions options;
   std::optional<InstallPlan> plan;
@@ -221,7 +221,7 @@ struct PlanRunner {
   }
   std::vector<std::string> stages() const {
     std::vector<std::string> out;
-    for (const Attempt& a : outcome.attempts) out.push_back(a.stage);
+    for (const Attempt& a : outcome.attempts) out.emplace_back(to_string(a.stage));
     return out;
   }
 };

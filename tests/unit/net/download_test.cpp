@@ -69,7 +69,9 @@ class DownloadTest : public ::testing::Test {
     r.quiet = true;
     return r;
   }
-  std::filesystem::path part(const std::string& name = "out.bin") const { return out_.path() / (name + ".part"); }
+  std::filesystem::path part(const std::string& name = "out.bin") const {
+    return out_.path() / (name + ".part");
+  }
 
   test::TempDir files_{"download-files"};
   test::TempDir out_{"download-out"};
@@ -141,7 +143,8 @@ TEST_F(DownloadTest, APartLongerThanTheFileRestarts) {
   EXPECT_FALSE(result->resumed);
   EXPECT_EQ(result->sha256, util::sha256_hex(big_));
   EXPECT_EQ(read(request("/big.bin").destination), big_);
-  EXPECT_EQ(server_->log(), (std::vector<std::string>{"GET /big.bin bytes=5000013-", "GET /big.bin -"}));
+  EXPECT_EQ(server_->log(),
+            (std::vector<std::string>{"GET /big.bin bytes=5000013-", "GET /big.bin -"}));
 }
 
 TEST_F(DownloadTest, AServerIgnoringTheRangeRestartsFromZero) {
@@ -217,8 +220,8 @@ TEST_F(DownloadTest, AWrongShaIsRefusedAndNothingKept) {
   auto result = download_file(r);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, util::ErrorKind::input);
-  EXPECT_EQ(result.error().message,
-            "sha256 mismatch: expected " + std::string(64, 'a') + ", got " + util::sha256_hex(big_));
+  EXPECT_EQ(result.error().message, "sha256 mismatch: expected " + std::string(64, 'a') + ", got " +
+                                        util::sha256_hex(big_));
   EXPECT_FALSE(std::filesystem::exists(r.destination));
   EXPECT_FALSE(std::filesystem::exists(part()));
 }
@@ -323,8 +326,8 @@ TEST_F(DownloadTest, BadLocalSourcesAreInputErrors) {
   DownloadRequest r;
   r.destination = out_.path() / "x";
   for (const std::string& url : {(files_.path() / "nope.whl").string(), files_.path().string(),
-                                std::string("file://otherhost/etc/passwd"), std::string("file://"),
-                                std::string("file:///a%00b")}) {
+                                 std::string("file://otherhost/etc/passwd"), std::string("file://"),
+                                 std::string("file:///a%00b")}) {
     r.url = url;
     auto result = download_file(r);
     ASSERT_FALSE(result) << url;

@@ -68,7 +68,8 @@ TEST(ProgressRenderer, UnknownTotalGivesStartAndEndOnly) {
 TEST(ProgressRenderer, TheBarIsOneRewrittenLine) {
   std::vector<std::string> out;
   {
-    ProgressRenderer renderer("flash_attn.whl", true, [&](std::string_view s) { out.emplace_back(s); });
+    ProgressRenderer renderer("flash_attn.whl", true,
+                              [&](std::string_view s) { out.emplace_back(s); });
     renderer.update({512 << 10, 1 << 20, 256 << 10});
     renderer.update({600 << 10, 1 << 20, 256 << 10});  // within 100 ms: not drawn
     renderer.note("retrying");
@@ -91,7 +92,8 @@ TEST(ProgressRenderer, HostileLabelsArePrintableAndShort) {
 }
 
 TEST(ProgressRenderer, TheBarFitsTheTerminal) {
-  const std::string label = "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl";
+  const std::string label =
+      "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl";
   const DownloadProgress p{100 << 20, 200 << 20, 10 << 20};
   for (std::size_t columns : {40u, 80u, 200u}) {
     const std::string line = ProgressRenderer::bar_line(label, p, columns);

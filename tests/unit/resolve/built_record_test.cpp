@@ -30,12 +30,15 @@ Candidate built(const std::string& torch, std::optional<pkg::CudaVersion> cuda, 
   return c;
 }
 
-bool has(const Judged& j, ReasonCode code) { return j.has(code); }
+bool has(const Judged& j, ReasonCode code) {
+  return j.has(code);
+}
 
 TEST(BuiltRecord, FlashAttnBuiltForTheTorchHereFits) {
   RecipeBook book = RecipeBook::built_in();
   const Recipe* fa = book.find("flash-attn");
-  Candidate c = built("2.9", pkg::CudaVersion{12, 8}, true, {"sm_80"}, "flash_attn-2.8.3-cp312-cp312-linux_x86_64.whl");
+  Candidate c = built("2.9", pkg::CudaVersion{12, 8}, true, {"sm_80"},
+                      "flash_attn-2.8.3-cp312-cp312-linux_x86_64.whl");
   auto j = judge(c, Request{"flash-attn", {}, "flash-attn"}, fa, make_target(TargetSpec{}));
   ASSERT_TRUE(j);
   EXPECT_TRUE(j->compatible()) << (j->reasons.empty() ? "" : j->reasons.front().message);
@@ -47,11 +50,14 @@ TEST(BuiltRecord, OtherTorchOtherAbiOtherCudaAreRejected) {
   const Recipe* fa = book.find("flash-attn");
   const std::string file = "flash_attn-2.8.3-cp312-cp312-linux_x86_64.whl";
   Request request{"flash-attn", {}, "flash-attn"};
-  auto torch28 = judge(built("2.8", pkg::CudaVersion{12, 8}, true, {"sm_80"}, file), request, fa, make_target({}));
+  auto torch28 = judge(built("2.8", pkg::CudaVersion{12, 8}, true, {"sm_80"}, file), request, fa,
+                       make_target({}));
   EXPECT_TRUE(has(*torch28, ReasonCode::torch));
-  auto old_abi = judge(built("2.9", pkg::CudaVersion{12, 8}, false, {"sm_80"}, file), request, fa, make_target({}));
+  auto old_abi = judge(built("2.9", pkg::CudaVersion{12, 8}, false, {"sm_80"}, file), request, fa,
+                       make_target({}));
   EXPECT_TRUE(has(*old_abi, ReasonCode::cxx11_abi));
-  auto cu13 = judge(built("2.9", pkg::CudaVersion{13, 0}, true, {"sm_80"}, file), request, fa, make_target({}));
+  auto cu13 = judge(built("2.9", pkg::CudaVersion{13, 0}, true, {"sm_80"}, file), request, fa,
+                    make_target({}));
   EXPECT_TRUE(has(*cu13, ReasonCode::cuda));
 }
 
@@ -64,11 +70,13 @@ TEST(BuiltRecord, ArchsBuiltDecideGpuCoverage) {
   h100.gpus = std::vector<std::string>{"9.0"};
   // Built for an L4 (sm_80 only): an H100 has no kernel image in it, although
   // the release's upstream wheels carry sm_90.
-  auto j = judge(built("2.9", pkg::CudaVersion{12, 8}, true, {"sm_80"}, file), request, fa, make_target(h100));
+  auto j = judge(built("2.9", pkg::CudaVersion{12, 8}, true, {"sm_80"}, file), request, fa,
+                 make_target(h100));
   ASSERT_TRUE(j);
   EXPECT_TRUE(has(*j, ReasonCode::gpu_arch));
-  auto both = judge(built("2.9", pkg::CudaVersion{12, 8}, true, {"sm_80", "sm_90", "garbage", "sm_9x"}, file), request,
-                    fa, make_target(h100));
+  auto both = judge(
+      built("2.9", pkg::CudaVersion{12, 8}, true, {"sm_80", "sm_90", "garbage", "sm_9x"}, file),
+      request, fa, make_target(h100));
   EXPECT_FALSE(has(*both, ReasonCode::gpu_arch));
 }
 
@@ -80,12 +88,14 @@ TEST(BuiltRecord, CpuBuildOfAPlainExtensionFitsACpuTorchOfTheSameMinorOnly) {
   cpu.torch = "1.13.1";
   cpu.cuda = "none";
   cpu.gpus = std::vector<std::string>{};
-  auto same = judge(built("1.13", std::nullopt, true, {}, file), request, nullptr, make_target(cpu));
+  auto same =
+      judge(built("1.13", std::nullopt, true, {}, file), request, nullptr, make_target(cpu));
   ASSERT_TRUE(same);
   EXPECT_TRUE(same->compatible()) << (same->reasons.empty() ? "" : same->reasons.front().message);
   TargetSpec newer = cpu;
   newer.torch = "2.1.0";
-  auto other = judge(built("1.13", std::nullopt, true, {}, file), request, nullptr, make_target(newer));
+  auto other =
+      judge(built("1.13", std::nullopt, true, {}, file), request, nullptr, make_target(newer));
   EXPECT_TRUE(has(*other, ReasonCode::torch));
 }
 

@@ -1,10 +1,10 @@
 // Hostile and broken HTML index pages: truncation at every prefix, random
 // bytes, NUL bytes, oversized and pathological pages. The answer is links or
 // a clear error, never a crash, and never quadratic work.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "resolve/index_page.hpp"
 
@@ -15,7 +15,8 @@ constexpr std::string_view kPage = "https://example.org/simple/pkg/";
 
 bool same_link(const IndexLink& a, const IndexLink& b) {
   return a.filename == b.filename && a.url == b.url && a.sha256 == b.sha256 &&
-         a.requires_python == b.requires_python && a.yanked == b.yanked && a.yanked_reason == b.yanked_reason;
+         a.requires_python == b.requires_python && a.yanked == b.yanked &&
+         a.yanked_reason == b.yanked_reason;
 }
 
 // What every link must satisfy, whatever the page.
@@ -38,7 +39,8 @@ TEST(SimpleHtmlHostile, EveryPrefixGivesTheLinksBeforeTheCut) {
   const std::string page = R"(<!DOCTYPE html><html><head><base href="/mirror/">
 <title>Links for x &amp; y</title><script>var a = "<a href='no.whl'>";</script></head><body>
 <!-- a comment with <a href="hidden.whl"> -->
-<a href="x-1.whl#sha256=)" + std::string(64, 'c') + R"(" data-requires-python="&gt;=3.9">x-1</a><br/>
+<a href="x-1.whl#sha256=)" +
+                           std::string(64, 'c') + R"(" data-requires-python="&gt;=3.9">x-1</a><br/>
 <A HREF='x-2.whl' data-yanked>x-2</A>
 <a href=x-3.whl data-yanked="bad &#x26; broken">x-3</a>
 <a href="../x-4.whl?a=1&amp;b=2">x-4</a>
@@ -64,10 +66,15 @@ TEST(SimpleHtmlHostile, RandomBytesAndTagSoup) {
     return state >> 24;
   };
   const std::vector<std::string> pieces = {
-      "<a", "<A ", "href=", "HREF = ", "\"", "'", ">", "/>", "<!--", "-->", "--!>", "<!", "<?", "</", "</a>",
-      "<base href=", "<script>", "</script>", "<style>", "&amp;", "&#", "&#x", "x", ";", "#sha256=", "%2F",
-      "%00", "%", "..", "/", " ", "\n", "=", "data-yanked", "data-requires-python=", "&lt;", "a.whl",
-      "http://h/", "//", "?q", "\xC3\xA9", "\xFF", "<plaintext>", "<textarea>", "</textarea>"};
+      "<a",          "<A ",      "href=",       "HREF = ",     "\"",
+      "'",           ">",        "/>",          "<!--",        "-->",
+      "--!>",        "<!",       "<?",          "</",          "</a>",
+      "<base href=", "<script>", "</script>",   "<style>",     "&amp;",
+      "&#",          "&#x",      "x",           ";",           "#sha256=",
+      "%2F",         "%00",      "%",           "..",          "/",
+      " ",           "\n",       "=",           "data-yanked", "data-requires-python=",
+      "&lt;",        "a.whl",    "http://h/",   "//",          "?q",
+      "\xC3\xA9",    "\xFF",     "<plaintext>", "<textarea>",  "</textarea>"};
   for (int round = 0; round < 2000; ++round) {
     std::string text;
     std::size_t length = next();
@@ -91,7 +98,8 @@ TEST(SimpleHtmlHostile, NulBytesAreAnError) {
   ASSERT_FALSE(links.has_value());
   EXPECT_EQ(links.error().kind, util::ErrorKind::input);
   EXPECT_EQ(links.error().context, kPage);
-  EXPECT_NE(links.error().message.find("NUL byte at offset 23"), std::string::npos) << links.error().message;
+  EXPECT_NE(links.error().message.find("NUL byte at offset 23"), std::string::npos)
+      << links.error().message;
   EXPECT_FALSE(parse_simple_html(std::string(1, '\0'), kPage).has_value());
 }
 
@@ -116,8 +124,9 @@ TEST(SimpleHtmlHostile, PathologicalPagesFinish) {
     while (out.size() < kSize) out.append(unit);
     return out;
   };
-  for (std::string_view unit : {"<a", "<a ", "<a href=\"", "<a href=", "<a href=x ", "<!--", "<!", "</", "</a ",
-                                 "<a x=' ", "<script>", "<script></scrip", "&#", "&#x1", "<<<<", "<a b c d e "}) {
+  for (std::string_view unit :
+       {"<a", "<a ", "<a href=\"", "<a href=", "<a href=x ", "<!--", "<!", "</", "</a ", "<a x=' ",
+        "<script>", "<script></scrip", "&#", "&#x1", "<<<<", "<a b c d e "}) {
     auto links = parse_simple_html(repeat(unit), kPage);
     ASSERT_TRUE(links.has_value()) << unit;
     EXPECT_TRUE(links->empty()) << unit;
@@ -142,7 +151,8 @@ TEST(SimpleHtmlHostile, LongBaseTimesManyLinksIsRefused) {
   auto links = parse_simple_html(page, kPage);
   ASSERT_FALSE(links.has_value());
   EXPECT_EQ(links.error().kind, util::ErrorKind::input);
-  EXPECT_NE(links.error().message.find("more than 256 MiB of URLs"), std::string::npos) << links.error().message;
+  EXPECT_NE(links.error().message.find("more than 256 MiB of URLs"), std::string::npos)
+      << links.error().message;
   // A few such links are fine.
   page.resize(page.size() - 250 * std::string("<a href=x.whl>").size());
   auto few = parse_simple_html(page, kPage);

@@ -16,12 +16,15 @@ struct TargetSpec {
   std::optional<std::string> torch = "2.9.1+cu128";  // nullopt: no torch installed
   std::optional<std::string> cuda = "12.8";          // "none": a CPU build
   std::optional<bool> abi = true;
-  std::optional<std::vector<std::string>> gpus = std::vector<std::string>{"8.9"};  // nullopt: unknown
+  std::optional<std::vector<std::string>> gpus =
+      std::vector<std::string>{"8.9"};  // nullopt: unknown
   std::string glibc = "2.35";
   std::string arch = "x86_64";
 };
 
-inline env::MajorMinor mm(const std::string& text) { return *env::parse_major_minor(text); }
+inline env::MajorMinor mm(const std::string& text) {
+  return *env::parse_major_minor(text);
+}
 
 inline ResolveTarget make_target(const TargetSpec& spec) {
   ResolveTarget t;
@@ -44,7 +47,8 @@ inline ResolveTarget make_target(const TargetSpec& spec) {
     t.torch_installed = true;
     t.torch = *pkg::Version::parse(*spec.torch);
     if (spec.cuda) {
-      t.torch_cuda = *spec.cuda == "none" ? std::optional<env::MajorMinor>{} : std::optional<env::MajorMinor>{mm(*spec.cuda)};
+      t.torch_cuda = *spec.cuda == "none" ? std::optional<env::MajorMinor>{}
+                                          : std::optional<env::MajorMinor>{mm(*spec.cuda)};
     }
     t.cxx11_abi = spec.abi;
   }

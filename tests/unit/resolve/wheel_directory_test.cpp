@@ -1,10 +1,10 @@
 // list_wheel_directory: a --find-links directory of wheels.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "../temp_dir.hpp"
 #include "resolve/index_page.hpp"
@@ -14,7 +14,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void touch(const fs::path& path) { std::ofstream(path) << "PK"; }
+void touch(const fs::path& path) {
+  std::ofstream(path) << "PK";
+}
 
 std::vector<std::string> filenames(const std::vector<IndexLink>& links) {
   std::vector<std::string> out;
@@ -39,7 +41,8 @@ TEST(WheelDirectory, ListsRegularWheelsSortedByName) {
   touch(dir / "bad\nname-1.0-py3-none-any.whl");       // control byte in the name
   touch(temp.path() / "outside-1.0-py3-none-any.whl");
   fs::create_symlink("a-1.0-py3-none-any.whl", dir / "link-1.0-py3-none-any.whl");
-  fs::create_symlink(temp.path() / "outside-1.0-py3-none-any.whl", dir / "out-1.0-py3-none-any.whl");
+  fs::create_symlink(temp.path() / "outside-1.0-py3-none-any.whl",
+                     dir / "out-1.0-py3-none-any.whl");
   fs::create_symlink("missing.whl", dir / "dangling-1.0-py3-none-any.whl");
   fs::create_symlink("sub", dir / "dirlink-1.0-py3-none-any.whl");
 

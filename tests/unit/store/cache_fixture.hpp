@@ -34,7 +34,8 @@ inline std::string fake_wheel(std::size_t size, unsigned seed) {
   return out;
 }
 
-inline constexpr const char* kWheel = "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl";
+inline constexpr const char* kWheel =
+    "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl";
 inline constexpr const char* kOtherWheel = "demo_pkg-1.0-py3-none-any.whl";
 
 class CacheTest : public ::testing::Test {
@@ -45,7 +46,8 @@ class CacheTest : public ::testing::Test {
     other_ = fake_wheel(1000, 3);
     write(files_.path() / kWheel, wheel_);
     write(files_.path() / kOtherWheel, other_);
-    for (const char* dir : {"drop", "flaky", "slow", "killed"}) write(files_.path() / dir / kWheel, big_);
+    for (const char* dir : {"drop", "flaky", "slow", "killed"})
+      write(files_.path() / dir / kWheel, big_);
     write(files_.path() / "html" / kWheel, "<html>please log in</html>");
     const std::string w = std::string("/") + kWheel;
     server_ = std::make_unique<flashfit::test::HttpServer>(files_.path(), R"({

@@ -19,7 +19,8 @@ TEST(FileLock, ExcludesAndWaitsABoundedTime) {
   auto held = FileLock::acquire(path, std::chrono::milliseconds(0), "x");
   ASSERT_TRUE(held) << held.error().message;
   bool told = false;
-  auto second = FileLock::acquire(path, std::chrono::milliseconds(100), "the download of x.whl", [&] { told = true; });
+  auto second = FileLock::acquire(path, std::chrono::milliseconds(100), "the download of x.whl",
+                                  [&] { told = true; });
   ASSERT_FALSE(second);
   EXPECT_TRUE(told);
   EXPECT_EQ(second.error().kind, util::ErrorKind::failed);
@@ -35,7 +36,8 @@ TEST(FileLock, ExcludesAndWaitsABoundedTime) {
 TEST(FileLock, AWaiterGetsItWhenReleased) {
   flashfit::test::TempDir dir("lock");
   const auto path = dir.path() / "x.lock";
-  auto held = std::make_unique<FileLock>(*FileLock::acquire(path, std::chrono::milliseconds(0), "x"));
+  auto held =
+      std::make_unique<FileLock>(*FileLock::acquire(path, std::chrono::milliseconds(0), "x"));
   std::thread releaser([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     held.reset();

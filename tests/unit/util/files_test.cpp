@@ -1,5 +1,6 @@
 #include "util/files.hpp"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "../temp_dir.hpp"
 

@@ -1,12 +1,11 @@
 #include "util/process.hpp"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
 #include <fstream>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "util/interrupt.hpp"
 
@@ -23,7 +22,9 @@ ProcessSpec command(std::vector<std::string> argv) {
   return spec;
 }
 
-ProcessSpec shell(std::string script) { return command({"/bin/sh", "-c", std::move(script)}); }
+ProcessSpec shell(std::string script) {
+  return command({"/bin/sh", "-c", std::move(script)});
+}
 
 // Running, as opposed to gone or a zombie waiting for its (re)parent to reap it.
 bool process_running(pid_t pid) {

@@ -28,7 +28,8 @@ TEST(Sha256, IncrementalEqualsOneShotAndResets) {
 }
 
 TEST(Sha256, UrlsafeBase64NoPadAsRecordWritesIt) {
-  // python3 -c "import hashlib,base64;print(base64.urlsafe_b64encode(hashlib.sha256(b'').digest()).rstrip(b'='))"
+  // python3 -c "import
+  // hashlib,base64;print(base64.urlsafe_b64encode(hashlib.sha256(b'').digest()).rstrip(b'='))"
   EXPECT_EQ(util::to_urlsafe_base64_nopad(util::sha256("")),
             "47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU");
   EXPECT_EQ(util::to_urlsafe_base64_nopad(util::sha256("abc")),

@@ -11,9 +11,9 @@ store::CacheEntry built_entry() {
   store::CacheEntry e;
   e.package = "ffext-abi1";
   e.version = "0.1.0";
-  e.source = "build";
-  e.torch = "2.9.1";
-  e.cxx11_abi = true;
+  e.origin = store::EntryOrigin::built();
+  e.record.torch = pkg::Version::parse("2.9.1").value();
+  e.record.cxx11_abi = true;
   return e;
 }
 
@@ -49,7 +49,7 @@ TEST(PublishCache, TheBytesWinOverTheRecord) {
 TEST(PublishCache, DownloadedEntryPlacesNothing) {
   auto c = label_less_cpu_wheel();
   auto e = built_entry();
-  e.source = "index";
+  e.origin = store::EntryOrigin::fetched_from("index");
   apply_cache_entry(e, c);
   EXPECT_EQ(c.facts.source, "cache");
   EXPECT_TRUE(c.facts.for_torch.empty());
