@@ -42,6 +42,10 @@ util::Result<HttpResponse> http_get(const HttpRequest& request);
 // against `base`, as a browser would (RFC 3986 §5.2), keeping any fragment.
 std::string resolve_url(std::string_view base, std::string_view reference);
 
+// RFC 3986 percent-encoding of everything but the unreserved characters: "+"
+// is "%2B" (a literal "+" in a path is a space to some servers), as index
+// pages and SigV4's canonical form want; `keep_slash` for S3 object keys.
+std::string percent_encode(std::string_view text, bool keep_slash = false);
 // Percent-decodes a URL path segment ("flash_attn-2.8.3%2Bcu12...whl").
 std::string percent_decode(std::string_view text);
 

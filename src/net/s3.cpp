@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "net/curl_common.hpp"
+#include "net/http.hpp"
+#include "util/env_vars.hpp"
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
 
@@ -17,27 +19,6 @@ namespace {
 
 using detail::EasyDeleter;
 using detail::ListDeleter;
-
-std::optional<std::string> env(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return std::nullopt;
-  return std::string(v);
-}
-
-// RFC 3986 unreserved characters stay; everything else is %XX (what SigV4's
-// canonical form expects). `keep_slash` for object keys in the path.
-std::string uri_encode(std::string_view text, bool keep_slash) {
-  std::string out;
-  for (unsigned char c : text) {
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("%{:02X}", c);
-    }
-  }
-  return out;
-}
 
 std::string xml_unescape(std::string_view s) {
   std::string out;
@@ -195,19 +176,20 @@ util::Result<Response> request(const S3Config& c, const std::string& method, con
 
 std::string object_url(const S3Config& c, std::string_view key) {
   std::string full = c.prefix.empty() ? std::string(key) : c.prefix + "/" + std::string(key);
-  return fmt::format("{}/{}/{}", c.endpoint, uri_encode(c.bucket, false), uri_encode(full, true));
+  return fmt::format("{}/{}/{}", c.endpoint, percent_encode(c.bucket, false),
+                     percent_encode(full, true));
 }
 
 }  // namespace
 
 S3Environment s3_environment(std::optional<std::string> endpoint_url) {
   S3Environment e;
-  e.endpoint_url = endpoint_url ? endpoint_url : env("AWS_ENDPOINT_URL");
-  e.access_key = env("AWS_ACCESS_KEY_ID");
-  e.secret_key = env("AWS_SECRET_ACCESS_KEY");
-  e.session_token = env("AWS_SESSION_TOKEN");
-  e.region = env("AWS_REGION");
-  e.default_region = env("AWS_DEFAULT_REGION");
+  e.endpoint_url = endpoint_url ? endpoint_url : util::getenv_nonempty("AWS_ENDPOINT_URL");
+  e.access_key = util::getenv_nonempty("AWS_ACCESS_KEY_ID");
+  e.secret_key = util::getenv_nonempty("AWS_SECRET_ACCESS_KEY");
+  e.session_token = util::getenv_nonempty("AWS_SESSION_TOKEN");
+  e.region = util::getenv_nonempty("AWS_REGION");
+  e.default_region = util::getenv_nonempty("AWS_DEFAULT_REGION");
   return e;
 }
 
@@ -270,10 +252,10 @@ util::Result<std::vector<std::string>> S3Client::list(std::string_view dir) {
   for (int page = 0; page < 100000; ++page) {
     // Query parameters in sorted order: SigV4's canonical query is sorted.
     std::string query;
-    if (!token.empty()) query += "continuation-token=" + uri_encode(token, false) + "&";
-    query += "delimiter=%2F&list-type=2&prefix=" + uri_encode(prefix, false);
+    if (!token.empty()) query += "continuation-token=" + percent_encode(token, false) + "&";
+    query += "delimiter=%2F&list-type=2&prefix=" + percent_encode(prefix, false);
     const std::string url =
-        fmt::format("{}/{}?{}", config_.endpoint, uri_encode(config_.bucket, false), query);
+        fmt::format("{}/{}?{}", config_.endpoint, percent_encode(config_.bucket, false), query);
     auto r = request(config_, "GET", url, std::nullopt, {});
     if (!r) return tl::unexpected(r.error());
     if (r->status == 404 && s3_code(r->body) == "NoSuchBucket")

@@ -1,5 +1,7 @@
-// URL reference resolution (RFC 3986 §5.2) and percent-decoding: what turns
+// URL reference resolution (RFC 3986 §5.2), percent-encoding and -decoding: what turns
 // an index page's or a listing's links into absolute URLs and file names.
+#include <fmt/core.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -162,6 +164,19 @@ std::string resolve_url(std::string_view base, std::string_view reference) {
   }
   t.fragment = r.fragment;
   return recompose(t);
+}
+
+std::string percent_encode(std::string_view text, bool keep_slash) {
+  std::string out;
+  for (unsigned char c : text) {
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+        c == '.' || c == '_' || c == '~' || (keep_slash && c == '/')) {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
 }
 
 std::string percent_decode(std::string_view text) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "net/http.hpp"
+
 namespace flashfit::workflow {
 namespace {
 
@@ -13,7 +15,7 @@ constexpr std::string_view kHead =
 
 std::string link(std::string_view prefix, const WheelFacts& w, std::string_view metadata_sha256) {
   std::string out =
-      fmt::format("<a href=\"{}{}#sha256={}\"", prefix, percent_encode(w.filename), w.sha256);
+      fmt::format("<a href=\"{}{}#sha256={}\"", prefix, net::percent_encode(w.filename), w.sha256);
   if (!w.requires_python.empty()) {
     out += fmt::format(" data-requires-python=\"{}\"", html_escape(w.requires_python));
   }
@@ -40,19 +42,6 @@ std::string metadata_path(std::string_view filename) {
 }
 std::string sidecar_path(std::string_view filename) {
   return fmt::format("files/{}.variant.json", filename);
-}
-
-std::string percent_encode(std::string_view text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '.' || c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("%{:02X}", c);
-    }
-  }
-  return out;
 }
 
 std::string html_escape(std::string_view text) {
@@ -112,7 +101,7 @@ std::string simple_project_json(std::string_view project,
   std::vector<std::string> versions;
   for (const auto& w : wheels) {
     nlohmann::json f = {{"filename", w.facts.filename},
-                        {"url", "../../files/" + percent_encode(w.facts.filename)},
+                        {"url", "../../files/" + net::percent_encode(w.facts.filename)},
                         {"hashes", {{"sha256", w.facts.sha256}}},
                         {"size", w.facts.size}};
     if (!w.facts.requires_python.empty()) f["requires-python"] = w.facts.requires_python;

@@ -16,9 +16,6 @@ std::string wheel_path(std::string_view filename);     // "files/<filename>"
 std::string metadata_path(std::string_view filename);  // "files/<filename>.metadata"
 std::string sidecar_path(std::string_view filename);   // "files/<filename>.variant.json"
 
-// RFC 3986 percent-encoding of everything but unreserved characters: "+" is
-// "%2B" (a literal "+" in a URL path is a space to some servers).
-std::string percent_encode(std::string_view text);
 std::string html_escape(std::string_view text);
 
 // simple/index.html and simple/index.json over every project.

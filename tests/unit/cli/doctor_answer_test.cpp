@@ -34,7 +34,8 @@ struct Fixture {
     r.candidate = &bad;
     r.reasons.push_back({resolve::ReasonCode::torch, "built for torch 2.8, not 2.9"});
     none.candidates = {r};
-    none.suggestions.push_back({resolve::SuggestionKind::version, "flash-attn 2.8.2 fits", std::string("flashfit x")});
+    none.suggestions.push_back(
+        {resolve::SuggestionKind::version, "flash-attn 2.8.2 fits", std::string("flashfit x")});
   }
 };
 

@@ -33,7 +33,8 @@ struct Fixture {
           candidate("ff-0.8-cp27-none-any.whl", "http://127.0.0.1:1/ff-0.8-cp27-none-any.whl")});
   resolve::Resolution resolution;
   env::Interpreter interpreter;
-  Installer pip{InstallerKind::pip, "/venv/bin/python", {"/venv/bin/python", "-m", "pip"}, "pip 26.2.1"};
+  Installer pip{
+      InstallerKind::pip, "/venv/bin/python", {"/venv/bin/python", "-m", "pip"}, "pip 26.2.1"};
   std::optional<InstalledDist> before;
 
   Fixture() {

@@ -174,7 +174,8 @@ struct PlanRunner {
       std::make_shared<std::vector<resolve::Candidate>>();
   resolve::Resolution resolution;
   env::Environment environment;
-  Installer pip{InstallerKind::pip, "/venv/bin/python", {"/venv/bin/python", "-m", "pip"}, "pip 26.2.1"};
+  Installer pip{
+      InstallerKind::pip, "/venv/bin/python", {"/venv/bin/python", "-m", "pip"}, "pip 26.2.1"};
   std::optional<InstalledDist> before;
   InstallOptions options;
   std::optional<InstallPlan> plan;

@@ -119,5 +119,21 @@ TEST(PercentDecode, DecodesValidEscapesOnly) {
   EXPECT_EQ(percent_decode(""), "");
 }
 
+TEST(PercentEncode, KeepsOnlyUnreservedAndRoundTrips) {
+  EXPECT_EQ(percent_encode("flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp311.whl"),
+            "flash_attn-2.8.3%2Bcu12torch2.8cxx11abiTRUE-cp311.whl");
+  EXPECT_EQ(percent_encode("a b/c~"), "a%20b%2Fc~");
+  EXPECT_EQ(percent_encode("team/wheels a", true), "team/wheels%20a");  // an S3 key
+  EXPECT_EQ(percent_encode(std::string("\0\xff", 2)), "%00%FF");
+  EXPECT_EQ(percent_encode(""), "");
+  const std::string every_byte = [] {
+    std::string s;
+    for (int c = 0; c < 256; ++c) s += static_cast<char>(c);
+    return s;
+  }();
+  EXPECT_EQ(percent_decode(percent_encode(every_byte)), every_byte);
+  EXPECT_EQ(percent_decode(percent_encode(every_byte, true)), every_byte);
+}
+
 }  // namespace
 }  // namespace flashfit::net
