@@ -1,10 +1,13 @@
 #pragma once
 // Test helpers shared by every unit test: a private temp directory removed
-// afterwards, and a scoped change of the working directory.
+// afterwards, a scoped change of the working directory, and whole-file writes
+// and reads.
 
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -43,5 +46,17 @@ class InDirectory {
  private:
   std::filesystem::path saved_;
 };
+
+// Writes `text` to `path`, creating its parent directories.
+inline void write(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// The whole file's bytes ("" when it cannot be read).
+inline std::string read(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 }  // namespace flashfit::test

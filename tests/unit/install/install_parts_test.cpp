@@ -13,10 +13,7 @@ namespace flashfit::install {
 namespace {
 namespace fs = std::filesystem;
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
+using test::write;
 
 TEST(ModuleNames, ExtensionModulesAndTopLevelPackages) {
   EXPECT_EQ(

@@ -13,15 +13,8 @@ namespace flashfit::install {
 namespace {
 namespace fs = std::filesystem;
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using test::read;
+using test::write;
 
 struct Site {
   test::TempDir dir{"guard"};

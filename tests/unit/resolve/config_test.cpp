@@ -15,10 +15,7 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> default_priority{"cache", "index", "upstream", "community"};
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
+using test::write;
 
 util::Result<Config> parse(const std::string& text) {
   return parse_config(text, "/etc/flashfit.toml", "/home/me/proj");

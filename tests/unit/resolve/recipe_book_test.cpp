@@ -15,10 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
+using test::write;
 
 std::string recipe_text(const std::string& name, const std::string& extra = "") {
   return "[package]\nname = \"" + name + "\"\n" + extra +
