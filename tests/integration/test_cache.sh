@@ -111,13 +111,16 @@ expect_rc 0 "list --json"
 [[ $(json_field "$TMP/out" 'd["total_bytes"] > 3000000') == True ]] || fail "total_bytes"
 
 # A garbled entry is skipped with a warning.
-mkdir -p "$FLASHFIT_CACHE_DIR/wheels/ff/$(printf 'f%.0s' {1..64})"
-printf '{"sha256": [' >"$FLASHFIT_CACHE_DIR/wheels/ff/$(printf 'f%.0s' {1..64})/entry.json"
+# (Only that entry's directory is removed afterwards, never its shard: a real
+# entry's sha256 starts with ff once in 256 runs.)
+GARBLED="$FLASHFIT_CACHE_DIR/wheels/ff/$(printf 'f%.0s' {1..64})"
+mkdir -p "$GARBLED"
+printf '{"sha256": [' >"$GARBLED/entry.json"
 ff cache list
 expect_rc 0 "list with a garbled entry"
 expect_err_contains "warning: skipping"
 expect_out_contains "2 wheel(s)"
-rm -rf "$FLASHFIT_CACHE_DIR/wheels/ff"
+rm -rf "$GARBLED"
 pass_note "list (text, JSON, a garbled entry skipped)"
 
 # --- gc -----------------------------------------------------------------------------
