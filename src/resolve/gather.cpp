@@ -248,7 +248,7 @@ Gathered gather(const std::string& package, const Recipe* recipe,
   std::size_t record_budget = kMaxVariantRecordFetches;
   for (const SourcePlan& p : plan) {
     SourceReport report{p, 0, "ok"};
-    const std::size_t first = out.candidates.size();
+    const std::size_t source_first = out.candidates.size();
     if (p.role == SourceRole::upstream || p.role == SourceRole::community) {
       const RecipeSource* source = recipe ? recipe->source(p.name) : nullptr;
       if (!source) continue;
@@ -310,7 +310,7 @@ Gathered gather(const std::string& package, const Recipe* recipe,
     }
     // Label-less wheels of an index or find-links page: their published variant records.
     if (p.role == SourceRole::index || p.role == SourceRole::find_links) {
-      attach_variant_records(out.candidates, first, recipe, !p.offline, record_budget,
+      attach_variant_records(out.candidates, source_first, recipe, !p.offline, record_budget,
                              out.warnings);
     }
     out.sources.push_back(std::move(report));

@@ -240,7 +240,8 @@ util::Result<VariantRecord> parse_variant_record(std::string_view text) {
 BuildRecord build_record_of(const VariantRecord& r) {
   BuildRecord out;
   if (r.torch_major && r.torch_minor) {
-    out.torch = pkg::Version::parse(fmt::format("{}.{}", *r.torch_major, *r.torch_minor));
+    if (auto v = pkg::Version::parse(fmt::format("{}.{}", *r.torch_major, *r.torch_minor)))
+      out.torch = std::move(*v);
   } else if (!r.for_torch.empty()) {
     // Placements name exact torch builds; one torch minor among them is the record's torch.
     std::optional<pkg::TorchVersion> common;
@@ -254,7 +255,9 @@ BuildRecord build_record_of(const VariantRecord& r) {
       }
       common = minor;
     }
-    if (one && common) out.torch = pkg::Version::parse(common->str());
+    if (one && common) {
+      if (auto v = pkg::Version::parse(common->str())) out.torch = std::move(*v);
+    }
   }
   if (r.cxx11_abi) {
     out.cxx11_abi = r.cxx11_abi;
