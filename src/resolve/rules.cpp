@@ -219,7 +219,11 @@ void check_abi(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
   const RecipeSource* source = recipe ? recipe->source(j.candidate->source) : nullptr;
   if (j.variant.cxx11_abi) {
     j.cxx11_abi = j.variant.cxx11_abi;
-    j.abi_basis = j.candidate->built_variant ? j.variant.raw : "label";
+    // A record's facts say where they came from in the label's place ("its variant record").
+    if (!j.candidate->built_variant)
+      j.abi_basis = "label";
+    else
+      j.abi_basis = j.variant.raw.empty() ? "recorded by flashfit build" : j.variant.raw;
   } else if (source && source->abi == AbiRule::pytorch_official && j.variant.torch) {
     OfficialTorchBuild build{*j.variant.torch, OfficialTorchBuild::Kind::cuda, j.variant.cuda,
                              platform_arch(j.wheel->tags.front().platform)};

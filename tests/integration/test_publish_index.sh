@@ -60,17 +60,19 @@ cp "$RECORD" "$TMP/record.good"
 start_http_server "$OUT"
 INDEX=(--index-url "$HTTP_URL/simple" --python "$TEST_PYTHON")
 
-# selected FIELD: a field of the selected candidate in $TMP/out (JSON).
+# selected FIELD: a field of the selected wheel in $TMP/out (JSON); judged FIELD: of its
+# entry in "candidates" (which carries the variant label and the ABI's basis).
 selected() { json_field "$TMP/out" "d['selected']$1"; }
+judged() { json_field "$TMP/out" "[c for c in d['candidates'] if c['filename'] == '$FILE'][0]$1"; }
 
 # --- The record's facts: picked for certain ----------------------------------
 ff resolve ffext-abi1 "${INDEX[@]}" --json
 expect_rc 0 "resolve through the published index"
 [[ $(selected "['filename']") == "$FILE" ]] || fail "did not pick $FILE: $(head -c 600 "$TMP/out")"
 [[ $(selected "['certain']") == True ]] || fail "the pick is not certain: $(selected "['assumptions']")"
-[[ $(selected "['variant']['label']") == "its variant record" ]] ||
-  fail "the pick was not judged by its record: $(selected "['variant']")"
-[[ $(selected "['abi_basis']") == "its variant record" ]] || fail "ABI basis: $(selected "['abi_basis']")"
+[[ $(judged "['variant']['label']") == "its variant record" ]] ||
+  fail "the pick was not judged by its record: $(judged "['variant']")"
+[[ $(judged "['abi_basis']") == "its variant record" ]] || fail "ABI basis: $(judged "['abi_basis']")"
 grep -qF "GET /files/$FILE.variant.json" "$HTTP_LOG" || fail "the record was not fetched: $(cat "$HTTP_LOG")"
 pass_note "picked $FILE for torch $TORCH by its variant record"
 
@@ -90,7 +92,7 @@ pass_note "refused for torch $OTHER_TORCH: $reason"
 ff resolve ffext-abi1 --find-links "$OUT/files" --python "$TEST_PYTHON" --offline --json
 expect_rc 0 "resolve from the directory"
 [[ $(selected "['certain']") == True ]] || fail "not certain from the directory: $(selected "['assumptions']")"
-[[ $(selected "['variant']['label']") == "its variant record" ]] || fail "the directory's record was not read"
+[[ $(judged "['variant']['label']") == "its variant record" ]] || fail "the directory's record was not read"
 [[ ! -s $HTTP_LOG ]] || fail "--offline contacted the server: $(cat "$HTTP_LOG")"
 pass_note "--find-links DIR --offline reads the records beside the wheels"
 

@@ -55,7 +55,7 @@ RecordText text_of(const store::VariantRecord& r) {
   return {store::variant_record_json(r), {}};
 }
 
-struct Fixture : ::testing::Test {
+struct IndexRecord : ::testing::Test {
   RecipeBook book = RecipeBook::built_in();
   const Recipe* fa = book.find("flash-attn");
   Request request{"flash-attn", {}, "flash-attn"};
@@ -73,7 +73,7 @@ bool has_assumption(const Judged& j, const std::string& fact) {
   return false;
 }
 
-TEST_F(Fixture, OnlyLabelLessCompiledWheelsOfARecipeFromAnIndexWantOne) {
+TEST_F(IndexRecord, OnlyLabelLessCompiledWheelsOfARecipeFromAnIndexWantOne) {
   ASSERT_NE(fa, nullptr);
   EXPECT_TRUE(wants_variant_record(index_wheel(), fa));
   Candidate find_links = index_wheel();
@@ -94,7 +94,7 @@ TEST_F(Fixture, OnlyLabelLessCompiledWheelsOfARecipeFromAnIndexWantOne) {
       wants_variant_record(index_wheel("flash_attn-2.8.3+team7-cp312-cp312-linux_x86_64.whl"), fa));
 }
 
-TEST_F(Fixture, ARecordForTheTorchHereFitsForCertain) {
+TEST_F(IndexRecord, ARecordForTheTorchHereFitsForCertain) {
   Candidate c = index_wheel();
   EXPECT_FALSE(apply_variant_record(c, text_of(record())));
   EXPECT_FALSE(c.record_doubt);
@@ -104,7 +104,7 @@ TEST_F(Fixture, ARecordForTheTorchHereFitsForCertain) {
   EXPECT_EQ(j.variant.torch, (pkg::TorchVersion{2, 9}));
 }
 
-TEST_F(Fixture, ARecordIsJudgedLikeACacheBuildRecord) {
+TEST_F(IndexRecord, ARecordIsJudgedLikeACacheBuildRecord) {
   // Another torch, the other ABI, another CUDA major: rejected with the reason.
   Candidate torch28 = index_wheel();
   apply_variant_record(torch28, text_of(record(8)));
@@ -131,7 +131,7 @@ TEST_F(Fixture, ARecordIsJudgedLikeACacheBuildRecord) {
   EXPECT_TRUE(judged(torch28, torch28_here).certain());
 }
 
-TEST_F(Fixture, RecordedArchsAndPtxDecideGpuCoverage) {
+TEST_F(IndexRecord, RecordedArchsAndPtxDecideGpuCoverage) {
   TargetSpec h100;
   h100.gpus = std::vector<std::string>{"9.0"};
   Candidate sass80 = index_wheel();
@@ -151,7 +151,7 @@ TEST_F(Fixture, RecordedArchsAndPtxDecideGpuCoverage) {
   EXPECT_FALSE(judged(unknown, h100).has(ReasonCode::gpu_arch));
 }
 
-TEST_F(Fixture, WithoutARecordTheFitIsAnAssumption) {
+TEST_F(IndexRecord, WithoutARecordTheFitIsAnAssumption) {
   Candidate none = index_wheel();
   EXPECT_FALSE(apply_variant_record(none, RecordText{std::nullopt, "no variant record beside it"}));
   ASSERT_TRUE(none.record_doubt);
@@ -165,7 +165,7 @@ TEST_F(Fixture, WithoutARecordTheFitIsAnAssumption) {
   EXPECT_FALSE(has_assumption(judged(plain), "variant-record"));
 }
 
-TEST_F(Fixture, ABadRecordIsRefusedWithAReasonAndLeavesTheFactsUnknown) {
+TEST_F(IndexRecord, ABadRecordIsRefusedWithAReasonAndLeavesTheFactsUnknown) {
   struct Case {
     RecordText text;
     std::string why;
@@ -195,7 +195,7 @@ TEST_F(Fixture, ABadRecordIsRefusedWithAReasonAndLeavesTheFactsUnknown) {
   }
 }
 
-TEST_F(Fixture, ARecordSilentOnTorchLeavesADoubt) {
+TEST_F(IndexRecord, ARecordSilentOnTorchLeavesADoubt) {
   store::VariantRecord r = record();
   r.torch_major.reset();
   r.torch_minor.reset();
@@ -212,7 +212,7 @@ TEST_F(Fixture, ARecordSilentOnTorchLeavesADoubt) {
   EXPECT_TRUE(judged(placed).certain());
 }
 
-TEST_F(Fixture, TheBoundAndOfflineLeaveDoubtsWithoutFetching) {
+TEST_F(IndexRecord, TheBoundAndOfflineLeaveDoubtsWithoutFetching) {
   std::vector<Candidate> many(kMaxVariantRecordFetches + 3, index_wheel());
   std::size_t budget = 0;
   std::vector<std::string> warnings;

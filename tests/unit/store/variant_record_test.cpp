@@ -127,17 +127,24 @@ TEST(VariantRecord, HugeAndNegativeNumbersAreRefused) {
       with("/archs/sass", nlohmann::json::array({100000})),
   };
   for (const std::string& t : texts) EXPECT_FALSE(parse_variant_record(t)) << t;
-  // Numbers past every integer type: the JSON reader makes them floats, refused as such.
+  // Integers past every integer type: the JSON reader makes them floats, refused as such.
   std::string text = variant_record_json(sample());
   const std::string size = "\"size\": 12345";
   ASSERT_NE(text.find(size), std::string::npos);
-  for (const char* huge : {"1e400", "18446744073709551616", "99999999999999999999999999"}) {
+  auto with_size = [&](const char* number) {
     std::string t = text;
-    t.replace(t.find(size), size.size(), std::string("\"size\": ") + huge);
-    auto r = parse_variant_record(t);
+    t.replace(t.find(size), size.size(), std::string("\"size\": ") + number);
+    return parse_variant_record(t);
+  };
+  for (const char* huge : {"18446744073709551616", "99999999999999999999999999", "1e300"}) {
+    auto r = with_size(huge);
     ASSERT_FALSE(r) << huge;
-    EXPECT_THAT(r.error().message, HasSubstr("\"size\""));
+    EXPECT_THAT(r.error().message, HasSubstr("\"size\"")) << huge;
   }
+  // Past a double: the JSON reader itself refuses it.
+  auto overflow = with_size("1e400");
+  ASSERT_FALSE(overflow);
+  EXPECT_FALSE(overflow.error().message.empty());
   // The largest size there is still reads.
   auto big = parse_variant_record(with("/size", 9223372036854775807ll));
   ASSERT_TRUE(big);
