@@ -245,7 +245,7 @@ Gathered gather(const std::string& package, const Recipe* recipe,
                 const std::vector<SourcePlan>& plan,
                 const std::optional<std::filesystem::path>& cache_root) {
   Gathered out;
-  std::size_t record_budget = kMaxVariantRecordFetches;
+  RecordBudget record_budget;
   for (const SourcePlan& p : plan) {
     SourceReport report{p, 0, "ok"};
     const std::size_t source_first = out.candidates.size();

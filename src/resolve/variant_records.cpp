@@ -26,17 +26,22 @@ bool pure(const pkg::WheelName& wheel) {
                      [](const pkg::Tag& t) { return t.abi == "none" && t.platform == "any"; });
 }
 
-RecordText read_record(const std::string& url, bool network) {
+RecordText read_record(const std::string& url, bool network, RecordBudget& budget) {
   const std::string where = url + kSuffix;
   if (is_http(url)) {
     if (!network) return {std::nullopt, "not fetched (--offline)"};
+    if (!budget.http) return {std::nullopt, "not fetched (an earlier record could not be fetched)"};
     net::HttpRequest request;
     request.url = where;
     request.max_bytes = store::kMaxVariantRecordBytes;
-    request.total_timeout = std::chrono::seconds(30);
+    request.connect_timeout = std::chrono::seconds(5);
+    request.stall_timeout = std::chrono::seconds(10);
+    request.total_timeout = std::chrono::seconds(15);
     auto response = net::http_get(request);
-    if (!response)
+    if (!response) {
+      budget.http = false;
       return {std::nullopt, "its variant record could not be fetched: " + response.error().message};
+    }
     if (response->status == 404 || response->status == 410)
       return {std::nullopt, "no variant record beside it on the index"};
     if (response->status != 200) {
@@ -106,19 +111,19 @@ std::optional<std::string> apply_variant_record(Candidate& c, const RecordText& 
 }
 
 void attach_variant_records(std::vector<Candidate>& candidates, std::size_t first,
-                            const Recipe* recipe, bool network, std::size_t& budget,
+                            const Recipe* recipe, bool network, RecordBudget& budget,
                             std::vector<std::string>& warnings) {
   for (std::size_t i = first; i < candidates.size(); ++i) {
     Candidate& c = candidates[i];
     if (!wants_variant_record(c, recipe)) continue;
-    if (budget == 0) {
+    if (budget.reads == 0) {
       c.record_doubt =
           fmt::format("its variant record was not read (at most {} are read per resolve)",
                       kMaxVariantRecordFetches);
       continue;
     }
-    --budget;
-    if (auto warning = apply_variant_record(c, read_record(c.url, network)))
+    --budget.reads;
+    if (auto warning = apply_variant_record(c, read_record(c.url, network, budget)))
       warnings.push_back(std::move(*warning));
   }
 }

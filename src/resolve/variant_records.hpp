@@ -37,11 +37,19 @@ struct RecordText {
 // there but refused (malformed, another file, a sha256 the index contradicts).
 std::optional<std::string> apply_variant_record(Candidate& candidate, const RecordText& read);
 
+// What one gather may still spend on records: reads left, and whether HTTP is
+// still tried (after a transport failure — refused, timed out, Ctrl-C — no
+// further record is fetched, so a dead server costs one timeout, not 32).
+struct RecordBudget {
+  std::size_t reads = kMaxVariantRecordFetches;
+  bool http = true;
+};
+
 // The shell: reads `<url>.variant.json` (net::http_get for http(s), the file
 // for a local wheel) for each candidate from `first` on that wants one, while
-// `budget` lasts, and applies it. `network` false (--offline): no HTTP.
+// the budget lasts, and applies it. `network` false (--offline): no HTTP.
 void attach_variant_records(std::vector<Candidate>& candidates, std::size_t first,
-                            const Recipe* recipe, bool network, std::size_t& budget,
+                            const Recipe* recipe, bool network, RecordBudget& budget,
                             std::vector<std::string>& warnings);
 
 }  // namespace flashfit::resolve

@@ -214,7 +214,8 @@ TEST_F(IndexRecord, ARecordSilentOnTorchLeavesADoubt) {
 
 TEST_F(IndexRecord, TheBoundAndOfflineLeaveDoubtsWithoutFetching) {
   std::vector<Candidate> many(kMaxVariantRecordFetches + 3, index_wheel());
-  std::size_t budget = 0;
+  RecordBudget budget;
+  budget.reads = 0;
   std::vector<std::string> warnings;
   attach_variant_records(many, 0, fa, true, budget, warnings);
   for (const Candidate& c : many) {
@@ -222,11 +223,28 @@ TEST_F(IndexRecord, TheBoundAndOfflineLeaveDoubtsWithoutFetching) {
     EXPECT_THAT(*c.record_doubt, HasSubstr("at most 32"));
   }
   std::vector<Candidate> offline{index_wheel()};
-  budget = 1;
+  budget.reads = 1;
   attach_variant_records(offline, 0, fa, false, budget, warnings);
   ASSERT_TRUE(offline.front().record_doubt);
   EXPECT_THAT(*offline.front().record_doubt, HasSubstr("--offline"));
   EXPECT_TRUE(warnings.empty());
+}
+
+TEST_F(IndexRecord, ADeadServerCostsOneFetchNotThirtyTwo) {
+  // Port 1 on 127.0.0.1: refused at once. The first fetch fails; the rest are not tried.
+  std::vector<Candidate> wheels(3, index_wheel());
+  RecordBudget budget;
+  std::vector<std::string> warnings;
+  attach_variant_records(wheels, 0, fa, true, budget, warnings);
+  EXPECT_FALSE(budget.http);
+  EXPECT_EQ(budget.reads, kMaxVariantRecordFetches - 3);
+  ASSERT_TRUE(wheels[0].record_doubt);
+  EXPECT_THAT(*wheels[0].record_doubt, HasSubstr("could not be fetched"));
+  for (std::size_t i = 1; i < wheels.size(); ++i) {
+    ASSERT_TRUE(wheels[i].record_doubt);
+    EXPECT_THAT(*wheels[i].record_doubt, HasSubstr("an earlier record"));
+  }
+  EXPECT_FALSE(judge(wheels[0], request, fa, make_target({}))->certain());
 }
 
 }  // namespace
