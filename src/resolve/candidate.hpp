@@ -35,6 +35,14 @@ struct Candidate {
   // is judged by that record as if it were a label.
   std::optional<pkg::VariantLabel> built_variant;
   std::optional<std::vector<std::string>> built_archs;  // "sm_80"; empty: no CUDA code
+  // PTX a variant record names ("sm_90": JIT-compiled on that compute capability and newer).
+  std::vector<std::string> built_ptx;
+  // A wheel from an index or find-links page with no label flashfit reads, whose
+  // published variant record (<url>.variant.json, store/variant_record.hpp) is
+  // read into built_variant / built_archs like a cache entry's build record.
+  // Set when that record was missing, unreadable, refused or silent on torch:
+  // why. Its torch facts stay unknown and the fit rests on an assumption.
+  std::optional<std::string> record_doubt;
   // Set when its URL answered 404 to flashfit's check (resolve/url_check):
   // "HTTP 404 when flashfit asked on 2026-...". Rejected with `missing`.
   std::optional<std::string> missing;

@@ -10,6 +10,7 @@
 #include "resolve/index_fetch.hpp"
 #include "resolve/index_link_url.hpp"
 #include "resolve/index_page.hpp"
+#include "resolve/variant_records.hpp"
 #include "store/wheel_cache.hpp"
 #include "util/strings.hpp"
 
@@ -244,8 +245,10 @@ Gathered gather(const std::string& package, const Recipe* recipe,
                 const std::vector<SourcePlan>& plan,
                 const std::optional<std::filesystem::path>& cache_root) {
   Gathered out;
+  RecordBudget record_budget;
   for (const SourcePlan& p : plan) {
     SourceReport report{p, 0, "ok"};
+    const std::size_t source_first = out.candidates.size();
     if (p.role == SourceRole::upstream || p.role == SourceRole::community) {
       const RecipeSource* source = recipe ? recipe->source(p.name) : nullptr;
       if (!source) continue;
@@ -304,6 +307,11 @@ Gathered gather(const std::string& package, const Recipe* recipe,
       fetch_page(out, report, root + "/" + package + "/", package, true);
     } else {
       fetch_page(out, report, p.location, package, false);
+    }
+    // Label-less wheels of an index or find-links page: their published variant records.
+    if (p.role == SourceRole::index || p.role == SourceRole::find_links) {
+      attach_variant_records(out.candidates, source_first, recipe, !p.offline, record_budget,
+                             out.warnings);
     }
     out.sources.push_back(std::move(report));
   }

@@ -219,7 +219,11 @@ void check_abi(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
   const RecipeSource* source = recipe ? recipe->source(j.candidate->source) : nullptr;
   if (j.variant.cxx11_abi) {
     j.cxx11_abi = j.variant.cxx11_abi;
-    j.abi_basis = j.candidate->built_variant ? "recorded by flashfit build" : "label";
+    // A record's facts say where they came from in the label's place ("its variant record").
+    if (!j.candidate->built_variant)
+      j.abi_basis = "label";
+    else
+      j.abi_basis = j.variant.raw.empty() ? "recorded by flashfit build" : j.variant.raw;
   } else if (source && source->abi == AbiRule::pytorch_official && j.variant.torch) {
     OfficialTorchBuild build{*j.variant.torch, OfficialTorchBuild::Kind::cuda, j.variant.cuda,
                              platform_arch(j.wheel->tags.front().platform)};
@@ -273,10 +277,9 @@ bool arch_built(const GpuArch& arch, const std::optional<pkg::CudaVersion>& whee
 }
 
 // "sm_80" -> 8.0; what does not parse is left out (the cache entry is only a record).
-std::vector<GpuArch> built_archs(const Candidate& candidate) {
+std::vector<GpuArch> arch_numbers(const std::vector<std::string>& names) {
   std::vector<GpuArch> out;
-  if (!candidate.built_archs) return out;
-  for (const std::string& name : *candidate.built_archs) {
+  for (const std::string& name : names) {
     std::string_view digits(name);
     if (!util::starts_with(digits, "sm_") || digits.size() < 5) continue;
     digits.remove_prefix(3);
@@ -292,6 +295,10 @@ std::vector<GpuArch> built_archs(const Candidate& candidate) {
     if (ok) out.push_back(GpuArch{number / 10, number % 10, std::nullopt});
   }
   return out;
+}
+
+std::vector<GpuArch> built_archs(const Candidate& candidate) {
+  return candidate.built_archs ? arch_numbers(*candidate.built_archs) : std::vector<GpuArch>{};
 }
 
 void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe,
@@ -318,11 +325,14 @@ void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe,
   const std::vector<GpuArch>& listed = j.candidate->built_archs ? built
                                        : facts.gpu_archs        ? *facts.gpu_archs
                                                                 : no_archs;
+  // PTX a variant record names: its code JIT-compiles on that capability and newer.
+  std::vector<GpuArch> built_ptx = arch_numbers(j.candidate->built_ptx);
   auto arch_names = [&] {
     std::vector<std::string> out;
     for (const GpuArch& a : listed) {
       if (arch_built(a, j.variant.cuda)) out.push_back(a.str());
     }
+    for (const GpuArch& a : built_ptx) out.push_back(a.str() + " (PTX)");
     return out;
   };
   std::vector<env::ComputeCapability> said;
@@ -349,11 +359,15 @@ void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe,
       bool jit = ptx && env::ComputeCapability{a.major, a.minor} <= cc;
       return sass || jit;
     });
+    covered = covered || std::any_of(built_ptx.begin(), built_ptx.end(), [&](const GpuArch& a) {
+                return env::ComputeCapability{a.major, a.minor} <= cc;
+              });
     if (!covered) {
       reject(j, ReasonCode::gpu_arch, [&] {
-        return std::string(fmt::format(
-            "no kernel image for compute capability {} (the wheel has {}{})", cc.str(),
-            arch_names().empty() ? "none" : util::join(arch_names(), ", "), ptx ? "" : ", no PTX"));
+        return std::string(
+            fmt::format("no kernel image for compute capability {} (the wheel has {}{})", cc.str(),
+                        arch_names().empty() ? "none" : util::join(arch_names(), ", "),
+                        ptx || !built_ptx.empty() ? "" : ", no PTX"));
       });
     }
   }
@@ -462,6 +476,15 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
     }
   }
   if (torch_extension(j, recipe)) {
+    if (candidate.record_doubt) {
+      // Its name says nothing and no variant record said it: not known, never taken as known.
+      assume(j, "variant-record", "a readable <wheel>.variant.json (flashfit publish --for-torch)",
+             [&] {
+               return fmt::format(
+                   "this wheel was built for the torch, CUDA and C++11 ABI here ({})",
+                   *candidate.record_doubt);
+             });
+    }
     check_torch(j, target, facts);
     check_cuda(j, target, recipe);
     check_abi(j, target, recipe);

@@ -41,6 +41,7 @@ void apply_cache_entry(const store::CacheEntry& entry, PublishCandidate& candida
   const bool built = entry.origin.kind == store::EntryOrigin::Kind::built;
   const store::BuildRecord& record = entry.record;
   f.source = built ? "build" : "cache";
+  if (!entry.urls.empty()) f.original_url = entry.urls.front();  // where it was fetched from
   if (candidate.refusal) return;
   const auto torch = record.torch ? torch_major_minor(*record.torch) : std::nullopt;
   if (!f.torch_major && torch) {

@@ -49,6 +49,7 @@ struct WheelFacts {
   std::vector<int> sass_archs;    // SM numbers with SASS
   std::vector<int> ptx_archs;     // SM numbers with PTX
   std::string source;             // "file", "cache", "build"
+  std::string original_url;       // a cached wheel: the URL it was fetched from; else empty
   std::string original_sha256;    // before a METADATA rewrite; empty when none
   std::vector<EnvKey> for_torch;  // pages it was published for by --for-torch
 };
