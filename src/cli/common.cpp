@@ -13,7 +13,9 @@ std::string* captured_stdout = nullptr;
 StdoutCapture::StdoutCapture(std::string& into) : previous_(captured_stdout) {
   captured_stdout = &into;
 }
-StdoutCapture::~StdoutCapture() { captured_stdout = previous_; }
+StdoutCapture::~StdoutCapture() {
+  captured_stdout = previous_;
+}
 
 void write_stdout(std::string_view text) {
   if (captured_stdout) {

@@ -66,9 +66,8 @@ util::Result<std::vector<pkg::RequirementsFile>> parse_inputs(
   for (const std::string& path : request.files) {
     auto text = read_text(path);
     if (!text) {
-      return util::input_error(fmt::format("cannot read requirements file: {}",
-                                           text.error().message),
-                               path);
+      return util::input_error(
+          fmt::format("cannot read requirements file: {}", text.error().message), path);
     }
     auto parsed = pkg::parse_requirements_file(*text, path, disk);
     if (!parsed) return tl::unexpected(parsed.error());
@@ -197,6 +196,20 @@ std::string tail_lines(const std::string& text, std::size_t lines) {
   return std::string(util::trim(std::string_view(text).substr(pos)));
 }
 
+// The installer's run over the lines flashfit does not take.
+std::vector<std::string> lines_argv(const install::Installer& installer,
+                                    const std::string& requirements) {
+  std::vector<std::string> argv = installer.base;
+  argv.push_back("install");
+  if (installer.kind == install::InstallerKind::uv) {
+    argv.insert(argv.end(), {"--python", installer.python});
+  } else {
+    argv.insert(argv.end(), {"--disable-pip-version-check", "--no-input"});
+  }
+  argv.insert(argv.end(), {"-r", requirements});
+  return argv;
+}
+
 util::Result<void> run_installer_lines(InstallRequirementsReport& report,
                                        const install::Installer& installer,
                                        const env::Interpreter& interpreter) {
@@ -206,18 +219,18 @@ util::Result<void> run_installer_lines(InstallRequirementsReport& report,
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return util::fail(util::ErrorKind::failed, "cannot create " + dir.string(), ec.message());
-  struct Remove {
-    fs::path dir;
-    ~Remove() {
+  struct RemoveTree {
+    fs::path path;
+    ~RemoveTree() {
       std::error_code e;
-      fs::remove_all(dir, e);
+      fs::remove_all(path, e);
     }
-  } remove{dir};
+  } cleanup{dir};
   const fs::path constraints = dir / "constraints.txt";
   const fs::path requirements = dir / "requirements.txt";
   if (!report.plan.constraints.empty()) {
-    auto wrote = util::write_file_atomic(constraints,
-                                         workflow::installer_constraints_text(report.plan));
+    auto wrote =
+        util::write_file_atomic(constraints, workflow::installer_constraints_text(report.plan));
     if (!wrote) return tl::unexpected(wrote.error());
   }
   auto wrote = util::write_file_atomic(
@@ -225,14 +238,7 @@ util::Result<void> run_installer_lines(InstallRequirementsReport& report,
   if (!wrote) return tl::unexpected(wrote.error());
 
   const InstalledVersions before = installed_versions(interpreter.site_dirs);
-  std::vector<std::string> argv = installer.base;
-  argv.push_back("install");
-  if (installer.kind == install::InstallerKind::uv) {
-    argv.insert(argv.end(), {"--python", installer.python});
-  } else {
-    argv.insert(argv.end(), {"--disable-pip-version-check", "--no-input"});
-  }
-  argv.insert(argv.end(), {"-r", requirements.string()});
+  const std::vector<std::string> argv = lines_argv(installer, requirements.string());
   note(fmt::format("installing {} line{} with {}", report.plan.installer.size(),
                    report.plan.installer.size() == 1 ? "" : "s", to_string(installer.kind)));
   auto ran = install::run_installer(argv, std::chrono::seconds{1800});
@@ -242,9 +248,8 @@ util::Result<void> run_installer_lines(InstallRequirementsReport& report,
   if (!ran) return tl::unexpected(ran.error());
   report.installer_ok = ran->succeeded();
   if (!ran->succeeded()) {
-    report.installer_failure =
-        fmt::format("{} {}: {}", to_string(installer.kind), ran->describe(),
-                    tail_lines(ran->err.empty() ? ran->out : ran->err, 6));
+    report.installer_failure = fmt::format("{} {}: {}", to_string(installer.kind), ran->describe(),
+                                           tail_lines(ran->err.empty() ? ran->out : ran->err, 6));
   }
   return {};
 }
@@ -272,14 +277,14 @@ util::Result<int> run_install_requirements(const InstallRequirementsRequest& req
   auto probe = probe_options_from(*request.environment);
   if (!probe) return tl::unexpected(probe.error());
   const env::Environment environment = env::probe_interpreter_environment(*probe);
-  if (auto usable = require_interpreter(environment, *request.environment,
-                                        WithoutInterpreter::refuse);
+  if (auto usable =
+          require_interpreter(environment, *request.environment, WithoutInterpreter::refuse);
       !usable) {
     return tl::unexpected(usable.error());
   }
   const env::Interpreter& interpreter = *environment.python.interpreter;
-  auto planned = workflow::plan_install_requirements(*files, *book, interpreter.markers,
-                                                     request.sources);
+  auto planned =
+      workflow::plan_install_requirements(*files, *book, interpreter.markers, request.sources);
   if (!planned) return tl::unexpected(planned.error());
 
   InstallRequirementsReport report;
@@ -287,12 +292,11 @@ util::Result<int> run_install_requirements(const InstallRequirementsRequest& req
   report.dry_run = wants_dry_run(request);
   auto installer = install::choose_installer(environment);
   if (!installer) return tl::unexpected(installer.error());
-  report.installer = installer->version.empty() ? std::string(to_string(installer->kind))
-                                                : installer->version;
+  report.installer =
+      installer->version.empty() ? std::string(to_string(installer->kind)) : installer->version;
 
   if (!report.plan.installer.empty()) {
-    report.installer_argv = installer->base;
-    report.installer_argv.insert(report.installer_argv.end(), {"install", "-r", "<the lines>"});
+    report.installer_argv = lines_argv(*installer, "<the lines>");
     if (!report.dry_run) {
       auto ran = run_installer_lines(report, *installer, interpreter);
       if (!ran) return tl::unexpected(ran.error());
@@ -327,8 +331,7 @@ util::Result<int> run_install_requirements(const InstallRequirementsRequest& req
   }
   if (!failed && !report.dry_run) check_dependencies(report, interpreter, *installer);
   report.ok = !failed && report.unmet.empty();
-  write_stdout(request.json ? requirements_json(report).dump(2) + "\n"
-                            : requirements_text(report));
+  write_stdout(request.json ? requirements_json(report).dump(2) + "\n" : requirements_text(report));
   return report.ok ? 0 : 1;
 }
 

@@ -60,8 +60,8 @@ std::string requirements_text(const InstallRequirementsReport& report) {
   if (plan.flashfit.empty()) out += "    (none)\n";
   for (std::size_t i = 0; i < plan.flashfit.size(); ++i) {
     const auto& taken = plan.flashfit[i];
-    out += fmt::format("    {}  {}  -> flashfit install {}\n", taken.where, taken.recipe,
-                       taken.spec);
+    out +=
+        fmt::format("    {}  {}  -> flashfit install {}\n", taken.where, taken.recipe, taken.spec);
     if (taken.url) {
       out += fmt::format("      named {}: {}\n", form_words(taken.form), *taken.url);
       const auto& verdict =
@@ -100,22 +100,23 @@ std::string requirements_text(const InstallRequirementsReport& report) {
   if (!report.unmet.empty()) {
     out += "\ndependencies of the compiled packages not satisfied:\n";
     for (const auto& u : report.unmet) out += "  " + unmet_words(u) + "\n";
-    if (!report.fix_command.empty()) out += "  install them (torch kept): " + report.fix_command + "\n";
+    if (!report.fix_command.empty())
+      out += "  install them (torch kept): " + report.fix_command + "\n";
   } else if (report.ok && !report.dry_run && !report.packages.empty()) {
     out += "\ndependencies of the compiled packages: satisfied\n";
   }
   if (!report.ok && !report.dry_run && report.unmet.empty()) {
     out += "\nfailed: ";
-    out += report.installer_ok == false
-               ? "the installer's run failed; flashfit installed nothing\n"
-               : "flashfit's own install was rolled back\n";
+    out += report.installer_ok == false ? "the installer's run failed; flashfit installed nothing\n"
+                                        : "flashfit's own install was rolled back\n";
     const auto left = remaining(report);
     if (!left.empty()) {
       out += "the installer's changes remain:\n";
       for (const auto& line : left) out += "  " + line + "\n";
     }
     for (const auto& run : report.packages) {
-      if (run.exit_code == 0) out += fmt::format("installed before the failure, kept: {}\n", run.recipe);
+      if (run.exit_code == 0)
+        out += fmt::format("installed before the failure, kept: {}\n", run.recipe);
     }
   }
   return out;
@@ -131,7 +132,8 @@ json requirements_json(const InstallRequirementsReport& report) {
   }
   json constraints = json::array();
   for (const auto& line : plan.constraints)
-    constraints.push_back({{"where", fmt::format("{}:{}", line.file, line.line)}, {"text", line.text}});
+    constraints.push_back(
+        {{"where", fmt::format("{}:{}", line.file, line.line)}, {"text", line.text}});
   json taken = json::array();
   for (std::size_t i = 0; i < plan.flashfit.size(); ++i) {
     const auto& t = plan.flashfit[i];
@@ -177,20 +179,23 @@ json requirements_json(const InstallRequirementsReport& report) {
                      {"name", u.name},
                      {"installed", u.installed ? json(*u.installed) : json(nullptr)}});
   }
-  json sources{{"index_url", plan.sources.index_url ? json(*plan.sources.index_url) : json(nullptr)},
-               {"extra_index_urls", plan.sources.extra_index_urls},
-               {"find_links", plan.sources.find_links},
-               {"no_index", plan.no_index}};
+  json sources{
+      {"index_url", plan.sources.index_url ? json(*plan.sources.index_url) : json(nullptr)},
+      {"extra_index_urls", plan.sources.extra_index_urls},
+      {"find_links", plan.sources.find_links},
+      {"no_index", plan.no_index}};
   return json{
       {"dry_run", report.dry_run},
       {"ok", report.ok},
       {"installer",
        {{"name", report.installer},
+        {"command", report.installer_argv},
         {"lines", installer_lines},
         {"constraints", constraints},
         {"ran", report.installer_ok.has_value()},
         {"ok", report.installer_ok ? json(*report.installer_ok) : json(nullptr)},
-        {"failure", report.installer_failure.empty() ? json(nullptr) : json(report.installer_failure)},
+        {"failure",
+         report.installer_failure.empty() ? json(nullptr) : json(report.installer_failure)},
         {"changes", changes}}},
       {"flashfit", taken},
       {"skipped", skipped},

@@ -32,10 +32,10 @@ struct InstallRequirementsReport {
   workflow::InstallRequirementsPlan plan;
   std::vector<std::optional<UrlVerdict>> url_verdicts;  // per plan.flashfit entry
   bool dry_run = false;
-  std::string installer;                      // "pip 23.0.1 ..." / "uv 0.8.0"
-  std::vector<std::string> installer_argv;    // empty: nothing for the installer
-  std::optional<bool> installer_ok;           // nullopt: not run
-  std::string installer_failure;              // how it ended, its output's tail
+  std::string installer;                    // "pip 23.0.1 ..." / "uv 0.8.0"
+  std::vector<std::string> installer_argv;  // empty: nothing for the installer
+  std::optional<bool> installer_ok;         // nullopt: not run
+  std::string installer_failure;            // how it ended, its output's tail
   std::vector<workflow::InstalledChange> installer_changes;
   std::vector<PackageRun> packages;
   std::vector<workflow::UnmetDependency> unmet;

@@ -30,9 +30,9 @@ std::vector<InstalledChange> diff_installed(const InstalledVersions& before,
 std::string describe(const InstalledChange& change);
 
 struct UnmetDependency {
-  std::string package;      // the compiled package that needs it
-  std::string requirement;  // its Requires-Dist, as written
-  std::string name;         // canonical
+  std::string package;                   // the compiled package that needs it
+  std::string requirement;               // its Requires-Dist, as written
+  std::string name;                      // canonical
   std::optional<std::string> installed;  // the version there is, if any
 };
 

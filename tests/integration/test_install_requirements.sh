@@ -72,7 +72,7 @@ page() { # page NAME WHEEL...
     echo "</body></html>"
   } >"$TMP/www/simple/$name/index.html"
 }
-page ffinst "$W11" "$W10" "$W12"
+page ffinst "$W11" "$W10"
 page ffpure "$TMP/links/ffpure-1.0-py3-none-any.whl"
 page ffdep "$TMP/links/ffdep-1.2-py3-none-any.whl"
 cp "$OFFICIAL" "$TMP/www/files/"
@@ -136,7 +136,8 @@ pass_note "install -r: pip's lines installed first, the fitting variant for the 
 
 # --- a compiled package that fails after pip's run: rolled back -----------------
 new_venv
-printf -- '--index-url %s\nffpure\nffinst==1.2\n' "$INDEX" >"$TMP/broken.txt"
+# (1.2 passes inspection and fails its import; only find-links has it.)
+printf -- '--index-url %s\n--find-links %s\nffpure\nffinst==1.2\n' "$INDEX" "$TMP/links" >"$TMP/broken.txt"
 ff install -r "$TMP/broken.txt" --python "$PY" --no-build
 expect_rc 1 "a compiled package that does not import"
 [[ -z $(version_of ffinst) ]] || fail "the broken ffinst was not rolled back"

@@ -89,9 +89,9 @@ TEST(InstallRequirementsPlan, InstallerLinesStayAsWrittenAndRecipeLinesAreTaken)
 }
 
 TEST(InstallRequirementsPlan, SdistsAndPathsPinTheirVersion) {
-  auto result = plan({parse(
-      "./dist/causal_conv1d-1.5.0.post8.tar.gz\n"
-      "/wheels/flash_attn-2.7.4+cu12torch2.5cxx11abiTRUE-cp311-cp311-linux_x86_64.whl\n")});
+  auto result = plan(
+      {parse("./dist/causal_conv1d-1.5.0.post8.tar.gz\n"
+             "/wheels/flash_attn-2.7.4+cu12torch2.5cxx11abiTRUE-cp311-cp311-linux_x86_64.whl\n")});
   ASSERT_TRUE(result) << result.error().message;
   ASSERT_EQ(result->flashfit.size(), 2u);
   EXPECT_EQ(result->flashfit[0].form, RecipeLineForm::sdist);

@@ -54,8 +54,7 @@ TEST(UnmetDependencies, MissingAndTooOldAreUnmetMarkersAndExtrasApply) {
 
 TEST(UnmetDependencies, NamesAreComparedCanonically) {
   const InstalledVersions installed{{"typing-extensions", "4.12.0"}};
-  EXPECT_TRUE(
-      unmet_dependencies("x", {"Typing_Extensions>=4.0"}, linux_311(), installed).empty());
+  EXPECT_TRUE(unmet_dependencies("x", {"Typing_Extensions>=4.0"}, linux_311(), installed).empty());
 }
 
 TEST(RequiresDist, ReadsTheHeaderNotTheBody) {
