@@ -290,7 +290,8 @@ Runner define_install(CLI::App& app) {
   app.add_option("-r,--requirement", options->requirements,
                  "Install from a requirements file (repeatable): flashfit's packages get the "
                  "wheel that fits, the other lines go to pip / uv first (docs/install.md)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->allow_extra_args(false);
   add_environment_flags(app, options->environment);
   add_source_flags(app, options->sources);
   app.add_flag("--dry-run", options->dry_run, "Show what would be installed; change nothing");

@@ -172,6 +172,7 @@ expect_err_contains "$TMP/nowhere.txt"
 pass_note "bad requirements files: exit 2 naming file and line, nothing installed"
 
 # --- a bare recipe name from a local index: the mismatched build refused --------
+export FLASHFIT_CACHE_DIR=$TMP/cache-bare  # (the cache above holds 1.2, a source of its own)
 printf -- '--index-url %s\nffinst\n' "$INDEX" >"$TMP/bare.txt"
 ff install -r "$TMP/bare.txt" ffpure --python "$PY" --json
 expect_rc 0 "a bare ffinst from the index"
