@@ -14,7 +14,8 @@ std::string indent(const std::string& text, std::string_view prefix) {
   while (start < text.size()) {
     auto end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
-    out += std::string(prefix) + text.substr(start, end - start) + "\n";
+    if (end > start) out += prefix;
+    out += text.substr(start, end - start) + "\n";
     start = end + 1;
   }
   return out;

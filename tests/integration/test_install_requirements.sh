@@ -12,6 +12,8 @@
 #   refused by inspection, 1.0 installed;
 # - a compiled package that fails after pip's run: rolled back, the report
 #   names pip's changes that remain;
+# - a compiled package whose Requires-Dist the environment does not satisfy:
+#   exit 1, the unmet dependency and a fix that pins torch;
 # - bad input (unknown option, bad marker, unterminated continuation, missing
 #   -r file and include, include loop, two pins): exit 2 naming file and line,
 #   nothing installed.
@@ -183,3 +185,36 @@ expect_rc 0 "a bare ffinst from the index"
 "$PY" -c 'import torch, ffinst' || fail "ffinst does not import"
 grep -q "GET /simple/ffpure/" "$HTTP_LOG" || fail "pip did not use the file's index"
 pass_note "a bare recipe name from a local index: the fitting build installed; a SPEC beside -r went to pip"
+
+# --- the compiled package's own dependencies, pip check-style -------------------
+# ffinst 1.0 whose METADATA asks for ffdep>=2.0 (RECORD rewritten to match);
+# the venv has ffdep 1.2 from the case above.
+mkdir -p "$TMP/needy"
+"$TEST_PYTHON" - "$W10" "$TMP/needy" <<'PY'
+import base64, hashlib, os, sys, zipfile
+src, out = sys.argv[1], sys.argv[2]
+zin = zipfile.ZipFile(src)
+members = {i.filename: zin.read(i.filename) for i in zin.infolist()}
+meta = next(n for n in members if n.endswith(".dist-info/METADATA"))
+record = next(n for n in members if n.endswith(".dist-info/RECORD"))
+text = members[meta].decode()
+head, sep, body = text.partition("\n\n")
+members[meta] = (head + "\nRequires-Dist: ffdep>=2.0" + sep + body).encode()
+digest = base64.urlsafe_b64encode(hashlib.sha256(members[meta]).digest()).rstrip(b"=").decode()
+rows = [f"{meta},sha256={digest},{len(members[meta])}" if r.startswith(meta + ",") else r
+        for r in members[record].decode().splitlines()]
+members[record] = ("\n".join(rows) + "\n").encode()
+with zipfile.ZipFile(os.path.join(out, os.path.basename(src)), "w", zipfile.ZIP_DEFLATED) as z:
+    for name, data in members.items():
+        z.writestr(name, data)
+PY
+export FLASHFIT_CACHE_DIR=$TMP/cache-needy
+printf -- '--find-links %s\n--no-index\nffinst\n' "$TMP/needy" >"$TMP/needy.txt"
+ff install -r "$TMP/needy.txt" --python "$PY" --json
+expect_rc 1 "an unmet dependency of the compiled package"
+[[ $(json_field "$TMP/out" '[(u["package"], u["name"], u["installed"]) for u in d["unmet_dependencies"]]') == "[('ffinst', 'ffdep', '1.2')]" ]] ||
+  fail "the unmet ffdep>=2.0 is not reported: $(json_field "$TMP/out" 'd["unmet_dependencies"]')"
+json_field "$TMP/out" 'd["fix_command"]' | grep -q "ffdep>=2.0.*torch==" || fail "the fix does not keep torch: $(json_field "$TMP/out" 'd["fix_command"]')"
+[[ $(version_of ffdep) == 1.2 ]] || fail "flashfit changed ffdep itself"
+"$PY" -c 'import torch, ffinst' || fail "ffinst does not import"
+pass_note "an unmet dependency of a compiled package is reported with a fix that keeps torch"
