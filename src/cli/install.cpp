@@ -287,9 +287,10 @@ Runner define_install(CLI::App& app) {
                  "A requirement (flash-attn, 'flash-attn>=2.6,<2.8') or a local .whl file; "
                  "with -r, any number")
       ->type_name("SPEC");
-  app.add_option("-r,--requirement", options->requirements,
-                 "Install from a requirements file (repeatable): flashfit's packages get the "
-                 "wheel that fits, the other lines go to pip / uv first (docs/install.md)")
+  app.add_option(
+         "-r,--requirement", options->requirements,
+         "Install from a requirements file (repeatable): flashfit's packages get the "
+         "wheel that fits, the other lines go to pip / uv first (docs/install-requirements.md)")
       ->type_name("FILE")
       ->allow_extra_args(false);
   add_environment_flags(app, options->environment);
