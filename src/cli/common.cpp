@@ -6,8 +6,22 @@
 #include "util/verbosity.hpp"
 
 namespace flashfit::cli {
+namespace {
+std::string* captured_stdout = nullptr;
+}  // namespace
+
+StdoutCapture::StdoutCapture(std::string& into) : previous_(captured_stdout) {
+  captured_stdout = &into;
+}
+StdoutCapture::~StdoutCapture() {
+  captured_stdout = previous_;
+}
 
 void write_stdout(std::string_view text) {
+  if (captured_stdout) {
+    captured_stdout->append(text);
+    return;
+  }
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
 }

@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/install_report.hpp"
+#include "cli/install_requirements.hpp"
 #include "cli/resolve_pipeline.hpp"
 #include "cli/resolve_report.hpp"
 #include "cli/uninstall.hpp"
@@ -30,6 +31,8 @@ namespace fs = std::filesystem;
 
 struct InstallCliOptions {
   std::string spec;
+  std::vector<std::string> specs;         // as given: one, or with -r any number
+  std::vector<std::string> requirements;  // -r FILE (cli/install_requirements)
   EnvironmentFlags environment;
   resolve::SourceFlags sources;
   bool dry_run = false;
@@ -122,6 +125,27 @@ util::Result<InstallCliOptions> dry_run_for_what_if(InstallCliOptions options) {
 }
 
 util::Result<int> run_install(const InstallCliOptions& given) {
+  if (!given.requirements.empty()) {
+    if (given.undo) return util::fail(util::ErrorKind::usage, "--undo takes no -r FILE");
+    return run_install_requirements(
+        {given.requirements, given.specs, &given.environment, given.sources, given.dry_run,
+         given.json},
+        [&given](const std::string& spec, const resolve::SourceFlags& sources, bool dry_run) {
+          InstallCliOptions one = given;
+          one.requirements.clear();
+          one.specs = {spec};
+          one.sources = sources;
+          one.dry_run = dry_run;
+          return run_install(one);
+        });
+  }
+  if (given.specs.size() > 1)
+    return util::fail(util::ErrorKind::usage, "install takes one SPEC; several go with -r FILE");
+  if (!given.specs.empty() && given.spec != given.specs.front()) {
+    InstallCliOptions one = given;
+    one.spec = given.specs.front();
+    return run_install(one);
+  }
   if (given.undo != given.spec.empty())
     return util::fail(util::ErrorKind::usage,
                       given.undo ? "--undo takes no SPEC: it undoes the last install"
@@ -259,9 +283,16 @@ util::Result<int> run_install(const InstallCliOptions& given) {
 
 Runner define_install(CLI::App& app) {
   auto options = std::make_shared<InstallCliOptions>();
-  app.add_option("spec", options->spec,
-                 "A requirement (flash-attn, 'flash-attn>=2.6,<2.8') or a local .whl file")
+  app.add_option("spec", options->specs,
+                 "A requirement (flash-attn, 'flash-attn>=2.6,<2.8') or a local .whl file; "
+                 "with -r, any number")
       ->type_name("SPEC");
+  app.add_option(
+         "-r,--requirement", options->requirements,
+         "Install from a requirements file (repeatable): flashfit's packages get the "
+         "wheel that fits, the other lines go to pip / uv first (docs/install-requirements.md)")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
   add_environment_flags(app, options->environment);
   add_source_flags(app, options->sources);
   app.add_flag("--dry-run", options->dry_run, "Show what would be installed; change nothing");

@@ -1,0 +1,36 @@
+#pragma once
+// `flashfit install -r FILE [-r FILE ...] [SPEC ...]`: the requirements
+// files parsed and planned (workflow::plan_install_requirements), the lines
+// flashfit does not take installed by the probed interpreter's installer in
+// one run, then each compiled package installed exactly as `flashfit install
+// SPEC` does (through `install_one`, install.cpp's own flow), then their own
+// dependencies checked. Exit 0 all installed, 1 a step failed (the report
+// says what remains), 2 bad input (nothing installed).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/what_if_flags.hpp"
+#include "resolve/gather.hpp"
+#include "util/error.hpp"
+
+namespace flashfit::cli {
+
+struct InstallRequirementsRequest {
+  std::vector<std::string> files;  // -r FILE, in order
+  std::vector<std::string> specs;  // SPECs given beside them
+  const EnvironmentFlags* environment = nullptr;
+  resolve::SourceFlags sources;
+  bool dry_run = false;
+  bool json = false;
+};
+
+// `flashfit install SPEC` with these sources (the files' merged over the
+// flags) and dry-run setting; its report is written with write_stdout.
+using InstallOne = std::function<util::Result<int>(
+    const std::string& spec, const resolve::SourceFlags& sources, bool dry_run)>;
+
+util::Result<int> run_install_requirements(const InstallRequirementsRequest& request,
+                                           const InstallOne& install_one);
+
+}  // namespace flashfit::cli

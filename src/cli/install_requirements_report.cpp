@@ -1,0 +1,209 @@
+// install -r's report; see install_requirements_report.hpp.
+#include "cli/install_requirements_report.hpp"
+
+#include <fmt/core.h>
+
+namespace flashfit::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string indent(const std::string& text, std::string_view prefix) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) out += prefix;
+    out += text.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string form_words(workflow::RecipeLineForm form) {
+  switch (form) {
+    case workflow::RecipeLineForm::spec:
+      return "a requirement";
+    case workflow::RecipeLineForm::wheel_url:
+      return "a wheel built for some environment";
+    case workflow::RecipeLineForm::sdist:
+      return "an sdist";
+  }
+  return "a requirement";
+}
+
+std::string unmet_words(const workflow::UnmetDependency& u) {
+  return fmt::format("{} requires {} ({})", u.package, u.requirement,
+                     u.installed ? "installed: " + *u.installed : std::string("not installed"));
+}
+
+// What stays in the environment when a step failed after the installer's run.
+std::vector<std::string> remaining(const InstallRequirementsReport& report) {
+  std::vector<std::string> out;
+  for (const auto& change : report.installer_changes) out.push_back(workflow::describe(change));
+  return out;
+}
+
+}  // namespace
+
+std::string requirements_text(const InstallRequirementsReport& report) {
+  const auto& plan = report.plan;
+  std::string out = report.dry_run ? "plan (dry run: nothing is installed)\n" : "plan\n";
+  out += fmt::format("  for {} ({} line{}, one run, first):\n", report.installer,
+                     plan.installer.size(), plan.installer.size() == 1 ? "" : "s");
+  if (plan.installer.empty()) out += "    (none)\n";
+  for (const auto& line : plan.installer)
+    out += fmt::format("    {}:{}  {}\n", line.file, line.line, line.text);
+  for (const auto& line : plan.constraints)
+    out += fmt::format("    {}:{}  {}  (constraint)\n", line.file, line.line, line.text);
+  out += fmt::format("  flashfit takes ({}):\n", plan.flashfit.size());
+  if (plan.flashfit.empty()) out += "    (none)\n";
+  for (std::size_t i = 0; i < plan.flashfit.size(); ++i) {
+    const auto& taken = plan.flashfit[i];
+    out +=
+        fmt::format("    {}  {}  -> flashfit install {}\n", taken.where, taken.recipe, taken.spec);
+    if (taken.url) {
+      out += fmt::format("      named {}: {}\n", form_words(taken.form), *taken.url);
+      const auto& verdict =
+          i < report.url_verdicts.size() ? report.url_verdicts[i] : std::optional<UrlVerdict>{};
+      if (verdict && verdict->fits) {
+        out += "      its name fits here; flashfit still picks by the pin, from its sources\n";
+      } else if (verdict) {
+        out += "      it does not fit here:\n";
+        for (const auto& reason : verdict->reasons) out += "        - " + reason + "\n";
+      }
+    }
+    for (const auto& note : taken.notes) out += "      note: " + note + "\n";
+  }
+  for (const auto& skipped : plan.skipped)
+    out += fmt::format("  skipped (marker false here): {}  {}\n", skipped.where, skipped.text);
+  if (plan.sources.index_url) out += "  index: " + *plan.sources.index_url + "\n";
+  for (const auto& url : plan.sources.extra_index_urls) out += "  extra index: " + url + "\n";
+  for (const auto& link : plan.sources.find_links) out += "  find-links: " + link + "\n";
+
+  if (report.installer_ok) {
+    out += fmt::format("\n{}: {}\n", report.installer,
+                       *report.installer_ok ? "done" : "FAILED: " + report.installer_failure);
+    if (report.installer_changes.empty()) out += "  (nothing changed)\n";
+    for (const auto& change : report.installer_changes)
+      out += "  " + workflow::describe(change) + "\n";
+  }
+  for (const auto& run : report.packages) {
+    out += fmt::format("\n{} ({}):\n", run.recipe, run.spec);
+    if (!run.exit_code) {
+      out += "  not attempted (an earlier step failed)\n";
+      continue;
+    }
+    if (!run.error.empty()) out += indent(run.error, "  ");
+    out += indent(run.report, "  ");
+  }
+  if (!report.unmet.empty()) {
+    out += "\ndependencies of the compiled packages not satisfied:\n";
+    for (const auto& u : report.unmet) out += "  " + unmet_words(u) + "\n";
+    if (!report.fix_command.empty())
+      out += "  install them (torch kept): " + report.fix_command + "\n";
+  } else if (report.ok && !report.dry_run && !report.packages.empty()) {
+    out += "\ndependencies of the compiled packages: satisfied\n";
+  }
+  if (!report.ok && !report.dry_run && report.unmet.empty()) {
+    out += "\nfailed: ";
+    out += report.installer_ok == false ? "the installer's run failed; flashfit installed nothing\n"
+                                        : "flashfit's own install was rolled back\n";
+    const auto left = remaining(report);
+    if (!left.empty()) {
+      out += "the installer's changes remain:\n";
+      for (const auto& line : left) out += "  " + line + "\n";
+    }
+    for (const auto& run : report.packages) {
+      if (run.exit_code == 0)
+        out += fmt::format("installed before the failure, kept: {}\n", run.recipe);
+    }
+  }
+  return out;
+}
+
+json requirements_json(const InstallRequirementsReport& report) {
+  const auto& plan = report.plan;
+  json installer_lines = json::array();
+  for (const auto& line : plan.installer) {
+    installer_lines.push_back({{"where", fmt::format("{}:{}", line.file, line.line)},
+                               {"text", line.text},
+                               {"hashes", line.hashes}});
+  }
+  json constraints = json::array();
+  for (const auto& line : plan.constraints)
+    constraints.push_back(
+        {{"where", fmt::format("{}:{}", line.file, line.line)}, {"text", line.text}});
+  json taken = json::array();
+  for (std::size_t i = 0; i < plan.flashfit.size(); ++i) {
+    const auto& t = plan.flashfit[i];
+    json item{{"name", t.recipe},
+              {"where", t.where},
+              {"form", workflow::to_string(t.form)},
+              {"spec", t.spec},
+              {"url", t.url ? json(*t.url) : json(nullptr)},
+              {"url_fits", nullptr},
+              {"url_reasons", json::array()},
+              {"notes", t.notes}};
+    if (i < report.url_verdicts.size() && report.url_verdicts[i]) {
+      item["url_fits"] = report.url_verdicts[i]->fits;
+      item["url_reasons"] = report.url_verdicts[i]->reasons;
+    }
+    taken.push_back(std::move(item));
+  }
+  json skipped = json::array();
+  for (const auto& s : plan.skipped) skipped.push_back({{"where", s.where}, {"text", s.text}});
+  json changes = json::array();
+  for (const auto& c : report.installer_changes) {
+    changes.push_back({{"name", c.name},
+                       {"before", c.before ? json(*c.before) : json(nullptr)},
+                       {"after", c.after ? json(*c.after) : json(nullptr)}});
+  }
+  json packages = json::array();
+  for (const auto& run : report.packages) {
+    json item{{"name", run.recipe},
+              {"spec", run.spec},
+              {"exit_code", run.exit_code ? json(*run.exit_code) : json(nullptr)},
+              {"error", run.error.empty() ? json(nullptr) : json(run.error)},
+              {"report", nullptr}};
+    if (!run.report.empty()) {
+      json parsed = json::parse(run.report, nullptr, false);
+      item["report"] = parsed.is_discarded() ? json(run.report) : parsed;
+    }
+    packages.push_back(std::move(item));
+  }
+  json unmet = json::array();
+  for (const auto& u : report.unmet) {
+    unmet.push_back({{"package", u.package},
+                     {"requirement", u.requirement},
+                     {"name", u.name},
+                     {"installed", u.installed ? json(*u.installed) : json(nullptr)}});
+  }
+  json sources{
+      {"index_url", plan.sources.index_url ? json(*plan.sources.index_url) : json(nullptr)},
+      {"extra_index_urls", plan.sources.extra_index_urls},
+      {"find_links", plan.sources.find_links},
+      {"no_index", plan.no_index}};
+  return json{
+      {"dry_run", report.dry_run},
+      {"ok", report.ok},
+      {"installer",
+       {{"name", report.installer},
+        {"command", report.installer_argv},
+        {"lines", installer_lines},
+        {"constraints", constraints},
+        {"ran", report.installer_ok.has_value()},
+        {"ok", report.installer_ok ? json(*report.installer_ok) : json(nullptr)},
+        {"failure",
+         report.installer_failure.empty() ? json(nullptr) : json(report.installer_failure)},
+        {"changes", changes}}},
+      {"flashfit", taken},
+      {"skipped", skipped},
+      {"sources", sources},
+      {"packages", packages},
+      {"unmet_dependencies", unmet},
+      {"fix_command", report.fix_command.empty() ? json(nullptr) : json(report.fix_command)}};
+}
+
+}  // namespace flashfit::cli

@@ -1,0 +1,184 @@
+// install -r planned as a value; see install_requirements.hpp.
+#include "workflow/install_requirements.hpp"
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+
+#include "pkg/name.hpp"
+#include "pkg/version.hpp"
+
+namespace flashfit::workflow {
+namespace {
+
+std::string where_of(const pkg::RequirementLine& line) {
+  return fmt::format("{}:{}", line.file, line.line);
+}
+
+// A path/URL line keeps its marker only in its text ("./x.whl ; python_version < '3.12'").
+util::Result<std::optional<pkg::Marker>> line_marker(const pkg::RequirementLine& line) {
+  if (line.requirement) return line.requirement->marker;
+  const auto semi = line.text.find(';');
+  if (semi == std::string::npos) return std::optional<pkg::Marker>{};
+  auto marker = pkg::Marker::parse(line.text.substr(semi + 1));
+  if (!marker) return tl::unexpected(marker.error());
+  return std::optional<pkg::Marker>{std::move(*marker)};
+}
+
+// "==1.0+cu12torch2.6cxx11abifalse" -> "==1.0": another environment's label
+// names the variant that fitted there; the release is what the file pins.
+util::Result<std::string> public_pin(const RecipeLine& taken) {
+  for (const pkg::Specifier& s : taken.pin.specifiers()) {
+    auto version = pkg::Version::parse(s.version_text());
+    if (version) return "==" + version->public_str();
+  }
+  return util::input_error("cannot read a version from the file name", where_of(taken.line),
+                           "name the package with a version instead (flash-attn==2.8.3)");
+}
+
+util::Result<TakenPackage> take(const RecipeLine& taken) {
+  TakenPackage out;
+  out.recipe = taken.recipe;
+  out.where = where_of(taken.line);
+  out.form = taken.form;
+  out.url = taken.url;
+  if (taken.form == RecipeLineForm::spec) {
+    out.spec = taken.recipe + taken.pin.str();
+  } else {
+    auto pin = public_pin(taken);
+    if (!pin) return tl::unexpected(pin.error());
+    out.spec = taken.recipe + *pin;
+  }
+  if (taken.line.requirement && !taken.line.requirement->extras.empty()) {
+    out.notes.push_back(fmt::format("extras [{}] are not installed by flashfit",
+                                    fmt::join(taken.line.requirement->extras, ",")));
+  }
+  if (!taken.line.hashes.empty()) {
+    out.notes.push_back(
+        "the line's --hash is for the file it named; flashfit verifies the wheel it picks by "
+        "its RECORD and inspection");
+  }
+  return out;
+}
+
+void merge_sources(const pkg::RequirementsFile& file, resolve::SourceFlags& sources,
+                   bool flag_index_url) {
+  if (file.index_url && !flag_index_url) sources.index_url = file.index_url;
+  for (const auto& url : file.extra_index_urls) {
+    if (std::find(sources.extra_index_urls.begin(), sources.extra_index_urls.end(), url) ==
+        sources.extra_index_urls.end())
+      sources.extra_index_urls.push_back(url);
+  }
+  for (const auto& link : file.find_links) {
+    if (std::find(sources.find_links.begin(), sources.find_links.end(), link) ==
+        sources.find_links.end())
+      sources.find_links.push_back(link);
+  }
+}
+
+// pip writes an option value with spaces quoted; flashfit's values come from
+// whitespace-split tokens, so they have none.
+void option_line(std::string& out, std::string_view option, const std::string& value) {
+  out += fmt::format("{} {}\n", option, value);
+}
+
+}  // namespace
+
+std::string_view to_string(RecipeLineForm form) {
+  switch (form) {
+    case RecipeLineForm::spec:
+      return "spec";
+    case RecipeLineForm::wheel_url:
+      return "wheel-url";
+    case RecipeLineForm::sdist:
+      return "sdist";
+  }
+  return "spec";
+}
+
+util::Result<InstallRequirementsPlan> plan_install_requirements(
+    const std::vector<pkg::RequirementsFile>& files, const resolve::RecipeBook& recipes,
+    const pkg::MarkerEnvironment& markers, const resolve::SourceFlags& flags) {
+  InstallRequirementsPlan plan;
+  plan.sources = flags;
+  std::map<std::string, std::size_t> by_recipe;  // recipe -> index in plan.flashfit
+  for (const pkg::RequirementsFile& file : files) {
+    merge_sources(file, plan.sources, flags.index_url.has_value());
+    plan.no_index = plan.no_index || file.no_index;
+    plan.passthrough.insert(plan.passthrough.end(), file.passthrough.begin(),
+                            file.passthrough.end());
+    RequirementsSplit split = split_requirements(file, recipes);
+    for (pkg::RequirementLine& line : split.installer) {
+      (line.constraint ? plan.constraints : plan.installer).push_back(std::move(line));
+    }
+    for (const RecipeLine& taken : split.flashfit) {
+      auto marker = line_marker(taken.line);
+      if (!marker) {
+        return util::input_error(fmt::format("bad marker: {}", marker.error().message),
+                                 where_of(taken.line));
+      }
+      if (*marker) {
+        auto applies = (*marker)->evaluate(markers);
+        if (!applies) {
+          return util::input_error(
+              fmt::format("cannot evaluate the marker: {}", applies.error().message),
+              where_of(taken.line));
+        }
+        if (!*applies) {
+          plan.skipped.push_back({where_of(taken.line), taken.line.text});
+          continue;
+        }
+      }
+      auto package = take(taken);
+      if (!package) return tl::unexpected(package.error());
+      auto [it, fresh] = by_recipe.emplace(package->recipe, plan.flashfit.size());
+      if (!fresh) {
+        const TakenPackage& first = plan.flashfit[it->second];
+        if (first.spec == package->spec) continue;  // the same pin twice (an include repeats it)
+        return util::input_error(
+            fmt::format("{} is named twice with different pins: '{}' ({}) and '{}'",
+                        package->recipe, first.spec, first.where, package->spec),
+            package->where, "keep one line for it");
+      }
+      plan.flashfit.push_back(std::move(*package));
+    }
+  }
+  return plan;
+}
+
+std::string installer_requirements_text(const InstallRequirementsPlan& plan,
+                                        const std::string& constraints_file) {
+  if (plan.installer.empty()) return {};
+  std::string out = "# written by flashfit install -r: the lines it does not take\n";
+  if (plan.sources.index_url) option_line(out, "--index-url", *plan.sources.index_url);
+  for (const auto& url : plan.sources.extra_index_urls) option_line(out, "--extra-index-url", url);
+  for (const auto& link : plan.sources.find_links) option_line(out, "--find-links", link);
+  if (plan.no_index) out += "--no-index\n";
+  for (const auto& option : plan.passthrough) {
+    out += fmt::format("# {}:{}\n{}\n", option.file, option.line, option.text);
+  }
+  if (!plan.constraints.empty() && !constraints_file.empty()) {
+    option_line(out, "-c", constraints_file);
+  }
+  for (const auto& line : plan.installer) {
+    out += fmt::format("# {}:{}\n{}", line.file, line.line, line.text);
+    for (const auto& hash : line.hashes) out += " --hash=" + hash;
+    out += '\n';
+  }
+  return out;
+}
+
+std::string installer_constraints_text(const InstallRequirementsPlan& plan) {
+  std::string out;
+  for (const auto& line : plan.constraints) {
+    out += line.text;
+    for (const auto& hash : line.hashes) out += " --hash=" + hash;
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace flashfit::workflow

@@ -1,0 +1,77 @@
+#pragma once
+// `flashfit install -r FILE [SPEC ...]` planned as a value (pure): which
+// lines go to the installer unchanged (in one run, first, so torch is there or
+// changed before the compiled packages are chosen), which packages flashfit
+// takes (recipe packages in any form, each with the pin it resolves, in file
+// order), which lines a marker leaves out here, and the sources from the
+// files' option lines. cli/install_requirements runs it.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pkg/marker.hpp"
+#include "pkg/requirements_file.hpp"
+#include "resolve/gather.hpp"
+#include "resolve/recipe.hpp"
+#include "util/error.hpp"
+#include "workflow/requirements_split.hpp"
+
+namespace flashfit::workflow {
+
+// A recipe package flashfit installs, as `flashfit install <spec>` would.
+struct TakenPackage {
+  std::string recipe;  // canonical name
+  std::string where;   // "requirements.txt:7"
+  RecipeLineForm form = RecipeLineForm::spec;
+  // What `flashfit install` gets: "flash-attn==2.8.3", "ffinst==1.0" (a URL's
+  // or path's public version), "flash-attn" (no pin).
+  std::string spec;
+  // The wheel / sdist URL or path the line named (reported, never installed
+  // as such: it was built for some environment, maybe not this one).
+  std::optional<std::string> url;
+  std::vector<std::string> notes;  // extras dropped, hashes not checked, ...
+};
+
+// A line a marker leaves out in this environment (pip skips it too).
+struct SkippedLine {
+  std::string where;
+  std::string text;
+};
+
+struct InstallRequirementsPlan {
+  // Requirement lines for the installer, unchanged (hashes kept), in order;
+  // constraints (from -c files) separately.
+  std::vector<pkg::RequirementLine> installer;
+  std::vector<pkg::RequirementLine> constraints;
+  std::vector<pkg::PassthroughOption> passthrough;  // option lines kept as written
+  std::vector<TakenPackage> flashfit;
+  std::vector<SkippedLine> skipped;
+  // The files' --index-url / --extra-index-url / --find-links over the
+  // command line's flags (a flag's --index-url wins over a file's); both the
+  // installer and flashfit's resolve use them.
+  resolve::SourceFlags sources;
+  bool no_index = false;  // a file said --no-index (the installer's indexes only)
+};
+
+// `files`: each -r file parsed, then the command line's SPECs parsed as one
+// more file. `markers`: the target interpreter's marker environment (a
+// recipe line whose marker is false here is skipped). Errors (exit 2, the
+// line named): a recipe package named twice with different pins, a marker
+// that cannot be evaluated, a wheel or sdist whose version cannot be read.
+util::Result<InstallRequirementsPlan> plan_install_requirements(
+    const std::vector<pkg::RequirementsFile>& files, const resolve::RecipeBook& recipes,
+    const pkg::MarkerEnvironment& markers, const resolve::SourceFlags& flags);
+
+// The requirements file the installer is run with (`pip install -r`): the
+// sources, the option lines kept, every installer line with its hashes, and
+// `-c <constraints_file>` when there are constraints. Empty when nothing is
+// for the installer.
+std::string installer_requirements_text(const InstallRequirementsPlan& plan,
+                                        const std::string& constraints_file);
+// The constraint lines, for the file `-c` names.
+std::string installer_constraints_text(const InstallRequirementsPlan& plan);
+
+std::string_view to_string(RecipeLineForm form);  // "spec", "wheel-url", "sdist"
+
+}  // namespace flashfit::workflow

@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# flashfit install -r, end to end and offline, in real --system-site-packages
+# venvs (Debian's torch) with the machine's pip:
+# - a project's requirements file (comments, a continuation with a marker, an
+#   include, --find-links / --no-index lines) with a pure package that has a
+#   dependency and a URL pin for "someone else's" variant of the recipe
+#   package ffinst (upstream-style +cu12torch...cxx11abiTRUE): --dry-run shows
+#   the plan and changes nothing; the run installs pip's lines first, then the
+#   variant that fits (1.0+pt...cpu), which imports; the URL is reported as not
+#   fitting, with why;
+# - a bare `ffinst` from a local index on 127.0.0.1: the ABI-mismatched 1.1 is
+#   refused by inspection, 1.0 installed;
+# - a compiled package that fails after pip's run: rolled back, the report
+#   names pip's changes that remain;
+# - the installer's run fails (a line no source has): reported with its
+#   output, no compiled package attempted, nothing installed;
+# - a compiled package whose Requires-Dist the environment does not satisfy:
+#   exit 1, the unmet dependency and a fix that pins torch;
+# - bad input (unknown option, bad marker, unterminated continuation, missing
+#   -r file and include, include loop, two pins): exit 2 naming file and line,
+#   nothing installed.
+# shellcheck source=tests/integration/lib.sh
+source "$(dirname "$0")/lib.sh"
+FF_TIMEOUT=120
+
+FIX=${FLASHFIT_INSTALL_WHEELS:?the install_wheels fixture sets FLASHFIT_INSTALL_WHEELS}
+wheel() { # wheel PATTERN: the one fixture wheel matching
+  local found=("$FIX"/$1)
+  [[ ${#found[@]} == 1 && -f ${found[0]} ]] || fail "fixture wheel $1 not found in $FIX"
+  printf '%s\n' "${found[0]}"
+}
+W10=$(wheel 'ffinst-1.0+pt1*cpu-*.whl')
+W11=$(wheel 'ffinst-1.1+pt1*cpu-*.whl')
+W12=$(wheel 'ffinst-1.2+pt1*cpu-*.whl')
+OFFICIAL=$(wheel 'official/ffinst-1.0+cu12torch*cxx11abiTRUE-*.whl')
+
+write_ffinst_recipe_config
+export FLASHFIT_CONFIG="$TMP/config/config.toml"
+
+# Pure wheels: ffpure 1.0 (needs ffdep>=1.0) and ffdep 1.2, written as pip would.
+mkdir -p "$TMP/links" "$TMP/www/files"
+"$TEST_PYTHON" - "$TMP/links" <<'PY'
+import base64, hashlib, sys, zipfile
+def wheel(out, name, version, requires):
+    di = f"{name}-{version}.dist-info"
+    files = {f"{name}/__init__.py": f"VERSION = {version!r}\n",
+             f"{di}/METADATA": "Metadata-Version: 2.1\nName: %s\nVersion: %s\n%s\n" % (
+                 name, version, "".join(f"Requires-Dist: {r}\n" for r in requires)),
+             f"{di}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    record = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(text.encode())}")
+    record.append(f"{di}/RECORD,,")
+    with zipfile.ZipFile(f"{out}/{name}-{version}-py3-none-any.whl", "w") as z:
+        for path, text in files.items():
+            z.writestr(path, text)
+        z.writestr(f"{di}/RECORD", "\n".join(record) + "\n")
+wheel(sys.argv[1], "ffpure", "1.0", ["ffdep>=1.0"])
+wheel(sys.argv[1], "ffdep", "1.2", [])
+PY
+cp "$W10" "$W11" "$W12" "$TMP/links/"
+
+# A PEP 503 index for every package, served on 127.0.0.1.
+page() { # page NAME WHEEL...
+  local name=$1 w base
+  shift
+  mkdir -p "$TMP/www/simple/$name"
+  {
+    echo "<!DOCTYPE html><html><body>"
+    for w in "$@"; do
+      base=$(basename "$w")
+      cp "$w" "$TMP/www/files/$base"
+      echo "<a href=\"../../files/${base//+/%2B}\">$base</a>"
+    done
+    echo "</body></html>"
+  } >"$TMP/www/simple/$name/index.html"
+}
+page ffinst "$W11" "$W10"
+page ffpure "$TMP/links/ffpure-1.0-py3-none-any.whl"
+page ffdep "$TMP/links/ffdep-1.2-py3-none-any.whl"
+cp "$OFFICIAL" "$TMP/www/files/"
+start_http_server "$TMP/www"
+INDEX=$HTTP_URL/simple
+OFFICIAL_NAME=$(basename "$OFFICIAL")
+OFFICIAL_URL="$HTTP_URL/files/${OFFICIAL_NAME//+/%2B}"
+
+new_venv() {
+  rm -rf "$TMP/venv"
+  "$TEST_PYTHON" -m venv --system-site-packages "$TMP/venv" || fail "cannot create a venv"
+  PY=$TMP/venv/bin/python
+}
+version_of() { "$PY" -m pip show "$1" 2>/dev/null | sed -n 's/^Version: //p'; }
+
+# --- a project's file: pure lines to pip, the URL pin taken and re-resolved ----
+mkdir -p "$TMP/project/reqs"
+cat >"$TMP/project/reqs/base.txt" <<'EOF'
+ffdep==1.2   # pinned by the team
+EOF
+cat >"$TMP/project/requirements.txt" <<EOF
+# the project's requirements, as pip reads them
+--find-links $TMP/links
+--no-index
+-r reqs/base.txt
+
+ffpure>=1.0 \\
+    ; python_version >= "3"
+# built for someone else's torch (CUDA 12, another torch):
+ffinst @ $OFFICIAL_URL
+EOF
+new_venv
+ff install -r "$TMP/project/requirements.txt" --python "$PY" --dry-run --json
+expect_rc 0 "--dry-run"
+[[ $(json_field "$TMP/out" '[l["text"] for l in d["installer"]["lines"]]') == "['ffdep==1.2', 'ffpure>=1.0 ; python_version >= \"3\"']" ]] ||
+  fail "pip's lines are not the file's: $(json_field "$TMP/out" 'd["installer"]["lines"]')"
+[[ $(json_field "$TMP/out" '[(t["name"], t["spec"], t["where"]) for t in d["flashfit"]]') == "[('ffinst', 'ffinst==1.0', '$TMP/project/requirements.txt:9')]" ]] ||
+  fail "flashfit's line is wrong: $(json_field "$TMP/out" 'd["flashfit"]')"
+[[ $(json_field "$TMP/out" 'd["flashfit"][0]["url_fits"]') == False ]] || fail "the other environment's URL is said to fit"
+[[ $(json_field "$TMP/out" 'str(d["flashfit"][0]["url_reasons"]).lower()') == *cuda* ]] || fail "why the URL does not fit names no CUDA: $(json_field "$TMP/out" 'd["flashfit"][0]["url_reasons"]')"
+[[ $(json_field "$TMP/out" 'd["packages"][0]["report"]["dry_run"]') == True ]] || fail "the pick was not a dry run"
+[[ $(json_field "$TMP/out" 'd["installer"]["ran"]') == False ]] || fail "the dry run ran the installer"
+[[ -z $(version_of ffpure) && -z $(version_of ffinst) ]] || fail "--dry-run installed something"
+ff install -r "$TMP/project/requirements.txt" --python "$PY" --dry-run
+expect_rc 0 "--dry-run (text)"
+expect_out_contains "flashfit install ffinst==1.0"
+expect_out_contains "it does not fit here"
+pass_note "--dry-run: pip's lines, flashfit's pin from the URL's public version, why the URL does not fit; nothing installed"
+
+ff install -r "$TMP/project/requirements.txt" --python "$PY" --json
+expect_rc 0 "install -r"
+[[ $(version_of ffpure) == 1.0 && $(version_of ffdep) == 1.2 ]] || fail "pip's lines are not installed"
+[[ $(json_field "$TMP/out" 'd["packages"][0]["report"]["installed"]["filename"]') == "$(basename "$W10")" ]] ||
+  fail "the fitting variant was not installed: $(json_field "$TMP/out" 'd["packages"][0]')"
+[[ $(version_of ffinst) == 1.0+pt* ]] || fail "pip does not show the fitting ffinst 1.0"
+"$PY" -c 'import torch, ffinst, ffpure, ffdep' || fail "an installed package does not import"
+[[ $(json_field "$TMP/out" 'sorted(c["name"] for c in d["installer"]["changes"])') == "['ffdep', 'ffpure']" ]] ||
+  fail "pip's changes are misreported: $(json_field "$TMP/out" 'd["installer"]["changes"]')"
+[[ $(json_field "$TMP/out" 'd["unmet_dependencies"]') == "[]" ]] || fail "unmet dependencies reported"
+pass_note "install -r: pip's lines installed first, the fitting variant for the URL pin installed and imported"
+
+# --- a compiled package that fails after pip's run: rolled back -----------------
+new_venv
+# (1.2 passes inspection and fails its import; only find-links has it.)
+printf -- '--index-url %s\n--find-links %s\nffpure\nffinst==1.2\n' "$INDEX" "$TMP/links" >"$TMP/broken.txt"
+ff install -r "$TMP/broken.txt" --python "$PY" --no-build
+expect_rc 1 "a compiled package that does not import"
+[[ -z $(version_of ffinst) ]] || fail "the broken ffinst was not rolled back"
+[[ $(version_of ffpure) == 1.0 ]] || fail "pip's ffpure is gone"
+expect_out_contains "flashfit's own install was rolled back"
+expect_out_contains "the installer's changes remain:"
+expect_out_contains "ffpure 1.0 (new)"
+pass_note "a failing compiled package after pip's run: rolled back; pip's changes named as remaining"
+
+# --- bad input: exit 2, file and line named, nothing installed -----------------
+bad() { # bad NAME TEXT EXPECTED...
+  local name=$1 text=$2
+  shift 2
+  printf '%s' "$text" >"$TMP/$name.txt"
+  ff install -r "$TMP/$name.txt" --python "$PY"
+  expect_clean_error 2 "$name"
+  local want
+  for want in "$@"; do expect_err_contains "$want"; done
+}
+new_venv
+bad unknown $'ffpure\n--frobnicate\n' "$TMP/unknown.txt:2" "unknown option"
+bad marker $'ffpure ; python_version >>> "3"\n' "$TMP/marker.txt:1"
+bad continuation $'ffpure \\\n' "$TMP/continuation.txt:1" "continuation"
+bad include $'ffpure\n-r missing.txt\n' "$TMP/include.txt:2" "missing.txt"
+printf -- '-r loop.txt\n' >"$TMP/loop2.txt"
+bad loop $'ffpure\n-r loop2.txt\n' "include loop"
+bad pins $'ffinst==1.0\nffinst==1.1\n' "$TMP/pins.txt:2" "named twice"
+ff install -r "$TMP/nowhere.txt" --python "$PY"
+expect_clean_error 2 "a missing -r file"
+expect_err_contains "$TMP/nowhere.txt"
+[[ -z $(version_of ffpure) && -z $(version_of ffinst) ]] || fail "bad input installed something"
+pass_note "bad requirements files: exit 2 naming file and line, nothing installed"
+
+# --- the installer's run fails: flashfit installs nothing -----------------------
+printf -- '--no-index\n--find-links %s\nffpure\nffnowhere==9\nffinst\n' "$TMP/links" >"$TMP/pipfails.txt"
+ff install -r "$TMP/pipfails.txt" --python "$PY" --json
+expect_rc 1 "the installer's run fails"
+[[ $(json_field "$TMP/out" 'd["installer"]["ok"]') == False ]] || fail "the installer's failure is not reported"
+[[ $(json_field "$TMP/out" 'd["installer"]["failure"]') == *ffnowhere* ]] || fail "the failure does not name what pip could not find"
+[[ $(json_field "$TMP/out" 'd["packages"][0]["exit_code"]') == None ]] || fail "ffinst was attempted after the installer failed"
+[[ -z $(version_of ffpure) && -z $(version_of ffinst) ]] || fail "something was installed after the installer failed"
+pass_note "the installer's run fails: reported with its output, flashfit installs nothing"
+
+# --- a bare recipe name from a local index: the mismatched build refused --------
+export FLASHFIT_CACHE_DIR=$TMP/cache-bare  # (the cache above holds 1.2, a source of its own)
+printf -- '--index-url %s\nffinst\n' "$INDEX" >"$TMP/bare.txt"
+ff install -r "$TMP/bare.txt" ffpure --python "$PY" --json
+expect_rc 0 "a bare ffinst from the index"
+[[ $(json_field "$TMP/out" 'd["packages"][0]["report"]["attempts"][0]["stage"]') == inspect ]] ||
+  fail "the ABI-mismatched 1.1 was not stopped at inspection"
+[[ $(version_of ffinst) == 1.0+pt* ]] || fail "ffinst 1.0 is not installed"
+[[ $(version_of ffpure) == 1.0 ]] || fail "the SPEC beside -r did not go to pip"
+"$PY" -c 'import torch, ffinst' || fail "ffinst does not import"
+grep -q "GET /simple/ffpure/" "$HTTP_LOG" || fail "pip did not use the file's index"
+pass_note "a bare recipe name from a local index: the fitting build installed; a SPEC beside -r went to pip"
+
+# --- the compiled package's own dependencies, pip check-style -------------------
+# ffinst 1.0 whose METADATA asks for ffdep>=2.0 (RECORD rewritten to match);
+# the venv has ffdep 1.2 from the case above.
+mkdir -p "$TMP/needy"
+"$TEST_PYTHON" - "$W10" "$TMP/needy" <<'PY'
+import base64, hashlib, os, sys, zipfile
+src, out = sys.argv[1], sys.argv[2]
+zin = zipfile.ZipFile(src)
+members = {i.filename: zin.read(i.filename) for i in zin.infolist()}
+meta = next(n for n in members if n.endswith(".dist-info/METADATA"))
+record = next(n for n in members if n.endswith(".dist-info/RECORD"))
+text = members[meta].decode()
+head, sep, body = text.partition("\n\n")
+members[meta] = (head + "\nRequires-Dist: ffdep>=2.0" + sep + body).encode()
+digest = base64.urlsafe_b64encode(hashlib.sha256(members[meta]).digest()).rstrip(b"=").decode()
+rows = [f"{meta},sha256={digest},{len(members[meta])}" if r.startswith(meta + ",") else r
+        for r in members[record].decode().splitlines()]
+members[record] = ("\n".join(rows) + "\n").encode()
+with zipfile.ZipFile(os.path.join(out, os.path.basename(src)), "w", zipfile.ZIP_DEFLATED) as z:
+    for name, data in members.items():
+        z.writestr(name, data)
+PY
+export FLASHFIT_CACHE_DIR=$TMP/cache-needy
+printf -- '--find-links %s\n--no-index\nffinst\n' "$TMP/needy" >"$TMP/needy.txt"
+ff install -r "$TMP/needy.txt" --python "$PY" --json
+expect_rc 1 "an unmet dependency of the compiled package"
+[[ $(json_field "$TMP/out" '[(u["package"], u["name"], u["installed"]) for u in d["unmet_dependencies"]]') == "[('ffinst', 'ffdep', '1.2')]" ]] ||
+  fail "the unmet ffdep>=2.0 is not reported: $(json_field "$TMP/out" 'd["unmet_dependencies"]')"
+[[ $(json_field "$TMP/out" 'd["fix_command"]') == *"ffdep>=2.0"*torch==* ]] || fail "the fix does not keep torch: $(json_field "$TMP/out" 'd["fix_command"]')"
+[[ $(version_of ffdep) == 1.2 ]] || fail "flashfit changed ffdep itself"
+"$PY" -c 'import torch, ffinst' || fail "ffinst does not import"
+pass_note "an unmet dependency of a compiled package is reported with a fix that keeps torch"

@@ -1,0 +1,200 @@
+// install -r's plan: which lines go to the installer unchanged, which
+// packages flashfit takes with which pin, what a marker leaves out, the
+// sources from the files, and the file the installer is run with.
+#include "workflow/install_requirements.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace flashfit::workflow {
+namespace {
+
+class MemoryFiles : public pkg::FileReader {
+ public:
+  std::map<std::string, std::string> files;
+  util::Result<std::string> read(const std::string& path) override {
+    auto it = files.find(path);
+    if (it == files.end()) return util::input_error("no such file", path);
+    return it->second;
+  }
+};
+
+pkg::MarkerEnvironment linux_311() {
+  pkg::MarkerEnvironment m;
+  *m.find("python_version") = "3.11";
+  *m.find("python_full_version") = "3.11.2";
+  *m.find("sys_platform") = "linux";
+  *m.find("platform_system") = "Linux";
+  *m.find("platform_machine") = "x86_64";
+  *m.find("os_name") = "posix";
+  *m.find("implementation_name") = "cpython";
+  *m.find("platform_python_implementation") = "CPython";
+  return m;
+}
+
+pkg::RequirementsFile parse(const std::string& text, const std::string& name = "r.txt",
+                            MemoryFiles* reader = nullptr) {
+  MemoryFiles none;
+  auto file = pkg::parse_requirements_file(text, name, reader ? *reader : none);
+  EXPECT_TRUE(file) << file.error().message;
+  return file ? *file : pkg::RequirementsFile{};
+}
+
+util::Result<InstallRequirementsPlan> plan(const std::vector<pkg::RequirementsFile>& files,
+                                           const resolve::SourceFlags& flags = {}) {
+  return plan_install_requirements(files, resolve::RecipeBook::built_in(), linux_311(), flags);
+}
+
+TEST(InstallRequirementsPlan, InstallerLinesStayAsWrittenAndRecipeLinesAreTaken) {
+  MemoryFiles reader;
+  reader.files["base.txt"] = "einops>=0.7 --hash=sha256:" + std::string(64, 'a') + "\n";
+  auto file = parse(
+      "# a project's requirements\n"
+      "-r base.txt\n"
+      "numpy>=1.24 \\\n"
+      "  ; python_version >= '3.9'\n"
+      "flash-attn @ https://h/flash_attn-2.8.3%2Bcu12torch2.6cxx11abiFALSE-cp310-cp310-"
+      "linux_x86_64.whl\n"
+      "mamba-ssm>=2.2\n"
+      "requests\n",
+      "r.txt", &reader);
+  auto result = plan({file});
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->installer.size(), 3u);
+  EXPECT_EQ(result->installer[0].text, "einops>=0.7");
+  EXPECT_EQ(result->installer[1].text, "numpy>=1.24 ; python_version >= '3.9'");
+  EXPECT_EQ(result->installer[2].text, "requests");
+
+  ASSERT_EQ(result->flashfit.size(), 2u);
+  const TakenPackage& fa = result->flashfit[0];
+  EXPECT_EQ(fa.recipe, "flash-attn");
+  EXPECT_EQ(fa.form, RecipeLineForm::wheel_url);
+  // Another environment's file: its public version is the pin, its label is not.
+  EXPECT_EQ(fa.spec, "flash-attn==2.8.3");
+  ASSERT_TRUE(fa.url);
+  EXPECT_NE(fa.url->find("cu12torch2.6"), std::string::npos);
+  EXPECT_EQ(fa.where, "r.txt:5");
+  EXPECT_EQ(result->flashfit[1].spec, "mamba-ssm>=2.2");
+  EXPECT_EQ(result->flashfit[1].form, RecipeLineForm::spec);
+  EXPECT_EQ(result->flashfit[1].where, "r.txt:6");
+
+  // The installer's file: every line it gets, hashes kept, none of flashfit's.
+  const auto text = installer_requirements_text(*result, "");
+  EXPECT_NE(text.find("einops>=0.7 --hash=sha256:" + std::string(64, 'a')), std::string::npos);
+  EXPECT_NE(text.find("\nrequests\n"), std::string::npos);
+  EXPECT_EQ(text.find("flash-attn"), std::string::npos) << text;
+  EXPECT_EQ(text.find("flash_attn"), std::string::npos) << text;
+  EXPECT_EQ(text.find("mamba"), std::string::npos) << text;
+}
+
+TEST(InstallRequirementsPlan, SdistsAndPathsPinTheirVersion) {
+  auto result = plan(
+      {parse("./dist/causal_conv1d-1.5.0.post8.tar.gz\n"
+             "/wheels/flash_attn-2.7.4+cu12torch2.5cxx11abiTRUE-cp311-cp311-linux_x86_64.whl\n")});
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->flashfit.size(), 2u);
+  EXPECT_EQ(result->flashfit[0].form, RecipeLineForm::sdist);
+  EXPECT_EQ(result->flashfit[0].spec, "causal-conv1d==1.5.0.post8");
+  EXPECT_EQ(result->flashfit[1].form, RecipeLineForm::wheel_url);
+  EXPECT_EQ(result->flashfit[1].spec, "flash-attn==2.7.4");
+  EXPECT_TRUE(result->installer.empty());
+  EXPECT_EQ(installer_requirements_text(*result, ""), "");
+}
+
+TEST(InstallRequirementsPlan, AFalseMarkerSkipsARecipeLine) {
+  auto result = plan({parse(
+      "flash-attn==2.8.3 ; python_version < '3.10'\n"
+      "flash-attn==2.7.4 ; python_version >= '3.10'\n"
+      "https://h/causal_conv1d-1.5.0-cp311-cp311-linux_x86_64.whl ; sys_platform == 'win32'\n")});
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->flashfit.size(), 1u);
+  EXPECT_EQ(result->flashfit[0].spec, "flash-attn==2.7.4");
+  ASSERT_EQ(result->skipped.size(), 2u);
+  EXPECT_EQ(result->skipped[0].where, "r.txt:1");
+  EXPECT_EQ(result->skipped[1].where, "r.txt:3");
+}
+
+TEST(InstallRequirementsPlan, CommandLineSpecsJoinTheFiles) {
+  auto result = plan({parse("numpy\n"), parse("flash-attn>=2.6\n", "<command line>")});
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->flashfit.size(), 1u);
+  EXPECT_EQ(result->flashfit[0].where, "<command line>:1");
+  EXPECT_EQ(result->installer.size(), 1u);
+}
+
+TEST(InstallRequirementsPlan, ARecipePackageTwiceWithDifferentPinsIsAnError) {
+  auto result = plan({parse("flash-attn==2.8.3\nnumpy\n"), parse("flash-attn==2.7.4\n", "b.txt")});
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().kind, util::ErrorKind::input);
+  EXPECT_EQ(result.error().context, "b.txt:1");
+  EXPECT_NE(result.error().message.find("r.txt:1"), std::string::npos) << result.error().message;
+  // The same pin twice (an include repeated) is one package.
+  auto same = plan({parse("flash-attn==2.8.3\n"), parse("flash_attn==2.8.3\n", "b.txt")});
+  ASSERT_TRUE(same) << same.error().message;
+  EXPECT_EQ(same->flashfit.size(), 1u);
+}
+
+TEST(InstallRequirementsPlan, AMarkerThatCannotBeEvaluatedNamesTheLine) {
+  // Parses; fails to evaluate: a version comparison on a value that is not a
+  // version (packaging raises InvalidVersion there).
+  pkg::MarkerEnvironment markers = linux_311();
+  *markers.find("platform_release") = "6.1.0-debian-amd64";
+  auto result = plan_install_requirements({parse("numpy\nflash-attn ; platform_release >= '5'\n")},
+                                          resolve::RecipeBook::built_in(), markers, {});
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().kind, util::ErrorKind::input);
+  EXPECT_EQ(result.error().context, "r.txt:2");
+}
+
+TEST(InstallRequirementsPlan, SourcesFromTheFilesJoinTheFlagsAndGoToTheInstaller) {
+  resolve::SourceFlags flags;
+  flags.find_links.push_back("/flag/links");
+  auto result = plan({parse("--index-url https://idx/simple\n"
+                            "--extra-index-url https://extra/simple\n"
+                            "-f /file/links\n"
+                            "--pre\n"
+                            "tqdm\n"),
+                      parse("-f /file/links\n", "b.txt")},
+                     flags);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->sources.index_url, "https://idx/simple");
+  EXPECT_EQ(result->sources.extra_index_urls, std::vector<std::string>{"https://extra/simple"});
+  EXPECT_EQ(result->sources.find_links, (std::vector<std::string>{"/flag/links", "/file/links"}));
+  const auto text = installer_requirements_text(*result, "");
+  EXPECT_NE(text.find("--index-url https://idx/simple\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("--find-links /flag/links\n--find-links /file/links\n"), std::string::npos);
+  EXPECT_NE(text.find("\n--pre\n"), std::string::npos) << text;
+
+  // A flag's --index-url wins over the file's.
+  resolve::SourceFlags mine;
+  mine.index_url = "https://mine/simple";
+  auto flagged = plan({parse("--index-url https://idx/simple\ntqdm\n")}, mine);
+  ASSERT_TRUE(flagged);
+  EXPECT_EQ(flagged->sources.index_url, "https://mine/simple");
+}
+
+TEST(InstallRequirementsPlan, ConstraintsGoToTheInstallersConstraintFile) {
+  MemoryFiles reader;
+  reader.files["c.txt"] = "numpy<2\nflash-attn<2.8\n";
+  auto result = plan({parse("-c c.txt\nnumpy\n", "r.txt", &reader)});
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->constraints.size(), 2u);
+  EXPECT_TRUE(result->flashfit.empty());
+  const auto text = installer_requirements_text(*result, "/tmp/c.txt");
+  EXPECT_NE(text.find("-c /tmp/c.txt\n"), std::string::npos) << text;
+  EXPECT_EQ(installer_constraints_text(*result), "numpy<2\nflash-attn<2.8\n");
+}
+
+TEST(InstallRequirementsPlan, NotesSayWhatFlashfitDoesNotCarryOver) {
+  auto result =
+      plan({parse("flash-attn[triton]==2.8.3 --hash=sha256:" + std::string(64, 'b') + "\n")});
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->flashfit.size(), 1u);
+  EXPECT_EQ(result->flashfit[0].spec, "flash-attn==2.8.3");
+  EXPECT_EQ(result->flashfit[0].notes.size(), 2u);
+}
+
+}  // namespace
+}  // namespace flashfit::workflow
