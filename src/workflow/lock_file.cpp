@@ -77,7 +77,11 @@ LockKey lock_key_from(const resolve::ResolveTarget& target) {
   } else if (!target.torch_installed && !target.torch) {
     key.cuda = "none";
   }
-  if (target.cxx11_abi) key.cxx11_abi = *target.cxx11_abi ? "true" : "false";
+  if (target.cxx11_abi) {
+    key.cxx11_abi = *target.cxx11_abi ? "true" : "false";
+  } else if (!target.torch_installed && !target.torch) {
+    key.cxx11_abi = "none";  // no torch: no ABI to match
+  }
   if (target.gpus) {
     std::set<std::string> archs;
     for (const auto& cc : *target.gpus) archs.insert(fmt::format("sm_{}{}", cc.major, cc.minor));

@@ -22,7 +22,7 @@ struct LockKey {
   std::optional<std::string> platform;   // the most specific platform tag: "manylinux_2_36_x86_64"
   std::optional<std::string> torch;      // "2.8.0+cu128", "none" (not installed)
   std::optional<std::string> cuda;       // torch's CUDA "12.8", "cpu", "rocm", "none" (no torch)
-  std::optional<std::string> cxx11_abi;  // "true" / "false"
+  std::optional<std::string> cxx11_abi;  // "true" / "false", "none" (no torch)
   std::optional<std::string> gpu_archs;  // "sm_80,sm_90" (sorted, unique); "none": no GPU
   friend bool operator==(const LockKey&, const LockKey&) = default;
 };
