@@ -123,7 +123,7 @@ util::Result<LockKey> parse_lock_header(std::string_view text, std::string_view 
     if (!lines.empty() && util::starts_with(util::trim(lines.front()), "# flashfit-lock:")) {
       return util::input_error(
           fmt::format("unknown lock format '{}' (this flashfit reads version 1)",
-                      util::trim(lines.front()).substr(16)),
+                      util::printable(util::trim(util::trim(lines.front()).substr(16)), 40)),
           where(1));
     }
     return util::input_error(
@@ -145,9 +145,9 @@ util::Result<LockKey> parse_lock_header(std::string_view text, std::string_view 
                                    [&](const FactField& f) { return f.name == name; });
     if (fact == kFacts.end()) {
       if (name == "note") break;
-      return util::input_error(fmt::format("unknown fact '{}' in the lock's header",
-                                           name.substr(0, std::min<std::size_t>(name.size(), 40))),
-                               where(i + 1));
+      return util::input_error(
+          fmt::format("unknown fact '{}' in the lock's header", util::printable(name, 40)),
+          where(i + 1));
     }
     const auto index = static_cast<std::size_t>(fact - kFacts.begin());
     if (seen[index]) {
