@@ -257,6 +257,13 @@ util::Result<int> run_lock(const LockCliOptions& options) {
     line.sha256 = pick.candidate->sha256;
     line.origin =
         fmt::format("flashfit's pick from {}, for {}", pick.candidate->source, taken.where);
+    if (!pick.certain()) {
+      const std::string why = fmt::format(
+          "{}: the pick {} rests on facts not known here (flashfit resolve {} says which)",
+          taken.recipe, pick.candidate->filename, taken.spec);
+      document.notes.push_back(why);
+      std::fprintf(stderr, "flashfit: warning: %s\n", why.c_str());
+    }
     if (!line.sha256) {
       std::fprintf(stderr,
                    "flashfit: warning: %s: no sha256 is known for %s; its --hash is left out "
