@@ -172,7 +172,8 @@ util::Result<std::string> choose_toolkit(const std::string& flag, const env::Pro
     origin = toolkit->describe();
   }
   environment.toolkit = env::probe_toolkit(again);
-  if (!environment.toolkit.nvcc.known() || environment.toolkit.nvcc.source != "CUDA_HOME") {
+  if (!environment.toolkit.nvcc.known() ||
+      environment.toolkit.nvcc_origin != env::NvccOrigin::cuda_home) {
     return util::fail(util::ErrorKind::usage, "--toolkit " + flag + ": no bin/nvcc there",
                       environment.toolkit.nvcc.unknown_reason,
                       "give the root of a CUDA toolkit (the directory holding bin/nvcc)");

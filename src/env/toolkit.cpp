@@ -88,7 +88,12 @@ std::optional<fs::path> resolve_program(std::string_view name,
   return util::find_on_path(name, path.value_or(""));
 }
 
-PathFact find_nvcc(const ToolkitProbeOptions& options) {
+struct FoundNvcc {
+  PathFact fact;
+  NvccOrigin origin = NvccOrigin::none;
+};
+
+FoundNvcc find_nvcc(const ToolkitProbeOptions& options) {
   std::vector<std::string> looked;
   auto try_root = [&](const std::optional<std::string>& root,
                       const char* label) -> std::optional<PathFact> {
@@ -101,16 +106,17 @@ PathFact find_nvcc(const ToolkitProbeOptions& options) {
     if (util::is_executable_file(candidate)) return PathFact::of(candidate, label);
     return std::nullopt;
   };
-  if (auto f = try_root(options.cuda_home, "CUDA_HOME")) return *f;
-  if (auto f = try_root(options.cuda_path, "CUDA_PATH")) return *f;
+  if (auto f = try_root(options.cuda_home, "CUDA_HOME")) return {*f, NvccOrigin::cuda_home};
+  if (auto f = try_root(options.cuda_path, "CUDA_PATH")) return {*f, NvccOrigin::cuda_path};
   if (auto p = util::find_on_path("nvcc", options.path.value_or("")))
-    return PathFact::of(*p, "PATH");
+    return {PathFact::of(*p, "PATH"), NvccOrigin::path};
   looked.push_back("PATH");
   const fs::path fallback = options.default_cuda_root / "bin" / "nvcc";
   if (util::is_executable_file(fallback))
-    return PathFact::of(fallback, options.default_cuda_root.string());
+    return {PathFact::of(fallback, options.default_cuda_root.string()), NvccOrigin::default_root};
   looked.push_back(fallback.string());
-  return PathFact::unknown(fmt::format("not found (looked in {})", util::join(looked, ", ")));
+  return {PathFact::unknown(fmt::format("not found (looked in {})", util::join(looked, ", "))),
+          NvccOrigin::none};
 }
 
 // CXX may carry a launcher ("ccache g++"); the compiler is the word after it.
@@ -143,7 +149,9 @@ PathFact find_host_compiler(const ToolkitProbeOptions& options) {
 }
 
 void probe_nvcc(const ToolkitProbeOptions& options, ToolkitFacts& facts) {
-  facts.nvcc = find_nvcc(options);
+  auto found = find_nvcc(options);
+  facts.nvcc = std::move(found.fact);
+  facts.nvcc_origin = found.origin;
   if (!facts.nvcc.known()) {
     facts.cuda_version = Fact<NvccVersion>::unknown("nvcc not found");
     return;
@@ -188,7 +196,7 @@ void probe_cuda_home(const ToolkitProbeOptions& options, ToolkitFacts& facts) {
     return;
   }
   const fs::path guess = facts.nvcc->parent_path().parent_path();
-  const bool explicit_root = facts.nvcc.source == "CUDA_HOME" || facts.nvcc.source == "CUDA_PATH";
+  const bool explicit_root = facts.nvcc_root_explicit();
   if (has_runtime_headers(guess)) {
     facts.cuda_home = PathFact::of(
         guess, explicit_root ? facts.nvcc.source : "nvcc's grandparent (as torch guesses)");

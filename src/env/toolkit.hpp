@@ -40,8 +40,17 @@ struct CompilerId {
   std::string version;  // "12.2.0"
 };
 
+// Where nvcc was found, as a value for the code that decides on it (the
+// Fact's source is the same, in words, for people).
+enum class NvccOrigin { none, cuda_home, cuda_path, path, default_root };
+
 struct ToolkitFacts {
   Fact<std::filesystem::path> nvcc;  // source: "CUDA_HOME", "CUDA_PATH", "PATH", "/usr/local/cuda"
+  NvccOrigin nvcc_origin = NvccOrigin::none;
+  // CUDA_HOME or CUDA_PATH named the root: what a build gets, never replaced.
+  bool nvcc_root_explicit() const {
+    return nvcc_origin == NvccOrigin::cuda_home || nvcc_origin == NvccOrigin::cuda_path;
+  }
   // The CUDA_HOME a build must get: the root whose include/ holds
   // cuda_runtime_api.h (torch's cpp_extension passes -I$CUDA_HOME/include to
   // the C++ compiler and links $CUDA_HOME/lib64). torch guesses it as nvcc's

@@ -62,6 +62,7 @@ TEST_F(ToolkitTest, OldNvccWithGcc12IsTooNew) {
   const auto f = probe();
   ASSERT_TRUE(f.nvcc.known());
   EXPECT_EQ(f.nvcc.source, "CUDA_HOME");
+  EXPECT_EQ(f.nvcc_origin, flashfit::env::NvccOrigin::cuda_home);
   ASSERT_TRUE(f.cuda_version.known()) << f.cuda_version.unknown_reason;
   EXPECT_EQ(f.cuda_version->major, 11);
   EXPECT_EQ(f.cuda_version->minor, 8);
@@ -83,6 +84,7 @@ TEST_F(ToolkitTest, ClangAsCudaHostCxx) {
   options.cudahostcxx = "clang++";
   const auto f = probe();
   EXPECT_EQ(f.nvcc.source, "PATH");
+  EXPECT_EQ(f.nvcc_origin, flashfit::env::NvccOrigin::path);
   EXPECT_EQ(f.host_compiler.source, "CUDAHOSTCXX");
   ASSERT_TRUE(f.host_compiler_id.known());
   EXPECT_EQ(f.host_compiler_id->kind, CompilerKind::clang);
@@ -136,14 +138,17 @@ TEST_F(ToolkitTest, NvccPrecedenceCudaHomeCudaPathPathDefault) {
   options.cuda_path = (tree.root() / "cpath").string();
   auto f = probe();
   EXPECT_EQ(f.nvcc.source, "CUDA_HOME");
+  EXPECT_EQ(f.nvcc_origin, flashfit::env::NvccOrigin::cuda_home);
   EXPECT_EQ(f.cuda_version->minor, 8);
   options.cuda_home = (tree.root() / "empty-cuda-home").string();  // set, but has no nvcc
   f = probe();
   EXPECT_EQ(f.nvcc.source, "CUDA_PATH");
+  EXPECT_EQ(f.nvcc_origin, flashfit::env::NvccOrigin::cuda_path);
   EXPECT_EQ(f.cuda_version->minor, 6);
   options.cuda_path = "";  // set but empty counts as unset
   f = probe();
   EXPECT_EQ(f.nvcc.source, "PATH");
+  EXPECT_EQ(f.nvcc_origin, flashfit::env::NvccOrigin::path);
   EXPECT_EQ(f.cuda_version->minor, 4);
   std::filesystem::remove(bin / "nvcc");
   f = probe();
@@ -276,6 +281,7 @@ TEST_F(ToolkitTest, NoHeadersAnywhereIsUnknownAndAnExplicitCudaHomeIsNeverReplac
   std::filesystem::create_symlink(tree.root() / "good/bin/nvcc", bin / "nvcc");
   f = probe();
   EXPECT_EQ(f.nvcc.source, "CUDA_HOME");
+  EXPECT_EQ(f.nvcc_origin, flashfit::env::NvccOrigin::cuda_home);
   EXPECT_FALSE(f.cuda_home.known());
   // An nvcc that prints nothing for a dry run leaves it unknown too.
   options.cuda_home.reset();
@@ -283,6 +289,7 @@ TEST_F(ToolkitTest, NoHeadersAnywhereIsUnknownAndAnExplicitCudaHomeIsNeverReplac
   fake("bin/nvcc", nvcc_banner("13.0", "13.0.88"));
   f = probe();
   EXPECT_EQ(f.nvcc.source, "PATH");
+  EXPECT_EQ(f.nvcc_origin, flashfit::env::NvccOrigin::path);
   EXPECT_FALSE(f.cuda_home.known());
 }
 
