@@ -145,6 +145,9 @@ expect_rc 0 "gc --json"
 pass_note "gc (dry run, JSON, keeps recent)"
 
 # --- gc: orphaned backups (backups/<name>-<pid>, left by a SIGKILLed run) ---------------
+# A cache of its own: --keep-days 0 would take the wheels the later sections use.
+MAIN_CACHE=$FLASHFIT_CACHE_DIR
+export FLASHFIT_CACHE_DIR=$TMP/backup-cache
 B=$FLASHFIT_CACHE_DIR/backups
 GONE=$(($(cat /proc/sys/kernel/pid_max) + 1)) # no process can ever have it
 # A live process that looks like flashfit (its comm begins with "flashfit").
@@ -199,7 +202,7 @@ ff cache gc --keep-days 0
 expect_rc 0 "gc with an unreadable last-install.json"
 expect_err_contains "every backup is kept"
 [[ $(backups_left) == "$want" ]] || fail "gc with an unreadable record removed a backup"
-rm -rf "$B"
+export FLASHFIT_CACHE_DIR=$MAIN_CACHE
 pass_note "gc: stale backups (owner gone or pid reused, old) reclaimed; live owner's, recent, undo's, unknown names kept"
 
 # --- remove ---------------------------------------------------------------------------
