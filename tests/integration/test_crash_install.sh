@@ -10,7 +10,9 @@
 #   pip names that one version, and it imports;
 # - the cache reads cleanly (`cache list --json`);
 # - the same install run again succeeds, leaves 1.0 with exactly its files,
-#   no backup and no lock held (a third, no-op install succeeds at once).
+#   no backup and no lock held (a third, no-op install succeeds at once);
+# - `cache gc --keep-days 0` then reclaims the killed run's orphaned backup and
+#   keeps the one install --undo needs.
 # Prints the number of kill points. $FAULT_MAX_POINTS (default 24) caps the
 # shim points (spread evenly); each point costs a pip run and an import of torch.
 # shellcheck source=tests/integration/lib.sh
@@ -100,6 +102,15 @@ print(os.path.basename(r["dir"]) if r else "")' "$FLASHFIT_CACHE_DIR/backups/las
   left=$(comm -23 <({ ls -A "$FLASHFIT_CACHE_DIR/backups" 2>/dev/null || true; } | sort) "$TMP/stale" |
     grep -vx -e last-install.json ${kept:+-e "$kept"} || true)
   [[ -z $left ]] || fail "$what: the next install left a backup: $left"
+  # The killed run's backup is an orphan now (its process is gone): gc
+  # reclaims it, and keeps the one install --undo needs.
+  ff cache gc --keep-days 0 --json
+  expect_rc 0 "$what: cache gc"
+  reclaimed=$((reclaimed + $(json_field "$TMP/out" 'len(d["stale_backups"])')))
+  left=$({ ls -A "$FLASHFIT_CACHE_DIR/backups" 2>/dev/null || true; } |
+    grep -vx -e last-install.json ${kept:+-e "$kept"} || true)
+  [[ -z $left ]] || fail "$what: cache gc --keep-days 0 left a stale backup: $left"
+  [[ -z $kept || -d $FLASHFIT_CACHE_DIR/backups/$kept ]] || fail "$what: cache gc took install --undo's backup $kept"
   FF_TIMEOUT=60 ff install "$W10" --python "$PY" --json
   expect_rc 0 "$what: an install right after (no lock left held)"
 }
@@ -117,6 +128,7 @@ print(" ".join(str(p) for p in sorted({1 + (n - 1) * i // max(1, m - 1) for i in
 tested=0
 killed=0
 stale=0
+reclaimed=0
 states=""
 for n in $points; do
   reset_venv
@@ -159,5 +171,5 @@ for t in $offsets; do
   timed=$((timed + 1))
 done
 pass_note "install: $timed SIGKILLs at time offsets ($offsets s), 0 violations"
-printf 'install: %s change points, %s shim kills (%s mid-run), %s timed kills, 0 violations; %s kills left a stale backup\n' \
-  "$total" "$tested" "$killed" "$timed" "$stale"
+printf 'install: %s change points, %s shim kills (%s mid-run), %s timed kills, 0 violations; %s kills left a stale backup, cache gc reclaimed %s\n' \
+  "$total" "$tested" "$killed" "$timed" "$stale" "$reclaimed"
