@@ -307,8 +307,8 @@ Runner define_cache(CLI::App& app) {
   options->dir = app.add_subcommand("dir", "Print the cache's wheel directory");
   options->add = app.add_subcommand("add", "Copy a local wheel (or fetch a URL) into the cache");
   options->remove = app.add_subcommand("remove", "Remove a cached wheel by sha256 or file name");
-  options->gc = app.add_subcommand(
-      "gc", "Remove wheels neither installed nor used recently, stale temp files and backups");
+  options->gc =
+      app.add_subcommand("gc", "Remove unused wheels, stale temp files and orphaned backups");
   options->list->add_flag("--json", options->json, "Print JSON");
   options->dir->add_flag("--json", options->json, "Print JSON: {\"cache_dir\": ...}");
   options->add
