@@ -271,8 +271,9 @@ util::Result<int> run_gc(store::WheelCache& cache, const CacheCliOptions& option
   for (const auto& b : backups.reclaimed) {
     out += fmt::format(
         "{} stale backup {} ({}, {}, last changed {})\n", verb, b.name, net::format_bytes(b.bytes),
-        b.verdict == store::BackupVerdict::reclaim_pid_reused ? "its pid is another program now"
-                                                              : "its process is gone",
+        b.verdict == store::BackupVerdict::reclaim_pid_reused    ? "its pid is another program now"
+        : b.verdict == store::BackupVerdict::reclaim_record_temp ? "a write that never finished"
+                                                                 : "its process is gone",
         ago(util::format_utc(b.modified)));
   }
   out += fmt::format(

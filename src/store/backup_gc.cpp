@@ -1,5 +1,6 @@
 #include "store/backup_gc.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -42,12 +43,24 @@ std::optional<BackupName> parse_backup_name(std::string_view name) {
   return std::nullopt;
 }
 
+bool is_record_temp(std::string_view name) {
+  constexpr std::string_view kPrefix = ".last-install.json.";
+  if (!name.starts_with(kPrefix) || name.size() != kPrefix.size() + 6) return false;
+  for (const char c : name.substr(kPrefix.size())) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!alnum) return false;
+  }
+  return true;
+}
+
 std::string_view to_string(BackupVerdict verdict) {
   switch (verdict) {
     case BackupVerdict::reclaim_owner_gone:
       return "owner-gone";
     case BackupVerdict::reclaim_pid_reused:
       return "pid-reused";
+    case BackupVerdict::reclaim_record_temp:
+      return "abandoned-temp-file";
     case BackupVerdict::keep_owner_running:
       return "owner-running";
     case BackupVerdict::keep_owner_unknown:
@@ -68,13 +81,21 @@ std::string_view to_string(BackupVerdict verdict) {
 
 bool reclaims(BackupVerdict verdict) {
   return verdict == BackupVerdict::reclaim_owner_gone ||
-         verdict == BackupVerdict::reclaim_pid_reused;
+         verdict == BackupVerdict::reclaim_pid_reused ||
+         verdict == BackupVerdict::reclaim_record_temp;
 }
 
 namespace {
 
 BackupVerdict decide_one(const BackupDirFacts& entry, const UndoRecordFacts& record,
                          std::time_t now, std::time_t keep_seconds) {
+  if (is_record_temp(entry.name)) {
+    if (!entry.is_regular_file) return BackupVerdict::keep_not_directory;
+    const std::time_t grace = std::max(keep_seconds, kRecordTempGrace);
+    return entry.modified > now || now - entry.modified < grace
+               ? BackupVerdict::keep_recent
+               : BackupVerdict::reclaim_record_temp;
+  }
   if (!parse_backup_name(entry.name)) return BackupVerdict::keep_unknown_name;
   if (!entry.is_directory) return BackupVerdict::keep_not_directory;
   if (record.unreadable) return BackupVerdict::keep_record_unreadable;

@@ -28,6 +28,13 @@ struct BackupName {
 // in plain decimal, no pid, not a project name).
 std::optional<BackupName> parse_backup_name(std::string_view name);
 
+// `.last-install.json.XXXXXX`: util::write_file_atomic's temp file for the
+// undo record, left by a run killed mid-write. It names no owner: it is
+// reclaimed once older than the keep period and an hour (a write takes
+// milliseconds), never sooner.
+bool is_record_temp(std::string_view name);
+inline constexpr std::time_t kRecordTempGrace = 3600;
+
 // What /proc says about the pid in a backup's name, now, on this host.
 enum class OwnerState {
   gone,      // no such process
@@ -39,6 +46,7 @@ enum class OwnerState {
 struct BackupDirFacts {
   std::string name;                        // the entry's name in backups/
   bool is_directory = false;               // a real directory (lstat), not a link or a file
+  bool is_regular_file = false;            // a plain file (lstat)
   std::time_t modified = 0;                // its mtime
   OwnerState owner = OwnerState::unknown;  // of the pid in its name; ignored for other names
 };
@@ -52,6 +60,7 @@ struct UndoRecordFacts {
 enum class BackupVerdict {
   reclaim_owner_gone,      // no process has its pid; older than the keep period
   reclaim_pid_reused,      // its pid is a process that is not flashfit; older than the keep period
+  reclaim_record_temp,     // an abandoned temp file of last-install.json, old enough
   keep_owner_running,      // a flashfit process has its pid
   keep_owner_unknown,      // whether its owner runs cannot be told
   keep_recent,             // changed within the keep period (or in the future)

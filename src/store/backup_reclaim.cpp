@@ -32,6 +32,7 @@ BackupDirFacts facts_of(const fs::path& path, const fs::path& proc_root) {
   struct stat info {};
   if (::lstat(path.c_str(), &info) == 0) {
     facts.is_directory = S_ISDIR(info.st_mode);
+    facts.is_regular_file = S_ISREG(info.st_mode);
     facts.modified = info.st_mtime;
   }
   if (auto parsed = parse_backup_name(facts.name))
@@ -75,7 +76,8 @@ BackupGcReport gc_backups(const fs::path& cache_root, const UndoRecordFacts& rec
   }
   const auto decisions = decide_backup_gc(entries, record, std::time(nullptr), keep);
   for (std::size_t i = 0; i < decisions.size(); ++i) {
-    const bool known = parse_backup_name(entries[i].name).has_value();
+    const bool known =
+        parse_backup_name(entries[i].name).has_value() || is_record_temp(entries[i].name);
     if (!reclaims(decisions[i].verdict)) {
       if (known) ++report.kept;
       continue;
@@ -86,7 +88,12 @@ BackupGcReport gc_backups(const fs::path& cache_root, const UndoRecordFacts& rec
       // Decide again with fresh facts: a new process may have taken the pid since.
       const auto again =
           decide_backup_gc({facts_of(paths[i], proc_root)}, record, std::time(nullptr), keep);
-      if (!reclaims(again.front().verdict) || !discard_dir(cache_root / "wheels", paths[i])) {
+      std::error_code rm;
+      const bool removed = reclaims(again.front().verdict) &&
+                           (again.front().verdict == BackupVerdict::reclaim_record_temp
+                                ? fs::remove(paths[i], rm)
+                                : discard_dir(cache_root / "wheels", paths[i]).has_value());
+      if (!removed) {
         ++report.kept;
         continue;
       }

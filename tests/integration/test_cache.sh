@@ -162,6 +162,8 @@ backup "ffinst-$LIVE" 10 '40 days ago'              # owner running: kept
 backup "undo-current-$GONE" 10 '2 days ago'         # owner gone, recent: kept
 backup "ffinst-$((GONE + 1))" 10 '40 days ago'      # last-install.json's: kept
 backup "notes" 10 '40 days ago'                     # not a backup name: kept
+printf '{"py' >"$B/.last-install.json.Ab12Cd" && touch -d '40 days ago' "$B/.last-install.json.Ab12Cd" # a killed write: stale
+printf '{"py' >"$B/.last-install.json.Xy34Zw"                                                       # being written, perhaps: kept
 "$TEST_PYTHON" - "$B" "$((GONE + 1))" <<'PY'
 import json, os, sys
 b, pid = sys.argv[1:]
@@ -177,21 +179,23 @@ ff cache gc --dry-run
 expect_rc 0 "gc --dry-run with backups"
 expect_out_contains "would remove stale backup ffinst-$GONE (3.91 KiB, its process is gone"
 expect_out_contains "would remove stale backup uninstall-ffinst-$$ (300 B, its pid is another program now"
-expect_out_contains "and 2 stale backup(s)"
-[[ $(grep -c 'stale backup ' "$TMP/out") == 2 ]] || fail "gc --dry-run lists other backups: $(cat "$TMP/out")"
+expect_out_contains "would remove stale backup .last-install.json.Ab12Cd (4 B, a write that never finished"
+expect_out_contains "and 3 stale backup(s)"
+[[ $(grep -c 'stale backup ' "$TMP/out") == 3 ]] || fail "gc --dry-run lists other backups: $(cat "$TMP/out")"
 [[ $(backups_left) == "$before" ]] || fail "a dry run removed a backup"
 ff cache gc --json
 expect_rc 0 "gc --json with backups"
 [[ $(json_field "$TMP/out" 'sorted((b["name"], b["reason"], b["bytes"]) for b in d["stale_backups"])') == \
-  "[('ffinst-$GONE', 'owner-gone', 4000), ('uninstall-ffinst-$$', 'pid-reused', 300)]" ]] ||
+  "[('.last-install.json.Ab12Cd', 'abandoned-temp-file', 4), ('ffinst-$GONE', 'owner-gone', 4000), ('uninstall-ffinst-$$', 'pid-reused', 300)]" ]] ||
   fail "gc --json reclaimed the wrong backups: $(cat "$TMP/out")"
-[[ $(json_field "$TMP/out" 'd["backups_kept"], d["freed_bytes"]') == "(3, 4300)" ]] || fail "gc --json counts: $(cat "$TMP/out")"
-want=$(printf '%s\n' "ffinst-$((GONE + 1))" "ffinst-$LIVE" last-install.json notes "undo-current-$GONE" | sort | tr '\n' ' ')
+[[ $(json_field "$TMP/out" 'd["backups_kept"], d["freed_bytes"]') == "(4, 4304)" ]] || fail "gc --json counts: $(cat "$TMP/out")"
+want=$(printf '%s\n' .last-install.json.Xy34Zw "ffinst-$((GONE + 1))" "ffinst-$LIVE" last-install.json notes "undo-current-$GONE" | sort | tr '\n' ' ')
 [[ $(backups_left) == "$want" ]] || fail "gc left '$(backups_left)', expected '$want'"
-# --keep-days 0: the recent orphan goes; the live owner's and install --undo's never.
+# --keep-days 0: the recent orphan goes; the live owner's, install --undo's and a
+# temp file younger than an hour never.
 ff cache gc --keep-days 0
 expect_rc 0 "gc --keep-days 0 with backups"
-want=$(printf '%s\n' "ffinst-$((GONE + 1))" "ffinst-$LIVE" last-install.json notes | sort | tr '\n' ' ')
+want=$(printf '%s\n' .last-install.json.Xy34Zw "ffinst-$((GONE + 1))" "ffinst-$LIVE" last-install.json notes | sort | tr '\n' ' ')
 [[ $(backups_left) == "$want" ]] || fail "gc --keep-days 0 left '$(backups_left)', expected '$want'"
 # An unreadable last-install.json could name any backup: every one stays, with a warning.
 kill "$LIVE" 2>/dev/null || true

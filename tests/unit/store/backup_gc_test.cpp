@@ -27,7 +27,12 @@ constexpr std::time_t kDay = 24 * 3600;
 constexpr std::time_t kKeep = 30 * kDay;
 
 BackupDirFacts dir(std::string name, OwnerState owner, std::time_t age) {
-  return {std::move(name), true, kNow - age, owner};
+  BackupDirFacts facts;
+  facts.name = std::move(name);
+  facts.is_directory = true;
+  facts.modified = kNow - age;
+  facts.owner = owner;
+  return facts;
 }
 
 BackupVerdict decide(const BackupDirFacts& entry, const UndoRecordFacts& record = {},
@@ -121,6 +126,27 @@ TEST(BackupDecision, UnknownNamesAndNonDirectoriesAreNeverTouched) {
   EXPECT_EQ(decide(link, {}, 0), BackupVerdict::keep_not_directory);
 }
 
+TEST(BackupDecision, AnAbandonedRecordTempFileGoesAfterAnHourAtLeast) {
+  EXPECT_TRUE(is_record_temp(".last-install.json.AbC123"));
+  for (const char* name :
+       {".last-install.json.", ".last-install.json.AbC12", ".last-install.json.AbC1234",
+        ".last-install.json.AbC-23", "last-install.json.AbC123", ".other.json.AbC123"})
+    EXPECT_FALSE(is_record_temp(name)) << name;
+  BackupDirFacts temp = dir(".last-install.json.AbC123", OwnerState::unknown, 2 * 3600);
+  temp.is_directory = false;
+  temp.is_regular_file = true;
+  EXPECT_EQ(decide(temp, {}, 0), BackupVerdict::reclaim_record_temp);
+  // Still written, perhaps: an hour's grace even with --keep-days 0.
+  temp.modified = kNow - 60;
+  EXPECT_EQ(decide(temp, {}, 0), BackupVerdict::keep_recent);
+  temp.modified = kNow - 2 * 3600;
+  EXPECT_EQ(decide(temp, {}, kKeep), BackupVerdict::keep_recent);
+  // Not a plain file: never flashfit's.
+  temp.is_regular_file = false;
+  temp.is_directory = true;
+  EXPECT_EQ(decide(temp, {}, 0), BackupVerdict::keep_not_directory);
+}
+
 TEST(BackupDecision, OneDecisionPerEntryInOrder) {
   auto out =
       decide_backup_gc({dir("a-1", OwnerState::gone, kKeep * 2),
@@ -194,18 +220,26 @@ TEST_F(FakeProc, GcReclaimsOnlyStaleOrphans) {
   make_backup(backups / "ffinst-302", 40 * kDay, 10);             // last-install.json's: kept
   make_backup(backups / "mine", 40 * kDay, 10);                   // unknown name: kept
   std::ofstream(backups / "last-install.json") << "{}";
+  std::ofstream(backups / ".last-install.json.Ab12Cd") << "{\"py";  // killed mid-write
+  struct timespec old_times[2];
+  old_times[0].tv_sec = old_times[1].tv_sec = std::time(nullptr) - 40 * kDay;
+  old_times[0].tv_nsec = old_times[1].tv_nsec = 0;
+  ASSERT_EQ(::utimensat(AT_FDCWD, (backups / ".last-install.json.Ab12Cd").c_str(), old_times,
+                        AT_SYMLINK_NOFOLLOW),
+            0);
   const UndoRecordFacts record{false, "ffinst-302"};
 
   auto dry = gc_backups(root, record, std::chrono::hours(24 * 30), true, proc());
-  ASSERT_EQ(dry.reclaimed.size(), 2u);
-  EXPECT_EQ(dry.freed_bytes, 1500u);
+  ASSERT_EQ(dry.reclaimed.size(), 3u);
+  EXPECT_EQ(dry.freed_bytes, 1504u);
   EXPECT_EQ(dry.kept, 3u);
   EXPECT_TRUE(fs::exists(backups / "ffinst-300"));
   EXPECT_TRUE(fs::exists(backups / "uninstall-ffinst-201"));
 
   auto done = gc_backups(root, record, std::chrono::hours(24 * 30), false, proc());
-  ASSERT_EQ(done.reclaimed.size(), 2u);
-  EXPECT_EQ(done.freed_bytes, 1500u);
+  ASSERT_EQ(done.reclaimed.size(), 3u);
+  EXPECT_EQ(done.freed_bytes, 1504u);
+  EXPECT_FALSE(fs::exists(backups / ".last-install.json.Ab12Cd"));
   std::vector<std::string> left;
   for (const auto& e : fs::directory_iterator(backups))
     left.push_back(e.path().filename().string());
