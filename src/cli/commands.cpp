@@ -40,6 +40,10 @@ const std::vector<Command>& command_table() {
       {"install",
        "Install the wheel that fits (inspected, --no-deps, import proven), rolling back on failure",
        define_install},
+      {"lock",
+       "Pin a requirements file for this environment: the fitting variant's URL and sha256, "
+       "pip's resolution for the rest; --check says whether a lock still fits",
+       define_lock},
       {"publish", "Share fitting wheels as a pip index and per-torch find-links pages",
        define_publish},
       {"resolve",

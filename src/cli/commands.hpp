@@ -15,6 +15,7 @@ Runner define_fallback(CLI::App& app);
 Runner define_help(CLI::App& app);
 Runner define_inspect(CLI::App& app);
 Runner define_install(CLI::App& app);
+Runner define_lock(CLI::App& app);
 Runner define_publish(CLI::App& app);
 Runner define_resolve(CLI::App& app);
 Runner define_tags(CLI::App& app);

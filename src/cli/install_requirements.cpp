@@ -59,30 +59,6 @@ class NoIncludes : public pkg::FileReader {
   }
 };
 
-util::Result<std::vector<pkg::RequirementsFile>> parse_inputs(
-    const InstallRequirementsRequest& request) {
-  std::vector<pkg::RequirementsFile> files;
-  DiskFiles disk;
-  for (const std::string& path : request.files) {
-    auto text = read_text(path);
-    if (!text) {
-      return util::input_error(
-          fmt::format("cannot read requirements file: {}", text.error().message), path);
-    }
-    auto parsed = pkg::parse_requirements_file(*text, path, disk);
-    if (!parsed) return tl::unexpected(parsed.error());
-    files.push_back(std::move(*parsed));
-  }
-  if (!request.specs.empty()) {
-    NoIncludes none;
-    auto parsed =
-        pkg::parse_requirements_file(util::join(request.specs, "\n"), "<command line>", none);
-    if (!parsed) return tl::unexpected(parsed.error());
-    files.push_back(std::move(*parsed));
-  }
-  return files;
-}
-
 // "name-version.dist-info", "name-version-py3.11.egg-info", "name.egg-info".
 InstalledVersions installed_versions(const std::vector<std::string>& site_dirs) {
   InstalledVersions out;
@@ -266,9 +242,32 @@ bool wants_dry_run(const InstallRequirementsRequest& request) {
 
 }  // namespace
 
+util::Result<std::vector<pkg::RequirementsFile>> parse_requirements_inputs(
+    const std::vector<std::string>& paths, const std::vector<std::string>& specs) {
+  std::vector<pkg::RequirementsFile> files;
+  DiskFiles disk;
+  for (const std::string& path : paths) {
+    auto text = read_text(path);
+    if (!text) {
+      return util::input_error(
+          fmt::format("cannot read requirements file: {}", text.error().message), path);
+    }
+    auto parsed = pkg::parse_requirements_file(*text, path, disk);
+    if (!parsed) return tl::unexpected(parsed.error());
+    files.push_back(std::move(*parsed));
+  }
+  if (!specs.empty()) {
+    NoIncludes none;
+    auto parsed = pkg::parse_requirements_file(util::join(specs, "\n"), "<command line>", none);
+    if (!parsed) return tl::unexpected(parsed.error());
+    files.push_back(std::move(*parsed));
+  }
+  return files;
+}
+
 util::Result<int> run_install_requirements(const InstallRequirementsRequest& request,
                                            const InstallOne& install_one) {
-  auto files = parse_inputs(request);
+  auto files = parse_requirements_inputs(request.files, request.specs);
   if (!files) return tl::unexpected(files.error());
   auto config = load_user_config();
   if (!config) return tl::unexpected(config.error());

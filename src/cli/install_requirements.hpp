@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/what_if_flags.hpp"
+#include "pkg/requirements_file.hpp"
 #include "resolve/gather.hpp"
 #include "util/error.hpp"
 
@@ -29,6 +30,11 @@ struct InstallRequirementsRequest {
 // flags) and dry-run setting; its report is written with write_stdout.
 using InstallOne = std::function<util::Result<int>(
     const std::string& spec, const resolve::SourceFlags& sources, bool dry_run)>;
+
+// Each -r file read and parsed (includes from disk), then the SPECs parsed as
+// one more file ("<command line>", no includes); `install -r` and `lock`.
+util::Result<std::vector<pkg::RequirementsFile>> parse_requirements_inputs(
+    const std::vector<std::string>& paths, const std::vector<std::string>& specs);
 
 util::Result<int> run_install_requirements(const InstallRequirementsRequest& request,
                                            const InstallOne& install_one);

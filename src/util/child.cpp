@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
+#include <utility>
 
 #include "util/env_vars.hpp"
 #include "util/interrupt.hpp"
@@ -28,6 +30,25 @@ Result<Pipe> make_pipe() {
     return fail(ErrorKind::failed, std::string("cannot create a pipe: ") + std::strerror(errno));
   }
   return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+// A temporary file with no name: nothing is left on disk whichever of flashfit
+// and the child dies first.
+Result<UniqueFd> make_unlinked_file() {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) dir = "/tmp";
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) {  // a file system without O_TMPFILE
+    std::string pattern = (dir / "flashfit-output-XXXXXX").string();
+    fd = ::mkostemp(pattern.data(), O_CLOEXEC);
+    if (fd >= 0) ::unlink(pattern.c_str());
+  }
+  if (fd < 0) {
+    return fail(ErrorKind::failed, "cannot create a temporary file for a child's output in " +
+                                       dir.string() + ": " + std::strerror(errno));
+  }
+  return UniqueFd(fd);
 }
 
 void set_nonblocking(int fd) {
@@ -73,14 +94,31 @@ Result<Child> Child::spawn(const ChildSpec& spec) {
   if (spec.argv.empty() || spec.argv[0].empty()) {
     return fail(ErrorKind::internal, "a child process was started without a program");
   }
-  auto out_pipe = make_pipe();
-  if (!out_pipe) return tl::unexpected(out_pipe.error());
-  Pipe err_pipe;
-  if (!spec.merge_output) {
-    auto p = make_pipe();
-    if (!p) return tl::unexpected(p.error());
-    err_pipe = std::move(*p);
+  Pipe out_pipe, err_pipe;
+  UniqueFd out_file, err_file;
+  if (spec.output_to_files) {
+    auto out = make_unlinked_file();
+    if (!out) return tl::unexpected(out.error());
+    out_file = std::move(*out);
+    if (!spec.merge_output) {
+      auto err = make_unlinked_file();
+      if (!err) return tl::unexpected(err.error());
+      err_file = std::move(*err);
+    }
+  } else {
+    auto out = make_pipe();
+    if (!out) return tl::unexpected(out.error());
+    out_pipe = std::move(*out);
+    if (!spec.merge_output) {
+      auto err = make_pipe();
+      if (!err) return tl::unexpected(err.error());
+      err_pipe = std::move(*err);
+    }
   }
+  const int out_fd = spec.output_to_files ? out_file.get() : out_pipe.write.get();
+  const int err_fd = spec.merge_output      ? out_fd
+                     : spec.output_to_files ? err_file.get()
+                                            : err_pipe.write.get();
   Pipe in_pipe;
   if (spec.stdin_pipe) {
     auto p = make_pipe();
@@ -97,10 +135,8 @@ Result<Child> Child::spawn(const ChildSpec& spec) {
   } else {
     posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   }
-  posix_spawn_file_actions_adddup2(&setup.actions, out_pipe->write.get(), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&setup.actions,
-                                   spec.merge_output ? out_pipe->write.get() : err_pipe.write.get(),
-                                   STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&setup.actions, out_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&setup.actions, err_fd, STDERR_FILENO);
   if (spec.cwd) posix_spawn_file_actions_addchdir_np(&setup.actions, spec.cwd->c_str());
   // A group (or session) of its own, so Ctrl-C reaches flashfit alone, which
   // then ends the child's processes; signals as a fresh process has them.
@@ -135,13 +171,15 @@ Result<Child> Child::spawn(const ChildSpec& spec) {
   child.reaped_ = false;
   child.pidfd_.reset(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   // Only the child may hold the write ends, or the pipes never report EOF.
-  out_pipe->write.reset();
+  out_pipe.write.reset();
   err_pipe.write.reset();
   in_pipe.read.reset();
-  child.out_ = std::move(out_pipe->read);
+  child.out_ = std::move(out_pipe.read);
   child.err_ = std::move(err_pipe.read);
   child.in_ = std::move(in_pipe.write);
-  set_nonblocking(child.out_.get());
+  child.out_file_ = std::move(out_file);
+  child.err_file_ = std::move(err_file);
+  if (child.out_) set_nonblocking(child.out_.get());
   if (child.err_) set_nonblocking(child.err_.get());
   return child;
 }
@@ -154,6 +192,8 @@ Child::Child(Child&& other) noexcept
       out_(std::move(other.out_)),
       err_(std::move(other.err_)),
       pidfd_(std::move(other.pidfd_)),
+      out_file_(std::move(other.out_file_)),
+      err_file_(std::move(other.err_file_)),
       stdin_data_(std::move(other.stdin_data_)),
       stdin_written_(other.stdin_written_) {}
 
@@ -246,6 +286,21 @@ void Child::wait(std::chrono::milliseconds slice, const Sink& sink, int reads,
       read_some(err_, ChildStream::err, sink, reads);
     } else if (in_ && p.fd == in_.get()) {
       write_stdin();
+    }
+  }
+}
+
+void Child::read_output_files(const Sink& sink) {
+  char buffer[65536];
+  for (auto [fd, stream] : {std::pair{out_file_.get(), ChildStream::out},
+                            std::pair{err_file_.get(), ChildStream::err}}) {
+    if (fd < 0) continue;
+    for (off_t at = 0;;) {
+      const ssize_t n = ::pread(fd, buffer, sizeof buffer, at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      sink(stream, std::string_view(buffer, static_cast<std::size_t>(n)));
+      at += n;
     }
   }
 }

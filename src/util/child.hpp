@@ -40,6 +40,12 @@ struct ChildSpec {
   bool stdin_pipe = false;    // false: stdin is /dev/null
   bool merge_output = false;  // stderr into stdout's pipe (one stream, in order)
   bool own_session = false;   // a session of its own (so also a process group); else a group
+  // stdout and stderr go to unlinked temporary files, read back once the child
+  // has ended, instead of pipes: a child that outlives a SIGKILLed flashfit
+  // keeps writing without a broken pipe. pip dies of one half-way through a
+  // reinstall (its "Successfully uninstalled" log line raises after the old
+  // files were moved away, before the new ones are in), leaving neither.
+  bool output_to_files = false;
 };
 
 enum class ChildStream { out, err };
@@ -85,6 +91,9 @@ class Child {
   // Reads what is in the pipes now, at most `reads` times each, without
   // waiting (a process that escaped may keep a pipe open).
   void drain(const Sink& sink, int reads);
+  // spec.output_to_files: all the child wrote, from the start, into the sink
+  // (call once it has ended).
+  void read_output_files(const Sink& sink);
 
  private:
   Child() = default;
@@ -95,6 +104,7 @@ class Child {
   bool reaped_ = true;  // nothing to reap until spawned
   int status_ = 0;
   UniqueFd in_, out_, err_, pidfd_;
+  UniqueFd out_file_, err_file_;  // spec.output_to_files
   std::string stdin_data_;
   std::size_t stdin_written_ = 0;
 };

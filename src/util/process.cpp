@@ -32,6 +32,7 @@ Result<ProcessResult> spawn_and_wait(const ProcessSpec& spec) {
   child_spec.set_env = spec.set_env;
   child_spec.unset_env = spec.unset_env;
   child_spec.stdin_pipe = spec.stdin_data.has_value();
+  child_spec.output_to_files = spec.output_to_files;
   auto spawned = Child::spawn(child_spec);
   if (!spawned) return tl::unexpected(spawned.error());
   Child& child = *spawned;
@@ -70,6 +71,7 @@ Result<ProcessResult> spawn_and_wait(const ProcessSpec& spec) {
     }
   }
 
+  child.read_output_files(sink);
   result.elapsed = clock.elapsed();
   const int status = child.status();
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);

@@ -27,6 +27,9 @@ struct ProcessSpec {
   std::chrono::milliseconds timeout{0};            // 0: no limit
   std::chrono::milliseconds grace{2000};           // between SIGTERM and SIGKILL
   std::size_t max_output = std::size_t{64} << 20;  // per stream; the rest is drained and dropped
+  // Output to unlinked files instead of pipes (util::ChildSpec::output_to_files):
+  // for children that change state and must finish even if flashfit is killed.
+  bool output_to_files = false;
 };
 
 struct ProcessResult {

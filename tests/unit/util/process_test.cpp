@@ -127,6 +127,34 @@ TEST(Process, OutputBeyondTheCapIsDroppedAndFlagged) {
   EXPECT_EQ(r->exit_code, 0);
 }
 
+// The installer's output goes to unlinked files, so that a SIGKILLed flashfit
+// leaves it no broken pipe to die of; the same bytes come back.
+TEST(Process, OutputToFilesIsNoPipeAndComesBackWhole) {
+  const std::string script =
+      "if [ -p /dev/stdout ]; then echo pipe; else echo file; fi; echo err >&2; exit 2";
+  auto piped = run_process(shell(script));
+  ASSERT_TRUE(piped) << piped.error().message;
+  EXPECT_EQ(piped->out, "pipe\n");  // the default, for contrast
+  auto spec = shell(script);
+  spec.output_to_files = true;
+  auto r = run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->out, "file\n");
+  EXPECT_EQ(r->err, "err\n");
+  EXPECT_EQ(r->exit_code, 2);
+}
+
+TEST(Process, OutputToFilesKeepsTheCapAndLargeOutput) {
+  auto spec = shell("head -c 300000 /dev/zero; head -c 70000 /dev/zero >&2");
+  spec.output_to_files = true;
+  spec.max_output = 100000;
+  auto r = run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->out.size(), 100000u);
+  EXPECT_EQ(r->err.size(), 70000u);
+  EXPECT_TRUE(r->output_truncated);
+}
+
 TEST(Process, EnvironmentAndWorkingDirectory) {
   ::setenv("FLASHFIT_TEST_UNSET_ME", "present", 1);
   auto spec = shell("echo \"$FLASHFIT_TEST_SET|${FLASHFIT_TEST_UNSET_ME:-gone}|$(pwd)\"");

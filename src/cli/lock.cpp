@@ -1,0 +1,354 @@
+// flashfit lock [-r FILE ...] [SPEC ...]: a requirements-format lock for the
+// probed (or what-if) environment: each recipe package as flashfit's pick
+// (URL and sha256 from the resolution), the other lines as the probed
+// interpreter's pip resolves them (`install --dry-run --report -
+// --ignore-installed`), under a header naming the environment key
+// (workflow/lock_file). `lock --check FILE`: does that key still match here.
+// Exit 0 written / fits, 1 nothing fits or the key differs, 2 bad input.
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/install_requirements.hpp"
+#include "cli/resolve_pipeline.hpp"
+#include "cli/resolve_report.hpp"
+#include "cli/source_flags.hpp"
+#include "cli/what_if_flags.hpp"
+#include "pkg/name.hpp"
+#include "resolve/target.hpp"
+#include "util/atomic_file.hpp"
+#include "util/paths.hpp"
+#include "util/process.hpp"
+#include "util/strings.hpp"
+#include "workflow/install_requirements.hpp"
+#include "workflow/lock_file.hpp"
+#include "workflow/pip_report.hpp"
+
+namespace flashfit::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct LockCliOptions {
+  std::vector<std::string> files;
+  std::vector<std::string> specs;
+  EnvironmentFlags environment;
+  resolve::SourceFlags sources;
+  std::optional<std::string> output;
+  std::optional<std::string> check;
+  bool json = false;
+};
+
+util::Result<std::string> read_text(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return util::input_error("no such file", path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return util::input_error("cannot open the file", path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The environment's key, probed (GPUs included, no toolkit) with the what-if flags.
+env::Environment probe_for_key(const env::ProbeOptions& probe) {
+  env::ProbeOptions options = probe;
+  options.probe_toolkit = false;
+  env::Environment environment = env::probe_environment(options);
+  resolve::fill_derived_torch_abi(environment);
+  return environment;
+}
+
+json key_json(const workflow::LockKey& key) {
+  auto value = [](const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); };
+  return {{"python", value(key.python)},       {"platform", value(key.platform)},
+          {"torch", value(key.torch)},         {"cuda", value(key.cuda)},
+          {"cxx11_abi", value(key.cxx11_abi)}, {"gpu_archs", value(key.gpu_archs)}};
+}
+
+json lines_json(const std::vector<workflow::LockedLine>& lines) {
+  json out = json::array();
+  for (const auto& l : lines) {
+    out.push_back({{"name", l.name},
+                   {"version", l.version},
+                   {"url", l.url},
+                   {"sha256", l.sha256 ? json(*l.sha256) : json(nullptr)},
+                   {"origin", l.origin}});
+  }
+  return out;
+}
+
+util::Result<int> run_check(const LockCliOptions& options) {
+  if (!options.files.empty() || !options.specs.empty() || options.output) {
+    return util::fail(util::ErrorKind::usage, "--check FILE takes no -r, SPEC or -o");
+  }
+  auto text = read_text(*options.check);
+  if (!text) {
+    return util::input_error(fmt::format("cannot read the lock: {}", text.error().message),
+                             *options.check);
+  }
+  auto locked = workflow::parse_lock_header(*text, *options.check);
+  if (!locked) return tl::unexpected(locked.error());
+  auto probe = probe_options_from(options.environment);
+  if (!probe) return tl::unexpected(probe.error());
+  const env::Environment environment = probe_for_key(*probe);
+  if (auto usable =
+          require_interpreter(environment, options.environment, WithoutInterpreter::refuse);
+      !usable) {
+    return tl::unexpected(usable.error());
+  }
+  const workflow::LockKey here =
+      workflow::lock_key_from(resolve::target_from_environment(environment));
+  const auto differences = workflow::compare_keys(*locked, here);
+  if (options.json) {
+    json diffs = json::array();
+    for (const auto& d : differences) {
+      diffs.push_back({{"fact", d.fact}, {"locked", d.locked}, {"here", d.here}});
+    }
+    write_stdout(json{{"file", *options.check},
+                      {"fits", differences.empty()},
+                      {"locked", key_json(*locked)},
+                      {"here", key_json(here)},
+                      {"differences", diffs}}
+                     .dump(2) +
+                 "\n");
+  } else if (differences.empty()) {
+    write_stdout(
+        fmt::format("{}: fits this environment (its key is this one's)\n", *options.check));
+  } else {
+    std::string out = fmt::format("{}: locked for another environment\n", *options.check);
+    for (const auto& d : differences) out += "  " + d.describe() + "\n";
+    out +=
+        "write a new lock here: flashfit lock -r <your requirements> -o " + *options.check + "\n";
+    write_stdout(out);
+  }
+  return differences.empty() ? 0 : 1;
+}
+
+// The installer's own resolution of the lines flashfit does not take.
+util::Result<std::vector<workflow::ReportedPackage>> pip_resolution(
+    const workflow::InstallRequirementsPlan& plan, const env::Interpreter& interpreter) {
+  auto cache_root = util::require_cache_root();
+  if (!cache_root) return tl::unexpected(cache_root.error());
+  const fs::path dir = *cache_root / "tmp" / fmt::format("lock-{}", ::getpid());
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return util::fail(util::ErrorKind::failed, "cannot create " + dir.string(), ec.message());
+  struct RemoveTree {
+    fs::path path;
+    ~RemoveTree() {
+      std::error_code e;
+      fs::remove_all(path, e);
+    }
+  } cleanup{dir};
+  const fs::path constraints = dir / "constraints.txt";
+  const fs::path requirements = dir / "requirements.txt";
+  if (!plan.constraints.empty()) {
+    auto wrote = util::write_file_atomic(constraints, workflow::installer_constraints_text(plan));
+    if (!wrote) return tl::unexpected(wrote.error());
+  }
+  auto wrote = util::write_file_atomic(
+      requirements, workflow::installer_requirements_text(plan, constraints.string()));
+  if (!wrote) return tl::unexpected(wrote.error());
+  util::ProcessSpec spec;
+  spec.argv = {interpreter.executable,
+               "-m",
+               "pip",
+               "install",
+               "--dry-run",
+               "--ignore-installed",
+               "--report",
+               "-",
+               "--quiet",
+               "--disable-pip-version-check",
+               "--no-input",
+               "-r",
+               requirements.string()};
+  spec.timeout = std::chrono::minutes{30};
+  note(fmt::format("resolving {} line{} with pip (--dry-run --report)", plan.installer.size(),
+                   plan.installer.size() == 1 ? "" : "s"));
+  auto ran = util::run_process(spec);
+  if (!ran) return tl::unexpected(ran.error());
+  if (!ran->succeeded()) {
+    std::string err(util::trim(ran->err.empty() ? ran->out : ran->err));
+    if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
+    return util::fail(
+        util::ErrorKind::failed,
+        fmt::format("pip could not resolve the installer's lines ({}): {}", ran->describe(), err),
+        interpreter.executable);
+  }
+  auto parsed = workflow::parse_pip_report(ran->out);
+  if (!parsed) {
+    return tl::unexpected(std::move(parsed.error()).with_context("pip's --report"));
+  }
+  return parsed;
+}
+
+util::Result<int> run_lock(const LockCliOptions& options) {
+  if (options.check) return run_check(options);
+  if (options.files.empty() && options.specs.empty()) {
+    return util::fail(util::ErrorKind::usage,
+                      "nothing to lock: give -r FILE or a SPEC (or --check FILE)");
+  }
+  auto files = parse_requirements_inputs(options.files, options.specs);
+  if (!files) return tl::unexpected(files.error());
+  auto config = load_user_config();
+  if (!config) return tl::unexpected(config.error());
+  auto book = load_recipes(*config);
+  if (!book) return tl::unexpected(book.error());
+  auto probe = probe_options_from(options.environment);
+  if (!probe) return tl::unexpected(probe.error());
+  const env::Environment environment = probe_for_key(*probe);
+  if (auto usable =
+          require_interpreter(environment, options.environment, WithoutInterpreter::refuse);
+      !usable) {
+    return tl::unexpected(usable.error());
+  }
+  const env::Interpreter& interpreter = *environment.python.interpreter;
+  auto plan =
+      workflow::plan_install_requirements(*files, *book, interpreter.markers, options.sources);
+  if (!plan) return tl::unexpected(plan.error());
+
+  workflow::LockDocument document;
+  document.key = workflow::lock_key_from(resolve::target_from_environment(environment));
+  auto what_if = what_if_from(options.environment);
+  if (!what_if) return tl::unexpected(what_if.error());
+  const bool described = what_if->any();
+  if (described) {
+    document.notes.push_back(fmt::format("what-if ({}): environment markers are this interpreter's",
+                                         util::join(what_if->describe(), " ")));
+  }
+
+  // Recipe packages: flashfit's pick for this environment.
+  std::set<std::string> taken_names;
+  for (const workflow::TakenPackage& taken : plan->flashfit) {
+    taken_names.insert(taken.recipe);
+    PipelineOptions pipeline;
+    pipeline.spec = taken.spec;
+    pipeline.environment = &options.environment;
+    pipeline.sources = &plan->sources;
+    pipeline.probed = &environment;
+    pipeline.explain_rejected = 8;
+    auto resolved = run_pipeline(pipeline);
+    if (!resolved) {
+      return tl::unexpected(std::move(resolved.error()).with_context(taken.where));
+    }
+    const Resolved& r = **resolved;
+    if (!r.resolution.selected) {
+      ResolveReport report{r.resolution, r.recipe, r.environment, r.sources, false, nullptr};
+      std::fprintf(stderr, "flashfit: %s (%s): no wheel fits this environment, nothing locked\n%s",
+                   taken.spec.c_str(), taken.where.c_str(), resolve_text(report).c_str());
+      return 1;
+    }
+    const resolve::Judged& pick = r.resolution.candidates[*r.resolution.selected];
+    workflow::LockedLine line;
+    line.name = taken.recipe;
+    line.version = pick.wheel ? pick.wheel->version.str() : taken.spec;
+    line.url = workflow::as_url(pick.candidate->url);
+    line.sha256 = pick.candidate->sha256;
+    line.origin =
+        fmt::format("flashfit's pick from {}, for {}", pick.candidate->source, taken.where);
+    if (!pick.certain()) {
+      const std::string why = fmt::format(
+          "{}: the pick {} rests on facts not known here (flashfit resolve {} says which)",
+          taken.recipe, pick.candidate->filename, taken.spec);
+      document.notes.push_back(why);
+      std::fprintf(stderr, "flashfit: warning: %s\n", why.c_str());
+    }
+    if (!line.sha256) {
+      std::fprintf(stderr,
+                   "flashfit: warning: %s: no sha256 is known for %s; its --hash is left out "
+                   "(this lock does not download to hash)\n",
+                   taken.recipe.c_str(), pick.candidate->filename.c_str());
+    }
+    document.flashfit.push_back(std::move(line));
+  }
+
+  // The other lines: the installer's own resolution (none under what-if flags).
+  if (!plan->installer.empty() && described) {
+    const std::string why =
+        "the installer's lines are not locked: the what-if flags describe an environment "
+        "with no interpreter to ask pip in";
+    document.notes.push_back(why);
+    std::fprintf(stderr, "flashfit: note: %s\n", why.c_str());
+  } else if (!plan->installer.empty()) {
+    auto reported = pip_resolution(*plan, interpreter);
+    if (!reported) return tl::unexpected(reported.error());
+    for (const auto& p : *reported) {
+      if (taken_names.count(pkg::canonicalize_name(p.name)) != 0) {
+        document.notes.push_back(fmt::format(
+            "pip's resolution also named {} {}: flashfit's pick above is the one locked", p.name,
+            p.version));
+        continue;
+      }
+      workflow::LockedLine line{p.name, p.version, p.url, std::nullopt, "pip's resolution"};
+      if (!p.sha256.empty()) line.sha256 = p.sha256;
+      if (!line.sha256) {
+        std::fprintf(stderr,
+                     "flashfit: warning: %s: pip gave no sha256 (%s); its --hash is left out\n",
+                     p.name.c_str(), p.url.c_str());
+      }
+      document.installer.push_back(std::move(line));
+    }
+  }
+  for (const auto& skipped : plan->skipped) {
+    document.notes.push_back(
+        fmt::format("{}: '{}' is skipped here by its marker", skipped.where, skipped.text));
+  }
+
+  const std::string text = workflow::render_lock(document);
+  if (options.output) {
+    auto wrote = util::write_file_atomic(*options.output, text);
+    if (!wrote) return tl::unexpected(wrote.error());
+    note(fmt::format("wrote {} ({} compiled, {} installer line{})", *options.output,
+                     document.flashfit.size(), document.installer.size(),
+                     document.installer.size() == 1 ? "" : "s"));
+  }
+  if (options.json) {
+    write_stdout(json{{"output", options.output ? json(*options.output) : json(nullptr)},
+                      {"environment", key_json(document.key)},
+                      {"flashfit", lines_json(document.flashfit)},
+                      {"installer", lines_json(document.installer)},
+                      {"notes", document.notes},
+                      {"text", text}}
+                     .dump(2) +
+                 "\n");
+  } else if (!options.output) {
+    write_stdout(text);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Runner define_lock(CLI::App& app) {
+  auto options = std::make_shared<LockCliOptions>();
+  app.add_option("spec", options->specs,
+                 "A requirement to lock beside the files (flash-attn==2.8.3, numpy)")
+      ->type_name("SPEC");
+  app.add_option("-r,--requirement", options->files,
+                 "A requirements file to lock (repeatable; docs/lock.md)")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  app.add_option("-o,--output", options->output, "Write the lock here (default: stdout)")
+      ->type_name("FILE");
+  app.add_option("--check", options->check,
+                 "Exit 0 when the lock FILE's environment key is this environment's, 1 listing "
+                 "each fact that differs")
+      ->type_name("FILE");
+  add_environment_flags(app, options->environment);
+  add_source_flags(app, options->sources);
+  app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");
+  return [options]() { return run_lock(*options); };
+}
+
+}  // namespace flashfit::cli

@@ -1,0 +1,76 @@
+#pragma once
+// `flashfit lock`'s file (pure): the environment key a lock is valid for,
+// rendered as a header comment and parsed back (`lock --check`), the locked
+// lines (`name @ URL --hash=sha256:...`), and the differences between two
+// keys. The file is pip's requirements format: pip reads the header as
+// comments.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "resolve/target.hpp"
+#include "util/error.hpp"
+
+namespace flashfit::workflow {
+
+// The facts a lock depends on, each as written in the header; nullopt is
+// unknown (written "unknown", never guessed).
+struct LockKey {
+  std::optional<std::string> python;     // the interpreter tag: "cp311"
+  std::optional<std::string> platform;   // the most specific platform tag: "manylinux_2_36_x86_64"
+  std::optional<std::string> torch;      // "2.8.0+cu128", "none" (not installed)
+  std::optional<std::string> cuda;       // torch's CUDA "12.8", "cpu", "rocm", "none" (no torch)
+  std::optional<std::string> cxx11_abi;  // "true" / "false", "none" (no torch)
+  std::optional<std::string> gpu_archs;  // "sm_80,sm_90" (sorted, unique); "none": no GPU
+  friend bool operator==(const LockKey&, const LockKey&) = default;
+};
+
+// The key of the environment the resolver judged (probed or what-if).
+LockKey lock_key_from(const resolve::ResolveTarget& target);
+
+// One locked requirement line.
+struct LockedLine {
+  std::string name;                   // as the resolver or pip wrote it
+  std::string version;                // for the comment above it
+  std::string url;                    // http(s) or file:// URL
+  std::optional<std::string> sha256;  // lower-case hex; nullopt: unknown, --hash left out
+  std::string origin;                 // "flashfit (requirements.txt:3)", "pip"
+};
+
+struct LockDocument {
+  LockKey key;
+  std::vector<LockedLine> flashfit;   // recipe packages: flashfit's picks
+  std::vector<LockedLine> installer;  // the installer's own resolution
+  // Comments written under the header ("the installer's lines were not
+  // resolved: ...").
+  std::vector<std::string> notes;
+};
+
+// The lock file's text: the header (format line, one line per fact), the
+// notes, then each line as `name @ URL --hash=sha256:HEX` (a comment says
+// when a hash is unknown and left out).
+std::string render_lock(const LockDocument& document);
+
+// The key in a lock file's header. Errors (input, naming `origin`:line):
+// no "# flashfit-lock: 1" first line, an unknown format version, a fact
+// missing, named twice or unknown, a value empty, too long or with
+// characters outside [A-Za-z0-9._+,-].
+util::Result<LockKey> parse_lock_header(std::string_view text, std::string_view origin);
+
+// One fact that differs: "torch: locked 2.8.0, here 2.9.1".
+struct KeyDifference {
+  std::string fact;  // "torch"
+  std::string locked;
+  std::string here;
+  std::string describe() const;
+};
+// Facts in header order; "unknown" on either side differs from a known value.
+std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& here);
+
+// A local path as a file:// URL (percent-encoding what a URL cannot hold);
+// URLs are returned unchanged.
+std::string as_url(const std::string& url_or_path);
+
+}  // namespace flashfit::workflow

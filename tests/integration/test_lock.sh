@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# flashfit lock and lock --check, end to end and offline, in a real
+# --system-site-packages venv (Debian's torch) with the machine's pip:
+# - a requirements file (an index on 127.0.0.1, a pure package with a
+#   dependency, a URL pin for "someone else's" variant of the recipe package
+#   ffinst): the lock's header names this environment's key, ffinst is locked
+#   as the fitting variant's URL with its sha256, pip's lines as pip resolves
+#   them (URL + hash), and pip reads the lock back;
+# - a find-links pick without a known sha256: --hash left out, said so;
+# - what-if flags: the installer's lines are not locked (a note says why);
+# - nothing fits (ffinst==1.3): exit 1, why; nothing written;
+# - lock --check: 0 here, 1 with a --torch that differs (the fact named);
+# - bad input: malformed lock headers, a missing file, bad requirements: exit 2.
+# shellcheck source=tests/integration/lib.sh
+source "$(dirname "$0")/lib.sh"
+FF_TIMEOUT=120
+
+FIX=${FLASHFIT_INSTALL_WHEELS:?the install_wheels fixture sets FLASHFIT_INSTALL_WHEELS}
+wheel() { # wheel PATTERN: the one fixture wheel matching
+  local found=("$FIX"/$1)
+  [[ ${#found[@]} == 1 && -f ${found[0]} ]] || fail "fixture wheel $1 not found in $FIX"
+  printf '%s\n' "${found[0]}"
+}
+W10=$(wheel 'ffinst-1.0+pt1*cpu-*.whl')
+W11=$(wheel 'ffinst-1.1+pt1*cpu-*.whl')
+OFFICIAL=$(wheel 'official/ffinst-1.0+cu12torch*cxx11abiTRUE-*.whl')
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+write_ffinst_recipe_config
+export FLASHFIT_CONFIG="$TMP/config/config.toml"
+
+# Pure wheels: ffpure 1.0 (needs ffdep>=1.0) and ffdep 1.2.
+mkdir -p "$TMP/links" "$TMP/www/files"
+"$TEST_PYTHON" - "$TMP/links" <<'PY'
+import base64, hashlib, sys, zipfile
+def wheel(out, name, version, requires):
+    di = f"{name}-{version}.dist-info"
+    files = {f"{name}/__init__.py": f"VERSION = {version!r}\n",
+             f"{di}/METADATA": "Metadata-Version: 2.1\nName: %s\nVersion: %s\n%s\n" % (
+                 name, version, "".join(f"Requires-Dist: {r}\n" for r in requires)),
+             f"{di}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    record = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(text.encode())}")
+    record.append(f"{di}/RECORD,,")
+    with zipfile.ZipFile(f"{out}/{name}-{version}-py3-none-any.whl", "w") as z:
+        for path, text in files.items():
+            z.writestr(path, text)
+        z.writestr(f"{di}/RECORD", "\n".join(record) + "\n")
+wheel(sys.argv[1], "ffpure", "1.0", ["ffdep>=1.0"])
+wheel(sys.argv[1], "ffdep", "1.2", [])
+PY
+cp "$W10" "$W11" "$TMP/links/"
+
+# A PEP 503 index with #sha256= fragments, served on 127.0.0.1.
+page() { # page NAME WHEEL...
+  local name=$1 w base
+  shift
+  mkdir -p "$TMP/www/simple/$name"
+  {
+    echo "<!DOCTYPE html><html><body>"
+    for w in "$@"; do
+      base=$(basename "$w")
+      cp "$w" "$TMP/www/files/$base"
+      echo "<a href=\"../../files/${base//+/%2B}#sha256=$(sha "$w")\">$base</a>"
+    done
+    echo "</body></html>"
+  } >"$TMP/www/simple/$name/index.html"
+}
+page ffinst "$W11" "$W10"
+page ffpure "$TMP/links/ffpure-1.0-py3-none-any.whl"
+page ffdep "$TMP/links/ffdep-1.2-py3-none-any.whl"
+cp "$OFFICIAL" "$TMP/www/files/"
+start_http_server "$TMP/www"
+INDEX=$HTTP_URL/simple
+OFFICIAL_NAME=$(basename "$OFFICIAL")
+OFFICIAL_URL="$HTTP_URL/files/${OFFICIAL_NAME//+/%2B}"
+
+"$TEST_PYTHON" -m venv --system-site-packages "$TMP/venv" || fail "cannot create a venv"
+PY=$TMP/venv/bin/python
+TORCH=$("$PY" -c 'import torch; print(torch.__version__)') || fail "Debian's torch does not import in the venv"
+
+# --- lock a project's file ------------------------------------------------------
+cat >"$TMP/requirements.txt" <<EOF
+--index-url $INDEX
+ffpure>=1.0
+# built for someone else's torch (CUDA 12):
+ffinst @ $OFFICIAL_URL
+EOF
+ff lock -r "$TMP/requirements.txt" --python "$PY" -o "$TMP/lock.txt"
+expect_rc 0 "lock"
+expect_out_empty
+LOCK=$TMP/lock.txt
+[[ $(head -1 "$LOCK") == "# flashfit-lock: 1" ]] || fail "the lock's first line is $(head -1 "$LOCK")"
+grep -qxF "# torch: $TORCH" "$LOCK" || fail "the header does not name torch $TORCH: $(head -8 "$LOCK")"
+grep -qxF "# python: cp$("$PY" -c 'import sys; print("%d%d" % sys.version_info[:2])')" "$LOCK" ||
+  fail "the header names another Python: $(head -8 "$LOCK")"
+grep -qx "# cuda: cpu" "$LOCK" || fail "Debian's CPU torch is not cuda: cpu: $(head -8 "$LOCK")"
+grep -qx "# cxx11-abi: \(true\|false\)" "$LOCK" || fail "the C++11 ABI is not named: $(head -8 "$LOCK")"
+W10_NAME=$(basename "$W10")
+want="ffinst @ $HTTP_URL/files/${W10_NAME//+/%2B} --hash=sha256:$(sha "$W10")"
+grep -qxF "$want" "$LOCK" || fail "ffinst is not locked as the fitting 1.0 with its hash: $(grep -v '^#' "$LOCK")"
+for w in ffpure-1.0 ffdep-1.2; do
+  want="${w%-*} @ $HTTP_URL/files/$w-py3-none-any.whl --hash=sha256:$(sha "$TMP/links/$w-py3-none-any.whl")"
+  grep -qxF "$want" "$LOCK" || fail "pip's $w is not locked with its URL and hash: $(grep -v '^#' "$LOCK")"
+done
+[[ $(grep -vc '^#\|^$' "$LOCK") == 3 ]] || fail "the lock has other lines than ffinst, ffpure, ffdep: $(grep -v '^#' "$LOCK")"
+! grep -qF "$OFFICIAL_NAME" "$LOCK" || fail "the other environment's URL was locked"
+# pip reads the lock back, hashes checked (--require-hashes: every line has one).
+"$PY" -m pip install --dry-run --ignore-installed --require-hashes --no-deps -q -r "$LOCK" ||
+  fail "pip does not accept the lock with --require-hashes"
+[[ -z $("$PY" -m pip show ffpure 2>/dev/null) ]] || fail "lock installed something"
+pass_note "lock: header with this environment's key, the fitting ffinst variant's URL + sha256, pip's lines with hashes; pip reads it"
+
+ff lock -r "$TMP/requirements.txt" --python "$PY" --json
+expect_rc 0 "lock --json"
+[[ $(json_field "$TMP/out" 'd["environment"]["torch"]') == "$TORCH" ]] || fail "--json names another torch"
+[[ $(json_field "$TMP/out" '[l["name"] for l in d["installer"]]') == "['ffpure', 'ffdep']" ]] ||
+  fail "--json installer lines: $(json_field "$TMP/out" 'd["installer"]')"
+[[ $(json_field "$TMP/out" 'd["text"]') == "$(cat "$LOCK")" ]] || fail "--json's text is not the lock written with -o"
+pass_note "lock --json: the same lock, as values"
+
+# --- a pick with no known sha256 (find-links): --hash left out, said so ---------
+ff lock ffinst==1.0 --find-links "$TMP/links" --python "$PY"
+expect_rc 0 "lock from find-links"
+grep -qxF "ffinst @ file://$TMP/links/${W10_NAME//+/%2B}" "$TMP/out" || fail "the find-links pick is not locked without a hash: $(cat "$TMP/out")"
+expect_out_contains "# no sha256 is known for this file"
+expect_err_contains "no sha256 is known for $W10_NAME"
+pass_note "a pick with no known sha256: locked without --hash, a comment and a warning say so"
+
+# --- what-if: the installer's lines are not resolved ----------------------------
+ff lock -r "$TMP/requirements.txt" --python "$PY" --torch "$TORCH"
+expect_rc 0 "lock under a what-if flag"
+expect_err_contains "the installer's lines are not locked"
+expect_out_contains "# note: the installer's lines are not locked"
+! grep -q '^ffpure' "$TMP/out" || fail "pip's lines were locked under what-if flags"
+grep -q '^ffinst @ ' "$TMP/out" || fail "ffinst is not locked under what-if flags"
+pass_note "what-if flags: the compiled packages locked, the installer's lines not (a note says why)"
+
+# --- nothing fits: exit 1, why, nothing written ----------------------------------
+ff lock ffinst==1.3 --index-url "$INDEX" --python "$PY" -o "$TMP/none.txt"
+expect_rc 1 "no fitting ffinst 1.3"
+expect_err_contains "no wheel fits"
+[[ ! -e $TMP/none.txt ]] || fail "a lock was written though nothing fits"
+pass_note "nothing fits: exit 1 with the resolver's why, no file"
+
+# --- lock --check ------------------------------------------------------------------
+ff lock --check "$LOCK" --python "$PY"
+expect_rc 0 "lock --check here"
+expect_out_contains "fits this environment"
+ff lock --check "$LOCK" --python "$PY" --torch 2.9.1+cu128
+expect_rc 1 "lock --check with another torch"
+expect_out_contains "torch: locked $TORCH, here 2.9.1+cu128"
+expect_out_contains "cuda: locked cpu, here 12.8"
+ff lock --check "$LOCK" --python "$PY" --torch 2.9.1+cu128 --json
+expect_rc 1 "lock --check --json"
+[[ $(json_field "$TMP/out" '[x["fact"] for x in d["differences"]][:2]') == "['torch', 'cuda']" ]] ||
+  fail "--json differences: $(json_field "$TMP/out" 'd["differences"]')"
+pass_note "lock --check: 0 here; 1 naming each differing fact under another --torch"
+
+# --- bad input ---------------------------------------------------------------------
+bad_lock() { # bad_lock NAME TEXT EXPECTED...
+  local name=$1 text=$2
+  shift 2
+  printf '%s' "$text" >"$TMP/$name.lock"
+  ff lock --check "$TMP/$name.lock" --python "$PY"
+  expect_clean_error 2 "$name"
+  local want
+  for want in "$@"; do expect_err_contains "$want"; done
+}
+header=$(sed -n 2,7p "$LOCK")
+bad_lock plain $'numpy==1.0\n' "$TMP/plain.lock:1" "not a flashfit lock"
+bad_lock version $'# flashfit-lock: 9\n' "unknown lock format"
+bad_lock missing "# flashfit-lock: 1"$'\n'"$(grep -v '^# torch' <<<"$header")"$'\n' "does not name 'torch'"
+bad_lock twice "# flashfit-lock: 1"$'\n'"$header"$'\n'"# torch: 2.0"$'\n' "named twice"
+bad_lock hostile "# flashfit-lock: 1"$'\n'"$(sed $'s/^# torch: .*/# torch: 2.0\x1b[31m;rm/' <<<"$header")"$'\n' "malformed value"
+printf '# flashfit-lock: 1\n\0\0' >"$TMP/binary.lock"
+ff lock --check "$TMP/binary.lock" --python "$PY"
+expect_clean_error 2 "NUL bytes"
+ff lock --check "$TMP/nowhere.lock" --python "$PY"
+expect_clean_error 2 "a missing lock"
+expect_err_contains "$TMP/nowhere.lock"
+printf 'ffpure\n--frobnicate\n' >"$TMP/unknown.txt"
+ff lock -r "$TMP/unknown.txt" --python "$PY"
+expect_clean_error 2 "an unknown option in the requirements"
+expect_err_contains "$TMP/unknown.txt:2"
+ff lock --python "$PY"
+expect_clean_error 2 "nothing to lock"
+ff lock --check "$LOCK" -r "$TMP/requirements.txt" --python "$PY"
+expect_clean_error 2 "--check with -r"
+pass_note "bad input: malformed lock headers, a missing lock, bad requirements, bad usage: exit 2, clean"

@@ -1,0 +1,155 @@
+// flashfit lock's file: the key from a resolve target, the text rendered and
+// its header parsed back, differences named, hostile headers refused.
+#include "workflow/lock_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace flashfit::workflow {
+namespace {
+
+resolve::ResolveTarget cuda_target() {
+  resolve::ResolveTarget target;
+  target.python = env::MajorMinor{3, 11};
+  target.tags = pkg::SupportedTags(
+      {{"cp311", "cp311", "manylinux_2_36_x86_64"}, {"cp311", "abi3", "manylinux_2_36_x86_64"}});
+  target.arch = "x86_64";
+  target.torch_installed = true;
+  target.torch = *pkg::Version::parse("2.8.0+cu128");
+  target.torch_cuda = std::optional<env::MajorMinor>(env::MajorMinor{12, 8});
+  target.cxx11_abi = true;
+  target.gpus = std::vector<env::ComputeCapability>{{9, 0}, {8, 0}, {9, 0}};
+  return target;
+}
+
+LockDocument document_for(const LockKey& key) {
+  LockDocument document;
+  document.key = key;
+  document.flashfit.push_back({"flash-attn", "2.8.3", "https://h/flash_attn-2.8.3.whl",
+                               std::string(64, 'A'), "flashfit's pick"});
+  document.installer.push_back({"numpy", "2.1.0", "https://h/numpy.whl", std::nullopt, "pip"});
+  return document;
+}
+
+TEST(LockFile, KeyFromATarget) {
+  const LockKey key = lock_key_from(cuda_target());
+  EXPECT_EQ(key.python, "cp311");
+  EXPECT_EQ(key.platform, "manylinux_2_36_x86_64");
+  EXPECT_EQ(key.torch, "2.8.0+cu128");
+  EXPECT_EQ(key.cuda, "12.8");
+  EXPECT_EQ(key.cxx11_abi, "true");
+  EXPECT_EQ(key.gpu_archs, "sm_80,sm_90");
+}
+
+TEST(LockFile, UnknownFactsStayUnknown) {
+  resolve::ResolveTarget target;
+  target.torch_installed = true;  // installed, nothing readable
+  const LockKey key = lock_key_from(target);
+  EXPECT_EQ(key, LockKey{});
+  const std::string text = render_lock(document_for(key));
+  EXPECT_NE(text.find("# torch: unknown\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# gpu-archs: unknown\n"), std::string::npos) << text;
+  auto back = parse_lock_header(text, "lock.txt");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, key);
+}
+
+TEST(LockFile, NoTorchAndNoGpu) {
+  resolve::ResolveTarget target;
+  target.gpus = std::vector<env::ComputeCapability>{};
+  const LockKey key = lock_key_from(target);
+  EXPECT_EQ(key.torch, "none");
+  EXPECT_EQ(key.cuda, "none");
+  EXPECT_EQ(key.cxx11_abi, "none");
+  EXPECT_EQ(key.gpu_archs, "none");
+  target.torch_installed = true;
+  target.torch = *pkg::Version::parse("2.6.0+cpu");
+  target.torch_cuda = std::optional<env::MajorMinor>{};
+  EXPECT_EQ(lock_key_from(target).cuda, "cpu");
+}
+
+TEST(LockFile, RendersLinesAndParsesItsHeaderBack) {
+  const LockKey key = lock_key_from(cuda_target());
+  const std::string text = render_lock(document_for(key));
+  EXPECT_EQ(text.rfind("# flashfit-lock: 1\n# python: cp311\n", 0), 0u) << text;
+  EXPECT_NE(text.find("\nflash-attn @ https://h/flash_attn-2.8.3.whl --hash=sha256:" +
+                      std::string(64, 'a') + "\n"),
+            std::string::npos)
+      << text;
+  // No sha256: the line has no --hash and a comment says so.
+  EXPECT_NE(text.find("--hash left out"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nnumpy @ https://h/numpy.whl\n"), std::string::npos) << text;
+  auto back = parse_lock_header(text, "lock.txt");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, key);
+  EXPECT_TRUE(compare_keys(*back, key).empty());
+}
+
+TEST(LockFile, NamesEachDifferingFact) {
+  const LockKey locked = lock_key_from(cuda_target());
+  resolve::ResolveTarget other = cuda_target();
+  other.torch = *pkg::Version::parse("2.9.1+cu128");
+  other.gpus.reset();
+  const auto differences = compare_keys(locked, lock_key_from(other));
+  ASSERT_EQ(differences.size(), 2u);
+  EXPECT_EQ(differences[0].describe(), "torch: locked 2.8.0+cu128, here 2.9.1+cu128");
+  EXPECT_EQ(differences[1].describe(), "gpu-archs: locked sm_80,sm_90, here unknown");
+}
+
+TEST(LockFile, RefusesMalformedHeaders) {
+  const std::string good = render_lock(document_for(lock_key_from(cuda_target())));
+  const std::string facts = good.substr(good.find('\n') + 1);  // without the format line
+  auto replace = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  struct Case {
+    std::string text;
+    std::string says;
+  };
+  const Case cases[] = {
+      {"", "not a flashfit lock"},
+      {"numpy==1.0\n", "not a flashfit lock"},
+      {facts, "not a flashfit lock"},
+      {"# flashfit-lock: 2\n" + facts, "unknown lock format"},
+      {replace("# torch: 2.8.0+cu128\n", ""), "does not name 'torch'"},
+      {replace("# cuda: 12.8\n", "# cuda: 12.8\n# cuda: 12.8\n"), "named twice"},
+      {replace("# cuda: 12.8\n", "# colour: blue\n"), "unknown fact"},
+      {replace("# cuda: 12.8\n", "# \x1b[31mcolour: blue\n"), "unknown fact"},
+      {replace("# torch: 2.8.0+cu128", "# torch: 2.8\x1b[31m"), "malformed value"},
+      {replace("# torch: 2.8.0+cu128", "# torch: 2.8 ; rm -rf /"), "malformed value"},
+      {replace("# torch: 2.8.0+cu128", "# torch: " + std::string(5000, '9')), "malformed value"},
+      {replace("# torch: 2.8.0+cu128", "# torch:  "), "malformed value"},
+      {std::string("# flashfit-lock: 1\n\0\0", 21), "NUL"},
+  };
+  for (const auto& c : cases) {
+    auto parsed = parse_lock_header(c.text, "req.lock");
+    ASSERT_FALSE(parsed) << c.text;
+    EXPECT_NE(parsed.error().message.find(c.says), std::string::npos)
+        << parsed.error().message << " for " << c.text;
+    EXPECT_EQ(parsed.error().kind, util::ErrorKind::input);
+    EXPECT_EQ(parsed.error().context.rfind("req.lock", 0), 0u) << parsed.error().context;
+    EXPECT_LT(parsed.error().message.size(), 200u);
+    EXPECT_EQ(parsed.error().message.find('\x1b'), std::string::npos) << parsed.error().message;
+  }
+}
+
+TEST(LockFile, ToleratesCrlfAndReadsOnlyTheHeader) {
+  std::string text = render_lock(document_for(lock_key_from(cuda_target())));
+  std::string crlf;
+  for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  auto parsed = parse_lock_header(crlf, "lock.txt");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(*parsed, lock_key_from(cuda_target()));
+}
+
+TEST(LockFile, LocalPathsBecomeFileUrls) {
+  EXPECT_EQ(as_url("/tmp/w h/x-1.0+pt2.8cpu-py3-none-any.whl"),
+            "file:///tmp/w%20h/x-1.0%2Bpt2.8cpu-py3-none-any.whl");
+  EXPECT_EQ(as_url("https://h/x.whl"), "https://h/x.whl");
+}
+
+}  // namespace
+}  // namespace flashfit::workflow
