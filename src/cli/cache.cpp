@@ -14,10 +14,13 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "net/progress.hpp"
+#include "store/backup_reclaim.hpp"
 #include "store/cache_entry_json.hpp"
 #include "store/wheel_cache.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
+#include "util/utc_time.hpp"
+#include "workflow/undo.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -207,9 +210,30 @@ util::Result<int> run_remove(store::WheelCache& cache, const CacheCliOptions& op
   return 0;
 }
 
+// What install --undo needs from backups/: the backup last-install.json names.
+store::UndoRecordFacts undo_record_facts(const std::filesystem::path& cache_root) {
+  store::UndoRecordFacts facts;
+  auto record = workflow::read_install_record(cache_root);
+  if (!record) {
+    facts.unreadable = true;
+    std::fprintf(stderr, "flashfit: warning: %s: every backup is kept\n",
+                 record.error().message.c_str());
+  } else if (*record && (*record)->replaced) {
+    std::filesystem::path dir = (*record)->replaced->dir;
+    if (dir.filename().empty()) dir = dir.parent_path();
+    facts.backup_name = dir.filename().string();
+  }
+  return facts;
+}
+
 util::Result<int> run_gc(store::WheelCache& cache, const CacheCliOptions& options) {
-  auto report = cache.gc(std::chrono::hours(24) * options.keep_days, options.dry_run);
+  const auto keep = std::chrono::hours(24) * options.keep_days;
+  auto report = cache.gc(keep, options.dry_run);
   if (!report) return tl::unexpected(report.error());
+  const auto cache_root = cache.root().parent_path();
+  const auto backups =
+      store::gc_backups(cache_root, undo_record_facts(cache_root), keep, options.dry_run);
+  const std::uint64_t freed = report->freed_bytes + backups.freed_bytes;
   if (options.json) {
     json removed = json::array();
     for (const auto& e : report->removed_entries) {
@@ -219,12 +243,22 @@ util::Result<int> run_gc(store::WheelCache& cache, const CacheCliOptions& option
                          {"version", e.version},
                          {"size", e.size}});
     }
+    json stale = json::array();
+    for (const auto& b : backups.reclaimed) {
+      stale.push_back({{"name", b.name},
+                       {"path", b.path.string()},
+                       {"reason", std::string(store::to_string(b.verdict))},
+                       {"bytes", b.bytes},
+                       {"modified_at", util::format_utc(b.modified)}});
+    }
     write_stdout(dump({{"dry_run", options.dry_run},
                        {"keep_days", options.keep_days},
                        {"removed", removed},
                        {"kept", report->kept},
                        {"temp_files_removed", report->temp_files_removed},
-                       {"freed_bytes", report->freed_bytes}}));
+                       {"stale_backups", stale},
+                       {"backups_kept", backups.kept},
+                       {"freed_bytes", freed}}));
     return 0;
   }
   const char* verb = options.dry_run ? "would remove" : "removed";
@@ -234,10 +268,18 @@ util::Result<int> run_gc(store::WheelCache& cache, const CacheCliOptions& option
                               : fmt::format("{} {} ({}, last used {})\n", verb, e.filename,
                                             net::format_bytes(e.size), ago(e.last_used_at));
   }
-  out += fmt::format("{} {} wheel(s) and {} temporary file(s), {} {}; kept {} wheel(s)\n", verb,
-                     report->removed, report->temp_files_removed,
-                     options.dry_run ? "would free" : "freed",
-                     net::format_bytes(report->freed_bytes), report->kept);
+  for (const auto& b : backups.reclaimed) {
+    out += fmt::format(
+        "{} stale backup {} ({}, {}, last changed {})\n", verb, b.name, net::format_bytes(b.bytes),
+        b.verdict == store::BackupVerdict::reclaim_pid_reused    ? "its pid is another program now"
+        : b.verdict == store::BackupVerdict::reclaim_record_temp ? "a write that never finished"
+                                                                 : "its process is gone",
+        ago(util::format_utc(b.modified)));
+  }
+  out += fmt::format(
+      "{} {} wheel(s), {} temporary file(s) and {} stale backup(s), {} {}; kept {} wheel(s)\n",
+      verb, report->removed, report->temp_files_removed, backups.reclaimed.size(),
+      options.dry_run ? "would free" : "freed", net::format_bytes(freed), report->kept);
   write_stdout(out);
   return 0;
 }
@@ -266,7 +308,8 @@ Runner define_cache(CLI::App& app) {
   options->dir = app.add_subcommand("dir", "Print the cache's wheel directory");
   options->add = app.add_subcommand("add", "Copy a local wheel (or fetch a URL) into the cache");
   options->remove = app.add_subcommand("remove", "Remove a cached wheel by sha256 or file name");
-  options->gc = app.add_subcommand("gc", "Remove wheels neither installed nor used recently");
+  options->gc =
+      app.add_subcommand("gc", "Remove unused wheels, stale temp files and orphaned backups");
   options->list->add_flag("--json", options->json, "Print JSON");
   options->dir->add_flag("--json", options->json, "Print JSON: {\"cache_dir\": ...}");
   options->add

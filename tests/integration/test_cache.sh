@@ -144,6 +144,71 @@ expect_rc 0 "gc --json"
 [[ $(entries) == 1 ]] || fail "gc did not remove the old entry"
 pass_note "gc (dry run, JSON, keeps recent)"
 
+# --- gc: orphaned backups (backups/<name>-<pid>, left by a SIGKILLed run) ---------------
+# A cache of its own: --keep-days 0 would take the wheels the later sections use.
+MAIN_CACHE=$FLASHFIT_CACHE_DIR
+export FLASHFIT_CACHE_DIR=$TMP/backup-cache
+B=$FLASHFIT_CACHE_DIR/backups
+GONE=$(($(cat /proc/sys/kernel/pid_max) + 1)) # no process can ever have it
+# A live process that looks like flashfit (its comm begins with "flashfit").
+ln -s "$(command -v sleep)" "$TMP/flashfit-sleeper"
+"$TMP/flashfit-sleeper" 600 &
+LIVE=$!
+BACKGROUND_PIDS+=("$LIVE")
+backup() { mkdir -p "$B/$1" && printf '%*s' "$2" '' >"$B/$1/0" && touch -d "$3" "$B/$1"; }
+backup "ffinst-$GONE" 4000 '40 days ago'            # owner gone, old: stale
+backup "uninstall-ffinst-$$" 300 '40 days ago'      # pid now this bash, not flashfit: stale
+backup "ffinst-$LIVE" 10 '40 days ago'              # owner running: kept
+backup "undo-current-$GONE" 10 '2 days ago'         # owner gone, recent: kept
+backup "ffinst-$((GONE + 1))" 10 '40 days ago'      # last-install.json's: kept
+backup "notes" 10 '40 days ago'                     # not a backup name: kept
+printf '{"py' >"$B/.last-install.json.Ab12Cd" && touch -d '40 days ago' "$B/.last-install.json.Ab12Cd" # a killed write: stale
+printf '{"py' >"$B/.last-install.json.Xy34Zw"                                                       # being written, perhaps: kept
+"$TEST_PYTHON" - "$B" "$((GONE + 1))" <<'PY'
+import json, os, sys
+b, pid = sys.argv[1:]
+json.dump({"python": "/usr/bin/python3", "package": "ffinst", "installed_version": "1.0",
+           "replaced": {"site_dir": "/nonexistent", "dist_info": "/nonexistent/ffinst-0.9.dist-info",
+                        "name": "ffinst", "version": "0.9", "egg_info": False,
+                        "dir": os.path.join(b, "ffinst-" + pid), "files": []},
+           "time": "2026-01-01T00:00:00Z"}, open(os.path.join(b, "last-install.json"), "w"))
+PY
+backups_left() { ls -A "$B" | sort | tr '\n' ' '; }
+before=$(backups_left)
+ff cache gc --dry-run
+expect_rc 0 "gc --dry-run with backups"
+expect_out_contains "would remove stale backup ffinst-$GONE (3.91 KiB, its process is gone"
+expect_out_contains "would remove stale backup uninstall-ffinst-$$ (300 B, its pid is another program now"
+expect_out_contains "would remove stale backup .last-install.json.Ab12Cd (4 B, a write that never finished"
+expect_out_contains "and 3 stale backup(s)"
+[[ $(grep -c 'stale backup ' "$TMP/out") == 3 ]] || fail "gc --dry-run lists other backups: $(cat "$TMP/out")"
+[[ $(backups_left) == "$before" ]] || fail "a dry run removed a backup"
+ff cache gc --json
+expect_rc 0 "gc --json with backups"
+[[ $(json_field "$TMP/out" 'sorted((b["name"], b["reason"], b["bytes"]) for b in d["stale_backups"])') == \
+  "[('.last-install.json.Ab12Cd', 'abandoned-temp-file', 4), ('ffinst-$GONE', 'owner-gone', 4000), ('uninstall-ffinst-$$', 'pid-reused', 300)]" ]] ||
+  fail "gc --json reclaimed the wrong backups: $(cat "$TMP/out")"
+[[ $(json_field "$TMP/out" 'd["backups_kept"], d["freed_bytes"]') == "(4, 4304)" ]] || fail "gc --json counts: $(cat "$TMP/out")"
+want=$(printf '%s\n' .last-install.json.Xy34Zw "ffinst-$((GONE + 1))" "ffinst-$LIVE" last-install.json notes "undo-current-$GONE" | sort | tr '\n' ' ')
+[[ $(backups_left) == "$want" ]] || fail "gc left '$(backups_left)', expected '$want'"
+# --keep-days 0: the recent orphan goes; the live owner's, install --undo's and a
+# temp file younger than an hour never.
+ff cache gc --keep-days 0
+expect_rc 0 "gc --keep-days 0 with backups"
+want=$(printf '%s\n' .last-install.json.Xy34Zw "ffinst-$((GONE + 1))" "ffinst-$LIVE" last-install.json notes | sort | tr '\n' ' ')
+[[ $(backups_left) == "$want" ]] || fail "gc --keep-days 0 left '$(backups_left)', expected '$want'"
+# An unreadable last-install.json could name any backup: every one stays, with a warning.
+kill "$LIVE" 2>/dev/null || true
+wait "$LIVE" 2>/dev/null || true
+forget_background "$LIVE"
+printf '{garbage' >"$B/last-install.json"
+ff cache gc --keep-days 0
+expect_rc 0 "gc with an unreadable last-install.json"
+expect_err_contains "every backup is kept"
+[[ $(backups_left) == "$want" ]] || fail "gc with an unreadable record removed a backup"
+export FLASHFIT_CACHE_DIR=$MAIN_CACHE
+pass_note "gc: stale backups (owner gone or pid reused, old) reclaimed; live owner's, recent, undo's, unknown names kept"
+
 # --- remove ---------------------------------------------------------------------------
 ff cache remove "$SMALL"
 expect_rc 0 "remove by file name"

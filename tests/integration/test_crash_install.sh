@@ -10,7 +10,9 @@
 #   pip names that one version, and it imports;
 # - the cache reads cleanly (`cache list --json`);
 # - the same install run again succeeds, leaves 1.0 with exactly its files,
-#   no backup and no lock held (a third, no-op install succeeds at once).
+#   no backup and no lock held (a third, no-op install succeeds at once);
+# - `cache gc --keep-days 0` then reclaims the killed run's orphaned backup and
+#   keeps the one install --undo needs.
 # Prints the number of kill points. $FAULT_MAX_POINTS (default 24) caps the
 # shim points (spread evenly); each point costs a pip run and an import of torch.
 # shellcheck source=tests/integration/lib.sh
@@ -96,7 +98,7 @@ again() {
   cmp -s "$TMP/files.10" <(files_now) || fail "$what: after the next install, not exactly 1.0's files"
   [[ $(installed_versions) == 1.0* ]] || fail "$what: after the next install, pip lists '$(installed_versions)'"
   # The killed run's own backup (backups/ffinst-<its pid>) is not reclaimed by
-  # any later run (a known gap, docs/testing.md); the next run leaves none of its
+  # any later run (cache gc reclaims it: below); the next run leaves none of its
   # own but the one `install --undo` needs: the replaced version's, named in
   # last-install.json.
   local left kept=""
@@ -108,6 +110,18 @@ print(os.path.basename(r["dir"]) if r else "")' "$FLASHFIT_CACHE_DIR/backups/las
   left=$(comm -23 <({ ls -A "$FLASHFIT_CACHE_DIR/backups" 2>/dev/null || true; } | sort) "$TMP/stale" |
     grep -vx -e last-install.json ${kept:+-e "$kept"} || true)
   [[ -z $left ]] || fail "$what: the next install left a backup: $left"
+  # The killed run's backup is an orphan now (its process is gone): gc
+  # reclaims it, and keeps the one install --undo needs. A temp file of
+  # last-install.json left by a write killed midway gets an hour's grace:
+  # age it past that.
+  find "$FLASHFIT_CACHE_DIR/backups" -maxdepth 1 -name '.last-install.json.*' -exec touch -d '2 hours ago' {} + 2>/dev/null || true
+  ff cache gc --keep-days 0 --json
+  expect_rc 0 "$what: cache gc"
+  reclaimed=$((reclaimed + $(json_field "$TMP/out" 'len(d["stale_backups"])')))
+  left=$({ ls -A "$FLASHFIT_CACHE_DIR/backups" 2>/dev/null || true; } |
+    grep -vx -e last-install.json ${kept:+-e "$kept"} || true)
+  [[ -z $left ]] || fail "$what: cache gc --keep-days 0 left a stale backup: $left"
+  [[ -z $kept || -d $FLASHFIT_CACHE_DIR/backups/$kept ]] || fail "$what: cache gc took install --undo's backup $kept"
   FF_TIMEOUT=60 ff install "$W10" --python "$PY" --json
   expect_rc 0 "$what: an install right after (no lock left held)"
 }
@@ -125,6 +139,7 @@ print(" ".join(str(p) for p in sorted({1 + (n - 1) * i // max(1, m - 1) for i in
 tested=0
 killed=0
 stale=0
+reclaimed=0
 states=""
 for n in $points; do
   reset_venv
@@ -199,5 +214,5 @@ for t in $pip_offsets; do
   relative=$((relative + 1))
 done
 pass_note "install: $relative SIGKILLs from the installer's start ($pip_offsets s), 0 violations"
-printf 'install: %s change points, %s shim kills (%s mid-run), %s timed kills, %s from the installer start, 0 violations; %s kills left a stale backup\n' \
-  "$total" "$tested" "$killed" "$timed" "$relative" "$stale"
+printf 'install: %s change points, %s shim kills (%s mid-run), %s timed kills, %s from the installer start, 0 violations; %s kills left a stale backup, cache gc reclaimed %s\n' \
+  "$total" "$tested" "$killed" "$timed" "$relative" "$stale" "$reclaimed"
