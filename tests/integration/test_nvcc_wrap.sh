@@ -10,7 +10,11 @@
 #   plan sets PYTORCH_NVCC to this binary's nvcc-wrap, counts sm_80 alone, and
 #   that command, run by /bin/sh as ninja runs it, reaches nvcc with sm_80 only;
 #   with Debian's torch 1.13 (no PYTORCH_NVCC in its cpp_extension) --archs is
-#   refused with that reason.
+#   refused with that reason;
+# - a real build of that source (its one small .cu, ~10 s) against PyPI's CUDA
+#   torch 2.14.1 (.pydeps/torch-cuda) with the machine's nvcc: the wheel's
+#   fatbin holds sm_80 alone, read by `flashfit inspect`, and the cache record
+#   says sm_80 (skipped, saying so, without that venv or nvcc).
 # shellcheck source=tests/integration/lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/integration/build_lib.sh
@@ -124,4 +128,29 @@ else
   [[ $(json_field "$TMP/out" '[e for e in d["plan"]["env"] if e["name"] == "PYTORCH_NVCC"]') == "[]" ]] ||
     fail "PYTORCH_NVCC set without --archs"
   pass_note "torch 1.13: --archs refused with the reason; setup.py's list without it"
+fi
+
+# --- a real build through the wrapper ------------------------------------------
+CUDA_PY="$SOURCE_DIR/.pydeps/torch-cuda/bin/python"
+if [[ ! -x $CUDA_PY ]]; then
+  skip_note "$CUDA_PY is missing (run scripts/pydeps/torch-*.sh): the real build is not checked"
+elif ! command -v nvcc >/dev/null; then
+  skip_note "no nvcc on PATH: the real build is not checked"
+else
+  REAL="$TMP/causal-real"
+  cp -r "$SRC" "$REAL"
+  capture env -u CUDA_HOME "$FLASHFIT" build "$REAL" --python "$CUDA_PY" --archs 80 --json
+  expect_rc 0 "the real build through the wrapper ($(tail -n 5 "$TMP/err"))"
+  [[ $(json_field "$TMP/out" 'd["wheel"]["archs"]') == "['sm_80']" ]] ||
+    fail "the built wheel's archs: $(json_field "$TMP/out" 'd["wheel"]')"
+  WHEEL=$(json_field "$TMP/out" 'd["wheel"]["path"]')
+  grep -h -m1 -o 'nvcc-wrap --archs 80 --max-threads 1' "$FLASHFIT_CACHE_DIR"/logs/build-causal-conv1d-*.log >/dev/null ||
+    fail "ninja did not run nvcc through the wrapper (see the build log)"
+  ff inspect "$WHEEL" --python "$CUDA_PY" --json
+  [[ $(json_field "$TMP/out" 'sorted({i["arch"] for m in d["modules"] for i in m["cuda"]["images"]})') == "[80]" ]] ||
+    fail "the wheel's fatbin: $(json_field "$TMP/out" '[m["cuda"] for m in d["modules"]]')"
+  ff cache list --json
+  grep -q '"sm_80"' "$TMP/out" || fail "the cache record does not say sm_80"
+  ! grep -q '"sm_75"' "$TMP/out" || fail "the cache record names sm_75"
+  pass_note "real build (torch 2.14.1, nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')): the wheel's fatbin holds sm_80 alone"
 fi
