@@ -271,6 +271,12 @@ util::Result<BuildOutcome> run_build(const env::Environment& environment,
 
   const CompileUnits units = find_compile_units(source->root, out.recipe, source->scan);
   PlanRequest plan_request = request.plan;
+  if (plan_request.flashfit_exe.empty()) {
+    // The nvcc wrapper's command names this very binary (PYTORCH_NVCC).
+    std::error_code error;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+    if (!error) plan_request.flashfit_exe = self.string();
+  }
   calibrate_for_plan(environment, out.recipe, request, plan_request);
   auto plan = plan_build(environment, out.recipe, source->scan, units, plan_request);
   if (!plan) return tl::unexpected(plan.error());

@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <set>
 
+#include "build/nvcc_wrapper_plan.hpp"
 #include "build/plan_archs.hpp"
 #include "build/plan_cost.hpp"
 #include "resolve/build_knobs.hpp"
@@ -183,6 +186,29 @@ std::string nvcc_version_text(const env::Environment& env) {
   return fmt::format("{}.{}", env.toolkit.cuda_version->major, env.toolkit.cuda_version->minor);
 }
 
+// --archs for a recipe without an arch variable: the archs the nvcc wrapper
+// keeps, or why it cannot (a usage error naming the reason).
+util::Result<std::set<unsigned>> wrapped_archs(const env::Environment& env,
+                                               const resolve::Recipe& recipe,
+                                               const CompileUnits& units,
+                                               const PlanRequest& request) {
+  std::string why;
+  if (units.gencode.empty())
+    why = "its setup.py has no literal -gencode list flashfit's nvcc wrapper could filter";
+  else if (std::string torch = pytorch_nvcc_unsupported(env.torch); !torch.empty())
+    why = std::move(torch);
+  else if (request.flashfit_exe.empty())
+    why = "flashfit's own path is unknown, so no nvcc wrapper can be set";
+  if (!why.empty()) {
+    return util::fail(
+        ErrorKind::usage,
+        fmt::format("{} has no arch variable: its setup.py chooses the archs itself, and {}",
+                    recipe.name, why),
+        "--archs", "leave --archs out");
+  }
+  return wrapper_arch_numbers(*request.archs);
+}
+
 }  // namespace
 
 util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::Recipe* recipe,
@@ -222,8 +248,17 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
   }
 
   std::optional<std::size_t> archs;
+  // --archs for a setup.py that fixes its own -gencode list: through the wrapper.
+  std::optional<std::set<unsigned>> wrapped;
   if (plan.cuda) {
-    auto selection = detail::plan_select_archs(env, recipe, request.archs);
+    std::optional<std::vector<std::string>> archs_request = request.archs;
+    if (request.archs && recipe && recipe->build.arch_variable.empty()) {
+      auto numbers = wrapped_archs(env, *recipe, units, request);
+      if (!numbers) return tl::unexpected(std::move(numbers.error()));
+      wrapped = std::move(*numbers);
+      archs_request.reset();
+    }
+    auto selection = detail::plan_select_archs(env, recipe, archs_request);
     if (!selection) return tl::unexpected(std::move(selection.error()));
     plan.archs = std::move(selection->plan);
     archs = selection->count;
@@ -233,11 +268,37 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
         const auto& v = *env.toolkit.cuda_version;
         std::vector<std::string> codes = gencode_for_nvcc(
             units.gencode, static_cast<unsigned>(v.major), static_cast<unsigned>(v.minor));
-        archs = codes.size();
-        plan.archs->basis =
-            fmt::format("fixed by {}'s setup.py: {} -gencode targets with nvcc {} ({})",
-                        recipe->name, codes.size(), v.text, util::join(codes, ", "));
-        plan.archs->sass = std::move(codes);
+        if (wrapped) {
+          std::vector<std::string> kept = targets_in(codes, *wrapped);
+          if (kept.empty()) {
+            return util::fail(
+                ErrorKind::usage,
+                fmt::format("none of --archs {} is among the -gencode targets {}'s setup.py "
+                            "gives with nvcc {} ({})",
+                            util::join(*request.archs, ","), recipe->name, v.text,
+                            codes.empty() ? "none" : util::join(codes, ", ")),
+                "--archs", codes.empty() ? "leave --archs out" : "pass some of those archs");
+          }
+          archs = kept.size();
+          plan.archs->basis = fmt::format(
+              "--archs through flashfit's nvcc wrapper (PYTORCH_NVCC): {} of the {} -gencode "
+              "targets {}'s setup.py gives with nvcc {} ({})",
+              kept.size(), codes.size(), recipe->name, v.text, util::join(codes, ", "));
+          plan.archs->sass = std::move(kept);
+        } else {
+          archs = codes.size();
+          plan.archs->basis =
+              fmt::format("fixed by {}'s setup.py: {} -gencode targets with nvcc {} ({})",
+                          recipe->name, codes.size(), v.text, util::join(codes, ", "));
+          plan.archs->sass = std::move(codes);
+        }
+      } else if (wrapped) {
+        archs = wrapped->size();
+        for (unsigned a : *wrapped) plan.archs->sass.push_back(fmt::format("sm_{}", a));
+        plan.archs->basis = fmt::format(
+            "--archs through flashfit's nvcc wrapper (PYTORCH_NVCC); nvcc version unknown, so "
+            "which of setup.py's {} literal -gencode values it keeps is not known yet",
+            units.gencode.size());
       } else {
         plan.archs->basis += fmt::format(
             "; {} literal -gencode values in setup.py, nvcc version unknown", units.gencode.size());
@@ -346,6 +407,14 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
                           env.toolkit.cuda_home.known()
                               ? env.toolkit.cuda_home->string()
                               : env.toolkit.nvcc->parent_path().parent_path().string());
+    if (wrapped) {
+      // torch runs $CUDA_HOME/bin/nvcc unless PYTORCH_NVCC says otherwise.
+      const std::string real_nvcc =
+          (std::filesystem::path(plan.env.back().second) / "bin" / "nvcc").string();
+      auto command = nvcc_wrapper_command(request.flashfit_exe, *wrapped, plan.threads, real_nvcc);
+      if (!command) return tl::unexpected(std::move(command.error()));
+      plan.env.emplace_back("PYTORCH_NVCC", std::move(*command));
+    }
   }
   return plan;
 }

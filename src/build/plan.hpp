@@ -31,6 +31,9 @@ struct PlanRequest {
   // ("--dry-run: no calibration cached", "no nvcc").
   std::optional<Calibration> calibration;
   std::string calibration_note;
+  // The running flashfit (/proc/self/exe): PYTORCH_NVCC's wrapper command
+  // when --archs filters a setup.py's fixed -gencode list; empty refuses that.
+  std::string flashfit_exe;
 };
 
 // What one kind of unit costs here: the recipe's measured figures (scaled to
@@ -88,7 +91,9 @@ struct BuildPlan {
 
 // Errors: usage for an --archs token the recipe does not accept (the message
 // lists the accepted ones and which capability each serves), --archs for a
-// recipe whose setup.py fixes the archs, --threads for a package without an
+// recipe whose setup.py fixes the archs when flashfit's nvcc wrapper cannot
+// filter them (no literal -gencode list, a torch before 2.1, none of the
+// archs among setup.py's targets; build/nvcc_wrapper_plan), --threads for a package without an
 // nvcc threads variable, or a zero --jobs/--threads/--memory-budget; never
 // probes anything.
 util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::Recipe* recipe,

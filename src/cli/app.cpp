@@ -10,6 +10,7 @@
 
 #include "cli/colour.hpp"
 #include "cli/command.hpp"
+#include "cli/nvcc_wrap.hpp"
 #include "cli/usage_errors.hpp"
 #include "util/build_info.hpp"
 #include "util/interrupt.hpp"
@@ -159,6 +160,9 @@ std::optional<std::string> suggest_command(std::string_view typed) {
 }
 
 int run(int argc, const char* const* argv) {
+  // The build's internal nvcc wrapper: everything after its `--` is nvcc's.
+  if (argc >= 2 && std::string_view(argv[1]) == kNvccWrapCommand)
+    return run_nvcc_wrap(std::vector<std::string>(argv + 2, argv + argc));
   util::install_interrupt_handlers();
   // A reader that goes away (flashfit tags | head) must not kill us mid-write.
   std::signal(SIGPIPE, SIG_IGN);

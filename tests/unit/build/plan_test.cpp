@@ -181,7 +181,7 @@ TEST(Plan, NoGpuTakesTheRecipeDefaultWithinWhatNvccCompiles) {
 TEST(Plan, ArchsFlagTakesTokensAndCapabilities) {
   const env::Environment env = healthy();
   auto tokens = [&](std::vector<std::string> archs) {
-    return plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{archs, {}, {}, {}, {}, {}})
+    return plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{archs, {}, {}, {}, {}, {}, {}})
         .archs->tokens;
   };
   EXPECT_THAT(tokens({"8.9"}), ElementsAre("80"));
@@ -190,7 +190,7 @@ TEST(Plan, ArchsFlagTakesTokensAndCapabilities) {
   EXPECT_THAT(tokens({"sm_90"}), ElementsAre("90"));
   EXPECT_THAT(tokens({"8.6,8.9,80"}), ElementsAre("80"));
   const BuildPlan plan =
-      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"10.3"}}, {}, {}, {}, {}, {}});
+      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"10.3"}}, {}, {}, {}, {}, {}, {}});
   EXPECT_THAT(plan.archs->tokens, ElementsAre("100"));
   EXPECT_EQ(plan.archs->basis, "--archs");
 }
@@ -198,27 +198,29 @@ TEST(Plan, ArchsFlagTakesTokensAndCapabilities) {
 TEST(Plan, ArchsFlagRefusesWhatTheVariableIgnores) {
   const env::Environment env = healthy();
   const std::string message =
-      plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"86"}}, {}, {}, {}, {}, {}});
+      plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"86"}}, {}, {}, {}, {}, {}, {}});
   EXPECT_EQ(message,
             "86 is not accepted by FLASH_ATTN_CUDA_ARCHS (accepted: 80 (8.0-8.9), 90 (9.0), 100 "
             "(10.0-10.3), "
             "120 (12.0-12.1)); an 8.6 GPU runs 80");
   EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(),
-                         PlanRequest{{{"80", "121"}}, {}, {}, {}, {}, {}}),
+                         PlanRequest{{{"80", "121"}}, {}, {}, {}, {}, {}, {}}),
               HasSubstr("a 12.1 GPU runs 120"));
   EXPECT_THAT(
-      plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"7.5"}}, {}, {}, {}, {}, {}}),
+      plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"7.5"}}, {}, {}, {}, {}, {}, {}}),
       HasSubstr("no FLASH_ATTN_CUDA_ARCHS token serves compute capability 7.5"));
+  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(),
+                         PlanRequest{{{"hopper"}}, {}, {}, {}, {}, {}, {}}),
+              HasSubstr("hopper is not accepted"));
   EXPECT_THAT(
-      plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"hopper"}}, {}, {}, {}, {}, {}}),
-      HasSubstr("hopper is not accepted"));
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{""}}, {}, {}, {}, {}, {}}),
-              HasSubstr("no archs given"));
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{}}, {}, {}, {}, {}, {}}),
-              HasSubstr("no archs given"));
+      plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{""}}, {}, {}, {}, {}, {}, {}}),
+      HasSubstr("no archs given"));
+  EXPECT_THAT(
+      plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{}}, {}, {}, {}, {}, {}, {}}),
+      HasSubstr("no archs given"));
   // Hostile bytes come back escaped, never raw.
-  const std::string hostile =
-      plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"\x1b[31m"}}, {}, {}, {}, {}, {}});
+  const std::string hostile = plan_error(env, &fa_unmeasured(), fa_scan(),
+                                         PlanRequest{{{"\x1b[31m"}}, {}, {}, {}, {}, {}, {}});
   EXPECT_EQ(hostile.find('\x1b'), std::string::npos);
   EXPECT_THAT(hostile, HasSubstr("\\x1b"));
 }
@@ -227,7 +229,7 @@ TEST(Plan, ExplicitArchsNeedingNewerNvccWarn) {
   env::Environment env = healthy();
   set_nvcc(env, 12, 4);
   const BuildPlan plan =
-      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"80,100"}}, {}, {}, {}, {}, {}});
+      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{{"80,100"}}, {}, {}, {}, {}, {}, {}});
   EXPECT_THAT(plan.archs->tokens, ElementsAre("80", "100"));
   EXPECT_THAT(all_warnings(plan), HasSubstr("arch 100 needs nvcc >= 12.8; nvcc here is 12.4"));
 }
@@ -278,7 +280,7 @@ TEST(Plan, CpusCapTheJobs) {
 TEST(Plan, JobsOverTheBudgetWarnThatTheGovernorWillPause) {
   const env::Environment env = healthy();
   const BuildPlan plan =
-      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, 16U, {}, 20 * kGiB, {}, {}});
+      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, 16U, {}, 20 * kGiB, {}, {}, {}});
   EXPECT_EQ(plan.jobs, 16U);
   EXPECT_EQ(plan.jobs_basis, "--jobs");
   EXPECT_EQ(plan.budget_bytes, 20 * kGiB);
@@ -288,22 +290,23 @@ TEST(Plan, JobsOverTheBudgetWarnThatTheGovernorWillPause) {
               HasSubstr("--jobs 16 x 5.0 GiB per job = 80.0 GiB is over the memory budget of "
                         "20.0 GiB: the governor will pause compilers"));
   // Within the budget: no warning.
-  EXPECT_TRUE(plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, 4U, {}, 20 * kGiB, {}, {}})
-                  .warnings.empty());
+  EXPECT_TRUE(
+      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, 4U, {}, 20 * kGiB, {}, {}, {}})
+          .warnings.empty());
 }
 
 TEST(Plan, ThreadsShrinkToFitTheBudgetUnlessGiven) {
   env::Environment env = healthy();
   set_gpus(env, {});  // four default archs: 4 threads x 5 GiB = 20 GiB per job
   BuildPlan plan =
-      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, {}, 12 * kGiB, {}, {}});
+      plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, {}, 12 * kGiB, {}, {}, {}});
   EXPECT_EQ(plan.threads, 2U);
   EXPECT_EQ(plan.per_job_bytes, 10 * kGiB);
   EXPECT_EQ(plan.jobs, 1U);
   EXPECT_THAT(plan.jobs_basis, HasSubstr("NVCC_THREADS 4 -> 2 to fit the budget"));
   EXPECT_THAT(plan.env, ::testing::Contains(Pair("NVCC_THREADS", "2")));
 
-  plan = plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, 3U, 12 * kGiB, {}, {}});
+  plan = plan_ok(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, 3U, 12 * kGiB, {}, {}, {}});
   EXPECT_EQ(plan.threads, 3U);
   EXPECT_EQ(plan.per_job_bytes, 15 * kGiB);
   EXPECT_THAT(all_warnings(plan), HasSubstr("more than the memory budget"));
@@ -311,19 +314,19 @@ TEST(Plan, ThreadsShrinkToFitTheBudgetUnlessGiven) {
 
 TEST(Plan, ZeroAndMisplacedFlagsAreUsageErrors) {
   const env::Environment env = healthy();
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, 0U, {}, {}, {}, {}}),
+  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, 0U, {}, {}, {}, {}, {}}),
               HasSubstr("--jobs"));
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, 0U, {}, {}, {}}),
+  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, 0U, {}, {}, {}, {}}),
               HasSubstr("--threads"));
-  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, {}, 0U, {}, {}}),
+  EXPECT_THAT(plan_error(env, &fa_unmeasured(), fa_scan(), PlanRequest{{}, {}, {}, 0U, {}, {}, {}}),
               HasSubstr("--memory-budget"));
-  EXPECT_THAT(plan_error(env, nullptr, cxx_scan(), PlanRequest{{}, {}, 2U, {}, {}, {}}),
+  EXPECT_THAT(plan_error(env, nullptr, cxx_scan(), PlanRequest{{}, {}, 2U, {}, {}, {}, {}}),
               HasSubstr("my-ext is not a CUDA build"));
-  EXPECT_THAT(
-      plan_error(env, &built_in("causal-conv1d"), cu_scan(), PlanRequest{{}, {}, 2U, {}, {}, {}}),
-      HasSubstr("causal-conv1d has no nvcc threads variable"));
+  EXPECT_THAT(plan_error(env, &built_in("causal-conv1d"), cu_scan(),
+                         PlanRequest{{}, {}, 2U, {}, {}, {}, {}}),
+              HasSubstr("causal-conv1d has no nvcc threads variable"));
   EXPECT_THAT(plan_error(env, &built_in("flash-attn-3"), cu_scan(),
-                         PlanRequest{{{"90"}}, {}, {}, {}, {}, {}}),
+                         PlanRequest{{{"90"}}, {}, {}, {}, {}, {}, {}}),
               HasSubstr("flash-attn-3 has no arch variable"));
 }
 
@@ -357,9 +360,9 @@ TEST(Plan, CxxExtensionWithoutRecipe) {
   EXPECT_EQ(plan.time_estimate->count(), 20);
   EXPECT_EQ(plan.time_basis, "2 C++ x ~20 s / 16 lanes; at least its longest unit, ~20 s");
   // --archs has nothing to act on.
-  EXPECT_THAT(
-      all_warnings(plan_ok(env, nullptr, cxx_scan(), PlanRequest{{{"8.0"}}, {}, {}, {}, {}, {}})),
-      HasSubstr("--archs ignored"));
+  EXPECT_THAT(all_warnings(plan_ok(env, nullptr, cxx_scan(),
+                                   PlanRequest{{{"8.0"}}, {}, {}, {}, {}, {}, {}})),
+              HasSubstr("--archs ignored"));
 }
 
 TEST(Plan, CudaExtensionWithoutRecipeUsesTorchArchList) {
@@ -375,11 +378,12 @@ TEST(Plan, CudaExtensionWithoutRecipeUsesTorchArchList) {
                                     Pair("CUDA_HOME", "/usr/local/cuda")));
 
   plan = plan_ok(env, nullptr, cu_scan(),
-                 PlanRequest{{{"9.0", "sm_80", "8.9+ptx", "8.0"}}, {}, {}, {}, {}, {}});
+                 PlanRequest{{{"9.0", "sm_80", "8.9+ptx", "8.0"}}, {}, {}, {}, {}, {}, {}});
   EXPECT_THAT(plan.archs->tokens, ElementsAre("8.0", "8.9+PTX", "9.0"));
   EXPECT_THAT(plan.env, ::testing::Contains(Pair("TORCH_CUDA_ARCH_LIST", "8.0;8.9+PTX;9.0")));
-  EXPECT_THAT(plan_error(env, nullptr, cu_scan(), PlanRequest{{{"ampere"}}, {}, {}, {}, {}, {}}),
-              HasSubstr("ampere is not a compute capability for TORCH_CUDA_ARCH_LIST"));
+  EXPECT_THAT(
+      plan_error(env, nullptr, cu_scan(), PlanRequest{{{"ampere"}}, {}, {}, {}, {}, {}, {}}),
+      HasSubstr("ampere is not a compute capability for TORCH_CUDA_ARCH_LIST"));
 
   set_gpus(env, {});
   plan = plan_ok(env, nullptr, cu_scan());
