@@ -16,6 +16,7 @@
 #include "net/progress.hpp"
 #include "store/backup_reclaim.hpp"
 #include "store/cache_entry_json.hpp"
+#include "store/run_temp_gc.hpp"
 #include "store/wheel_cache.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
@@ -233,7 +234,11 @@ util::Result<int> run_gc(store::WheelCache& cache, const CacheCliOptions& option
   const auto cache_root = cache.root().parent_path();
   const auto backups =
       store::gc_backups(cache_root, undo_record_facts(cache_root), keep, options.dry_run);
-  const std::uint64_t freed = report->freed_bytes + backups.freed_bytes;
+  const auto run_temps = store::gc_run_temps(cache_root, keep, options.dry_run);
+  const std::uint64_t freed = report->freed_bytes + backups.freed_bytes + run_temps.freed_bytes;
+  auto run_temp_reason = [](store::RunTempVerdict verdict) {
+    return verdict == store::RunTempVerdict::reclaim_pid_reused ? "pid-reused" : "owner-gone";
+  };
   if (options.json) {
     json removed = json::array();
     for (const auto& e : report->removed_entries) {
@@ -251,6 +256,14 @@ util::Result<int> run_gc(store::WheelCache& cache, const CacheCliOptions& option
                        {"bytes", b.bytes},
                        {"modified_at", util::format_utc(b.modified)}});
     }
+    json orphans = json::array();
+    for (const auto& t : run_temps.reclaimed) {
+      orphans.push_back({{"name", t.name},
+                         {"path", t.path.string()},
+                         {"reason", run_temp_reason(t.verdict)},
+                         {"bytes", t.bytes},
+                         {"modified_at", util::format_utc(t.modified)}});
+    }
     write_stdout(dump({{"dry_run", options.dry_run},
                        {"keep_days", options.keep_days},
                        {"removed", removed},
@@ -258,6 +271,7 @@ util::Result<int> run_gc(store::WheelCache& cache, const CacheCliOptions& option
                        {"temp_files_removed", report->temp_files_removed},
                        {"stale_backups", stale},
                        {"backups_kept", backups.kept},
+                       {"stale_run_dirs", orphans},
                        {"freed_bytes", freed}}));
     return 0;
   }
@@ -276,10 +290,20 @@ util::Result<int> run_gc(store::WheelCache& cache, const CacheCliOptions& option
                                                                  : "its process is gone",
         ago(util::format_utc(b.modified)));
   }
+  for (const auto& t : run_temps.reclaimed) {
+    out += fmt::format("{} the work directory of a killed run {} ({}, {}, last changed {})\n", verb,
+                       t.name, net::format_bytes(t.bytes),
+                       t.verdict == store::RunTempVerdict::reclaim_pid_reused
+                           ? "its pid is another program now"
+                           : "its process is gone",
+                       ago(util::format_utc(t.modified)));
+  }
   out += fmt::format(
-      "{} {} wheel(s), {} temporary file(s) and {} stale backup(s), {} {}; kept {} wheel(s)\n",
+      "{} {} wheel(s), {} temporary file(s), {} stale backup(s) and {} run directory(ies), {} "
+      "{}; kept {} wheel(s)\n",
       verb, report->removed, report->temp_files_removed, backups.reclaimed.size(),
-      options.dry_run ? "would free" : "freed", net::format_bytes(freed), report->kept);
+      run_temps.reclaimed.size(), options.dry_run ? "would free" : "freed",
+      net::format_bytes(freed), report->kept);
   write_stdout(out);
   return 0;
 }

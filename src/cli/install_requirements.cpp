@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "cli/common.hpp"
 #include "cli/install_requirements_report.hpp"
@@ -189,32 +190,11 @@ std::vector<std::string> lines_argv(const install::Installer& installer,
 util::Result<void> run_installer_lines(InstallRequirementsReport& report,
                                        const install::Installer& installer,
                                        const env::Interpreter& interpreter) {
-  auto cache_root = util::require_cache_root();
-  if (!cache_root) return tl::unexpected(cache_root.error());
-  const fs::path dir = *cache_root / "tmp" / fmt::format("install-r-{}", ::getpid());
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return util::fail(util::ErrorKind::failed, "cannot create " + dir.string(), ec.message());
-  struct RemoveTree {
-    fs::path path;
-    ~RemoveTree() {
-      std::error_code e;
-      fs::remove_all(path, e);
-    }
-  } cleanup{dir};
-  const fs::path constraints = dir / "constraints.txt";
-  const fs::path requirements = dir / "requirements.txt";
-  if (!report.plan.constraints.empty()) {
-    auto wrote =
-        util::write_file_atomic(constraints, workflow::installer_constraints_text(report.plan));
-    if (!wrote) return tl::unexpected(wrote.error());
-  }
-  auto wrote = util::write_file_atomic(
-      requirements, workflow::installer_requirements_text(report.plan, constraints.string()));
-  if (!wrote) return tl::unexpected(wrote.error());
+  auto inputs = InstallerInputFiles::write(report.plan, "install-r");
+  if (!inputs) return tl::unexpected(inputs.error());
 
   const InstalledVersions before = installed_versions(interpreter.site_dirs);
-  const std::vector<std::string> argv = lines_argv(installer, requirements.string());
+  const std::vector<std::string> argv = lines_argv(installer, inputs->requirements().string());
   note(fmt::format("installing {} line{} with {}", report.plan.installer.size(),
                    report.plan.installer.size() == 1 ? "" : "s", to_string(installer.kind)));
   auto ran = install::run_installer(argv, std::chrono::seconds{1800});
@@ -241,6 +221,37 @@ bool wants_dry_run(const InstallRequirementsRequest& request) {
 }
 
 }  // namespace
+
+util::Result<InstallerInputFiles> InstallerInputFiles::write(
+    const workflow::InstallRequirementsPlan& plan, std::string_view purpose) {
+  auto cache_root = util::require_cache_root();
+  if (!cache_root) return tl::unexpected(cache_root.error());
+  InstallerInputFiles files;
+  const fs::path dir = *cache_root / "tmp" / fmt::format("{}-{}", purpose, ::getpid());
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return util::fail(util::ErrorKind::failed, "cannot create " + dir.string(), ec.message());
+  files.dir_ = dir;  // from here on, removed on every way out
+  const fs::path constraints = dir / "constraints.txt";
+  files.requirements_ = dir / "requirements.txt";
+  if (!plan.constraints.empty()) {
+    auto wrote = util::write_file_atomic(constraints, workflow::installer_constraints_text(plan));
+    if (!wrote) return tl::unexpected(wrote.error());
+  }
+  auto wrote = util::write_file_atomic(
+      files.requirements_, workflow::installer_requirements_text(plan, constraints.string()));
+  if (!wrote) return tl::unexpected(wrote.error());
+  return files;
+}
+
+InstallerInputFiles::InstallerInputFiles(InstallerInputFiles&& other) noexcept
+    : dir_(std::exchange(other.dir_, {})), requirements_(std::move(other.requirements_)) {}
+
+InstallerInputFiles::~InstallerInputFiles() {
+  if (dir_.empty()) return;
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
 
 util::Result<std::vector<pkg::RequirementsFile>> parse_requirements_inputs(
     const std::vector<std::string>& paths, const std::vector<std::string>& specs) {

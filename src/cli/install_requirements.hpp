@@ -6,14 +6,17 @@
 // SPEC` does (through `install_one`, install.cpp's own flow), then their own
 // dependencies checked. Exit 0 all installed, 1 a step failed (the report
 // says what remains), 2 bad input (nothing installed).
+#include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/what_if_flags.hpp"
 #include "pkg/requirements_file.hpp"
 #include "resolve/gather.hpp"
 #include "util/error.hpp"
+#include "workflow/install_requirements.hpp"
 
 namespace flashfit::cli {
 
@@ -35,6 +38,28 @@ using InstallOne = std::function<util::Result<int>(
 // one more file ("<command line>", no includes); `install -r` and `lock`.
 util::Result<std::vector<pkg::RequirementsFile>> parse_requirements_inputs(
     const std::vector<std::string>& paths, const std::vector<std::string>& specs);
+
+// The lines flashfit does not take, as the installer reads them: a
+// requirements.txt (and constraints.txt when the plan has any) in a temp dir of
+// the cache, `<cache>/tmp/<purpose>-<pid>`, removed with this value. For
+// `install -r`'s installer run and `lock`'s pip resolution.
+class InstallerInputFiles {
+ public:
+  static util::Result<InstallerInputFiles> write(const workflow::InstallRequirementsPlan& plan,
+                                                 std::string_view purpose);
+  InstallerInputFiles(InstallerInputFiles&& other) noexcept;
+  InstallerInputFiles& operator=(InstallerInputFiles&&) = delete;
+  InstallerInputFiles(const InstallerInputFiles&) = delete;
+  InstallerInputFiles& operator=(const InstallerInputFiles&) = delete;
+  ~InstallerInputFiles();
+
+  const std::filesystem::path& requirements() const { return requirements_; }
+
+ private:
+  InstallerInputFiles() = default;
+  std::filesystem::path dir_;
+  std::filesystem::path requirements_;
+};
 
 util::Result<int> run_install_requirements(const InstallRequirementsRequest& request,
                                            const InstallOne& install_one);

@@ -59,12 +59,16 @@ util::Result<std::string> read_text(const std::string& path) {
   return text.str();
 }
 
-// The environment's key, probed (GPUs included, no toolkit) with the what-if flags.
-env::Environment probe_for_key(const env::ProbeOptions& probe) {
-  env::ProbeOptions options = probe;
-  options.probe_toolkit = false;
-  env::Environment environment = env::probe_environment(options);
+// The environment a key is read from: probed (GPUs included, no toolkit) with
+// the what-if flags; an interpreter that cannot be asked is an error.
+util::Result<env::Environment> probe_for_key(const EnvironmentFlags& flags) {
+  auto probe = probe_options_from(flags);
+  if (!probe) return tl::unexpected(probe.error());
+  probe->probe_toolkit = false;
+  env::Environment environment = env::probe_environment(*probe);
   resolve::fill_derived_torch_abi(environment);
+  if (auto usable = require_interpreter(environment, flags, WithoutInterpreter::refuse); !usable)
+    return tl::unexpected(usable.error());
   return environment;
 }
 
@@ -98,14 +102,9 @@ util::Result<int> run_check(const LockCliOptions& options) {
   }
   auto locked = workflow::parse_lock_header(*text, *options.check);
   if (!locked) return tl::unexpected(locked.error());
-  auto probe = probe_options_from(options.environment);
-  if (!probe) return tl::unexpected(probe.error());
-  const env::Environment environment = probe_for_key(*probe);
-  if (auto usable =
-          require_interpreter(environment, options.environment, WithoutInterpreter::refuse);
-      !usable) {
-    return tl::unexpected(usable.error());
-  }
+  auto probed = probe_for_key(options.environment);
+  if (!probed) return tl::unexpected(probed.error());
+  const env::Environment& environment = *probed;
   const workflow::LockKey here =
       workflow::lock_key_from(resolve::target_from_environment(environment));
   const auto differences = workflow::compare_keys(*locked, here);
@@ -137,28 +136,8 @@ util::Result<int> run_check(const LockCliOptions& options) {
 // The installer's own resolution of the lines flashfit does not take.
 util::Result<std::vector<workflow::ReportedPackage>> pip_resolution(
     const workflow::InstallRequirementsPlan& plan, const env::Interpreter& interpreter) {
-  auto cache_root = util::require_cache_root();
-  if (!cache_root) return tl::unexpected(cache_root.error());
-  const fs::path dir = *cache_root / "tmp" / fmt::format("lock-{}", ::getpid());
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return util::fail(util::ErrorKind::failed, "cannot create " + dir.string(), ec.message());
-  struct RemoveTree {
-    fs::path path;
-    ~RemoveTree() {
-      std::error_code e;
-      fs::remove_all(path, e);
-    }
-  } cleanup{dir};
-  const fs::path constraints = dir / "constraints.txt";
-  const fs::path requirements = dir / "requirements.txt";
-  if (!plan.constraints.empty()) {
-    auto wrote = util::write_file_atomic(constraints, workflow::installer_constraints_text(plan));
-    if (!wrote) return tl::unexpected(wrote.error());
-  }
-  auto wrote = util::write_file_atomic(
-      requirements, workflow::installer_requirements_text(plan, constraints.string()));
-  if (!wrote) return tl::unexpected(wrote.error());
+  auto inputs = InstallerInputFiles::write(plan, "lock");
+  if (!inputs) return tl::unexpected(inputs.error());
   util::ProcessSpec spec;
   spec.argv = {interpreter.executable,
                "-m",
@@ -172,7 +151,7 @@ util::Result<std::vector<workflow::ReportedPackage>> pip_resolution(
                "--disable-pip-version-check",
                "--no-input",
                "-r",
-               requirements.string()};
+               inputs->requirements().string()};
   spec.timeout = std::chrono::minutes{30};
   note(fmt::format("resolving {} line{} with pip (--dry-run --report)", plan.installer.size(),
                    plan.installer.size() == 1 ? "" : "s"));
@@ -205,14 +184,9 @@ util::Result<int> run_lock(const LockCliOptions& options) {
   if (!config) return tl::unexpected(config.error());
   auto book = load_recipes(*config);
   if (!book) return tl::unexpected(book.error());
-  auto probe = probe_options_from(options.environment);
-  if (!probe) return tl::unexpected(probe.error());
-  const env::Environment environment = probe_for_key(*probe);
-  if (auto usable =
-          require_interpreter(environment, options.environment, WithoutInterpreter::refuse);
-      !usable) {
-    return tl::unexpected(usable.error());
-  }
+  auto probed = probe_for_key(options.environment);
+  if (!probed) return tl::unexpected(probed.error());
+  const env::Environment& environment = *probed;
   const env::Interpreter& interpreter = *environment.python.interpreter;
   auto plan =
       workflow::plan_install_requirements(*files, *book, interpreter.markers, options.sources);

@@ -180,7 +180,7 @@ expect_rc 0 "gc --dry-run with backups"
 expect_out_contains "would remove stale backup ffinst-$GONE (3.91 KiB, its process is gone"
 expect_out_contains "would remove stale backup uninstall-ffinst-$$ (300 B, its pid is another program now"
 expect_out_contains "would remove stale backup .last-install.json.Ab12Cd (4 B, a write that never finished"
-expect_out_contains "and 3 stale backup(s)"
+expect_out_contains "3 stale backup(s)"
 [[ $(grep -c 'stale backup ' "$TMP/out") == 3 ]] || fail "gc --dry-run lists other backups: $(cat "$TMP/out")"
 [[ $(backups_left) == "$before" ]] || fail "a dry run removed a backup"
 ff cache gc --json
@@ -206,8 +206,43 @@ ff cache gc --keep-days 0
 expect_rc 0 "gc with an unreadable last-install.json"
 expect_err_contains "every backup is kept"
 [[ $(backups_left) == "$want" ]] || fail "gc with an unreadable record removed a backup"
-export FLASHFIT_CACHE_DIR=$MAIN_CACHE
 pass_note "gc: stale backups (owner gone or pid reused, old) reclaimed; live owner's, recent, undo's, unknown names kept"
+
+# --- gc: work directories of killed runs (<cache>/tmp/<purpose>-<pid>, build-<pid>-...) ---
+T=$FLASHFIT_CACHE_DIR/tmp
+rundir() { mkdir -p "$T/$1/sub" && printf '%*s' "$2" '' >"$T/$1/sub/o" && touch -d "$3" "$T/$1"; }
+"$TMP/flashfit-sleeper" 600 &
+LIVE=$!
+BACKGROUND_PIDS+=("$LIVE")
+rundir "build-$GONE-20260101T000000-0" 5000 '40 days ago' # owner gone, old: reclaimed
+rundir "install-r-$$" 200 '40 days ago'                    # pid now this bash: reclaimed
+rundir "lock-$LIVE" 10 '40 days ago'                       # owner running: kept
+rundir "install-$GONE" 10 '2 days ago'                     # owner gone, recent: kept
+rundir "my-notes-$GONE" 10 '40 days ago'                   # not a run directory's name: kept
+runs_left() { ls -A "$T" | grep -v '^removed-' | sort | tr '\n' ' '; }
+before=$(runs_left)
+ff cache gc --dry-run
+expect_rc 0 "gc --dry-run with run directories"
+expect_out_contains "would remove the work directory of a killed run build-$GONE-20260101T000000-0 (4.88 KiB, its process is gone"
+expect_out_contains "would remove the work directory of a killed run install-r-$$ (200 B, its pid is another program now"
+expect_out_contains "2 run directory(ies)"
+[[ $(runs_left) == "$before" ]] || fail "a dry run removed a run directory"
+ff cache gc --json
+expect_rc 0 "gc --json with run directories"
+[[ $(json_field "$TMP/out" 'sorted((t["name"], t["reason"], t["bytes"]) for t in d["stale_run_dirs"])') == \
+  "[('build-$GONE-20260101T000000-0', 'owner-gone', 5000), ('install-r-$$', 'pid-reused', 200)]" ]] ||
+  fail "gc --json reclaimed the wrong run directories: $(cat "$TMP/out")"
+want=$(printf '%s\n' "install-$GONE" "lock-$LIVE" "my-notes-$GONE" | sort | tr '\n' ' ')
+[[ $(runs_left) == "$want" ]] || fail "gc left '$(runs_left)' in tmp/, expected '$want'"
+ff cache gc --keep-days 0
+expect_rc 0 "gc --keep-days 0 with run directories"
+want=$(printf '%s\n' "lock-$LIVE" "my-notes-$GONE" | sort | tr '\n' ' ')
+[[ $(runs_left) == "$want" ]] || fail "gc --keep-days 0 left '$(runs_left)' in tmp/, expected '$want'"
+kill "$LIVE" 2>/dev/null || true
+wait "$LIVE" 2>/dev/null || true
+forget_background "$LIVE"
+export FLASHFIT_CACHE_DIR=$MAIN_CACHE
+pass_note "gc: killed runs' work directories (owner gone or pid reused, old) reclaimed; a running one's, recent, other names kept"
 
 # --- remove ---------------------------------------------------------------------------
 ff cache remove "$SMALL"

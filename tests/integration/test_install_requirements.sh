@@ -39,26 +39,8 @@ export FLASHFIT_CONFIG="$TMP/config/config.toml"
 
 # Pure wheels: ffpure 1.0 (needs ffdep>=1.0) and ffdep 1.2, written as pip would.
 mkdir -p "$TMP/links" "$TMP/www/files"
-"$TEST_PYTHON" - "$TMP/links" <<'PY'
-import base64, hashlib, sys, zipfile
-def wheel(out, name, version, requires):
-    di = f"{name}-{version}.dist-info"
-    files = {f"{name}/__init__.py": f"VERSION = {version!r}\n",
-             f"{di}/METADATA": "Metadata-Version: 2.1\nName: %s\nVersion: %s\n%s\n" % (
-                 name, version, "".join(f"Requires-Dist: {r}\n" for r in requires)),
-             f"{di}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    record = []
-    for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        record.append(f"{path},sha256={digest},{len(text.encode())}")
-    record.append(f"{di}/RECORD,,")
-    with zipfile.ZipFile(f"{out}/{name}-{version}-py3-none-any.whl", "w") as z:
-        for path, text in files.items():
-            z.writestr(path, text)
-        z.writestr(f"{di}/RECORD", "\n".join(record) + "\n")
-wheel(sys.argv[1], "ffpure", "1.0", ["ffdep>=1.0"])
-wheel(sys.argv[1], "ffdep", "1.2", [])
-PY
+"$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/pure_wheel.py" "$TMP/links" 'ffpure==1.0;ffdep>=1.0' 'ffdep==1.2' ||
+  fail "cannot write the pure wheels"
 cp "$W10" "$W11" "$W12" "$TMP/links/"
 
 # A PEP 503 index for every package, served on 127.0.0.1.
