@@ -414,6 +414,7 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
       auto command = nvcc_wrapper_command(request.flashfit_exe, *wrapped, plan.threads, real_nvcc);
       if (!command) return tl::unexpected(std::move(command.error()));
       plan.env.emplace_back("PYTORCH_NVCC", std::move(*command));
+      plan.nvcc_wrapped = true;
     }
   }
   return plan;

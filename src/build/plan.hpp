@@ -86,6 +86,9 @@ struct BuildPlan {
   std::string time_basis;                                // "73 .cu x 1 arch x ~60 s / 4 jobs"
   std::uint64_t disk_estimate_bytes = 0;                 // build tree + wheel
   std::vector<std::pair<std::string, std::string>> env;  // exactly what the build gets, in order
+  // --archs reaches nvcc through PYTORCH_NVCC (flashfit's wrapper), which only
+  // torch's ninja build reads: without ninja every setup.py target would build.
+  bool nvcc_wrapped = false;
   std::vector<std::string> warnings;
 };
 

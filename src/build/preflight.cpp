@@ -346,6 +346,12 @@ PreflightCheck check_ninja(const Context& c) {
         fmt::format("ninja{} at {}", tk.ninja_version.known() ? " " + *tk.ninja_version : "",
                     tk.ninja->string()));
   }
+  if (c.plan.nvcc_wrapped) {
+    return check("ninja", S::failed,
+                 "ninja not found: --archs goes through PYTORCH_NVCC, which torch reads only in "
+                 "its ninja build; without it every -gencode target of setup.py would build",
+                 fmt::format("apt install ninja-build, or {} -m pip install ninja", c.python));
+  }
   // The plan's estimate already counts a serial build without ninja.
   const std::string how_long =
       c.plan.time_estimate

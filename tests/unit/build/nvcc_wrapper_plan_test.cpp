@@ -99,6 +99,7 @@ TEST(NvccWrapperPlan, ArchsGivenWithANewTorchGoThroughTheWrapper) {
                                     "/opt/flashfit/bin/flashfit nvcc-wrap --archs 80 "
                                     "--max-threads 1 --nvcc /usr/local/cuda/bin/nvcc --")));
   EXPECT_THAT(p->env, Contains(Pair("CUDA_HOME", "/usr/local/cuda")));
+  EXPECT_TRUE(p->nvcc_wrapped);  // the preflight then needs ninja
 
   // Capabilities and several archs: numbers in order, threads up to setup.py's 4.
   p = plan(env, with_archs({"9.0,sm_80"}));
@@ -113,6 +114,7 @@ TEST(NvccWrapperPlan, NoArchsMeansSetupPysListAndNoWrapper) {
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_THAT(p->archs->sass, ElementsAre("sm_75", "sm_80", "sm_90", "sm_100"));
   EXPECT_THAT(p->env, Not(Contains(Key("PYTORCH_NVCC"))));
+  EXPECT_FALSE(p->nvcc_wrapped);
   EXPECT_EQ(p->threads, 4U);
 }
 

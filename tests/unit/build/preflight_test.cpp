@@ -265,6 +265,21 @@ TEST_F(Preflight, NoNinjaIsAWarning) {
   EXPECT_TRUE(report.passed());
 }
 
+// torch reads PYTORCH_NVCC in its ninja build only: without ninja, --archs
+// through the wrapper would silently build every -gencode target of setup.py.
+TEST_F(Preflight, NoNinjaFailsWhenArchsGoThroughTheNvccWrapper) {
+  env_.toolkit.ninja = env::Fact<fs::path>::unknown("not on PATH");
+  run();
+  plan_.nvcc_wrapped = true;
+  const PreflightReport report = preflight(env_, &flash_attn(), plan_, facts_);
+  const PreflightCheck& check = get(report, "ninja");
+  EXPECT_EQ(check.status, CheckStatus::failed);
+  EXPECT_THAT(check.message, HasSubstr("PYTORCH_NVCC"));
+  EXPECT_EQ(check.fix,
+            std::string("apt install ninja-build, or ") + kPython + " -m pip install ninja");
+  EXPECT_FALSE(report.passed());
+}
+
 TEST_F(Preflight, NoPythonHeaders) {
   fs::remove(include_.path() / "Python.h");
   PreflightReport report = run();
