@@ -197,7 +197,10 @@ util::Result<void> run_installer_lines(InstallRequirementsReport& report,
   const std::vector<std::string> argv = lines_argv(installer, inputs->requirements().string());
   note(fmt::format("installing {} line{} with {}", report.plan.installer.size(),
                    report.plan.installer.size() == 1 ? "" : "s", to_string(installer.kind)));
-  auto ran = install::run_installer(argv, std::chrono::seconds{1800});
+  // The user's own lines: their pip configuration (a mirror, find-links) applies, as it
+  // would to `pip install -r`.
+  auto ran =
+      install::run_installer(argv, std::chrono::seconds{1800}, install::InstallerConfig::users);
   // What pip changed, whatever the outcome (a failed run may leave some).
   report.installer_changes =
       workflow::diff_installed(before, installed_versions(interpreter.site_dirs));

@@ -66,17 +66,21 @@ std::vector<std::string> uninstall_argv(const Installer& installer, const std::s
 }
 
 util::Result<util::ProcessResult> run_installer(const std::vector<std::string>& argv,
-                                                std::chrono::seconds timeout) {
+                                                std::chrono::seconds timeout,
+                                                InstallerConfig config) {
   util::ProcessSpec spec;
   spec.argv = argv;
   spec.timeout = timeout;
   // If flashfit is SIGKILLed mid-install, the installer must finish (or fail)
   // on its own terms, never die of a broken output pipe half-way.
   spec.output_to_files = true;
-  // The user's pip configuration must not add an index or dependencies behind our back.
-  spec.set_env = {{"PIP_CONFIG_FILE", "/dev/null"}, {"PIP_DISABLE_PIP_VERSION_CHECK", "1"}};
-  spec.unset_env = {"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS",
-                    "PIP_REQUIRE_VIRTUALENV"};
+  spec.set_env = {{"PIP_DISABLE_PIP_VERSION_CHECK", "1"}};
+  if (config == InstallerConfig::isolated) {
+    // The user's pip configuration must not add an index or dependencies behind our back.
+    spec.set_env.emplace_back("PIP_CONFIG_FILE", "/dev/null");
+    spec.unset_env = {"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS",
+                      "PIP_REQUIRE_VIRTUALENV"};
+  }
   return util::run_process(spec);
 }
 

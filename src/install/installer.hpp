@@ -36,9 +36,15 @@ std::vector<std::string> install_argv(const Installer& installer,
                                       const std::filesystem::path& wheel);
 std::vector<std::string> uninstall_argv(const Installer& installer, const std::string& name);
 
+// Whose configuration the installer reads. flashfit's own installs of a wheel
+// file by path are isolated from the user's pip configuration (no index or
+// dependency may come in behind its back); the lines of a user's requirements
+// file that flashfit hands over run as the user's own `pip install -r` would.
+enum class InstallerConfig { isolated, users };
+
 // Runs one of them, bounded; pip's own output is returned for the report.
-util::Result<util::ProcessResult> run_installer(const std::vector<std::string>& argv,
-                                                std::chrono::seconds timeout = std::chrono::seconds{
-                                                    600});
+util::Result<util::ProcessResult> run_installer(
+    const std::vector<std::string>& argv, std::chrono::seconds timeout = std::chrono::seconds{600},
+    InstallerConfig config = InstallerConfig::isolated);
 
 }  // namespace flashfit::install

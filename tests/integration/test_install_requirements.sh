@@ -167,6 +167,22 @@ expect_rc 1 "the installer's run fails"
 [[ -z $(version_of ffpure) && -z $(version_of ffinst) ]] || fail "something was installed after the installer failed"
 pass_note "the installer's run fails: reported with its output, flashfit installs nothing"
 
+# --- the user's pip configuration applies to the lines pip gets (as `pip install -r`) ---
+# Only the user's pip settings (environment variables: they beat any pip.conf)
+# say where ffpure and ffdep are; the file names no source.
+new_venv
+printf 'ffpure\n' >"$TMP/userconf.txt"
+saved_find_links=${PIP_FIND_LINKS-}
+export PIP_FIND_LINKS=$TMP/links PIP_NO_INDEX=1
+ff install -r "$TMP/userconf.txt" --python "$PY" --json
+unset PIP_NO_INDEX
+if [[ -n $saved_find_links ]]; then export PIP_FIND_LINKS=$saved_find_links; else unset PIP_FIND_LINKS; fi
+expect_rc 0 "install -r with the user's pip configuration"
+[[ $(version_of ffpure) == 1.0 && $(version_of ffdep) == 1.2 ]] ||
+  fail "pip did not read the user's configuration for the file's lines: $(cat "$TMP/err")"
+new_venv # the next case starts from a venv without them
+pass_note "the user's pip configuration (PIP_CONFIG_FILE) applies to the lines pip installs"
+
 # --- a bare recipe name from a local index: the mismatched build refused --------
 export FLASHFIT_CACHE_DIR=$TMP/cache-bare  # (the cache above holds 1.2, a source of its own)
 printf -- '--index-url %s\nffinst\n' "$INDEX" >"$TMP/bare.txt"
