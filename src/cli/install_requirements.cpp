@@ -37,19 +37,9 @@ std::string replace_all(std::string text, std::string_view from, std::string_vie
   return text;
 }
 
-util::Result<std::string> read_text(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return util::input_error("no such file", path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return util::input_error("cannot open the file", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class DiskFiles : public pkg::FileReader {
  public:
-  util::Result<std::string> read(const std::string& path) override { return read_text(path); }
+  util::Result<std::string> read(const std::string& path) override { return read_input_file(path); }
 };
 
 // Command-line SPECs are one more "file"; they cannot include anything.
@@ -140,7 +130,7 @@ void check_dependencies(InstallRequirementsReport& report, const env::Interprete
     if (run.exit_code != 0) continue;
     auto dist = install::find_installed(interpreter.site_dirs, run.recipe);
     if (!dist || dist->egg_info) continue;
-    auto metadata = read_text((dist->dist_info / "METADATA").string());
+    auto metadata = read_input_file((dist->dist_info / "METADATA").string());
     if (!metadata) continue;
     auto unmet = workflow::unmet_dependencies(run.recipe, workflow::requires_dist(*metadata),
                                               interpreter.markers, now);
@@ -225,6 +215,16 @@ bool wants_dry_run(const InstallRequirementsRequest& request) {
 
 }  // namespace
 
+util::Result<std::string> read_input_file(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return util::input_error("no such file", path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return util::input_error("cannot open the file", path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 util::Result<InstallerInputFiles> InstallerInputFiles::write(
     const workflow::InstallRequirementsPlan& plan, std::string_view purpose) {
   auto cache_root = util::require_cache_root();
@@ -261,7 +261,7 @@ util::Result<std::vector<pkg::RequirementsFile>> parse_requirements_inputs(
   std::vector<pkg::RequirementsFile> files;
   DiskFiles disk;
   for (const std::string& path : paths) {
-    auto text = read_text(path);
+    auto text = read_input_file(path);
     if (!text) {
       return util::input_error(
           fmt::format("cannot read requirements file: {}", text.error().message), path);

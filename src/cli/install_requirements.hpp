@@ -34,6 +34,10 @@ struct InstallRequirementsRequest {
 using InstallOne = std::function<util::Result<int>(
     const std::string& spec, const resolve::SourceFlags& sources, bool dry_run)>;
 
+// A file the user named (a requirements file, a lock), whole; "no such file"
+// and "cannot open the file" are input errors naming it.
+util::Result<std::string> read_input_file(const std::string& path);
+
 // Each -r file read and parsed (includes from disk), then the SPECs parsed as
 // one more file ("<command line>", no includes); `install -r` and `lock`.
 util::Result<std::vector<pkg::RequirementsFile>> parse_requirements_inputs(

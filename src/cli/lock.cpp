@@ -49,16 +49,6 @@ struct LockCliOptions {
   bool json = false;
 };
 
-util::Result<std::string> read_text(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return util::input_error("no such file", path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return util::input_error("cannot open the file", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The environment a key is read from: probed (GPUs included, no toolkit) with
 // the what-if flags; an interpreter that cannot be asked is an error.
 util::Result<env::Environment> probe_for_key(const EnvironmentFlags& flags) {
@@ -95,7 +85,7 @@ util::Result<int> run_check(const LockCliOptions& options) {
   if (!options.files.empty() || !options.specs.empty() || options.output) {
     return util::fail(util::ErrorKind::usage, "--check FILE takes no -r, SPEC or -o");
   }
-  auto text = read_text(*options.check);
+  auto text = read_input_file(*options.check);
   if (!text) {
     return util::input_error(fmt::format("cannot read the lock: {}", text.error().message),
                              *options.check);
