@@ -158,27 +158,44 @@ done
 ((killed * 2 > tested)) || fail "install: only $killed of $tested runs were killed"
 pass_note "install: $total change points, $tested SIGKILLs at them ($killed mid-run), 0 violations"
 
-# Time offsets: across pip's run and the import check (which the shim cannot
-# see: they are children).
-offsets="0.05 0.2 0.4 0.7 1 1.5 2 3 4 5 6 8"
-timed=0
-for t in $offsets; do
+# kill_install T [pip]: install 1.0 over 0.9 in the background, SIGKILL it T
+# seconds later (counted from the installer's start with "pip": no pip process
+# seen means the run had already ended), then the invariants and the next run.
+kill_install() {
+  local t=$1 from=${2:-} what i pid
   reset_venv
   rm -rf "$FLASHFIT_CACHE_DIR"
   "$FLASHFIT" install "$W10" --python "$PY" --json >"$TMP/out" 2>"$TMP/err" &
   pid=$!
   BACKGROUND_PIDS+=("$pid")
+  what="after ${t}s"
+  if [[ $from == pip ]]; then
+    what="${t}s after the installer started"
+    for ((i = 0; i < 3000; i++)); do
+      pgrep -f -- "$PY -m pip install" >/dev/null && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.01
+    done
+  fi
   sleep "$t"
   kill -KILL "$pid" 2>/dev/null || true
   RC=0
   wait "$pid" || RC=$?
   forget_background "$pid"
-  LAST_CMD="install killed after ${t}s"
-  wait_orphans "kill after ${t}s"
+  LAST_CMD="install killed $what"
+  wait_orphans "kill $what"
   { ls -A "$FLASHFIT_CACHE_DIR/backups" 2>/dev/null || true; } | sort >"$TMP/stale"
   [[ -s $TMP/stale ]] && stale=$((stale + 1))
-  check_state "install, kill after ${t}s (exit $RC)"
-  again "install, kill after ${t}s"
+  check_state "install, kill $what (exit $RC)"
+  again "install, kill $what"
+}
+
+# Time offsets: across pip's run and the import check (which the shim cannot
+# see: they are children).
+offsets="0.05 0.2 0.4 0.7 1 1.5 2 3 4 5 6 8"
+timed=0
+for t in $offsets; do
+  kill_install "$t"
   timed=$((timed + 1))
 done
 pass_note "install: $timed SIGKILLs at time offsets ($offsets s), 0 violations"
@@ -186,31 +203,11 @@ pass_note "install: $timed SIGKILLs at time offsets ($offsets s), 0 violations"
 # Offsets from the moment the installer starts, across its transaction: CI
 # once found a kill there leaving neither version (pip, orphaned, died of its
 # broken output pipe between moving 0.9 away and putting 1.0 in; its output now
-# goes to files). With no pip process seen, the run had already ended.
+# goes to files).
 pip_offsets="0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 1 1.2 1.5"
 relative=0
 for t in $pip_offsets; do
-  reset_venv
-  rm -rf "$FLASHFIT_CACHE_DIR"
-  "$FLASHFIT" install "$W10" --python "$PY" --json >"$TMP/out" 2>"$TMP/err" &
-  pid=$!
-  BACKGROUND_PIDS+=("$pid")
-  for ((i = 0; i < 3000; i++)); do
-    pgrep -f -- "$PY -m pip install" >/dev/null && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.01
-  done
-  sleep "$t"
-  kill -KILL "$pid" 2>/dev/null || true
-  RC=0
-  wait "$pid" || RC=$?
-  forget_background "$pid"
-  LAST_CMD="install killed ${t}s after the installer started"
-  wait_orphans "kill ${t}s after the installer started"
-  { ls -A "$FLASHFIT_CACHE_DIR/backups" 2>/dev/null || true; } | sort >"$TMP/stale"
-  [[ -s $TMP/stale ]] && stale=$((stale + 1))
-  check_state "install, kill ${t}s after the installer started (exit $RC)"
-  again "install, kill ${t}s after the installer started"
+  kill_install "$t" pip
   relative=$((relative + 1))
 done
 pass_note "install: $relative SIGKILLs from the installer's start ($pip_offsets s), 0 violations"
