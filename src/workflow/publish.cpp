@@ -47,6 +47,16 @@ util::Result<std::vector<fs::path>> expand_inputs(const std::vector<fs::path>& i
   return wheels;
 }
 
+// Whether every planned page is on the target with exactly these bytes.
+util::Result<bool> pages_current(PublishTarget& target, const std::vector<PageFile>& pages) {
+  for (const auto& page : pages) {
+    auto have = target.read(page.path);
+    if (!have) return tl::unexpected(have.error());
+    if (!*have || **have != page.content) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 util::Result<PublishedTree> read_tree(PublishTarget& target) {
@@ -108,8 +118,14 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
   }
   // One fsync per directory the files went into, before any page names them.
   if (auto flushed = target.flush(); !flushed) return tl::unexpected(flushed.error());
-  if (report.plan.uploads.empty() && !tree->wheels.empty())
-    return report;  // nothing changed: a no-op
+  if (report.plan.uploads.empty()) {
+    // No new file is not enough for a no-op: a publish interrupted after its
+    // files and before its pages left wheels no page lists, and running it
+    // again must write those pages.
+    auto current = pages_current(target, report.plan.pages);
+    if (!current) return tl::unexpected(current.error());
+    if (*current) return report;  // nothing changed: a no-op
+  }
   if (!target.relist_pages()) {
     say(progress, fmt::format("writing {} pages", report.plan.pages.size()));
     for (const auto& page : report.plan.pages) {
