@@ -129,7 +129,7 @@ util::Result<InstallCliOptions> dry_run_for_what_if(InstallCliOptions options) {
 util::Result<int> run_install(const InstallCliOptions& given) {
   if (given.lock) {
     return run_install_lock({*given.lock, &given.specs, &given.requirements, &given.environment,
-                             given.dry_run, given.json, given.undo});
+                             &given.sources, given.dry_run, given.json, given.undo});
   }
   if (!given.requirements.empty()) {
     if (given.undo) return util::fail(util::ErrorKind::usage, "--undo takes no -r FILE");

@@ -134,6 +134,14 @@ util::Result<int> run_install_lock(const InstallLockCliRequest& request) {
     return util::fail(util::ErrorKind::usage,
                       "--lock installs what the lock names: it takes no SPEC, -r or --undo");
   }
+  const resolve::SourceFlags& sources = *request.sources;
+  if (sources.index_url || !sources.extra_index_urls.empty() || !sources.find_links.empty() ||
+      !sources.enable.empty() || !sources.disable.empty() || sources.offline) {
+    return util::fail(util::ErrorKind::usage,
+                      "--lock takes no source flags: the lock's URLs are where its files come from",
+                      {},
+                      "to install from other sources, lock again with them: flashfit lock --dir");
+  }
   auto probed = probe_for_key(*request.environment);
   if (!probed) return tl::unexpected(probed.error());
   const env::Environment& environment = *probed;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/what_if_flags.hpp"
+#include "resolve/gather.hpp"
 #include "util/error.hpp"
 
 namespace flashfit::cli {
@@ -17,6 +18,7 @@ struct InstallLockCliRequest {
   const std::vector<std::string>* specs = nullptr;         // must be empty
   const std::vector<std::string>* requirements = nullptr;  // must be empty
   const EnvironmentFlags* environment = nullptr;
+  const resolve::SourceFlags* sources = nullptr;  // refused: the lock's URLs are the sources
   bool dry_run = false;
   bool json = false;
   bool undo = false;  // refused with --lock

@@ -7,7 +7,7 @@
 #   `install -r` in venv A, then locked into a directory: one
 #   requirements-<key>.txt and the index flashfit-locks.json;
 # - a second environment (a what-if --gpu) locked into the same directory:
-#   two files, two index entries, the first kept;
+#   two files, two index entries, the first kept; four runs at once lose none;
 # - a fresh venv B: `install --lock DIR` picks this environment's file and
 #   installs byte-identical files (the sha256 of every file each dist's RECORD
 #   lists, read from disk, equal between A and B), imports work;
@@ -18,7 +18,7 @@
 #   cache's copy is installed;
 # - bad input: no such path, no index, a malformed index or lock line, an
 #   installer line without a hash, an index that disagrees with its file,
-#   --lock with a SPEC: exit 2, clean, nothing installed.
+#   --lock with a SPEC or a source flag: exit 2, clean, nothing installed.
 # shellcheck source=tests/integration/lib.sh
 source "$(dirname "$0")/lib.sh"
 FF_TIMEOUT=180
@@ -125,6 +125,19 @@ OTHER_FILE=$(cd "$TMP/locks" && ls requirements-*-gpusm_80.txt) || fail "no file
 [[ $(json_field "$TMP/locks/flashfit-locks.json" 'd["locks"][1]["key"]["gpu-archs"]') == sm_80 ]] ||
   fail "the second entry's key is not the described GPU's"
 pass_note "two environments in one directory: two files, the index maps each key to its file"
+
+# Four environments locked into one directory at the same moment: none lost.
+pids=()
+for gpu in 7.0 7.5 8.6 8.9; do
+  timeout 120 "$FLASHFIT" lock ffinst==1.0 --index-url "$INDEX" --python "$PYA" --gpu "$gpu" \
+    --dir "$TMP/together" >"$TMP/together-$gpu.out" 2>&1 &
+  pids+=("$!")
+done
+for pid in "${pids[@]}"; do wait "$pid" || fail "a concurrent lock --dir failed: $(cat "$TMP"/together-*.out)"; done
+[[ $(json_field "$TMP/together/flashfit-locks.json" 'sorted(e["key"]["gpu-archs"] for e in d["locks"])') == "['sm_70', 'sm_75', 'sm_86', 'sm_89']" ]] ||
+  fail "concurrent lock --dir runs lost an entry: $(cat "$TMP/together/flashfit-locks.json")"
+[[ $(find "$TMP/together" -name 'requirements-*.txt' | wc -l) == 4 ]] || fail "concurrent lock --dir runs lost a file"
+pass_note "four lock --dir runs at once into one directory: four files, four index entries"
 
 # --- a fresh venv B: install --lock DIR gives byte-identical files ------------------
 PYB=$(venv b)
@@ -258,6 +271,8 @@ bad_line loose-line '/^# Written by/a\
 ffpure @ http://127.0.0.1/ffpure-1.0-py3-none-any.whl' "outside the lock's two sections"
 ff install --lock "$TMP/locks" ffpure --python "$PYD"
 bad "--lock with a SPEC" "takes no SPEC"
+ff install --lock "$TMP/locks" --index-url "$INDEX" --python "$PYD"
+bad "--lock with a source flag" "takes no source flags"
 ff lock -r "$TMP/requirements.txt" --python "$PYD" --dir "$TMP/locks" -o "$TMP/x.txt"
 bad "lock --dir with -o" "give one"
 printf 'not json' >"$TMP/badindex/flashfit-locks.json"
