@@ -179,6 +179,11 @@ pass_note "a what-if flag picks the described environment's file, as a dry run"
 
 # --- a lock for another environment is refused, fact by fact ------------------------
 PYC=$(venv c)
+ff install --lock "$TMP/locks" --python "$PYC" --dry-run --json
+expect_rc 0 "install --lock --dry-run --json"
+[[ $(json_field "$TMP/out" '(d["lock"], d["dry_run"], d["installer"]["lines"], d["installer"]["ok"], [(p["name"], p["ok"]) for p in d["packages"]])') == \
+  "('$TMP/locks/$HERE_FILE', True, 2, None, [('ffinst', True)])" ]] || fail "install --lock --dry-run --json: $(cat "$TMP/out")"
+nothing_installed "$PYC" "install --lock --dry-run"
 ff install --lock "$TMP/locks" --python "$PYC" --gpu 9.0 --json
 expect_rc 1 "install --lock DIR where nothing fits"
 [[ $(json_field "$TMP/out" '[(m["file"], [(x["fact"], x["locked"], x["here"]) for x in m["differences"]]) for m in d["mismatches"]]') == \
