@@ -170,6 +170,10 @@ util::Result<int> run_install_lock(const InstallLockCliRequest& request) {
                  name.c_str());
   }
   note(fmt::format("{} fits this environment", file));
+  // What the lock's writer said (e.g. a what-if lock whose installer lines were not resolved).
+  for (const std::string& said : selection->lock->document.notes) {
+    note(fmt::format("the lock notes: {}", util::printable(said, 400)));
+  }
   auto config = load_user_config();
   if (!config) return tl::unexpected(config.error());
   auto book = load_recipes(*config);

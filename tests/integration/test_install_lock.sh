@@ -175,6 +175,7 @@ expect_rc 0 "install --lock under a what-if --gpu"
 expect_err_contains "a dry run"
 expect_out_contains "lock: $TMP/locks/$OTHER_FILE (fits this environment)"
 expect_out_contains "dry run: nothing was fetched or installed"
+expect_err_contains "the lock notes: the installer's lines are not locked"
 pass_note "a what-if flag picks the described environment's file, as a dry run"
 
 # --- a lock for another environment is refused, fact by fact ------------------------
