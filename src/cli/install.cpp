@@ -15,6 +15,7 @@
 #include "cli/colour.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/install_lock.hpp"
 #include "cli/install_report.hpp"
 #include "cli/install_requirements.hpp"
 #include "cli/resolve_pipeline.hpp"
@@ -33,6 +34,7 @@ struct InstallCliOptions {
   std::string spec;
   std::vector<std::string> specs;         // as given: one, or with -r any number
   std::vector<std::string> requirements;  // -r FILE (cli/install_requirements)
+  std::optional<std::string> lock;        // --lock DIR|FILE (cli/install_lock)
   EnvironmentFlags environment;
   resolve::SourceFlags sources;
   bool dry_run = false;
@@ -125,6 +127,10 @@ util::Result<InstallCliOptions> dry_run_for_what_if(InstallCliOptions options) {
 }
 
 util::Result<int> run_install(const InstallCliOptions& given) {
+  if (given.lock) {
+    return run_install_lock({*given.lock, &given.specs, &given.requirements, &given.environment,
+                             &given.sources, given.dry_run, given.json, given.undo});
+  }
   if (!given.requirements.empty()) {
     if (given.undo) return util::fail(util::ErrorKind::usage, "--undo takes no -r FILE");
     return run_install_requirements(
@@ -293,6 +299,10 @@ Runner define_install(CLI::App& app) {
          "wheel that fits, the other lines go to pip / uv first (docs/install-requirements.md)")
       ->type_name("FILE")
       ->allow_extra_args(false);
+  app.add_option("--lock", options->lock,
+                 "Install exactly what a lock names: DIR (its flashfit-locks.json picks the file "
+                 "for this environment) or one lock FILE (docs/install-lock.md)")
+      ->type_name("DIR|FILE");
   add_environment_flags(app, options->environment);
   add_source_flags(app, options->sources);
   app.add_flag("--dry-run", options->dry_run, "Show what would be installed; change nothing");

@@ -19,17 +19,20 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/install_requirements.hpp"
+#include "cli/lock_probe.hpp"
 #include "cli/resolve_pipeline.hpp"
 #include "cli/resolve_report.hpp"
 #include "cli/source_flags.hpp"
 #include "cli/what_if_flags.hpp"
 #include "pkg/name.hpp"
 #include "resolve/target.hpp"
+#include "store/wheel_cache.hpp"
 #include "util/atomic_file.hpp"
 #include "util/paths.hpp"
 #include "util/process.hpp"
 #include "util/strings.hpp"
 #include "workflow/install_requirements.hpp"
+#include "workflow/lock_dir.hpp"
 #include "workflow/lock_file.hpp"
 #include "workflow/pip_report.hpp"
 
@@ -45,22 +48,10 @@ struct LockCliOptions {
   EnvironmentFlags environment;
   resolve::SourceFlags sources;
   std::optional<std::string> output;
+  std::optional<std::string> dir;  // --dir: requirements-<key>.txt + the index there
   std::optional<std::string> check;
   bool json = false;
 };
-
-// The environment a key is read from: probed (GPUs included, no toolkit) with
-// the what-if flags; an interpreter that cannot be asked is an error.
-util::Result<env::Environment> probe_for_key(const EnvironmentFlags& flags) {
-  auto probe = probe_options_from(flags);
-  if (!probe) return tl::unexpected(probe.error());
-  probe->probe_toolkit = false;
-  env::Environment environment = env::probe_environment(*probe);
-  resolve::fill_derived_torch_abi(environment);
-  if (auto usable = require_interpreter(environment, flags, WithoutInterpreter::refuse); !usable)
-    return tl::unexpected(usable.error());
-  return environment;
-}
 
 json key_json(const workflow::LockKey& key) {
   auto value = [](const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); };
@@ -82,8 +73,8 @@ json lines_json(const std::vector<workflow::LockedLine>& lines) {
 }
 
 util::Result<int> run_check(const LockCliOptions& options) {
-  if (!options.files.empty() || !options.specs.empty() || options.output) {
-    return util::fail(util::ErrorKind::usage, "--check FILE takes no -r, SPEC or -o");
+  if (!options.files.empty() || !options.specs.empty() || options.output || options.dir) {
+    return util::fail(util::ErrorKind::usage, "--check FILE takes no -r, SPEC, -o or --dir");
   }
   auto text = read_input_file(*options.check);
   if (!text) {
@@ -162,11 +153,25 @@ util::Result<std::vector<workflow::ReportedPackage>> pip_resolution(
   return parsed;
 }
 
+// The URLs the cache fetched these bytes from (none: built or added here).
+std::vector<std::string> cache_urls(const std::string& sha256) {
+  auto root = util::cache_root();
+  if (!root || sha256.empty()) return {};
+  auto cache = store::WheelCache::open(*root);
+  if (!cache) return {};
+  auto entry = cache->find_sha256(sha256);
+  return entry ? entry->urls : std::vector<std::string>{};
+}
+
 util::Result<int> run_lock(const LockCliOptions& options) {
   if (options.check) return run_check(options);
   if (options.files.empty() && options.specs.empty()) {
     return util::fail(util::ErrorKind::usage,
                       "nothing to lock: give -r FILE or a SPEC (or --check FILE)");
+  }
+  if (options.output && options.dir) {
+    return util::fail(util::ErrorKind::usage,
+                      "-o FILE and --dir DIR both say where the lock goes: give one");
   }
   auto files = parse_requirements_inputs(options.files, options.specs);
   if (!files) return tl::unexpected(files.error());
@@ -218,6 +223,11 @@ util::Result<int> run_lock(const LockCliOptions& options) {
     line.name = taken.recipe;
     line.version = pick.wheel ? pick.wheel->version.str() : taken.spec;
     line.url = workflow::as_url(pick.candidate->url);
+    if (pick.candidate->role == resolve::SourceRole::cache) {
+      // The cache's path is this machine's: the URL its bytes came from is the lock's.
+      line.url = workflow::as_url(workflow::portable_url(
+          pick.candidate->url, cache_urls(pick.candidate->sha256.value_or(""))));
+    }
     line.sha256 = pick.candidate->sha256;
     line.origin =
         fmt::format("flashfit's pick from {}, for {}", pick.candidate->source, taken.where);
@@ -270,7 +280,16 @@ util::Result<int> run_lock(const LockCliOptions& options) {
   }
 
   const std::string text = workflow::render_lock(document);
-  if (options.output) {
+  std::optional<std::string> written = options.output;
+  if (options.dir) {
+    auto wrote = workflow::write_lock_into(*options.dir, document.key, text);
+    if (!wrote) return tl::unexpected(wrote.error());
+    written = wrote->string();
+    note(fmt::format("wrote {} ({} compiled, {} installer line{}) and its entry in {}", *written,
+                     document.flashfit.size(), document.installer.size(),
+                     document.installer.size() == 1 ? "" : "s",
+                     (fs::path(*options.dir) / workflow::kLockIndexName).string()));
+  } else if (options.output) {
     auto wrote = util::write_file_atomic(*options.output, text);
     if (!wrote) return tl::unexpected(wrote.error());
     note(fmt::format("wrote {} ({} compiled, {} installer line{})", *options.output,
@@ -278,7 +297,7 @@ util::Result<int> run_lock(const LockCliOptions& options) {
                      document.installer.size() == 1 ? "" : "s"));
   }
   if (options.json) {
-    write_stdout(json{{"output", options.output ? json(*options.output) : json(nullptr)},
+    write_stdout(json{{"output", written ? json(*written) : json(nullptr)},
                       {"environment", key_json(document.key)},
                       {"flashfit", lines_json(document.flashfit)},
                       {"installer", lines_json(document.installer)},
@@ -286,7 +305,7 @@ util::Result<int> run_lock(const LockCliOptions& options) {
                       {"text", text}}
                      .dump(2) +
                  "\n");
-  } else if (!options.output) {
+  } else if (!written) {
     write_stdout(text);
   }
   return 0;
@@ -305,6 +324,10 @@ Runner define_lock(CLI::App& app) {
       ->allow_extra_args(false);
   app.add_option("-o,--output", options->output, "Write the lock here (default: stdout)")
       ->type_name("FILE");
+  app.add_option("--dir", options->dir,
+                 "Write requirements-<environment key>.txt into DIR and add it to DIR's index "
+                 "flashfit-locks.json (one run per environment; install --lock DIR picks)")
+      ->type_name("DIR");
   app.add_option("--check", options->check,
                  "Exit 0 when the lock FILE's environment key is this environment's, 1 listing "
                  "each fact that differs")

@@ -8,6 +8,7 @@
 #include <array>
 #include <set>
 
+#include "pkg/name.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::workflow {
@@ -17,6 +18,11 @@ constexpr std::string_view kFormatLine = "# flashfit-lock: 1";
 constexpr std::string_view kUnknown = "unknown";
 constexpr std::size_t kMaxValue = 200;
 constexpr std::size_t kMaxHeaderLines = 64;
+// The two sections' headings: render_lock writes them, parse_lock reads by them.
+constexpr std::string_view kFlashfitSection =
+    "# compiled packages: the variant flashfit picked for this environment";
+constexpr std::string_view kInstallerSection = "# the other lines: the installer's own resolution";
+constexpr std::string_view kHashOption = "--hash=sha256:";
 
 struct FactField {
   std::string_view name;
@@ -102,11 +108,11 @@ std::string render_lock(const LockDocument& document) {
       "says whether it still fits.\n";
   for (const auto& note : document.notes) out += fmt::format("# note: {}\n", note);
   if (!document.flashfit.empty()) {
-    out += "\n# compiled packages: the variant flashfit picked for this environment\n";
+    out += fmt::format("\n{}\n", kFlashfitSection);
     for (const auto& line : document.flashfit) render_line(out, line);
   }
   if (!document.installer.empty()) {
-    out += "\n# the other lines: the installer's own resolution\n";
+    out += fmt::format("\n{}\n", kInstallerSection);
     for (const auto& line : document.installer) render_line(out, line);
   }
   return out;
@@ -185,6 +191,171 @@ std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& he
     if (a != b) out.push_back({std::string(fact.name), shown(a), shown(b)});
   }
   return out;
+}
+
+std::string lock_file_name(const LockKey& key) {
+  // One prefix per fact keeps the name readable and two keys apart even where
+  // values could read alike ("none" torch vs "none" GPUs).
+  constexpr std::array<std::string_view, kFacts.size()> kPrefix = {"",     "",    "torch",
+                                                                   "cuda", "abi", "gpu"};
+  std::string out = "requirements";
+  for (std::size_t i = 0; i < kFacts.size(); ++i) {
+    std::string value = shown(key.*kFacts[i].field);
+    std::replace(value.begin(), value.end(), '+', '_');
+    std::replace(value.begin(), value.end(), ',', '.');
+    out += fmt::format("-{}{}", kPrefix[i], value);
+  }
+  return out + ".txt";
+}
+
+std::vector<std::pair<std::string, std::optional<std::string>>> key_facts(const LockKey& key) {
+  std::vector<std::pair<std::string, std::optional<std::string>>> out;
+  for (const auto& fact : kFacts) out.emplace_back(std::string(fact.name), key.*fact.field);
+  return out;
+}
+
+util::Result<void> set_key_fact(LockKey& key, std::string_view name,
+                                const std::optional<std::string>& value) {
+  const auto fact = std::find_if(kFacts.begin(), kFacts.end(),
+                                 [&](const FactField& f) { return f.name == name; });
+  if (fact == kFacts.end()) {
+    return util::input_error(
+        fmt::format("unknown fact '{}' in a lock key", util::printable(name, 40)));
+  }
+  if (value && (value->empty() || value->size() > kMaxValue || *value == kUnknown ||
+                !std::all_of(value->begin(), value->end(), value_char))) {
+    return util::input_error(
+        fmt::format("'{}' has a malformed value (letters, digits and . _ + , - only, at most {})",
+                    name, kMaxValue));
+  }
+  key.*(fact->field) = value;
+  return {};
+}
+
+namespace {
+
+bool name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
+}
+
+bool hex_digit(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+// `name @ URL [--hash=sha256:HEX]`, as render_line writes it.
+util::Result<LockedLine> parse_locked_line(std::string_view text, const std::string& where) {
+  auto bad = [&](std::string why) {
+    return util::input_error(
+        fmt::format("not a locked line ({}): '{}'", why, util::printable(text, 120)), where);
+  };
+  const auto at = text.find(" @ ");
+  if (at == std::string_view::npos) return bad("expected 'name @ URL --hash=sha256:HEX'");
+  LockedLine line;
+  line.name = std::string(text.substr(0, at));
+  if (line.name.empty() || line.name.size() > 200 ||
+      !std::all_of(line.name.begin(), line.name.end(), name_char)) {
+    return bad("a malformed package name");
+  }
+  std::vector<std::string_view> rest;
+  for (std::string_view word : util::split(text.substr(at + 3), ' ')) {
+    if (!word.empty()) rest.push_back(word);
+  }
+  if (rest.empty()) return bad("no URL");
+  line.url = std::string(rest.front());
+  if (!util::starts_with(line.url, "https://") && !util::starts_with(line.url, "http://") &&
+      !util::starts_with(line.url, "file://")) {
+    return bad("the URL is not http(s):// or file://");
+  }
+  if (line.url.size() > 4096 || !std::all_of(line.url.begin(), line.url.end(), [](char c) {
+        return static_cast<unsigned char>(c) > 0x20 && static_cast<unsigned char>(c) < 0x7f;
+      })) {
+    return bad("the URL holds characters a URL cannot");
+  }
+  for (std::size_t i = 1; i < rest.size(); ++i) {
+    if (!util::starts_with(rest[i], kHashOption)) {
+      return bad(fmt::format("'{}' is not --hash=sha256:HEX", util::printable(rest[i], 40)));
+    }
+    const std::string hex = hex_digits(rest[i].substr(kHashOption.size()));
+    if (hex.size() != 64 || !std::all_of(hex.begin(), hex.end(), hex_digit)) {
+      return bad("the sha256 is not 64 hex digits");
+    }
+    if (line.sha256) return bad("two hashes");
+    line.sha256 = hex;
+  }
+  return line;
+}
+
+}  // namespace
+
+util::Result<ParsedLock> parse_lock(std::string_view text, std::string_view origin) {
+  auto key = parse_lock_header(text, origin);
+  if (!key) return tl::unexpected(key.error());
+  ParsedLock out;
+  out.document.key = std::move(*key);
+  enum class Section { header, flashfit, installer } section = Section::header;
+  std::set<std::string> names;
+  // The comment above a line: "# NAME VERSION (ORIGIN)".
+  std::optional<std::pair<std::string, std::string>> described;
+  const std::vector<std::string_view> lines = util::split(text, '\n');
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string_view line = lines[i];
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::string where = fmt::format("{}:{}", origin, i + 1);
+    if (util::trim(line).empty()) {
+      described.reset();
+      continue;
+    }
+    if (line == kFlashfitSection || line == kInstallerSection) {
+      const Section next = line == kFlashfitSection ? Section::flashfit : Section::installer;
+      if (section == next || (section == Section::installer && next == Section::flashfit)) {
+        return util::input_error("a section of the lock is repeated or out of order", where);
+      }
+      section = next;
+      described.reset();
+      continue;
+    }
+    if (util::starts_with(line, "#")) {
+      if (util::starts_with(line, "# note: ") && section == Section::header) {
+        out.document.notes.emplace_back(line.substr(8));
+      }
+      // The first comment of a line's block names it (a warning may follow).
+      const std::vector<std::string_view> words = util::split(line.substr(1), ' ');
+      if (!described && words.size() >= 3 && words[0].empty()) {
+        described.emplace(std::string(words[1]), std::string(words[2]));
+      }
+      continue;
+    }
+    if (section == Section::header) {
+      return util::input_error(
+          "a locked line outside the lock's two sections (compiled packages, the other lines)",
+          where);
+    }
+    auto parsed = parse_locked_line(line, where);
+    if (!parsed) return tl::unexpected(parsed.error());
+    if (!names.insert(pkg::canonicalize_name(parsed->name)).second) {
+      return util::input_error(fmt::format("{} is locked twice", parsed->name), where);
+    }
+    parsed->origin = section == Section::flashfit ? "flashfit" : "installer";
+    if (described && described->first == parsed->name) parsed->version = described->second;
+    described.reset();
+    if (section == Section::flashfit) {
+      out.document.flashfit.push_back(std::move(*parsed));
+      out.flashfit_where.push_back(where);
+    } else {
+      out.document.installer.push_back(std::move(*parsed));
+      out.installer_where.push_back(where);
+    }
+  }
+  return out;
+}
+
+std::string portable_url(const std::string& pick_url,
+                         const std::vector<std::string>& fetched_from) {
+  for (const std::string& url : fetched_from) {
+    if (util::starts_with(url, "https://") || util::starts_with(url, "http://")) return url;
+  }
+  return fetched_from.empty() ? pick_url : fetched_from.front();
 }
 
 std::string as_url(const std::string& url_or_path) {

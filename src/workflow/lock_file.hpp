@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "resolve/target.hpp"
@@ -68,6 +69,36 @@ struct KeyDifference {
 };
 // Facts in header order; "unknown" on either side differs from a known value.
 std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& here);
+
+// A stable, readable, filename-safe name for the lock of `key` (`lock --dir`):
+// "requirements-cp311-manylinux_2_36_x86_64-torch2.8.0_cu128-cuda12.8-abitrue-gpusm_80.sm_90.txt";
+// '+' becomes '_' and ',' '.', an unknown fact is written "unknown" after its prefix.
+std::string lock_file_name(const LockKey& key);
+
+// The facts by their header names ("python", ..., "gpu-archs"), in header
+// order, for the index file (workflow/lock_index); set_key_fact refuses an
+// unknown name or a malformed value (as the header parser does).
+std::vector<std::pair<std::string, std::optional<std::string>>> key_facts(const LockKey& key);
+util::Result<void> set_key_fact(LockKey& key, std::string_view name,
+                                const std::optional<std::string>& value);
+
+// A lock file read back whole (`install --lock`): its key, its two sections'
+// lines, each with "FILE:LINE" for errors.
+struct ParsedLock {
+  LockDocument document;
+  std::vector<std::string> flashfit_where;   // parallel to document.flashfit
+  std::vector<std::string> installer_where;  // parallel to document.installer
+};
+// Errors (input, naming `origin`:line): the header's, a line outside the two
+// sections render_lock writes, a line that is not `name @ URL [--hash=sha256:HEX]`
+// (a URL other than http(s):// or file://, a hash that is not 64 hex digits,
+// other options), a package locked twice.
+util::Result<ParsedLock> parse_lock(std::string_view text, std::string_view origin);
+
+// The URL to lock for a pick from the local cache (`pick_url`, a path only
+// this machine has): the first http(s) URL the cache fetched those bytes
+// from, else the first other one, else `pick_url` (a wheel built or added here).
+std::string portable_url(const std::string& pick_url, const std::vector<std::string>& fetched_from);
 
 // A local path as a file:// URL (percent-encoding what a URL cannot hold);
 // URLs are returned unchanged.

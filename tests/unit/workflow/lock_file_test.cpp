@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 namespace flashfit::workflow {
@@ -149,6 +150,114 @@ TEST(LockFile, LocalPathsBecomeFileUrls) {
   EXPECT_EQ(as_url("/tmp/w h/x-1.0+pt2.8cpu-py3-none-any.whl"),
             "file:///tmp/w%20h/x-1.0%2Bpt2.8cpu-py3-none-any.whl");
   EXPECT_EQ(as_url("https://h/x.whl"), "https://h/x.whl");
+}
+
+TEST(LockFile, FileNamesAreReadableSafeAndDistinct) {
+  const LockKey key = lock_key_from(cuda_target());
+  EXPECT_EQ(lock_file_name(key),
+            "requirements-cp311-manylinux_2_36_x86_64-torch2.8.0_cu128-cuda12.8-abitrue-"
+            "gpusm_80.sm_90.txt");
+  LockKey unknown;
+  EXPECT_EQ(lock_file_name(unknown),
+            "requirements-unknown-unknown-torchunknown-cudaunknown-abiunknown-gpuunknown.txt");
+  // Each fact changes the name: no two of these keys share a file.
+  std::set<std::string> names{lock_file_name(key)};
+  for (const auto& [name, value] : key_facts(key)) {
+    LockKey other = key;
+    ASSERT_TRUE(set_key_fact(other, name, std::string("none")));
+    EXPECT_TRUE(names.insert(lock_file_name(other)).second) << name;
+  }
+  for (const std::string& name : names) {
+    EXPECT_EQ(
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"),
+        std::string::npos)
+        << name;
+  }
+}
+
+TEST(LockFile, SetsFactsByNameAndRefusesBadOnes) {
+  LockKey key;
+  ASSERT_TRUE(set_key_fact(key, "cxx11-abi", std::string("true")));
+  EXPECT_EQ(key.cxx11_abi, "true");
+  ASSERT_TRUE(set_key_fact(key, "cxx11-abi", std::nullopt));
+  EXPECT_EQ(key.cxx11_abi, std::nullopt);
+  EXPECT_FALSE(set_key_fact(key, "torcch", std::string("2.8.0")));
+  EXPECT_FALSE(set_key_fact(key, "torch", std::string("")));
+  EXPECT_FALSE(set_key_fact(key, "torch", std::string("2.8 ; rm")));
+  EXPECT_FALSE(set_key_fact(key, "torch", std::string("unknown")));  // that is null
+  EXPECT_FALSE(set_key_fact(key, "torch", std::string(201, '1')));
+}
+
+TEST(LockFile, ParsesTheWholeLockBack) {
+  LockDocument document = document_for(lock_key_from(cuda_target()));
+  document.installer.front().sha256 = std::string(64, 'b');
+  document.installer.push_back({"six", "1.16", "file:///w/six.whl", std::nullopt, "pip"});
+  document.notes.push_back("a note");
+  auto parsed = parse_lock(render_lock(document), "lock.txt");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->document.key, document.key);
+  ASSERT_EQ(parsed->document.flashfit.size(), 1U);
+  const LockedLine& fa = parsed->document.flashfit.front();
+  EXPECT_EQ(fa.name, "flash-attn");
+  EXPECT_EQ(fa.version, "2.8.3");
+  EXPECT_EQ(fa.url, "https://h/flash_attn-2.8.3.whl");
+  EXPECT_EQ(fa.sha256, std::string(64, 'a'));  // written lower-case
+  ASSERT_EQ(parsed->document.installer.size(), 2U);
+  EXPECT_EQ(parsed->document.installer[0].sha256, std::string(64, 'b'));
+  EXPECT_EQ(parsed->document.installer[1].name, "six");
+  EXPECT_EQ(parsed->document.installer[1].version, "1.16");  // past the "no sha256" comment
+  EXPECT_EQ(parsed->document.installer[1].sha256, std::nullopt);
+  EXPECT_EQ(parsed->document.notes, std::vector<std::string>{"a note"});
+  EXPECT_EQ(parsed->flashfit_where.front().rfind("lock.txt:", 0), 0U);
+  ASSERT_EQ(parsed->installer_where.size(), 2U);
+}
+
+TEST(LockFile, RefusesMalformedLockLines) {
+  const std::string base = render_lock(document_for(lock_key_from(cuda_target())));
+  auto with_line = [&](const std::string& line) {
+    return parse_lock(base + line + "\n", "lock.txt");
+  };
+  const std::string hash = " --hash=sha256:" + std::string(64, 'c');
+  struct Case {
+    std::string line;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"numpy==2.1.0", "expected 'name @ URL"},
+           {"numpy @ ftp://h/numpy.whl" + hash, "not http(s):// or file://"},
+           {"numpy @ https://h/numpy.whl --hash=sha256:abc", "not 64 hex digits"},
+           {"numpy @ https://h/numpy.whl --hash=md5:" + std::string(32, 'c'), "is not --hash"},
+           {"numpy @ https://h/numpy.whl" + hash + hash, "two hashes"},
+           {"numpy @ https://h/numpy.whl --no-deps", "is not --hash"},
+           {"num;py @ https://h/numpy.whl", "malformed package name"},
+           {"numpy @ ", "no URL"},
+           {"Flash_Attn @ https://h/x.whl", "locked twice"},
+       }) {
+    auto parsed = with_line(c.line);
+    ASSERT_FALSE(parsed) << c.line;
+    EXPECT_NE(parsed.error().message.find(c.message), std::string::npos)
+        << c.line << ": " << parsed.error().message;
+    EXPECT_NE(parsed.error().context.find("lock.txt:"), std::string::npos) << c.line;
+  }
+  // A line before any section; a section repeated or out of order.
+  const auto header_end = base.find("\n\n");
+  auto loose = parse_lock(
+      base.substr(0, header_end) + "\nnumpy @ https://h/n.whl\n" + base.substr(header_end),
+      "lock.txt");
+  ASSERT_FALSE(loose);
+  EXPECT_NE(loose.error().message.find("outside the lock's two sections"), std::string::npos);
+  auto repeated = parse_lock(base +
+                                 "\n# compiled packages: the variant flashfit picked for this "
+                                 "environment\n",
+                             "lock.txt");
+  ASSERT_FALSE(repeated);
+  EXPECT_NE(repeated.error().message.find("out of order"), std::string::npos);
+}
+
+TEST(LockFile, CachePicksLockTheUrlTheBytesCameFrom) {
+  EXPECT_EQ(portable_url("/c/wheels/aa/x.whl", {"/w/x.whl", "https://h/x.whl"}), "https://h/x.whl");
+  EXPECT_EQ(portable_url("/c/wheels/aa/x.whl", {"/w/x.whl"}), "/w/x.whl");
+  EXPECT_EQ(portable_url("/c/wheels/aa/x.whl", {}), "/c/wheels/aa/x.whl");  // built here
 }
 
 }  // namespace

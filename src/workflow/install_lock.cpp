@@ -1,0 +1,279 @@
+// install --lock: choose this environment's lock, check every compiled
+// file's bytes against it, then pip's lines with their hashes, then each
+// compiled package through install's own flow.
+#include "workflow/install_lock.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include "net/http.hpp"
+#include "resolve/resolver.hpp"
+#include "resolve/target.hpp"
+#include "store/wheel_cache.hpp"
+#include "util/atomic_file.hpp"
+#include "util/interrupt.hpp"
+#include "util/strings.hpp"
+#include "workflow/lock_dir.hpp"
+
+namespace flashfit::workflow {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr std::size_t kMaxLockBytes = std::size_t{16} << 20;
+
+util::Result<ParsedLock> read_lock(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return util::input_error("no such lock file", file.string());
+  auto text = util::read_small_file(file, kMaxLockBytes);
+  if (!text) {
+    return util::input_error("cannot read the lock (unreadable or over 16 MiB)", file.string());
+  }
+  return parse_lock(*text, file.string());
+}
+
+void say(const InstallLockRequest& request, std::string_view line) {
+  if (request.progress) request.progress(line);
+}
+
+// The file name a URL's last segment names, percent-decoded.
+std::string url_file_name(const std::string& url) {
+  std::string path = url.substr(0, url.find_first_of("?#"));
+  const auto slash = path.rfind('/');
+  return net::percent_decode(slash == std::string::npos ? path : path.substr(slash + 1));
+}
+
+// A temp dir of the cache for the installer's requirements file, removed on every way out.
+class TempDir {
+ public:
+  explicit TempDir(fs::path dir) : dir_(std::move(dir)) {}
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  const fs::path& path() const { return dir_; }
+
+ private:
+  fs::path dir_;
+};
+
+util::Result<void> run_installer_lines(const InstallLockRequest& request,
+                                       const install::Installer& installer,
+                                       InstallLockOutcome& outcome) {
+  TempDir temp(request.cache_root / "tmp" / fmt::format("install-lock-{}", ::getpid()));
+  std::error_code ec;
+  fs::create_directories(temp.path(), ec);
+  if (ec) {
+    return util::fail(util::ErrorKind::failed, "cannot create " + temp.path().string(),
+                      ec.message());
+  }
+  const fs::path requirements = temp.path() / "requirements.txt";
+  if (auto wrote = util::write_file_atomic(requirements, locked_lines_text(*request.lock)); !wrote)
+    return tl::unexpected(wrote.error());
+  say(request, fmt::format("installing {} locked line{} with {} (--require-hashes --no-deps)",
+                           outcome.installer_lines, outcome.installer_lines == 1 ? "" : "s",
+                           to_string(installer.kind)));
+  // The user's pip configuration applies (a mirror, a proxy); the hashes decide the bytes.
+  auto ran = install::run_installer(locked_lines_argv(installer, requirements.string()),
+                                    std::chrono::seconds{1800}, install::InstallerConfig::users);
+  if (!ran) return tl::unexpected(ran.error());
+  outcome.installer_ok = ran->succeeded();
+  if (!ran->succeeded()) {
+    // pip's last lines, each made printable, as lines (its hash report is a table).
+    const std::string said(util::trim(ran->err.empty() ? ran->out : ran->err));
+    std::vector<std::string> lines;
+    for (std::string_view line : util::split(said, '\n'))
+      lines.push_back(util::printable(line, 300));
+    if (lines.size() > 12) lines.erase(lines.begin(), lines.end() - 12);
+    outcome.installer_failure = fmt::format("{} {}:\n    {}", to_string(installer.kind),
+                                            ran->describe(), util::join(lines, "\n    "));
+  }
+  return {};
+}
+
+// One compiled line: the locked file the only candidate, tried even when its
+// label is doubted (the key matched; inspection of its bytes decides).
+util::Result<LockedPackageRun> install_compiled(const InstallLockRequest& request,
+                                                store::WheelCache& cache, const LockedLine& line) {
+  LockedPackageRun run{line, false, {}, std::nullopt};
+  const resolve::Recipe* recipe = request.book->find(line.name);
+  resolve::Candidate candidate;
+  candidate.filename = url_file_name(line.url);
+  candidate.url = line.url;
+  candidate.source = "lock";
+  candidate.role = resolve::SourceRole::find_links;
+  candidate.sha256 = line.sha256;
+  const resolve::Request wanted{
+      recipe ? recipe->name : line.name, {}, fmt::format("{} @ {}", line.name, line.url)};
+  resolve::ResolveOptions resolve_options;
+  resolve_options.suggest = false;
+  const resolve::Resolution resolution =
+      resolve::resolve(wanted, recipe, resolve::target_from_environment(*request.environment),
+                       {std::move(candidate)}, resolve_options);
+  install::InstallOptions options;
+  options.dry_run = request.dry_run;
+  options.max_attempts = 1;
+  options.try_rejected = true;
+  options.temp_dir = request.cache_root / "tmp" / fmt::format("install-{}", ::getpid());
+  options.backup_dir =
+      request.cache_root / "backups" / fmt::format("{}-{}", wanted.name, ::getpid());
+  options.keep_replaced = !request.dry_run;  // for install --undo
+  options.progress = request.progress;
+  std::error_code ec;
+  fs::create_directories(options.temp_dir, ec);
+  auto done = install::install_resolution(resolution, recipe, *request.environment, cache, options);
+  fs::remove_all(options.temp_dir, ec);
+  if (!done) return tl::unexpected(done.error());
+  if (done->attempts.empty()) {
+    run.detail = "not tried: " + (resolution.candidates.empty()
+                                      ? std::string("its file name is not a wheel's")
+                                      : std::string("the install plan held no candidate"));
+  } else {
+    const install::Attempt& last = done->attempts.back();
+    run.ok = done->installed.has_value() || (request.dry_run && last.ok);
+    run.detail = run.ok ? (request.dry_run ? last.detail : "installed " + last.filename)
+                        : fmt::format("{}: {}", to_string(last.stage), last.detail);
+    if (!run.ok && !done->restore.empty()) run.detail += " (" + done->restore + ")";
+  }
+  run.outcome = std::move(*done);
+  return run;
+}
+
+}  // namespace
+
+util::Result<LockSelection> select_lock(const fs::path& path, const LockKey& here) {
+  std::error_code ec;
+  LockSelection selection;
+  if (!fs::is_directory(path, ec)) {
+    auto lock = read_lock(path);
+    if (!lock) return tl::unexpected(lock.error());
+    auto differences = compare_keys(lock->document.key, here);
+    if (!differences.empty()) {
+      selection.mismatches.push_back({path.string(), std::move(differences)});
+      return selection;
+    }
+    selection.file = path;
+    selection.lock = std::move(*lock);
+    return selection;
+  }
+  auto entries = read_lock_index(path);
+  if (!entries) return tl::unexpected(entries.error());
+  const LockChoice choice = choose_lock(*entries, here);
+  if (!choice.match) {
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      selection.mismatches.push_back({(*entries)[i].file, choice.differences[i]});
+    }
+    return selection;
+  }
+  const LockIndexEntry& entry = (*entries)[*choice.match];
+  auto lock = read_lock(path / entry.file);
+  if (!lock) return tl::unexpected(lock.error());
+  // The header is the file's own word: an index that says otherwise was edited by hand.
+  if (lock->document.key != entry.key) {
+    std::vector<std::string> facts;
+    for (const auto& d : compare_keys(entry.key, lock->document.key)) facts.push_back(d.fact);
+    return util::input_error(
+        fmt::format("{}'s header and {}'s entry for it name other environments ({})", entry.file,
+                    kLockIndexName, util::join(facts, ", ")),
+        (path / entry.file).string(), "write the lock again with `flashfit lock --dir DIR`");
+  }
+  selection.file = path / entry.file;
+  selection.lock = std::move(*lock);
+  return selection;
+}
+
+util::Result<std::vector<std::string>> check_installable(const ParsedLock& lock) {
+  for (std::size_t i = 0; i < lock.document.installer.size(); ++i) {
+    const LockedLine& line = lock.document.installer[i];
+    if (!line.sha256) {
+      return util::input_error(
+          fmt::format("{} has no --hash: install --lock installs the installer's lines with "
+                      "--require-hashes, so every one needs its sha256",
+                      line.name),
+          lock.installer_where[i],
+          "lock from an index that gives hashes, or add --hash=sha256:... to the line");
+    }
+  }
+  std::vector<std::string> unchecked;
+  for (const LockedLine& line : lock.document.flashfit) {
+    if (!line.sha256) unchecked.push_back(line.name);
+  }
+  return unchecked;
+}
+
+std::vector<std::string> locked_lines_argv(const install::Installer& installer,
+                                           const std::string& requirements) {
+  std::vector<std::string> argv = installer.base;
+  argv.push_back("install");
+  if (installer.kind == install::InstallerKind::uv) {
+    argv.insert(argv.end(), {"--python", installer.python});
+  } else {
+    argv.insert(argv.end(), {"--disable-pip-version-check", "--no-input"});
+  }
+  // The lock holds the whole resolution: no dependency is looked for beyond it.
+  argv.insert(argv.end(), {"--require-hashes", "--no-deps", "-r", requirements});
+  return argv;
+}
+
+std::string locked_lines_text(const ParsedLock& lock) {
+  std::string out;
+  for (const LockedLine& line : lock.document.installer) {
+    out += fmt::format("{} @ {}", line.name, line.url);
+    if (line.sha256) out += " --hash=sha256:" + *line.sha256;
+    out += "\n";
+  }
+  return out;
+}
+
+util::Result<InstallLockOutcome> install_lock(const InstallLockRequest& request) {
+  InstallLockOutcome outcome;
+  const ParsedLock& lock = *request.lock;
+  auto installer = install::choose_installer(*request.environment);
+  if (!installer) return tl::unexpected(installer.error());
+  outcome.installer =
+      installer->version.empty() ? std::string(to_string(installer->kind)) : installer->version;
+  outcome.installer_lines = lock.document.installer.size();
+  if (outcome.installer_lines > 0) {
+    outcome.installer_argv = locked_lines_argv(*installer, "<the lock's installer lines>");
+  }
+  auto cache = store::WheelCache::open(request.cache_root);
+  if (!cache) return tl::unexpected(cache.error());
+
+  // Every compiled file's bytes first: a file replaced upstream stops the
+  // install before anything has changed.
+  if (!request.dry_run) {
+    for (const LockedLine& line : lock.document.flashfit) {
+      if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+      say(request, fmt::format("fetching {} ({})", url_file_name(line.url),
+                               line.sha256 ? "checking its sha256 against the lock"
+                                           : "no sha256 in the lock: its bytes are not checked"));
+      auto fetched = cache->fetch(line.url, line.sha256, store::EntryOrigin::fetched_from("lock"));
+      if (!fetched) {
+        outcome.verify_failure = fmt::format("{}: {}", line.name, fetched.error().message);
+        return outcome;
+      }
+    }
+  }
+
+  if (outcome.installer_lines > 0 && !request.dry_run) {
+    if (auto ran = run_installer_lines(request, *installer, outcome); !ran)
+      return tl::unexpected(ran.error());
+    if (!*outcome.installer_ok) return outcome;
+  }
+  for (const LockedLine& line : lock.document.flashfit) {
+    if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+    if (!request.dry_run) {
+      say(request, fmt::format("{} {}: installing the locked file", line.name, line.version));
+    }
+    auto run = install_compiled(request, *cache, line);
+    if (!run) return tl::unexpected(run.error());
+    const bool ok = run->ok;
+    outcome.packages.push_back(std::move(*run));
+    if (!ok) return outcome;  // the next ones are not tried: the report says which
+  }
+  outcome.ok = true;
+  return outcome;
+}
+
+}  // namespace flashfit::workflow

@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# flashfit lock --dir and install --lock, end to end and offline, in real
+# --system-site-packages venvs (Debian's torch) with the machine's pip and an
+# index on 127.0.0.1 (sha256 fragments):
+# - a project's requirements (a pure package with a dependency, a URL pin for
+#   "someone else's" variant of the recipe package ffinst) installed with
+#   `install -r` in venv A, then locked into a directory: one
+#   requirements-<key>.txt and the index flashfit-locks.json;
+# - a second environment (a what-if --gpu) locked into the same directory:
+#   two files, two index entries, the first kept; four runs at once lose none;
+# - a fresh venv B: `install --lock DIR` picks this environment's file and
+#   installs byte-identical files (the sha256 of every file each dist's RECORD
+#   lists, read from disk, equal between A and B), imports work;
+# - a lock for another environment (a FILE, and a DIR where nothing fits):
+#   exit 1 naming each fact that differs, nothing installed;
+# - a tampered hash (a compiled line, an installer line) and a file replaced
+#   upstream: exit 1, nothing installed; with the locked bytes in the cache the
+#   cache's copy is installed;
+# - bad input: no such path, no index, a malformed index or lock line, an
+#   installer line without a hash, an index that disagrees with its file,
+#   --lock with a SPEC or a source flag: exit 2, clean, nothing installed.
+# shellcheck source=tests/integration/lib.sh
+source "$(dirname "$0")/lib.sh"
+FF_TIMEOUT=180
+
+# pip reads only what the test gives it (not the machine's find-links or constraints).
+export PIP_CONFIG_FILE=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PYTHONNOUSERSITE=1
+unset PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_CONSTRAINT
+
+FIX=${FLASHFIT_INSTALL_WHEELS:?the install_wheels fixture sets FLASHFIT_INSTALL_WHEELS}
+wheel() { # wheel PATTERN: the one fixture wheel matching
+  local found=("$FIX"/$1)
+  [[ ${#found[@]} == 1 && -f ${found[0]} ]] || fail "fixture wheel $1 not found in $FIX"
+  printf '%s\n' "${found[0]}"
+}
+W10=$(wheel 'ffinst-1.0+pt1*cpu-*.whl')
+W11=$(wheel 'ffinst-1.1+pt1*cpu-*.whl')
+OFFICIAL=$(wheel 'official/ffinst-1.0+cu12torch*cxx11abiTRUE-*.whl')
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+write_ffinst_recipe_config
+export FLASHFIT_CONFIG="$TMP/config/config.toml"
+
+mkdir -p "$TMP/links" "$TMP/www/files"
+"$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/pure_wheel.py" "$TMP/links" 'ffpure==1.0;ffdep>=1.0' 'ffdep==1.2' ||
+  fail "cannot write the pure wheels"
+page() { # page NAME WHEEL...: a PEP 503 page with #sha256= fragments
+  local name=$1 w base
+  shift
+  mkdir -p "$TMP/www/simple/$name"
+  {
+    echo "<!DOCTYPE html><html><body>"
+    for w in "$@"; do
+      base=$(basename "$w")
+      cp "$w" "$TMP/www/files/$base"
+      echo "<a href=\"../../files/${base//+/%2B}#sha256=$(sha "$w")\">$base</a>"
+    done
+    echo "</body></html>"
+  } >"$TMP/www/simple/$name/index.html"
+}
+page ffinst "$W10"
+page ffpure "$TMP/links/ffpure-1.0-py3-none-any.whl"
+page ffdep "$TMP/links/ffdep-1.2-py3-none-any.whl"
+cp "$OFFICIAL" "$TMP/www/files/"
+start_http_server "$TMP/www"
+INDEX=$HTTP_URL/simple
+OFFICIAL_NAME=$(basename "$OFFICIAL")
+W10_NAME=$(basename "$W10")
+
+venv() { # venv NAME: a fresh --system-site-packages venv; prints its python
+  "$TEST_PYTHON" -m venv --system-site-packages "$TMP/$1" || fail "cannot create the venv $1"
+  printf '%s\n' "$TMP/$1/bin/python"
+}
+PYA=$(venv a)
+TORCH=$("$PYA" -c 'import torch; print(torch.__version__)') || fail "Debian's torch does not import in the venv"
+installed() { "$1" -m pip show "$2" >/dev/null 2>&1; }
+nothing_installed() { # nothing_installed PY WHAT
+  local d
+  for d in ffinst ffpure ffdep; do
+    ! installed "$1" "$d" || fail "$2: $d was installed"
+  done
+}
+
+cat >"$TMP/requirements.txt" <<EOF
+--index-url $INDEX
+ffpure>=1.0
+# built for someone else's torch (CUDA 12):
+ffinst @ $HTTP_URL/files/${OFFICIAL_NAME//+/%2B}
+EOF
+
+# --- venv A: install -r, then lock into a directory ---------------------------------
+ff install -r "$TMP/requirements.txt" --python "$PYA"
+expect_rc 0 "install -r in venv A"
+ff lock -r "$TMP/requirements.txt" --python "$PYA" --dir "$TMP/locks"
+expect_rc 0 "lock --dir"
+expect_out_empty
+expect_err_contains "flashfit-locks.json"
+mapfile -t files < <(cd "$TMP/locks" && ls requirements-*.txt)
+[[ ${#files[@]} == 1 ]] || fail "lock --dir wrote ${#files[@]} files: ${files[*]}"
+HERE_FILE=${files[0]}
+PYTAG=cp$("$PYA" -c 'import sys; print("%d%d" % sys.version_info[:2])')
+[[ $HERE_FILE == requirements-$PYTAG-*-torch${TORCH//+/_}-cudacpu-abi*-gpu*.txt ]] ||
+  fail "the lock's name does not render this environment's key: $HERE_FILE"
+[[ $HERE_FILE =~ ^[A-Za-z0-9._-]+$ ]] || fail "the lock's name is not filename-safe: $HERE_FILE"
+grep -qxF "# torch: $TORCH" "$TMP/locks/$HERE_FILE" || fail "the file's header does not name torch $TORCH"
+grep -qxF "ffinst @ $HTTP_URL/files/${W10_NAME//+/%2B} --hash=sha256:$(sha "$W10")" "$TMP/locks/$HERE_FILE" ||
+  fail "ffinst is not locked as the fitting 1.0: $(grep -v '^#' "$TMP/locks/$HERE_FILE")"
+[[ $(json_field "$TMP/locks/flashfit-locks.json" '[(e["file"], e["key"]["torch"]) for e in d["locks"]]') == "[('$HERE_FILE', '$TORCH')]" ]] ||
+  fail "the index does not map this key to its file: $(cat "$TMP/locks/flashfit-locks.json")"
+pass_note "lock --dir: requirements-<key>.txt (readable, filename-safe) and an index entry for it"
+
+# The same environment again: the same file, still one entry.
+ff lock -r "$TMP/requirements.txt" --python "$PYA" --dir "$TMP/locks"
+expect_rc 0 "lock --dir again"
+[[ $(json_field "$TMP/locks/flashfit-locks.json" 'len(d["locks"])') == 1 ]] || fail "a second lock of one key added an entry"
+
+# --- a second environment in the same directory (what-if: an A100) -----------------
+ff lock -r "$TMP/requirements.txt" --python "$PYA" --gpu 8.0 --dir "$TMP/locks"
+expect_rc 0 "lock --dir for a described environment"
+mapfile -t files < <(cd "$TMP/locks" && ls requirements-*.txt)
+[[ ${#files[@]} == 2 ]] || fail "two environments gave ${#files[@]} files: ${files[*]}"
+OTHER_FILE=$(cd "$TMP/locks" && ls requirements-*-gpusm_80.txt) || fail "no file for the sm_80 key: ${files[*]}"
+[[ $(json_field "$TMP/locks/flashfit-locks.json" '[e["file"] for e in d["locks"]]') == "['$HERE_FILE', '$OTHER_FILE']" ]] ||
+  fail "the index lost or misnamed an environment: $(cat "$TMP/locks/flashfit-locks.json")"
+[[ $(json_field "$TMP/locks/flashfit-locks.json" 'd["locks"][1]["key"]["gpu-archs"]') == sm_80 ]] ||
+  fail "the second entry's key is not the described GPU's"
+pass_note "two environments in one directory: two files, the index maps each key to its file"
+
+# Four environments locked into one directory at the same moment: none lost.
+pids=()
+for gpu in 7.0 7.5 8.6 8.9; do
+  timeout 120 "$FLASHFIT" lock ffinst==1.0 --index-url "$INDEX" --python "$PYA" --gpu "$gpu" \
+    --dir "$TMP/together" >"$TMP/together-$gpu.out" 2>&1 &
+  pids+=("$!")
+done
+for pid in "${pids[@]}"; do wait "$pid" || fail "a concurrent lock --dir failed: $(cat "$TMP"/together-*.out)"; done
+[[ $(json_field "$TMP/together/flashfit-locks.json" 'sorted(e["key"]["gpu-archs"] for e in d["locks"])') == "['sm_70', 'sm_75', 'sm_86', 'sm_89']" ]] ||
+  fail "concurrent lock --dir runs lost an entry: $(cat "$TMP/together/flashfit-locks.json")"
+[[ $(find "$TMP/together" -name 'requirements-*.txt' | wc -l) == 4 ]] || fail "concurrent lock --dir runs lost a file"
+pass_note "four lock --dir runs at once into one directory: four files, four index entries"
+
+# --- a fresh venv B: install --lock DIR gives byte-identical files ------------------
+PYB=$(venv b)
+ff install --lock "$TMP/locks" --python "$PYB"
+expect_rc 0 "install --lock DIR in a fresh venv"
+expect_out_contains "lock: $TMP/locks/$HERE_FILE (fits this environment)"
+expect_out_contains "installed exactly the locked files"
+"$PYB" -c 'import ffinst, ffpure, ffdep' || fail "the locked packages do not import in venv B"
+# Every file each dist's RECORD lists, hashed from disk; the installer's own
+# records (INSTALLER, REQUESTED, direct_url.json, RECORD) and bytecode compiled
+# on install are the installer's, not the locked bytes.
+record_hashes() { # record_hashes PY: "dist path sha256" lines
+  "$1" - <<'PY'
+import csv, hashlib, importlib.metadata as md, os, sys
+skip = {"INSTALLER", "REQUESTED", "direct_url.json", "RECORD"}
+for name in ("ffinst", "ffpure", "ffdep"):
+    dist = md.distribution(name)
+    files = [f for f in dist.files if os.path.basename(str(f)) not in skip and not str(f).endswith(".pyc")]
+    if not files:
+        sys.exit(f"{name}: its RECORD lists no file")
+    for f in files:
+        with open(dist.locate_file(f), "rb") as data:
+            print(name, f, hashlib.sha256(data.read()).hexdigest())
+PY
+}
+record_hashes "$PYA" | sort >"$TMP/a.hashes" || fail "cannot hash venv A's files"
+record_hashes "$PYB" | sort >"$TMP/b.hashes" || fail "cannot hash venv B's files"
+(($(wc -l <"$TMP/a.hashes") >= 6)) || fail "venv A's RECORDs list too few files: $(cat "$TMP/a.hashes")"
+diff "$TMP/a.hashes" "$TMP/b.hashes" >&2 || fail "venv B's files are not venv A's"
+grep -q '^ffinst .*\.so ' "$TMP/b.hashes" || fail "ffinst's extension is not among the compared files"
+pass_note "install --lock DIR in a fresh venv: the sha256 of every RECORD file equals install -r's ($(wc -l <"$TMP/b.hashes") files)"
+
+ff install --lock "$TMP/locks" --python "$PYB" --gpu 8.0
+expect_rc 0 "install --lock under a what-if --gpu"
+expect_err_contains "a dry run"
+expect_out_contains "lock: $TMP/locks/$OTHER_FILE (fits this environment)"
+expect_out_contains "dry run: nothing was fetched or installed"
+expect_err_contains "the lock notes: the installer's lines are not locked"
+pass_note "a what-if flag picks the described environment's file, as a dry run"
+
+# --- a lock for another environment is refused, fact by fact ------------------------
+PYC=$(venv c)
+ff install --lock "$TMP/locks" --python "$PYC" --dry-run --json
+expect_rc 0 "install --lock --dry-run --json"
+[[ $(json_field "$TMP/out" '(d["lock"], d["dry_run"], d["installer"]["lines"], d["installer"]["ok"], [(p["name"], p["ok"]) for p in d["packages"]])') == \
+  "('$TMP/locks/$HERE_FILE', True, 2, None, [('ffinst', True)])" ]] || fail "install --lock --dry-run --json: $(cat "$TMP/out")"
+nothing_installed "$PYC" "install --lock --dry-run"
+ff install --lock "$TMP/locks" --python "$PYC" --gpu 9.0 --json
+expect_rc 1 "install --lock DIR where nothing fits"
+[[ $(json_field "$TMP/out" '[(m["file"], [(x["fact"], x["locked"], x["here"]) for x in m["differences"]]) for m in d["mismatches"]]') == \
+  "[('$HERE_FILE', [('gpu-archs', '$(sed -n 's/^# gpu-archs: //p' "$TMP/locks/$HERE_FILE")', 'sm_90')]), ('$OTHER_FILE', [('gpu-archs', 'sm_80', 'sm_90')])]" ]] ||
+  fail "the refusal does not name each file's differing fact: $(cat "$TMP/out")"
+ff install --lock "$TMP/locks/$HERE_FILE" --python "$PYC" --torch 2.9.1+cu128
+expect_rc 1 "install --lock FILE of another torch"
+expect_out_contains "locked for another environment"
+expect_out_contains "torch: locked $TORCH, here 2.9.1+cu128"
+expect_out_contains "cuda: locked cpu, here 12.8"
+expect_out_contains "nothing installed"
+nothing_installed "$PYC" "a lock for another environment"
+pass_note "a lock for another environment: exit 1, each differing fact named, nothing installed"
+
+# --- tampered hashes, a file replaced upstream ------------------------------------
+tampered() { # tampered NAME SED: a copy of this environment's lock, edited
+  sed "$2" "$TMP/locks/$HERE_FILE" >"$TMP/$1.txt"
+  ! cmp -s "$TMP/$1.txt" "$TMP/locks/$HERE_FILE" || fail "$1: the edit changed nothing"
+}
+tampered bad-ffinst "s/^\(ffinst @ .*--hash=sha256:\).*/\1$(sha "$W11")/"
+ff install --lock "$TMP/bad-ffinst.txt" --python "$PYC"
+expect_rc 1 "a tampered compiled hash"
+expect_out_contains "refused: ffinst:"
+expect_out_contains "nothing installed"
+grep -qi "sha256" "$TMP/out" || fail "the refusal does not say the sha256 differs: $(cat "$TMP/out")"
+nothing_installed "$PYC" "a tampered compiled hash"
+tampered bad-ffdep "s/^\(ffdep @ .*--hash=sha256:\).*/\1$(sha "$W11")/"
+ff install --lock "$TMP/bad-ffdep.txt" --python "$PYC"
+expect_rc 1 "a tampered installer hash"
+expect_out_contains "failed: pip"
+expect_out_contains "no compiled package was installed"
+grep -q "HASHES\|hash" "$TMP/out" || fail "pip's hash refusal is not shown: $(cat "$TMP/out")"
+nothing_installed "$PYC" "a tampered installer hash"
+
+# ffinst's file replaced on the server: the cache still holds the locked bytes
+# (installed from there); an empty cache has to download, and refuses.
+cp "$W11" "$TMP/www/files/$W10_NAME"
+FLASHFIT_CACHE_DIR=$TMP/cache2 ff install --lock "$TMP/locks" --python "$PYC"
+expect_rc 1 "a file replaced upstream, nothing cached"
+expect_out_contains "refused: ffinst:"
+nothing_installed "$PYC" "a file replaced upstream"
+ff install --lock "$TMP/locks" --python "$PYC"
+expect_rc 0 "a file replaced upstream, the locked bytes cached"
+[[ $(record_hashes "$PYC" | sort) == "$(cat "$TMP/a.hashes")" ]] || fail "venv C did not get the locked (cached) bytes"
+cp "$W10" "$TMP/www/files/$W10_NAME"
+pass_note "a tampered hash or a file replaced upstream: exit 1, nothing installed; the cache's locked copy is used"
+
+# --- bad input ------------------------------------------------------------------------
+PYD=$(venv d)
+bad() { # bad WHAT EXPECTED... (after an ff call)
+  local what=$1 want
+  shift
+  expect_clean_error 2 "$what"
+  for want in "$@"; do expect_err_contains "$want"; done
+  nothing_installed "$PYD" "$what"
+}
+ff install --lock "$TMP/nowhere" --python "$PYD"
+bad "no such lock" "$TMP/nowhere" "no such lock file"
+mkdir -p "$TMP/empty"
+ff install --lock "$TMP/empty" --python "$PYD"
+bad "a directory without an index" "no flashfit-locks.json"
+mkdir -p "$TMP/badindex"
+bad_index() { # bad_index TEXT EXPECTED
+  printf '%s' "$1" >"$TMP/badindex/flashfit-locks.json"
+  ff install --lock "$TMP/badindex" --python "$PYD"
+  bad "index: $2" "not a flashfit lock index" "$2"
+}
+bad_index '{"locks": []' "not JSON"
+bad_index '{"flashfit-locks": 7, "locks": []}' "format 7"
+bad_index '{"flashfit-locks": 1, "locks": [{"file": "../etc/passwd", "key": {}}]}' "not a requirements-*.txt file name"
+bad_index "$(sed 's/"torch": /"torcch": /' "$TMP/locks/flashfit-locks.json")" "unknown fact 'torcch'"
+# An index whose entry for this key names the other environment's file.
+json_field "$TMP/locks/flashfit-locks.json" 'json.dumps({"flashfit-locks": 1, "locks": [{"file": d["locks"][1]["file"], "key": d["locks"][0]["key"]}]})' >"$TMP/badindex/flashfit-locks.json"
+cp "$TMP/locks/$OTHER_FILE" "$TMP/badindex/"
+ff install --lock "$TMP/badindex" --python "$PYD"
+bad "an index that disagrees with its file" "header and flashfit-locks.json's entry" "gpu-archs"
+bad_line() { # bad_line NAME SED EXPECTED...
+  local name=$1 edit=$2
+  shift 2
+  sed "$edit" "$TMP/locks/$HERE_FILE" >"$TMP/$name.txt"
+  ff install --lock "$TMP/$name.txt" --python "$PYD"
+  bad "$name" "$TMP/$name.txt:" "$@"
+}
+bad_line not-a-line 's/^ffpure @ /ffpure==/' "not a locked line"
+bad_line ftp-url 's|^ffpure @ http://|ffpure @ ftp://|' "not http(s):// or file://"
+bad_line short-hash 's/^\(ffpure @ .*--hash=sha256:\)\(.\{10\}\).*/\1\2/' "not 64 hex digits"
+bad_line twice '/^ffdep @ /{p;}' "ffdep is locked twice"
+bad_line no-hash 's/^\(ffpure @ [^ ]*\) --hash=.*/\1/' "ffpure has no --hash"
+bad_line loose-line '/^# Written by/a\
+ffpure @ http://127.0.0.1/ffpure-1.0-py3-none-any.whl' "outside the lock's two sections"
+ff install --lock "$TMP/locks" ffpure --python "$PYD"
+bad "--lock with a SPEC" "takes no SPEC"
+ff install --lock "$TMP/locks" --index-url "$INDEX" --python "$PYD"
+bad "--lock with a source flag" "takes no source flags"
+ff lock -r "$TMP/requirements.txt" --python "$PYD" --dir "$TMP/locks" -o "$TMP/x.txt"
+bad "lock --dir with -o" "give one"
+printf 'not json' >"$TMP/badindex/flashfit-locks.json"
+ff lock -r "$TMP/requirements.txt" --python "$PYD" --dir "$TMP/badindex"
+bad "lock --dir over an unreadable index" "not a flashfit lock index"
+[[ $(cat "$TMP/badindex/flashfit-locks.json") == "not json" ]] || fail "lock --dir overwrote an index it could not read"
+pass_note "bad input: missing paths, bad indexes and lock lines, unhashed installer lines, bad usage: exit 2, nothing installed"

@@ -1,0 +1,63 @@
+// install --lock's pure parts: what a lock needs before anything is
+// installed, and the installer's run over its lines.
+#include "workflow/install_lock.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace flashfit::workflow {
+namespace {
+
+ParsedLock lock_with(std::optional<std::string> compiled_hash,
+                     std::optional<std::string> installer_hash) {
+  ParsedLock lock;
+  lock.document.flashfit.push_back(
+      {"flash-attn", "2.8.3", "https://h/fa.whl", std::move(compiled_hash), "flashfit"});
+  lock.flashfit_where.push_back("lock.txt:12");
+  lock.document.installer.push_back(
+      {"numpy", "2.1.0", "https://h/numpy.whl", std::string(64, 'b'), "installer"});
+  lock.installer_where.push_back("lock.txt:16");
+  lock.document.installer.push_back(
+      {"six", "1.16", "file:///w/six.whl", std::move(installer_hash), "installer"});
+  lock.installer_where.push_back("lock.txt:18");
+  return lock;
+}
+
+TEST(InstallLock, EveryInstallerLineNeedsItsHash) {
+  auto ok = check_installable(lock_with(std::string(64, 'a'), std::string(64, 'c')));
+  ASSERT_TRUE(ok);
+  EXPECT_TRUE(ok->empty());
+  auto refused = check_installable(lock_with(std::string(64, 'a'), std::nullopt));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, util::ErrorKind::input);
+  EXPECT_EQ(refused.error().context, "lock.txt:18");
+  EXPECT_NE(refused.error().message.find("six has no --hash"), std::string::npos);
+}
+
+TEST(InstallLock, CompiledLinesWithoutAHashAreNamed) {
+  auto unchecked = check_installable(lock_with(std::nullopt, std::string(64, 'c')));
+  ASSERT_TRUE(unchecked);
+  EXPECT_EQ(*unchecked, std::vector<std::string>{"flash-attn"});
+}
+
+TEST(InstallLock, TheInstallersLinesWithTheirHashesInOneRun) {
+  const ParsedLock lock = lock_with(std::string(64, 'a'), std::string(64, 'c'));
+  EXPECT_EQ(locked_lines_text(lock),
+            "numpy @ https://h/numpy.whl --hash=sha256:" + std::string(64, 'b') +
+                "\nsix @ file:///w/six.whl --hash=sha256:" + std::string(64, 'c') + "\n");
+  install::Installer pip{
+      install::InstallerKind::pip, "/v/bin/python", {"/v/bin/python", "-m", "pip"}, "pip 23.0"};
+  EXPECT_EQ(locked_lines_argv(pip, "/t/r.txt"),
+            (std::vector<std::string>{"/v/bin/python", "-m", "pip", "install",
+                                      "--disable-pip-version-check", "--no-input",
+                                      "--require-hashes", "--no-deps", "-r", "/t/r.txt"}));
+  install::Installer uv{
+      install::InstallerKind::uv, "/v/bin/python", {"/usr/bin/uv", "pip"}, "uv 0.8"};
+  EXPECT_EQ(locked_lines_argv(uv, "/t/r.txt"),
+            (std::vector<std::string>{"/usr/bin/uv", "pip", "install", "--python", "/v/bin/python",
+                                      "--require-hashes", "--no-deps", "-r", "/t/r.txt"}));
+}
+
+}  // namespace
+}  // namespace flashfit::workflow
