@@ -15,10 +15,15 @@ priming run (so the interpreter's facts come from FLASHFIT_CACHE_DIR: "warm"):
   nofit    --python /usr/bin/python3 as probed (Debian's CPU torch 1.13.1):
            nothing fits, so suggestions are computed and nvcc is asked for
            its version (exit 1)
-  fit+json the first, with --json (every candidate serialised)
+  fit+json the first, with --json (the pick, the nearest rejections, the
+           counts per reason: what the text shows)
+  fit-all  the first, with --all (text listing every candidate)
+  fit-all+json  the first, with --all --json (every candidate serialised)
 
-and prints a markdown table (median, min, max). The goal is at most 20 ms
-warm. Tests never assert on time; this is the record behind bench/README.md.
+and prints a markdown table (median, min, max), then the ratios of issue 17's
+goal 4 computed per interleaved run (fit+json / fit <= 1.5, fit-all+json /
+fit-all <= 2) with their min, median and max, and the JSON sizes. Tests never
+assert on time; this is the record behind bench/README.md.
 """
 
 import argparse
@@ -58,6 +63,8 @@ def main():
             "fit": (fit, 0),
             "nofit": (base, 1),
             "fit+json": (fit + ["--json"], 0),
+            "fit-all": (fit + ["--all"], 0),
+            "fit-all+json": (fit + ["--all", "--json"], 0),
         }
         for argv, rc in kinds.values():
             timed(argv, env, rc)  # prime the interpreter cache
@@ -65,11 +72,23 @@ def main():
         for _ in range(args.runs):
             for name, (argv, rc) in kinds.items():
                 times[name].append(timed(argv, env, rc))
+        sizes = {k: len(subprocess.run(kinds[k][0], env=env, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL, check=False).stdout)
+                 for k in ("fit", "fit+json", "fit-all", "fit-all+json")}
     print("| run | median | min | max |")
     print("| --- | --- | --- | --- |")
     for name, values in times.items():
         print(f"| `{name}` | {statistics.median(values) * 1000:.1f} ms | {min(values) * 1000:.1f} ms | "
               f"{max(values) * 1000:.1f} ms |")
+    print()
+    print("| ratio (per run) | median | min | max |")
+    print("| --- | --- | --- | --- |")
+    for num, den in (("fit+json", "fit"), ("fit-all+json", "fit-all")):
+        ratios = [a / b for a, b in zip(times[num], times[den])]
+        print(f"| `{num}` / `{den}` | {statistics.median(ratios):.2f} | {min(ratios):.2f} | "
+              f"{max(ratios):.2f} |")
+    print()
+    print("output bytes: " + ", ".join(f"`{k}` {v:,}" for k, v in sizes.items()))
 
 
 if __name__ == "__main__":

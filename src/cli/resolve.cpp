@@ -30,14 +30,14 @@ util::Result<int> run_resolve(const ResolveCliOptions& options) {
   pipeline.environment = &options.environment;
   pipeline.sources = &options.sources;
   pipeline.without_interpreter = WithoutInterpreter::what_if_python_version;
-  // Text shows a few rejections; JSON and --all every one, with its messages.
-  if (!options.json && !options.all) pipeline.explain_rejected = 8;
+  // Text and JSON show a few rejections with their messages; --all every one.
+  if (!options.all) pipeline.explain_rejected = resolve_nearest_shown;
   auto resolved = run_pipeline(pipeline);
   if (!resolved) return tl::unexpected(resolved.error());
   const Resolved& r = **resolved;
   ResolveReport report{r.resolution, r.recipe,    r.environment,
                        r.sources,    options.all, &r.config_effects};
-  write_stdout(options.json ? resolve_json(report).dump(2) + "\n" : resolve_text(report));
+  write_stdout(options.json ? resolve_json(report) : resolve_text(report));
   return r.resolution.selected ? 0 : 1;
 }
 

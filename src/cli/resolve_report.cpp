@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "cli/colour.hpp"
 #include "cli/environment_json.hpp"
+#include "cli/pretty_json.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::cli {
@@ -11,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t nearest_shown = 8;
+constexpr std::size_t nearest_shown = resolve_nearest_shown;
 
 json environment_facts(const env::Environment& env) {
   json gpus = fact_json(env.gpu.gpus, [](const std::vector<env::GpuDevice>& list) {
@@ -54,26 +58,80 @@ const char* verdict(const resolve::Judged& j) {
   return j.certain() ? "compatible" : j.compatible() ? "uncertain" : "rejected";
 }
 
-json candidate_json(const resolve::Judged& j) {
-  json reasons = json::array();
-  for (const resolve::Reason& r : j.reasons)
-    reasons.push_back({{"code", to_string(r.code)}, {"message", r.message}});
-  json out{{"filename", j.candidate->filename},
-           {"version", j.wheel->version.public_str()},
-           {"url", j.candidate->url},
-           {"source", j.candidate->source},
-           {"verdict", verdict(j)},
-           {"reasons", reasons},
-           {"notes", j.notes},
-           {"certain", j.certain()},
-           {"assumptions", assumptions_json(j)},
-           {"variant", {{"scheme", to_string(j.variant.scheme)}, {"label", j.variant.raw}}},
-           {"cxx11_abi", j.cxx11_abi ? json(*j.cxx11_abi) : json(nullptr)}};
-  if (!j.abi_basis.empty()) out["abi_basis"] = j.abi_basis;
-  if (!j.candidate->release_tag.empty()) out["release_tag"] = j.candidate->release_tag;
-  if (!j.candidate->evidence.empty()) out["evidence"] = j.candidate->evidence;
-  if (j.candidate->sha256) out["sha256"] = *j.candidate->sha256;
-  return out;
+// Keys in the order nlohmann's dump gives them (sorted), so the streamed
+// candidates read like the rest of the object.
+void write_candidate(PrettyJson& w, const resolve::Judged& j) {
+  w.begin_object();
+  if (!j.abi_basis.empty()) {
+    w.key("abi_basis");
+    w.value(j.abi_basis);
+  }
+  w.key("assumptions");
+  w.begin_array();
+  for (const resolve::Assumption& a : j.assumptions) {
+    w.begin_object();
+    w.key("fact");
+    w.value(a.fact);
+    w.key("flag");
+    w.value(a.flag);
+    w.key("message");
+    w.value(a.message);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("certain");
+  w.value(j.certain());
+  w.key("cxx11_abi");
+  if (j.cxx11_abi) {
+    w.value(*j.cxx11_abi);
+  } else {
+    w.null();
+  }
+  if (!j.candidate->evidence.empty()) {
+    w.key("evidence");
+    w.value(j.candidate->evidence);
+  }
+  w.key("filename");
+  w.value(j.candidate->filename);
+  w.key("notes");
+  w.begin_array();
+  for (const std::string& n : j.notes) w.value(n);
+  w.end_array();
+  w.key("reasons");
+  w.begin_array();
+  for (const resolve::Reason& r : j.reasons) {
+    w.begin_object();
+    w.key("code");
+    w.value(to_string(r.code));
+    w.key("message");
+    w.value(r.message);
+    w.end_object();
+  }
+  w.end_array();
+  if (!j.candidate->release_tag.empty()) {
+    w.key("release_tag");
+    w.value(j.candidate->release_tag);
+  }
+  if (j.candidate->sha256) {
+    w.key("sha256");
+    w.value(*j.candidate->sha256);
+  }
+  w.key("source");
+  w.value(j.candidate->source);
+  w.key("url");
+  w.value(j.candidate->url);
+  w.key("variant");
+  w.begin_object();
+  w.key("label");
+  w.value(j.variant.raw);
+  w.key("scheme");
+  w.value(to_string(j.variant.scheme));
+  w.end_object();
+  w.key("verdict");
+  w.value(verdict(j));
+  w.key("version");
+  w.value(j.wheel->version.public_str());
+  w.end_object();
 }
 
 std::string env_line(const env::Environment& env) {
@@ -122,6 +180,32 @@ void candidate_text(std::string& out, const resolve::Judged& j) {
 
 }  // namespace
 
+std::vector<std::pair<resolve::ReasonCode, std::size_t>> rejections_by_reason(
+    const resolve::Resolution& resolution) {
+  std::vector<std::pair<resolve::ReasonCode, std::size_t>> counts;
+  for (const resolve::Judged& j : resolution.candidates) {
+    std::uint64_t seen =
+        0;  // a candidate counts once per code (two GPUs give two gpu-arch reasons)
+    for (const resolve::Reason& reason : j.reasons) {
+      std::uint64_t bit = std::uint64_t{1} << static_cast<unsigned>(reason.code);
+      if (seen & bit) continue;
+      seen |= bit;
+      auto it = std::find_if(counts.begin(), counts.end(),
+                             [&](const auto& c) { return c.first == reason.code; });
+      if (it == counts.end()) {
+        counts.emplace_back(reason.code, 1);
+      } else {
+        ++it->second;
+      }
+    }
+  }
+  // Most frequent first; ties in the codes' declaration order, so the output is stable.
+  std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  return counts;
+}
+
 std::string resolve_text(const ResolveReport& report) {
   const resolve::Resolution& r = report.resolution;
   std::string out = fmt::format("{} for {}\n", r.request.text, env_line(report.environment));
@@ -150,6 +234,13 @@ std::string resolve_text(const ResolveReport& report) {
   out += fmt::format(
       "\n{} wheel(s) considered: {} compatible, {}{} rejected.\n", r.candidates.size(), certain,
       compatible == certain ? "" : fmt::format("{} uncertain, ", compatible - certain), rejected);
+  auto by_reason = rejections_by_reason(r);
+  if (!by_reason.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [code, count] : by_reason)
+      parts.push_back(fmt::format("{} {}", resolve::to_string(code), count));
+    out += "rejections by reason: " + util::join(parts, ", ") + "\n";
+  }
   std::size_t shown = 0;
   bool header = false;
   for (const resolve::Judged& j : r.candidates) {
@@ -183,7 +274,7 @@ std::string resolve_text(const ResolveReport& report) {
   return out;
 }
 
-json resolve_json(const ResolveReport& report) {
+std::string resolve_json(const ResolveReport& report) {
   const resolve::Resolution& r = report.resolution;
   json selected = nullptr;
   if (r.selected) {
@@ -197,8 +288,31 @@ json resolve_json(const ResolveReport& report) {
     selected["certain"] = j.certain();
     selected["assumptions"] = assumptions_json(j);
   }
-  json candidates = json::array();
-  for (const resolve::Judged& j : r.candidates) candidates.push_back(candidate_json(j));
+  // What the text shows unless --all: the pick and the nearest rejections
+  // (the only ones whose reasons carry messages; see resolve.cpp). Streamed
+  // into the dumped object's "candidates": null below.
+  std::string candidates;
+  PrettyJson writer(candidates, 1);
+  writer.begin_array();
+  std::size_t rejected_shown = 0;
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const resolve::Judged& j = r.candidates[i];
+    if (!report.all) {
+      if (j.compatible() && i != r.selected) continue;
+      if (!j.compatible() && rejected_shown++ == nearest_shown) break;
+    }
+    write_candidate(writer, j);
+  }
+  writer.end_array();
+  std::size_t compatible = r.compatible_count();
+  std::size_t certain = r.certain_count();
+  json counts{{"considered", r.candidates.size()},
+              {"compatible", certain},
+              {"uncertain", compatible - certain},
+              {"rejected", r.candidates.size() - compatible}};
+  json by_reason = json::object();
+  for (const auto& [code, count] : rejections_by_reason(r))
+    by_reason[std::string(resolve::to_string(code))] = count;
   json suggestions = json::array();
   for (const resolve::Suggestion& s : r.suggestions) {
     json item{{"kind", resolve::to_string(s.kind)}, {"message", s.message}};
@@ -220,17 +334,26 @@ json resolve_json(const ResolveReport& report) {
     for (const resolve::ConfigEffect& e : *report.config_effects)
       config_effects.push_back({{"file", e.file}, {"setting", e.setting}, {"effect", e.effect}});
   }
-  return {{"requirement", r.request.text},
-          {"config_effects", config_effects},
-          {"package",
-           {{"name", r.request.name},
-            {"recipe", report.recipe ? json(report.recipe->origin) : json(nullptr)}}},
-          {"environment", environment_facts(report.environment)},
-          {"sources", sources},
-          {"selected", selected},
-          {"candidates", candidates},
-          {"suggestions", suggestions},
-          {"warnings", r.warnings}};
+  json out{{"requirement", r.request.text},
+           {"config_effects", config_effects},
+           {"package",
+            {{"name", r.request.name},
+             {"recipe", report.recipe ? json(report.recipe->origin) : json(nullptr)}}},
+           {"environment", environment_facts(report.environment)},
+           {"sources", sources},
+           {"selected", selected},
+           {"counts", counts},
+           {"rejections_by_reason", by_reason},
+           {"all_candidates", report.all},
+           {"candidates", nullptr},
+           {"suggestions", suggestions},
+           {"warnings", r.warnings}};
+  std::string text = out.dump(2);
+  // The only key at the top level's indentation (nested keys are deeper).
+  constexpr std::string_view slot = "\n  \"candidates\": null";
+  std::size_t at = text.find(slot);
+  text.replace(at + slot.size() - 4, 4, candidates);
+  return text + "\n";
 }
 
 }  // namespace flashfit::cli

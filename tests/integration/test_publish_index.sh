@@ -77,7 +77,7 @@ grep -qF "GET /files/$FILE.variant.json" "$HTTP_LOG" || fail "the record was not
 pass_note "picked $FILE for torch $TORCH by its variant record"
 
 # --- Another torch: refused with the reason ----------------------------------
-ff resolve ffext-abi1 "${INDEX[@]}" --torch "$OTHER_TORCH" --cxx11-abi TRUE --json
+ff resolve ffext-abi1 "${INDEX[@]}" --torch "$OTHER_TORCH" --cxx11-abi TRUE --json --all
 expect_rc 1 "resolve for another torch"
 [[ $(json_field "$TMP/out" "d['selected']") == None ]] || fail "something was selected for torch $OTHER_TORCH"
 reason=$(json_field "$TMP/out" "[r for c in d['candidates'] if c['filename'] == '$FILE' for r in c['reasons'] if r['code'] == 'torch'][0]['message']")

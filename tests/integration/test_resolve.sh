@@ -22,7 +22,36 @@ ff resolve flash-attn "${L4[@]}" --json
 expect_rc 0 "--json"
 [[ $(json_field "$TMP/out" 'd["selected"]["source"]') == upstream ]] || fail "selected source"
 [[ $(json_field "$TMP/out" 'd["environment"]["torch"]["overridden"]') == True ]] || fail "torch not marked overridden"
-[[ $(json_field "$TMP/out" 'len(d["candidates"]) > 6000') == True ]] || fail "the whole catalog was not judged"
+# Default JSON: what the text shows (the pick, the 8 nearest rejections with
+# messages, counts per reason), not every candidate (issue 17: <= 100 KB).
+[[ $(json_field "$TMP/out" 'd["all_candidates"]') == False ]] || fail "default JSON claims every candidate"
+[[ $(json_field "$TMP/out" 'd["counts"]["considered"] > 6000') == True ]] || fail "the whole catalog was not judged"
+[[ $(json_field "$TMP/out" 'd["counts"]["considered"] == d["counts"]["compatible"] + d["counts"]["uncertain"] + d["counts"]["rejected"]') == True ]] ||
+  fail "counts do not add up: $(json_field "$TMP/out" 'd["counts"]')"
+[[ $(json_field "$TMP/out" '[c["verdict"] for c in d["candidates"]] == ["compatible"] + ["rejected"] * 8') == True ]] ||
+  fail "default candidates are not the pick + 8 nearest rejections: $(json_field "$TMP/out" '[c["verdict"] for c in d["candidates"]]')"
+[[ $(json_field "$TMP/out" 'd["candidates"][0]["filename"] == d["selected"]["filename"]') == True ]] || fail "the pick is not the first candidate"
+[[ $(json_field "$TMP/out" 'all(r["message"] for c in d["candidates"] for r in c["reasons"])') == True ]] ||
+  fail "a shown rejection has a reason without its message"
+(($(stat -c %s "$TMP/out") <= 102400)) || fail "default resolve --json is $(stat -c %s "$TMP/out") bytes (> 100 KB)"
+cp "$TMP/out" "$TMP/default.json"
+ff resolve flash-attn "${L4[@]}"
+json_field "$TMP/default.json" '"rejections by reason: " + ", ".join(f"{k} {v}" for k, v in sorted(d["rejections_by_reason"].items(), key=lambda kv: -kv[1]))' >"$TMP/by_reason"
+grep -qxF -f "$TMP/by_reason" "$TMP/out" || fail "text and JSON counts per reason differ: $(cat "$TMP/by_reason") vs $(grep 'by reason' "$TMP/out")"
+ff resolve flash-attn "${L4[@]}" --json --all
+expect_rc 0 "--json --all"
+[[ $(json_field "$TMP/out" 'd["all_candidates"]') == True ]] || fail "--all JSON does not say it holds every candidate"
+[[ $(json_field "$TMP/out" 'len(d["candidates"]) == d["counts"]["considered"] > 6000') == True ]] || fail "--all: not every candidate"
+python3 - "$TMP/default.json" "$TMP/out" <<'PY' || fail "default JSON disagrees with --all"
+import collections, json, sys
+small, full = (json.load(open(p)) for p in sys.argv[1:])
+rejected = [c for c in full["candidates"] if c["verdict"] == "rejected"]
+assert [c["filename"] for c in small["candidates"][1:]] == [c["filename"] for c in rejected[:8]]
+assert small["candidates"][1:] == rejected[:8]
+counts = collections.Counter(code for c in rejected for code in {r["code"] for r in c["reasons"]})
+assert small["rejections_by_reason"] == full["rejections_by_reason"] == dict(counts), (small["rejections_by_reason"], counts)
+assert small["counts"] == full["counts"] and full["counts"]["rejected"] == len(rejected)
+PY
 codes=$(json_field "$TMP/out" '" ".join(sorted({r["code"] for c in d["candidates"] for r in c["reasons"]}))')
 for code in $codes; do
   case $code in
@@ -86,7 +115,7 @@ expect_out_contains "\$ flashfit fallback"
 pass_note "T4: fallback, no build"
 
 # Debian's own torch, as probed: a CPU build.
-ff resolve flash-attn "${PY[@]}" --json
+ff resolve flash-attn "${PY[@]}" --json --all
 expect_rc 1 "Debian's CPU torch"
 [[ $(json_field "$TMP/out" 'all(any(r["code"] == "cuda" for r in c["reasons"]) for c in d["candidates"])') == True ]] ||
   fail "a CUDA wheel was not rejected for the CPU torch"
@@ -162,7 +191,7 @@ expect_rc 0 "PEP 503 index"
 [[ $(json_field "$TMP/out" 'd["selected"]["source"]') == index ]] || fail "the index did not win over upstream"
 [[ $(json_field "$TMP/out" 'd["selected"]["sha256"]') == "$HASH" ]] || fail "the #sha256 fragment was lost"
 [[ $(json_field "$TMP/out" 'd["selected"]["url"]') == "$HTTP_URL/files/$WHEEL283" ]] || fail "relative link not resolved"
-ff resolve 'flash-attn>=2.8.3' "${L4[@]}" --index-url "$HTTP_URL/simple" --json
+ff resolve 'flash-attn>=2.8.3' "${L4[@]}" --index-url "$HTTP_URL/simple" --json --all
 [[ $(json_field "$TMP/out" '[r["code"] for c in d["candidates"] if c["filename"].startswith("flash_attn-2.9.0") for r in c["reasons"]]') == "['yanked']" ]] ||
   fail "the yanked wheel was not rejected as yanked"
 grep -q 'GET /simple/flash-attn/' "$HTTP_LOG" || fail "the index was not asked for /simple/flash-attn/"
@@ -214,7 +243,7 @@ expect_rc 0 "a pure wheel without torch"
 [[ $(json_field "$TMP/out" 'd["selected"]["certain"]') == True ]] || fail "pure wheel pick not certain"
 cp=$("$TEST_PYTHON" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
 : >"$TMP/plain/nontorch-1.0-$cp-$cp-linux_x86_64.whl"
-ff resolve nontorch --python "$TMP/notorch/bin/python" --find-links "$TMP/plain" --json
+ff resolve nontorch --python "$TMP/notorch/bin/python" --find-links "$TMP/plain" --json --all
 expect_rc 0 "a non-torch binary wheel without torch"
 [[ $(json_field "$TMP/out" '[r["code"] for c in d["candidates"] for r in c["reasons"]]') != *torch* ]] ||
   fail "a non-torch wheel was rejected for torch"

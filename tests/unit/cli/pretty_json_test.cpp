@@ -1,0 +1,98 @@
+// PrettyJson must print exactly what nlohmann's dump(2) prints for the same
+// value: resolve --json streams its candidates with it into a dumped object.
+#include "cli/pretty_json.hpp"
+
+#include <gtest/gtest.h>
+
+namespace flashfit::cli {
+namespace {
+
+using nlohmann::json;
+
+// Writes `v` through the writer's own calls (not value(json)), recursively.
+void stream(PrettyJson& w, const json& v) {
+  if (v.is_object()) {
+    w.begin_object();
+    for (const auto& [k, member] : v.items()) {
+      w.key(k);
+      stream(w, member);
+    }
+    w.end_object();
+  } else if (v.is_array()) {
+    w.begin_array();
+    for (const json& e : v) stream(w, e);
+    w.end_array();
+  } else if (v.is_string()) {
+    w.value(v.get<std::string>());
+  } else if (v.is_boolean()) {
+    w.value(v.get<bool>());
+  } else if (v.is_null()) {
+    w.null();
+  } else {
+    w.any(v);  // numbers go through nlohmann's own dumper
+  }
+}
+
+const json& sample() {
+  static const json v = {
+      {"plain", "flash_attn-2.8.3+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl"},
+      {"escapes",
+       "quote \" backslash \\ tab \t newline \n cr \r bs \b ff \f bell \x07 nul-free \x1f"
+       " end"},
+      {"utf8", "torch h\xc3\xa4r \xe2\x9c\x93"},
+      {"empty_object", json::object()},
+      {"empty_array", json::array()},
+      {"nested",
+       {{"a", json::array({json::object(), json::array(), "x", nullptr, true, false})},
+        {"b", {{"c", {{"d", json::array({1, 2.5, -3})}}}}}}},
+      {"flag", false},
+      {"nothing", nullptr},
+      {"count", 6290},
+  };
+  return v;
+}
+
+TEST(PrettyJson, StreamsExactlyWhatDumpPrints) {
+  std::string out;
+  PrettyJson w(out);
+  stream(w, sample());
+  EXPECT_EQ(out, sample().dump(2));
+}
+
+TEST(PrettyJson, TopLevelScalarsAndEmptyContainers) {
+  for (const json& v : {json("a\"b"), json(true), json(nullptr), json::object(), json::array()}) {
+    std::string out;
+    PrettyJson w(out);
+    stream(w, v);
+    EXPECT_EQ(out, v.dump(2)) << v.dump();
+  }
+}
+
+// Streamed at depth 1 into an object dumped with a placeholder, as resolve does.
+TEST(PrettyJson, SplicedAtDepthOneMatchesTheWholeDump) {
+  json whole = {{"candidates", json::array({sample(), sample()})}, {"z", 1}};
+  json holder = {{"candidates", nullptr}, {"z", 1}};
+  std::string part;
+  PrettyJson w(part, 1);
+  stream(w, whole["candidates"]);
+  std::string text = holder.dump(2);
+  const std::string slot = "\n  \"candidates\": null";
+  std::size_t at = text.find(slot);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at + slot.size() - 4, 4, part);
+  EXPECT_EQ(text, whole.dump(2));
+}
+
+TEST(PrettyJson, AnyValueIsReindentedToItsDepth) {
+  json whole = {{"k", {{"inner", json::array({1, {{"x", "y"}}})}}}};
+  std::string out;
+  PrettyJson w(out);
+  w.begin_object();
+  w.key("k");
+  w.any(whole["k"]);
+  w.end_object();
+  EXPECT_EQ(out, whole.dump(2));
+}
+
+}  // namespace
+}  // namespace flashfit::cli
