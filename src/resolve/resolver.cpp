@@ -82,37 +82,48 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
     if (auto j = judge(c, request, recipe, target, {false, &cache}))
       r.candidates.push_back(std::move(*j));
   }
-  std::vector<int> closeness;
-  std::vector<char> own_release;
-  closeness.reserve(r.candidates.size());
-  own_release.reserve(r.candidates.size());
+  // The ranking's facts, read once per candidate: the sort compares each
+  // thousands of times, and through the Judged (a large record) and its
+  // Candidate pointer each comparison missed the cache.
+  struct RankKey {
+    bool compatible;
+    bool certain;
+    bool unconfirmed;
+    char own_release;
+    int closeness;
+    int priority;
+    std::size_t reasons;
+    std::size_t tag_rank;
+  };
+  std::vector<RankKey> keys;
+  keys.reserve(r.candidates.size());
   for (const Judged& j : r.candidates) {
-    closeness.push_back(cuda_closeness(j.variant.cuda, target.torch_cuda));
-    own_release.push_back(tag_matches_version(j) ? 1 : 0);
+    keys.push_back({j.compatible(), j.certain(), unconfirmed(*j.candidate),
+                    static_cast<char>(tag_matches_version(j) ? 1 : 0),
+                    cuda_closeness(j.variant.cuda, target.torch_cuda), j.candidate->priority,
+                    j.reasons.size(), j.tag_rank});
   }
   std::vector<std::size_t> order(r.candidates.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const Judged& x = r.candidates[a];
-    const Judged& y = r.candidates[b];
-    if (x.compatible() != y.compatible()) return x.compatible();
+    const RankKey& x = keys[a];
+    const RankKey& y = keys[b];
+    if (x.compatible != y.compatible) return x.compatible;
     // An uncertain fit (a rule skipped for an unknown fact) only when nothing certain fits.
-    if (x.compatible() && x.certain() != y.certain()) return x.certain();
+    if (x.compatible && x.certain != y.certain) return x.certain;
     // A confirmed fit before an unconfirmed one of any version: a guessed row
     // is picked only when nothing confirmed fits (or the pin leaves only it).
-    if (x.compatible() && unconfirmed(*x.candidate) != unconfirmed(*y.candidate))
-      return !unconfirmed(*x.candidate);
-    if (!x.compatible()) {  // nearest first: fewest reasons, then newest
-      if (x.reasons.size() != y.reasons.size()) return x.reasons.size() < y.reasons.size();
+    if (x.compatible && x.unconfirmed != y.unconfirmed) return !x.unconfirmed;
+    if (!x.compatible) {  // nearest first: fewest reasons, then newest
+      if (x.reasons != y.reasons) return x.reasons < y.reasons;
     }
-    auto by_version = x.wheel->version.compare_public(y.wheel->version);
+    auto by_version = r.candidates[a].wheel->version.compare_public(r.candidates[b].wheel->version);
     if (by_version != 0) return by_version > 0;
-    if (x.candidate->priority != y.candidate->priority)
-      return x.candidate->priority < y.candidate->priority;
-    if (closeness[a] != closeness[b]) return closeness[a] < closeness[b];
+    if (x.priority != y.priority) return x.priority < y.priority;
+    if (x.closeness != y.closeness) return x.closeness < y.closeness;
     if (x.tag_rank != y.tag_rank) return x.tag_rank < y.tag_rank;
-    if (own_release[a] != own_release[b]) return own_release[a] > own_release[b];
-    return x.candidate->url < y.candidate->url;
+    if (x.own_release != y.own_release) return x.own_release > y.own_release;
+    return r.candidates[a].candidate->url < r.candidates[b].candidate->url;
   });
   std::vector<Judged> sorted;
   sorted.reserve(order.size());

@@ -97,6 +97,11 @@ std::map<std::string, UrlCheck>& UrlCheckStore::load(const std::string& recipe,
   return files_.emplace(std::move(key), std::move(checks)).first->second;
 }
 
+const std::map<std::string, UrlCheck>& UrlCheckStore::answers(const std::string& recipe,
+                                                              const std::string& source) {
+  return load(recipe, source);
+}
+
 std::optional<UrlCheck> UrlCheckStore::known(const std::string& recipe,
                                              const Candidate& candidate) {
   auto& checks = load(recipe, candidate.source);
@@ -131,20 +136,34 @@ void confirm_pick(Resolution& r, const Recipe* recipe, const ResolveTarget& targ
                   const ResolveOptions& options, UrlCheckStore& store,
                   const ConfirmOptions& confirm) {
   const std::string recipe_name = recipe ? recipe->name : r.request.name;
-  std::vector<Candidate> candidates = *r.inputs;
+  // A copy of the candidates to mark missing ones in, made only when one is:
+  // copying thousands of catalog rows on every resolve cost 5% of it.
+  std::optional<std::vector<Candidate>> marked;
+  auto candidates = [&]() -> std::vector<Candidate>& {
+    if (!marked) marked = *r.inputs;
+    return *marked;
+  };
   auto mark_known = [&] {
     bool changed = false;
-    for (Candidate& c : candidates) {
+    const std::string* source = nullptr;  // the rows of one source come together
+    const std::map<std::string, UrlCheck>* checks = nullptr;
+    const std::vector<Candidate>& inputs = *r.inputs;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const Candidate& c = inputs[i];
       if (c.missing || !needs_url_check(c)) continue;
-      auto known = store.known(recipe_name, c);
-      if (known && known->state == UrlState::missing) {
-        c.missing = fmt::format("{} when flashfit asked on {}", known->detail, known->checked_at);
-        changed = true;
+      if (!source || *source != c.source) {
+        source = &c.source;
+        checks = &store.answers(recipe_name, c.source);
       }
+      auto known = checks->find(c.url);
+      if (known == checks->end() || known->second.state != UrlState::missing) continue;
+      candidates()[i].missing = fmt::format("{} when flashfit asked on {}", known->second.detail,
+                                            known->second.checked_at);
+      changed = true;
     }
     return changed;
   };
-  auto redo = [&] { r = resolve(r.request, recipe, target, candidates, options); };
+  auto redo = [&] { r = resolve(r.request, recipe, target, candidates(), options); };
   if (mark_known()) redo();
   std::size_t asked = 0;
   while (r.selected) {
@@ -165,8 +184,9 @@ void confirm_pick(Resolution& r, const Recipe* recipe, const ResolveTarget& targ
       UrlCheck check = head_url(pick.url);
       store.record(recipe_name, pick, check);
       if (check.state == UrlState::missing) {
-        for (Candidate& c : candidates) {
-          if (c.url == pick.url)
+        const std::string url = pick.url;  // pick lives in r.inputs, which redo replaces
+        for (Candidate& c : candidates()) {
+          if (c.url == url)
             c.missing = fmt::format("{} when flashfit asked on {}", check.detail, check.checked_at);
         }
         redo();

@@ -34,6 +34,9 @@ class UrlCheckStore {
   explicit UrlCheckStore(std::optional<std::filesystem::path> cache_root)
       : root_(std::move(cache_root)) {}
   std::optional<UrlCheck> known(const std::string& recipe, const Candidate& candidate);
+  // Every answer kept for a (recipe, source): url -> check.
+  const std::map<std::string, UrlCheck>& answers(const std::string& recipe,
+                                                 const std::string& source);
   // Kept when the cache can be written; a failure to write only costs a later HEAD.
   void record(const std::string& recipe, const Candidate& candidate, const UrlCheck& check);
 

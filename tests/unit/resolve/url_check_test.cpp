@@ -149,6 +149,43 @@ TEST_F(UrlCheckTest, AGarbledChecksFileIsIgnored) {
   EXPECT_EQ(heads(server), 2);
 }
 
+// Known answers are looked up per source (each source has its own file), and
+// the candidates are copied only to mark one: a known-missing row of the
+// second source is applied; the first source's row with the same URL is not
+// (its answers are its own), and the input rows stay as they were.
+TEST_F(UrlCheckTest, KnownMissingAnswersApplyPerSource) {
+  const std::string url = "http://127.0.0.1:1/dl/" + kMissing;
+  std::vector<Candidate> rows = candidates("http://127.0.0.1:1");
+  Candidate community = rows[0];  // kMissing, the newest
+  community.source = "community";
+  community.role = SourceRole::community;
+  rows.push_back(community);
+  UrlCheck gone;
+  gone.state = UrlState::missing;
+  gone.detail = "HTTP 404";
+  gone.checked_at = "2026-11-25T00:00:00Z";
+  UrlCheckStore(cache_.path()).record("flash-attn", community, gone);
+
+  const Recipe* recipe = book_.find("flash-attn");
+  ResolveOptions options;
+  options.suggest = false;
+  options.explain_rejected = 0;
+  auto target = testing::make_target({});
+  Resolution r = resolve(Request{"flash-attn", {}, "flash-attn"}, recipe, target, rows, options);
+  auto inputs = r.inputs;
+  UrlCheckStore store(cache_.path());
+  confirm_pick(r, recipe, target, options, store, ConfirmOptions{false});
+  std::vector<std::string> missing;
+  for (const Judged& j : r.candidates) {
+    if (j.has(ReasonCode::missing)) missing.push_back(j.candidate->source);
+  }
+  EXPECT_EQ(missing, std::vector<std::string>{"community"});
+  ASSERT_TRUE(r.selected);
+  EXPECT_EQ(r.candidates[*r.selected].candidate->source, "upstream");
+  EXPECT_EQ(r.candidates[*r.selected].candidate->url, url);
+  for (const Candidate& c : *inputs) EXPECT_FALSE(c.missing) << c.source << " " << c.filename;
+}
+
 TEST_F(UrlCheckTest, LocalAndIndexCandidatesAreNotChecked) {
   Candidate c;
   c.url = "/tmp/x.whl";
