@@ -59,6 +59,29 @@ TEST(PrettyJson, StreamsExactlyWhatDumpPrints) {
   EXPECT_EQ(out, sample().dump(2));
 }
 
+// nlohmann's dump throws on bytes that are not UTF-8; the writer replaces
+// each with U+FFFD and keeps every well-formed sequence, so the output parses.
+TEST(PrettyJson, BytesThatAreNotUtf8BecomeReplacementCharacters) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"a\xff"
+       "b",
+       "a\uFFFDb"},                                      // never a UTF-8 byte
+      {"\x80", "\uFFFD"},                                // a stray continuation byte
+      {"\xc0\xaf", "\uFFFD\uFFFD"},                      // an overlong '/'
+      {"\xed\xa0\x80", "\uFFFD\uFFFD\uFFFD"},            // a surrogate
+      {"x\xe2\x9c", "x\uFFFD\uFFFD"},                    // truncated at the end
+      {"\xf4\x90\x80\x80", "\uFFFD\uFFFD\uFFFD\uFFFD"},  // past U+10FFFF
+      {"\xf0\x9f\x98\x80 ok", "\U0001F600 ok"},          // a 4-byte sequence kept
+  };
+  for (const auto& [raw, expected] : cases) {
+    std::string out;
+    PrettyJson w(out);
+    w.value(raw);
+    // json::parse throws if the output is not valid UTF-8 JSON.
+    EXPECT_EQ(json::parse(out).get<std::string>(), expected) << out;
+  }
+}
+
 TEST(PrettyJson, TopLevelScalarsAndEmptyContainers) {
   for (const json& v : {json("a\"b"), json(true), json(nullptr), json::object(), json::array()}) {
     std::string out;
