@@ -12,6 +12,7 @@
 
 namespace flashfit::store::test {
 namespace {
+using namespace std::string_literals;
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -42,7 +43,8 @@ TEST_F(CacheTest, DamagedEntriesAreSkippedWithAWarning) {
        R"({"sha256": "S", "filename": "gone-1.0-py3-none-any.whl", "size": 1000})"},
       {"wrong size", R"({"sha256": "S", "filename": "F", "size": 999})"},
       {"future schema", R"({"schema": 99, "sha256": "S", "filename": "F", "size": 1000})"},
-      {"NUL bytes", std::string("{\"sha256\": \"S\0\", \"filename\": \"F\"}", 35)},
+      // (operator""s keeps the embedded NUL: the literal's own length, no count to get wrong)
+      {"NUL bytes", "{\"sha256\": \"S\0\", \"filename\": \"F\"}"s},
       {"deep nesting", std::string(100000, '[') + std::string(100000, ']')},
       {"too large", std::string(5 << 20, ' ') + "{}"},
       {"bad inspections",
