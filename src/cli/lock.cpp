@@ -50,6 +50,7 @@ struct LockCliOptions {
   std::optional<std::string> output;
   std::optional<std::string> dir;  // --dir: requirements-<key>.txt + the index there
   std::optional<std::string> check;
+  bool no_download = false;  // --no-download: a pick with no known sha256 stays unhashed
   bool json = false;
 };
 
@@ -163,6 +164,21 @@ std::vector<std::string> cache_urls(const std::string& sha256) {
   return entry ? entry->urls : std::vector<std::string>{};
 }
 
+// A pick whose source gave no sha256 (a find-links page or a catalog row
+// without one) is fetched into the cache as install would fetch it, and
+// locked with the sha256 of those bytes: the next install checks them.
+util::Result<std::string> hash_by_download(const resolve::Candidate& candidate) {
+  auto root = util::require_cache_root();
+  if (!root) return tl::unexpected(root.error());
+  auto cache = store::WheelCache::open(*root);
+  if (!cache) return tl::unexpected(cache.error());
+  note("downloading " + candidate.filename + " to learn its sha256 (--no-download: leave it out)");
+  auto entry =
+      cache->fetch(candidate.url, std::nullopt, store::EntryOrigin::fetched_from(candidate.source));
+  if (!entry) return tl::unexpected(std::move(entry.error()).with_context(candidate.url));
+  return entry->sha256;
+}
+
 util::Result<int> run_lock(const LockCliOptions& options) {
   if (options.check) return run_check(options);
   if (options.files.empty() && options.specs.empty()) {
@@ -229,6 +245,14 @@ util::Result<int> run_lock(const LockCliOptions& options) {
           pick.candidate->url, cache_urls(pick.candidate->sha256.value_or(""))));
     }
     line.sha256 = pick.candidate->sha256;
+    // Under --offline only a local file is read; a URL would be the network.
+    const bool local = !util::starts_with(pick.candidate->url, "http://") &&
+                       !util::starts_with(pick.candidate->url, "https://");
+    if (!line.sha256 && !options.no_download && (local || !options.sources.offline)) {
+      auto hashed = hash_by_download(*pick.candidate);
+      if (!hashed) return tl::unexpected(std::move(hashed.error()).with_context(taken.where));
+      line.sha256 = *hashed;
+    }
     line.origin =
         fmt::format("flashfit's pick from {}, for {}", pick.candidate->source, taken.where);
     if (!pick.certain()) {
@@ -241,7 +265,7 @@ util::Result<int> run_lock(const LockCliOptions& options) {
     if (!line.sha256) {
       std::fprintf(stderr,
                    "flashfit: warning: %s: no sha256 is known for %s; its --hash is left out "
-                   "(this lock does not download to hash)\n",
+                   "(--no-download, or --offline with a remote file)\n",
                    taken.recipe.c_str(), pick.candidate->filename.c_str());
     }
     document.flashfit.push_back(std::move(line));
@@ -334,6 +358,8 @@ Runner define_lock(CLI::App& app) {
       ->type_name("FILE");
   add_environment_flags(app, options->environment);
   add_source_flags(app, options->sources);
+  app.add_flag("--no-download", options->no_download,
+               "Do not download a pick whose sha256 no source gives: lock it without --hash");
   app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");
   return [options]() { return run_lock(*options); };
 }

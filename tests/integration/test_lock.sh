@@ -6,7 +6,9 @@
 #   ffinst): the lock's header names this environment's key, ffinst is locked
 #   as the fitting variant's URL with its sha256, pip's lines as pip resolves
 #   them (URL + hash), and pip reads the lock back;
-# - a find-links pick without a known sha256: --hash left out, said so;
+# - a find-links pick without a known sha256 (a directory, an HTTP page):
+#   downloaded into the cache and hashed; a missing file fails the lock;
+#   --no-download leaves --hash out, said so;
 # - what-if flags: the installer's lines are not locked (a note says why);
 # - nothing fits (ffinst==1.3): exit 1, why; nothing written;
 # - lock --check: 0 here, 1 with a --torch that differs (the fact named);
@@ -103,13 +105,39 @@ expect_rc 0 "lock --json"
 [[ $(json_field "$TMP/out" 'd["text"]') == "$(cat "$LOCK")" ]] || fail "--json's text is not the lock written with -o"
 pass_note "lock --json: the same lock, as values"
 
-# --- a pick with no known sha256 (find-links): --hash left out, said so ---------
+# --- a pick with no known sha256 (find-links): downloaded to hash ---------------
 ff lock ffinst==1.0 --find-links "$TMP/links" --python "$PY"
 expect_rc 0 "lock from find-links"
-grep -qxF "ffinst @ file://$TMP/links/${W10_NAME//+/%2B}" "$TMP/out" || fail "the find-links pick is not locked without a hash: $(cat "$TMP/out")"
+grep -qxF "ffinst @ file://$TMP/links/${W10_NAME//+/%2B} --hash=sha256:$(sha "$W10")" "$TMP/out" ||
+  fail "the find-links pick is not locked with its file's sha256: $(cat "$TMP/out")"
+expect_err_contains "downloading $W10_NAME to learn its sha256"
+pass_note "a pick with no known sha256: fetched into the cache, locked with the sha256 of its bytes"
+
+# A find-links page over HTTP without #sha256: the file is downloaded and hashed;
+# a link to a file the server does not have fails the lock, naming the URL.
+mkdir -p "$TMP/www/fl"
+cp "$W10" "$TMP/www/fl/"
+printf '<a href="%s">%s</a>\n' "${W10_NAME//+/%2B}" "$W10_NAME" >"$TMP/www/fl/index.html"
+rm -rf "$FLASHFIT_CACHE_DIR/wheels"  # (else the cache, a source of its own, holds the bytes)
+ff lock ffinst==1.0 --find-links "$HTTP_URL/fl/index.html" --python "$PY"
+expect_rc 0 "lock from an HTTP find-links page"
+grep -qxF "ffinst @ $HTTP_URL/fl/${W10_NAME//+/%2B} --hash=sha256:$(sha "$W10")" "$TMP/out" ||
+  fail "the HTTP find-links pick is not locked with its sha256: $(cat "$TMP/out")"
+rm "$TMP/www/fl/$W10_NAME"
+rm -rf "$FLASHFIT_CACHE_DIR/wheels"
+ff lock ffinst==1.0 --find-links "$HTTP_URL/fl/index.html" --python "$PY" -o "$TMP/gone.txt"
+expect_rc 1 "lock of a pick whose file is gone"
+expect_err_contains "$HTTP_URL/fl/${W10_NAME//+/%2B}"
+[[ ! -e $TMP/gone.txt ]] || fail "a lock was written for a file that could not be hashed"
+pass_note "an HTTP find-links pick is downloaded to hash; a missing file fails the lock, naming its URL"
+
+# --no-download: --hash left out, said so
+ff lock ffinst==1.0 --find-links "$TMP/links" --python "$PY" --no-download
+expect_rc 0 "lock --no-download"
+grep -qxF "ffinst @ file://$TMP/links/${W10_NAME//+/%2B}" "$TMP/out" || fail "--no-download still hashed: $(cat "$TMP/out")"
 expect_out_contains "# no sha256 is known for this file"
 expect_err_contains "no sha256 is known for $W10_NAME"
-pass_note "a pick with no known sha256: locked without --hash, a comment and a warning say so"
+pass_note "lock --no-download: locked without --hash, a comment and a warning say so"
 
 # --- what-if: the installer's lines are not resolved ----------------------------
 ff lock -r "$TMP/requirements.txt" --python "$PY" --torch "$TORCH"
