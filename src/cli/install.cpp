@@ -23,6 +23,7 @@
 #include "cli/uninstall.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
+#include "workflow/install_flow.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -45,68 +46,23 @@ struct InstallCliOptions {
   std::size_t max_attempts = 5;
 };
 
-// One pass of resolve + install (the second pass, after a source build, finds
-// the built wheel in the cache).
-struct Pass {
-  std::unique_ptr<Resolved> resolved;
-  install::InstallOutcome outcome;
-  bool named_file = false;
-};
+using workflow::hand_over_to_build;
+using workflow::installed_ok;
+using Pass = workflow::InstallPass;
 
 util::Result<Pass> resolve_and_install(const InstallCliOptions& options,
                                        const PipelineOptions& pipeline) {
-  Pass pass;
-  std::error_code ec;
   auto resolved = run_pipeline(pipeline);
   if (!resolved) return tl::unexpected(resolved.error());
-  pass.resolved = std::move(*resolved);
-  const Resolved& r = *pass.resolved;
-  pass.named_file = pipeline.wheel_file.has_value() && !r.resolution.candidates.empty();
-  if (pass.named_file && !r.resolution.selected) {
-    for (const resolve::Reason& reason : r.resolution.candidates.front().reasons) {
-      std::fprintf(stderr, "flashfit: warning: %s: %s (the file's bytes will decide)\n",
-                   std::string(to_string(reason.code)).c_str(), reason.message.c_str());
-    }
-  }
-  if (r.resolution.selected || pass.named_file) {
-    auto cache_root = util::require_cache_root();
-    if (!cache_root) return tl::unexpected(cache_root.error());
-    auto cache = store::WheelCache::open(*cache_root);
-    if (!cache) return tl::unexpected(cache.error());
-    install::InstallOptions install_options;
-    install_options.dry_run = options.dry_run;
-    install_options.max_attempts = options.max_attempts;
-    install_options.try_rejected = pass.named_file;
-    install_options.temp_dir = *cache_root / "tmp" / fmt::format("install-{}", ::getpid());
-    fs::create_directories(install_options.temp_dir, ec);
-    // Not inside temp_dir: a backup outlives this run when its restore cannot be proven.
-    install_options.backup_dir =
-        *cache_root / "backups" / fmt::format("{}-{}", r.resolution.request.name, ::getpid());
-    install_options.progress = [](std::string_view line) { note(line); };
-    install_options.keep_replaced = !options.dry_run;  // for install --undo
-    auto done =
-        install::install_resolution(r.resolution, r.recipe, r.environment, *cache, install_options);
-    fs::remove_all(install_options.temp_dir, ec);
-    if (!done) return tl::unexpected(done.error());
-    remember_install(*cache_root, r.environment, r.resolution.request.name, *done);
-    pass.outcome = std::move(*done);
-  }
-  return pass;
-}
-
-bool installed_ok(const InstallCliOptions& options, const Pass& pass) {
-  return pass.outcome.installed.has_value() || (options.dry_run && !pass.outcome.attempts.empty());
-}
-
-// No prebuilt wheel works: build from the package's sdist, unless told not
-// to, or the resolver says no GPU here can ever run the package (then the
-// fallback is the answer, not hours of compiling).
-bool hand_over_to_build(const InstallCliOptions& options, const Pass& pass) {
-  if (options.no_build || options.dry_run || pass.named_file || installed_ok(options, pass))
-    return false;
-  const auto& suggestions = pass.resolved->resolution.suggestions;
-  return std::none_of(suggestions.begin(), suggestions.end(),
-                      [](const auto& s) { return s.kind == resolve::SuggestionKind::fallback; });
+  workflow::InstallPassOptions pass_options;
+  pass_options.dry_run = options.dry_run;
+  pass_options.max_attempts = options.max_attempts;
+  pass_options.wheel_file = pipeline.wheel_file.has_value();
+  pass_options.progress = [](std::string_view line) { note(line); };
+  pass_options.warning = [](std::string_view line) {
+    std::fprintf(stderr, "flashfit: warning: %.*s\n", static_cast<int>(line.size()), line.data());
+  };
+  return workflow::install_resolved(std::move(*resolved), pass_options);
 }
 
 // What-if flags describe an environment that is not the interpreter's: what
@@ -180,7 +136,7 @@ util::Result<int> run_install(const InstallCliOptions& given) {
 
   json build_report = nullptr;
   std::string build_text;
-  if (hand_over_to_build(options, *pass)) {
+  if (hand_over_to_build(*pass, options.no_build, options.dry_run)) {
     const Resolved& first = *pass->resolved;
     if (!options.json)
       write_stdout(
@@ -228,60 +184,11 @@ util::Result<int> run_install(const InstallCliOptions& given) {
     }
   }
   const Resolved& r = *pass->resolved;
-  const install::InstallOutcome& outcome = pass->outcome;
-  const bool named_file = pass->named_file;
-  const bool ok = installed_ok(options, *pass);
-  std::vector<resolve::Suggestion> next;
-  if (!ok) next = r.resolution.suggestions;
-  if (options.json) {
-    json attempts = json::array();
-    for (const auto& a : outcome.attempts) attempts.push_back(attempt_json(a));
-    json suggestions = json::array();
-    for (const auto& s : next) {
-      json item{{"kind", resolve::to_string(s.kind)}, {"message", s.message}};
-      if (s.command) item["command"] = *s.command;
-      suggestions.push_back(item);
-    }
-    json installed = nullptr;
-    if (outcome.installed) {
-      const auto& a = outcome.attempts[*outcome.installed];
-      installed = {{"filename", a.filename},
-                   {"source", a.source},
-                   {"url", a.url},
-                   {"sha256", a.sha256 ? json(*a.sha256) : json(nullptr)}};
-    }
-    json plan = nullptr;
-    if (outcome.plan) plan = plan_json(*outcome.plan);
-    json out{{"requirement", r.resolution.request.text},
-             {"dry_run", options.dry_run},
-             {"installer", outcome.installer},
-             {"installed", installed},
-             {"previous", outcome.previous ? json(*outcome.previous) : json(nullptr)},
-             {"restore", outcome.restore},
-             {"torch_untouched", outcome.torch_untouched},
-             {"attempts", attempts},
-             {"plan", plan},
-             {"suggestions", suggestions},
-             {"build", build_report},
-             {"warnings", r.resolution.warnings}};
-    write_stdout(out.dump(2) + "\n");
-  } else {
-    std::string text;
-    if (!r.resolution.selected && !named_file) {
-      // After a hand-over the resolve report was shown before the build.
-      if (build_report.is_null())
-        text = resolve_text(ResolveReport{r.resolution, r.recipe, r.environment, r.sources, false});
-    } else {
-      text = outcome_text(outcome, options.dry_run);
-      if (!ok && !next.empty()) {
-        text += "\nwhat now:\n";
-        for (const auto& s : next)
-          text += "  [" + std::string(resolve::to_string(s.kind)) + "] " + s.message +
-                  (s.command ? "\n       $ " + *s.command : "") + "\n";
-      }
-    }
-    write_stdout(text + build_text);
-  }
+  const bool ok = installed_ok(*pass, options.dry_run);
+  const InstallReport report{
+      r.resolution,     r.recipe, r.environment,   r.sources,    pass->outcome,
+      pass->named_file, ok,       options.dry_run, build_report, build_text};
+  write_stdout(options.json ? install_json(report).dump(2) + "\n" : install_text(report));
   return ok ? 0 : 1;
 }
 

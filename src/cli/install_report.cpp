@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli/colour.hpp"
+#include "cli/resolve_report.hpp"
 
 namespace flashfit::cli {
 
@@ -72,6 +73,63 @@ std::string outcome_text(const install::InstallOutcome& o, bool dry_run) {
   }
   if (!o.torch_note.empty()) out += o.torch_note + ".\n";
   return out;
+}
+
+json install_json(const InstallReport& report) {
+  const install::InstallOutcome& outcome = report.outcome;
+  json attempts = json::array();
+  for (const auto& a : outcome.attempts) attempts.push_back(attempt_json(a));
+  json suggestions = json::array();
+  if (!report.ok) {
+    for (const auto& s : report.resolution.suggestions) {
+      json item{{"kind", resolve::to_string(s.kind)}, {"message", s.message}};
+      if (s.command) item["command"] = *s.command;
+      suggestions.push_back(item);
+    }
+  }
+  json installed = nullptr;
+  if (outcome.installed) {
+    const auto& a = outcome.attempts[*outcome.installed];
+    installed = {{"filename", a.filename},
+                 {"source", a.source},
+                 {"url", a.url},
+                 {"sha256", a.sha256 ? json(*a.sha256) : json(nullptr)}};
+  }
+  json plan = nullptr;
+  if (outcome.plan) plan = plan_json(*outcome.plan);
+  return json{{"requirement", report.resolution.request.text},
+              {"dry_run", report.dry_run},
+              {"installer", outcome.installer},
+              {"installed", installed},
+              {"previous", outcome.previous ? json(*outcome.previous) : json(nullptr)},
+              {"restore", outcome.restore},
+              {"torch_untouched", outcome.torch_untouched},
+              {"attempts", attempts},
+              {"plan", plan},
+              {"suggestions", suggestions},
+              {"build", report.build},
+              {"warnings", report.resolution.warnings}};
+}
+
+std::string install_text(const InstallReport& report) {
+  std::string text;
+  if (!report.resolution.selected && !report.named_file) {
+    // After a hand-over the resolve report was shown before the build.
+    if (report.build.is_null()) {
+      text = resolve_text(ResolveReport{report.resolution, report.recipe, report.environment,
+                                        report.sources, false});
+    }
+  } else {
+    text = outcome_text(report.outcome, report.dry_run);
+    const auto& next = report.resolution.suggestions;
+    if (!report.ok && !next.empty()) {
+      text += "\nwhat now:\n";
+      for (const auto& s : next)
+        text += "  [" + std::string(resolve::to_string(s.kind)) + "] " + s.message +
+                (s.command ? "\n       $ " + *s.command : "") + "\n";
+    }
+  }
+  return text + report.build_text;
 }
 
 }  // namespace flashfit::cli

@@ -1,6 +1,6 @@
 #pragma once
-// What resolve and install share: the requirement, config, recipes, probe,
-// sources and the resolution itself.
+// The flags of resolve, install, doctor and lock turned into
+// workflow::resolve_flow's typed input, the one call, and its warnings on stderr.
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,23 +11,11 @@
 #include "resolve/config_effect.hpp"
 #include "resolve/gather.hpp"
 #include "resolve/resolver.hpp"
+#include "workflow/resolve_flow.hpp"
 
 namespace flashfit::cli {
 
-struct Resolved {
-  resolve::Config config;
-  resolve::RecipeBook book;
-  const resolve::Recipe* recipe = nullptr;  // into book
-  env::Environment environment;
-  env::ProbeOptions probe;
-  // environment.toolkit was probed (only when nothing fit): a later step that
-  // needs it (install's hand-over to build) probes it only when this is false.
-  bool toolkit_probed = false;
-  std::vector<resolve::SourceReport> sources;
-  resolve::Resolution resolution;
-  // The config file's settings that changed the answer (resolve names them).
-  std::vector<resolve::ConfigEffect> config_effects;
-};
+using workflow::Resolved;
 
 struct PipelineOptions {
   std::string spec;

@@ -19,6 +19,7 @@
 #include "util/paths.hpp"
 #include "util/strings.hpp"
 #include "util/utc_time.hpp"
+#include "workflow/install_flow.hpp"
 #include "workflow/undo.hpp"
 #include "workflow/uninstall.hpp"
 
@@ -123,13 +124,7 @@ util::Result<int> run_install_undo(const EnvironmentFlags& flags, bool json_outp
 
 void remember_install(const std::filesystem::path& cache_root, const env::Environment& environment,
                       const std::string& package, install::InstallOutcome& outcome) {
-  if (!outcome.installed || !environment.python.interpreter.known()) return;
-  const env::Interpreter& interpreter = *environment.python.interpreter;
-  auto now = install::find_installed(interpreter.site_dirs, package);
-  if (!now) return;
-  workflow::InstallRecord record{interpreter.executable, now->name, now->version,
-                                 std::move(outcome.replaced), util::now_utc()};
-  if (auto saved = workflow::record_install(cache_root, record); !saved) {
+  if (auto saved = workflow::remember_install(cache_root, environment, package, outcome); !saved) {
     std::fprintf(stderr, "flashfit: warning: install --undo will not know this install: %s\n",
                  saved.error().message.c_str());
   }
