@@ -166,15 +166,7 @@ std::string tail_lines(const std::string& text, std::size_t lines) {
 // The installer's run over the lines flashfit does not take.
 std::vector<std::string> lines_argv(const install::Installer& installer,
                                     const std::string& requirements) {
-  std::vector<std::string> argv = installer.base;
-  argv.push_back("install");
-  if (installer.kind == install::InstallerKind::uv) {
-    argv.insert(argv.end(), {"--python", installer.python});
-  } else {
-    argv.insert(argv.end(), {"--disable-pip-version-check", "--no-input"});
-  }
-  argv.insert(argv.end(), {"-r", requirements});
-  return argv;
+  return install::requirements_argv(installer, requirements);
 }
 
 util::Result<void> run_installer_lines(InstallRequirementsReport& report,

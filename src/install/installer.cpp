@@ -55,6 +55,21 @@ std::vector<std::string> install_argv(const Installer& installer,
   return argv;
 }
 
+std::vector<std::string> requirements_argv(const Installer& installer,
+                                           const std::string& requirements,
+                                           const std::vector<std::string>& flags) {
+  std::vector<std::string> argv = installer.base;
+  argv.push_back("install");
+  if (installer.kind == InstallerKind::uv) {
+    argv.insert(argv.end(), {"--python", installer.python});
+  } else {
+    argv.insert(argv.end(), {"--disable-pip-version-check", "--no-input"});
+  }
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-r", requirements});
+  return argv;
+}
+
 std::vector<std::string> uninstall_argv(const Installer& installer, const std::string& name) {
   std::vector<std::string> argv = installer.base;
   if (installer.kind == InstallerKind::uv) {

@@ -35,6 +35,11 @@ util::Result<Installer> choose_installer(const env::Environment& env);
 std::vector<std::string> install_argv(const Installer& installer,
                                       const std::filesystem::path& wheel);
 std::vector<std::string> uninstall_argv(const Installer& installer, const std::string& name);
+// The argv that installs a requirements file's lines (`install -r FILE`),
+// with `flags` (e.g. --require-hashes) before the -r.
+std::vector<std::string> requirements_argv(const Installer& installer,
+                                           const std::string& requirements,
+                                           const std::vector<std::string>& flags = {});
 
 // Whose configuration the installer reads. flashfit's own installs of a wheel
 // file by path are isolated from the user's pip configuration (no index or

@@ -204,16 +204,8 @@ util::Result<std::vector<std::string>> check_installable(const ParsedLock& lock)
 
 std::vector<std::string> locked_lines_argv(const install::Installer& installer,
                                            const std::string& requirements) {
-  std::vector<std::string> argv = installer.base;
-  argv.push_back("install");
-  if (installer.kind == install::InstallerKind::uv) {
-    argv.insert(argv.end(), {"--python", installer.python});
-  } else {
-    argv.insert(argv.end(), {"--disable-pip-version-check", "--no-input"});
-  }
   // The lock holds the whole resolution: no dependency is looked for beyond it.
-  argv.insert(argv.end(), {"--require-hashes", "--no-deps", "-r", requirements});
-  return argv;
+  return install::requirements_argv(installer, requirements, {"--require-hashes", "--no-deps"});
 }
 
 std::string locked_lines_text(const ParsedLock& lock) {

@@ -196,3 +196,32 @@ needs_cuda = false
 TOML
   printf 'recipe_dirs = ["%s"]\n' "$TMP/config/recipes" >"$TMP/config/config.toml"
 }
+
+# fault_points N MAX: the call numbers a crash driver interrupts (of the N
+# change points its fault shim counted): all of 1..N, or MAX spread evenly.
+fault_points() {
+  local n=$1 max=$2
+  if ((n <= max)); then
+    seq 1 "$n"
+  else
+    "$TEST_PYTHON" -c 'import sys
+n, m = int(sys.argv[1]), int(sys.argv[2])
+print("\n".join(str(p) for p in sorted({1 + (n - 1) * i // (m - 1) for i in range(m)})))' "$n" "$max"
+  fi
+}
+
+# faulted MODE N CMD...: runs CMD with the fault shim ($SHIM, which the crash
+# driver sets): MODE kill, enospc or eacces at its Nth change point, or count
+# (writes the number of change points to $TMP/count). RC as capture sets it.
+faulted() {
+  local mode=$1 n=$2
+  shift 2
+  local env=(LD_PRELOAD="$SHIM")
+  case $mode in
+    kill) env+=(FLASHFIT_FAULT_KILL_AT="$n") ;;
+    enospc) env+=(FLASHFIT_FAULT_ENOSPC_AT="$n") ;;
+    eacces) env+=(FLASHFIT_FAULT_EACCES_AT="$n") ;;
+    count) env+=(FLASHFIT_FAULT_COUNT="$TMP/count") ;;
+  esac
+  capture env "${env[@]}" "$@"
+}

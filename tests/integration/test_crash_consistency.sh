@@ -44,33 +44,6 @@ with zipfile.ZipFile(os.path.join(root, big), "w", zipfile.ZIP_STORED) as z:
 PY
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
-# points N: the call numbers to interrupt, all of 1..N or MAX_POINTS spread evenly.
-points() {
-  local n=$1
-  if ((n <= MAX_POINTS)); then
-    seq 1 "$n"
-  else
-    "$TEST_PYTHON" -c 'import sys
-n, m = int(sys.argv[1]), int(sys.argv[2])
-print("\n".join(str(p) for p in sorted({1 + (n - 1) * i // (m - 1) for i in range(m)})))' "$n" "$MAX_POINTS"
-  fi
-}
-
-# faulted MODE N CMD...: runs CMD with the shim; MODE kill or enospc at call N,
-# or count (writes the number of calls to $TMP/count). RC as capture sets it.
-faulted() {
-  local mode=$1 n=$2
-  shift 2
-  local env=(LD_PRELOAD="$SHIM")
-  case $mode in
-    kill) env+=(FLASHFIT_FAULT_KILL_AT="$n") ;;
-    enospc) env+=(FLASHFIT_FAULT_ENOSPC_AT="$n") ;;
-    eacces) env+=(FLASHFIT_FAULT_EACCES_AT="$n") ;;
-    count) env+=(FLASHFIT_FAULT_COUNT="$TMP/count") ;;
-  esac
-  capture env "${env[@]}" "$@"
-}
-
 # check_cache DIR WHAT ALLOWED...: the cache reads cleanly and every entry is
 # whole and one of the ALLOWED wheels (by sha256).
 check_cache() {
@@ -129,7 +102,7 @@ total=$(cat "$TMP/count")
 ((total > 0)) || fail "the shim saw no file change in cache add"
 tested=0
 eacces_failed=0
-for n in $(points "$total"); do
+for n in $(fault_points "$total" "$MAX_POINTS"); do
   for mode in kill enospc eacces; do
     rm -rf "$TMP/c" && cp -a "$BASE" "$TMP/c"
     FLASHFIT_CACHE_DIR=$TMP/c faulted "$mode" "$n" "$FLASHFIT" cache add "$WHEELS/$NEW"
@@ -164,7 +137,7 @@ expect_rc 0 "cache add URL under the shim"
 total=$(cat "$TMP/count")
 tested=0
 killed=0
-for n in $(points "$total"); do
+for n in $(fault_points "$total" "$MAX_POINTS"); do
   rm -rf "$TMP/c" && mkdir -p "$TMP/c"
   FLASHFIT_CACHE_DIR=$TMP/c faulted kill "$n" "$FLASHFIT" cache add "$HTTP_URL/$BIG" --sha256 "$BIG_SHA"
   # A download's write count varies with how the bytes arrive: the last points
@@ -217,7 +190,7 @@ total=$(cat "$TMP/count")
 grep -qF 9.9.9 "$TMP/c/$catalog" || fail "the second update did not write the new catalog"
 tested=0
 eacces_failed=0
-for n in $(points "$total"); do
+for n in $(fault_points "$total" "$MAX_POINTS"); do
   for mode in kill enospc eacces; do
     rm -rf "$TMP/c" && cp -a "$BASE" "$TMP/c"
     FLASHFIT_CACHE_DIR=$TMP/c faulted "$mode" "$n" "$FLASHFIT" catalog update --package flash-attn --source upstream --api-url "$HTTP_URL"

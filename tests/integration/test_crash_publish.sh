@@ -89,18 +89,6 @@ if (check_tree "$TMP/t" "self-test" ffa-1.0-py3-none-any.whl) 2>/dev/null; then
   fail "check_tree misses a page that names a missing file"
 fi
 
-# points N: the call numbers to interrupt, all of 1..N or MAX_POINTS spread evenly.
-points() {
-  local n=$1
-  if ((n <= MAX_POINTS)); then
-    seq 1 "$n"
-  else
-    "$TEST_PYTHON" -c 'import sys
-n, m = int(sys.argv[1]), int(sys.argv[2])
-print("\n".join(str(p) for p in sorted({1 + (n - 1) * i // (m - 1) for i in range(m)})))' "$n" "$MAX_POINTS"
-  fi
-}
-
 # failed_cleanly WHAT: exit 1 or 2 with a "flashfit: " error line on stderr
 # (after publish's progress lines), no escaped exception or assertion.
 failed_cleanly() {
@@ -112,20 +100,13 @@ failed_cleanly() {
   done
 }
 
-# faulted MODE N: the publish of the two ffb wheels into $TMP/t under the shim.
-faulted() {
-  local env=(LD_PRELOAD="$SHIM")
-  case $1 in
-    kill) env+=(FLASHFIT_FAULT_KILL_AT="$2") ;;
-    enospc) env+=(FLASHFIT_FAULT_ENOSPC_AT="$2") ;;
-    eacces) env+=(FLASHFIT_FAULT_EACCES_AT="$2") ;;
-    count) env+=(FLASHFIT_FAULT_COUNT="$TMP/count") ;;
-  esac
-  capture env "${env[@]}" "$FLASHFIT" publish --to "$TMP/t" "${FOR_TORCH[@]}" "${NEW[@]}"
+# publish_faulted MODE N: the publish of the two ffb wheels into $TMP/t under the shim.
+publish_faulted() {
+  faulted "$1" "$2" "$FLASHFIT" publish --to "$TMP/t" "${FOR_TORCH[@]}" "${NEW[@]}"
 }
 
 rm -rf "$TMP/t" && cp -a "$BASE" "$TMP/t"
-faulted count 0
+publish_faulted count 0
 expect_rc 0 "publish under the shim"
 total=$(cat "$TMP/count")
 ((total > 0)) || fail "the shim saw no file change in publish"
@@ -133,10 +114,10 @@ OLD_FILES=(ffa-1.0-py3-none-any.whl "$(basename "$EXT_WHEEL")")
 ALL_FILES=("${OLD_FILES[@]}" ffb-1.0-py3-none-any.whl ffb-2.0-py3-none-any.whl)
 tested=0
 failed=0
-for n in $(points "$total"); do
+for n in $(fault_points "$total" "$MAX_POINTS"); do
   for mode in kill enospc eacces; do
     rm -rf "$TMP/t" && cp -a "$BASE" "$TMP/t"
-    faulted "$mode" "$n"
+    publish_faulted "$mode" "$n"
     if [[ $mode == kill ]]; then
       [[ $RC == 137 ]] || fail "publish: not killed at call $n of $total (exit $RC)"
     elif [[ $RC != 0 ]]; then
