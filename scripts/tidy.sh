@@ -6,7 +6,9 @@
 #   scripts/tidy.sh [-p BUILD_DIR] [-j JOBS] [--changed [BASE]] [FILE...]
 #
 # No FILE: every .cpp under src/. --changed: the src/ .cpp files that differ
-# from BASE (default origin/main, else main), for a quick check before a commit.
+# from BASE (default origin/main, else main), plus the .cpp beside each changed
+# header, for a quick check before a commit (the tidy_changed test runs this
+# with BASE from .ci/tidy-base).
 # BUILD_DIR (default build) must hold compile_commands.json: configure first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +20,7 @@ while (($#)); do
   case $1 in
     -p) build=$2; shift 2 ;;
     -j) jobs=$2; shift 2 ;;
+    -j*) jobs=${1#-j}; shift ;;
     --changed)
       changed=main
       git rev-parse -q --verify origin/main >/dev/null && changed=origin/main
@@ -37,7 +40,14 @@ if [[ -z $tidy ]]; then
   exit 2
 fi
 if [[ -n $changed ]]; then
-  mapfile -t files < <(git diff --name-only --diff-filter=d "$changed" -- 'src/*.cpp' | sort)
+  if ! git rev-parse -q --verify "$changed^{commit}" >/dev/null; then
+    echo "tidy.sh: $changed is not a commit in this clone" >&2
+    exit 2
+  fi
+  # A changed header is checked through the .cpp of the same name, when there
+  # is one (HeaderFilterRegex reports the header's findings from there).
+  mapfile -t files < <(git diff --name-only --diff-filter=d "$changed" -- 'src/*.cpp' 'src/*.hpp' |
+    sed 's/\.hpp$/.cpp/' | while read -r f; do [[ -f $f ]] && echo "$f"; done | sort -u)
 elif ((${#files[@]} == 0)); then
   mapfile -t files < <(find src -name '*.cpp' | sort)
 fi

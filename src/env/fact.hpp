@@ -20,21 +20,23 @@ struct Fact {
   const T& operator*() const { return *value; }
   const T* operator->() const { return &*value; }
 
-  static Fact of(T value, std::string source) {
+  // The strings are taken by reference: clang-tidy 14 misreads a moved
+  // by-value parameter of a class template's static member as a copy.
+  static Fact of(T value, const std::string& source) {
     Fact f;
     f.value = std::move(value);
-    f.source = std::move(source);
+    f.source = source;
     return f;
   }
-  static Fact unknown(std::string reason, std::string source = {}) {
+  static Fact unknown(const std::string& reason, const std::string& source = {}) {
     Fact f;
-    f.unknown_reason = std::move(reason);
-    f.source = std::move(source);
+    f.unknown_reason = reason;
+    f.source = source;
     return f;
   }
   // A what-if value replacing whatever was probed; `flag` is the option that set it.
-  static Fact overridden_by(T value, std::string flag) {
-    Fact f = of(std::move(value), std::move(flag));
+  static Fact overridden_by(T value, const std::string& flag) {
+    Fact f = of(std::move(value), flag);
     f.overridden = true;
     return f;
   }

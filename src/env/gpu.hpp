@@ -23,6 +23,8 @@ struct ComputeCapability {
   int minor = 0;
 
   std::string str() const;  // "8.9"
+  // clang-tidy 14 misreads a defaulted <=> as a literal 0 for a pointer.
+  // NOLINTNEXTLINE(modernize-use-nullptr)
   friend auto operator<=>(const ComputeCapability&, const ComputeCapability&) = default;
 };
 

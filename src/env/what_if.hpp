@@ -19,6 +19,8 @@ struct MajorMinor {
   int minor = 0;
   std::string str() const { return std::to_string(major) + "." + std::to_string(minor); }
   friend bool operator==(const MajorMinor&, const MajorMinor&) = default;
+  // clang-tidy 14 misreads a defaulted <=> as a literal 0 for a pointer.
+  // NOLINTNEXTLINE(modernize-use-nullptr)
   friend auto operator<=>(const MajorMinor&, const MajorMinor&) = default;
 };
 

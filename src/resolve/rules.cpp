@@ -65,6 +65,7 @@ void check_tags(Judged& j, const ResolveTarget& target) {
   }
   auto wheel_tags = [&] {
     std::vector<std::string> out;
+    out.reserve(tags.size());
     for (const pkg::Tag& t : tags) out.push_back(t.str());
     return out;
   };
