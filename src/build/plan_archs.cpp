@@ -89,6 +89,12 @@ std::string gpu_label(const env::GpuDevice& gpu) {
   return gpu.name.known() ? *gpu.name : fmt::format("GPU {}", gpu.index);
 }
 
+// A GPU whose compute capability is unknown gets no arch: said, never guessed.
+std::string unknown_capability(const env::GpuDevice& gpu) {
+  return fmt::format("{}: compute capability unknown ({}); left out of the archs", gpu_label(gpu),
+                     gpu.capability.unknown_reason);
+}
+
 void add_unique(std::vector<std::string>& list, const std::string& item) {
   if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
 }
@@ -172,9 +178,7 @@ util::Result<ArchSelection> recipe_archs(const env::Environment& env, const reso
     if (env.gpu.gpus.known()) {
       for (const env::GpuDevice& gpu : *env.gpu.gpus) {
         if (!gpu.capability.known()) {
-          out.warnings.push_back(
-              fmt::format("{}: compute capability unknown ({}); left out of the archs",
-                          gpu_label(gpu), gpu.capability.unknown_reason));
+          out.warnings.push_back(unknown_capability(gpu));
           continue;
         }
         const env::ComputeCapability cc = *gpu.capability;
@@ -300,9 +304,7 @@ util::Result<ArchSelection> torch_archs(const env::Environment& env,
     std::vector<std::string> described;
     for (const env::GpuDevice& gpu : *env.gpu.gpus) {
       if (!gpu.capability.known()) {
-        out.warnings.push_back(
-            fmt::format("{}: compute capability unknown ({}); left out of the archs",
-                        gpu_label(gpu), gpu.capability.unknown_reason));
+        out.warnings.push_back(unknown_capability(gpu));
         continue;
       }
       add(*gpu.capability, false);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/cache_layout.hpp"
+#include "store/json_fields.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::store {
@@ -57,60 +58,6 @@ using nlohmann::json;
 
 constexpr int kSchema = 1;
 
-// Typed field readers: a missing or null optional field is fine, a wrong type is not.
-struct Reader {
-  const json& object;
-  std::string problem;
-
-  const json* field(const char* key) {
-    auto it = object.find(key);
-    return it == object.end() || it->is_null() ? nullptr : &*it;
-  }
-  void wrong(const char* key, const char* want) {
-    if (problem.empty()) problem = fmt::format("\"{}\" is not {}", key, want);
-  }
-  std::optional<std::string> string(const char* key) {
-    const json* v = field(key);
-    if (!v) return std::nullopt;
-    if (!v->is_string()) {
-      wrong(key, "a string");
-      return std::nullopt;
-    }
-    return v->get<std::string>();
-  }
-  std::string required_string(const char* key) {
-    auto v = string(key);
-    if (!v && problem.empty()) problem = fmt::format("\"{}\" is missing", key);
-    return v.value_or("");
-  }
-  std::optional<bool> boolean(const char* key) {
-    const json* v = field(key);
-    if (!v) return std::nullopt;
-    if (!v->is_boolean()) {
-      wrong(key, "true or false");
-      return std::nullopt;
-    }
-    return v->get<bool>();
-  }
-  std::vector<std::string> strings(const char* key) {
-    std::vector<std::string> out;
-    const json* v = field(key);
-    if (!v) return out;
-    if (!v->is_array()) {
-      wrong(key, "an array of strings");
-      return out;
-    }
-    for (const json& item : *v) {
-      if (!item.is_string()) {
-        wrong(key, "an array of strings");
-        return {};
-      }
-      out.push_back(item.get<std::string>());
-    }
-    return out;
-  }
-};
-
 }  // namespace
 
 std::string entry_to_json(const CacheEntry& e) {
@@ -128,7 +75,8 @@ util::Result<CacheEntry> entry_from_json(std::string_view text) {
       schema != doc.end() && !(schema->is_number_integer() && *schema == kSchema)) {
     return util::input_error("entry.json has an unknown schema (written by a newer flashfit?)");
   }
-  Reader r{doc, {}};
+  std::string problem;
+  JsonFields r{doc, problem};
   CacheEntry e;
   e.sha256 = r.required_string("sha256");
   e.filename = r.required_string("filename");
@@ -163,21 +111,22 @@ util::Result<CacheEntry> entry_from_json(std::string_view text) {
         r.wrong("inspections", "an array of objects");
         break;
       }
-      Reader ir{item, {}};
+      std::string item_problem;
+      JsonFields ir{item, item_problem};
       InspectRecord record;
       record.environment = ir.string("environment").value_or("");
       record.compatible = ir.boolean("compatible").value_or(false);
       record.summary = ir.string("summary").value_or("");
       record.at = ir.string("at").value_or("");
       record.torch_extension = ir.boolean("torch_extension").value_or(false);
-      if (!ir.problem.empty()) {
+      if (!item_problem.empty()) {
         r.wrong("inspections", "an array of inspection records");
         break;
       }
       e.inspections.push_back(std::move(record));
     }
   }
-  if (!r.problem.empty()) return util::input_error("entry.json: " + util::printable(r.problem));
+  if (!problem.empty()) return util::input_error("entry.json: " + util::printable(problem));
   if (!is_sha256_hex(e.sha256))
     return util::input_error("entry.json: \"sha256\" is not 64 lower-case hex digits");
   if (!is_safe_basename(e.filename)) {

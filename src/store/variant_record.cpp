@@ -10,6 +10,7 @@
 
 #include "pkg/version.hpp"
 #include "store/cache_layout.hpp"
+#include "store/json_fields.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::store {
@@ -26,96 +27,29 @@ json opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-// Typed readers over one JSON object: a missing or null optional field is
-// unknown, a wrong type or an out-of-range number is the record's problem
-// (the first one found is reported).
-struct Reader {
-  const json& object;
-  std::string& problem;
-  std::string where;  // "torch." for nested objects
+using Fields = detail::JsonFields;
 
-  const json* field(const char* key) const {
-    auto it = object.find(key);
-    return it == object.end() || it->is_null() ? nullptr : &*it;
-  }
-  void wrong(const char* key, const std::string& want) {
-    if (problem.empty()) problem = fmt::format("\"{}{}\" is not {}", where, key, want);
-  }
-  void missing(const char* key) {
-    if (problem.empty()) problem = fmt::format("\"{}{}\" is missing", where, key);
-  }
-  std::optional<std::string> string(const char* key) {
-    const json* v = field(key);
-    if (!v) return std::nullopt;
-    if (!v->is_string() || v->get_ref<const std::string&>().size() > kMaxString) {
-      wrong(key, "a string (up to 4096 bytes)");
-      return std::nullopt;
-    }
-    return v->get<std::string>();
-  }
-  std::string required_string(const char* key) {
-    auto v = string(key);
-    if (!v) missing(key);
-    return v.value_or("");
-  }
-  // An integer in [low, high]; a float, a huge number or a string is refused.
-  std::optional<std::int64_t> integer(const char* key, std::int64_t low, std::int64_t high) {
-    const json* v = field(key);
-    if (!v) return std::nullopt;
-    return integer_value(*v, key, low, high);
-  }
-  std::optional<std::int64_t> integer_value(const json& v, const char* key, std::int64_t low,
-                                            std::int64_t high) {
-    std::optional<std::int64_t> value;
-    if (v.is_number_unsigned()) {
-      auto u = v.get<std::uint64_t>();
-      if (u <= static_cast<std::uint64_t>(high)) value = static_cast<std::int64_t>(u);
-    } else if (v.is_number_integer()) {
-      value = v.get<std::int64_t>();
-    }
-    if (!value || *value < low || *value > high) {
-      wrong(key, fmt::format("an integer from {} to {}", low, high));
-      return std::nullopt;
-    }
-    return value;
-  }
-  std::optional<int> small(const char* key) {
-    auto v = integer(key, 0, 999);
-    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
-  }
-  std::optional<bool> boolean(const char* key) {
-    const json* v = field(key);
-    if (!v) return std::nullopt;
-    if (!v->is_boolean()) {
-      wrong(key, "true or false");
-      return std::nullopt;
-    }
-    return v->get<bool>();
-  }
-  const json* object_field(const char* key) {
-    const json* v = field(key);
-    if (v && !v->is_object()) {
-      wrong(key, "an object");
-      return nullptr;
-    }
-    return v;
-  }
-  std::vector<int> archs(const char* key) {
-    std::vector<int> out;
-    const json* v = field(key);
-    if (!v) return out;
-    if (!v->is_array() || v->size() > kMaxList) {
-      wrong(key, "an array of up to 64 SM numbers");
-      return out;
-    }
-    for (const json& item : *v) {
-      auto n = integer_value(item, key, 1, 9999);
-      if (!n) return {};
-      out.push_back(static_cast<int>(*n));
-    }
+// A small count (a torch or CUDA major/minor).
+std::optional<int> small(Fields& f, const char* key) {
+  auto v = f.integer(key, 0, 999);
+  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+std::vector<int> sm_list(Fields& f, const char* key) {
+  std::vector<int> out;
+  const json* v = f.field(key);
+  if (!v) return out;
+  if (!v->is_array() || v->size() > kMaxList) {
+    f.wrong(key, "an array of up to 64 SM numbers");
     return out;
   }
-};
+  for (const json& item : *v) {
+    auto n = f.integer_value(item, key, 1, 9999);
+    if (!n) return {};
+    out.push_back(static_cast<int>(*n));
+  }
+  return out;
+}
 
 std::string arch_name(int sm) {
   return "sm_" + std::to_string(sm);
@@ -165,7 +99,7 @@ util::Result<VariantRecord> parse_variant_record(std::string_view text) {
         "not a flashfit variant record of schema 1 (written by another tool or a newer flashfit?)");
   }
   std::string problem;
-  Reader r{doc, problem, ""};
+  Fields r{doc, problem, "", kMaxString};
   VariantRecord rec;
   rec.filename = r.required_string("filename");
   rec.name = r.required_string("name");
@@ -181,25 +115,25 @@ util::Result<VariantRecord> parse_variant_record(std::string_view text) {
   rec.python_tag = r.string("python_tag").value_or("");
   rec.platform = r.string("platform").value_or("");
   if (const json* torch = r.object_field("torch")) {
-    Reader t{*torch, problem, "torch."};
-    rec.torch_major = t.small("major");
-    rec.torch_minor = t.small("minor");
+    Fields t{*torch, problem, "torch.", kMaxString};
+    rec.torch_major = small(t, "major");
+    rec.torch_minor = small(t, "minor");
     if (rec.torch_major.has_value() != rec.torch_minor.has_value()) {
       rec.torch_major.reset();  // half a version is none
       rec.torch_minor.reset();
     }
   }
   if (const json* cuda = r.object_field("cuda")) {
-    Reader c{*cuda, problem, "cuda."};
+    Fields c{*cuda, problem, "cuda.", kMaxString};
     rec.uses_cuda = c.boolean("uses").value_or(false);
-    rec.cuda_major = c.small("major");
-    rec.cuda_minor = c.small("minor");
+    rec.cuda_major = small(c, "major");
+    rec.cuda_minor = small(c, "minor");
   }
   rec.cxx11_abi = r.boolean("cxx11_abi");
   if (const json* archs = r.object_field("archs")) {
-    Reader a{*archs, problem, "archs."};
-    rec.sass_archs = a.archs("sass");
-    rec.ptx_archs = a.archs("ptx");
+    Fields a{*archs, problem, "archs.", kMaxString};
+    rec.sass_archs = sm_list(a, "sass");
+    rec.ptx_archs = sm_list(a, "ptx");
   }
   rec.source = r.string("source").value_or("");
   rec.original_url = r.string("original_url").value_or("");
@@ -213,7 +147,7 @@ util::Result<VariantRecord> parse_variant_record(std::string_view text) {
           r.wrong("for_torch", "an array of objects");
           break;
         }
-        Reader p{item, problem, "for_torch[]."};
+        Fields p{item, problem, "for_torch[].", kMaxString};
         TorchPlacement placement;
         placement.torch = p.required_string("torch");
         auto abi = p.boolean("cxx11_abi");
