@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "build/process_tree.hpp"
+#include "build/sentinel.hpp"
 #include "build/supervisor_io.hpp"
 #include "util/child.hpp"
 #include "util/interrupt.hpp"
@@ -208,6 +209,24 @@ std::string quoted_command(const std::vector<std::string>& argv) {
   return out;
 }
 
+// The build sentinel (build/sentinel.hpp) for the build rooted at `root`:
+// its stdin is a pipe this process holds open until it ends. Without a
+// registered executable (tests of the library) there is none; when it cannot
+// start, the build runs without one and the log says so.
+std::optional<util::Child> start_sentinel(int root, milliseconds grace, LogFile& log) {
+  const auto executable = sentinel_executable();
+  if (!executable) return std::nullopt;
+  util::ChildSpec spec;
+  spec.argv = sentinel_argv(*executable, root, grace);
+  spec.stdin_pipe = true;
+  auto started = util::Child::spawn(spec);
+  if (started) return std::move(*started);
+  const std::string line = "flashfit: no build sentinel (" + started.error().message +
+                           "): if flashfit is killed, this build is not stopped with it\n";
+  log.write(line.data(), line.size());
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string SupervisedRun::describe() const {
@@ -260,6 +279,9 @@ util::Result<SupervisedRun> supervise(const SupervisorOptions& options) {
   if (!spawned) return tl::unexpected(spawned.error());
   util::Child& child = *spawned;
   Group group(child);
+  // Declared after the group: on every way out it is stopped first, while
+  // this process is alive to stop the build itself.
+  std::optional<util::Child> sentinel = start_sentinel(child.pid(), options.grace, *log);
   util::RunClock clock(options.timeout, options.grace);
 
   std::optional<MemoryGovernor> governor;

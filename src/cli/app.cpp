@@ -8,6 +8,7 @@
 #include <memory>
 #include <sstream>
 
+#include "build/sentinel.hpp"
 #include "cli/colour.hpp"
 #include "cli/command.hpp"
 #include "cli/nvcc_wrap.hpp"
@@ -163,6 +164,10 @@ int run(int argc, const char* const* argv) {
   // The build's internal nvcc wrapper: everything after its `--` is nvcc's.
   if (argc >= 2 && std::string_view(argv[1]) == kNvccWrapCommand)
     return run_nvcc_wrap(std::vector<std::string>(argv + 2, argv + argc));
+  // The watch over a build of this process's (build/sentinel.hpp).
+  if (argc >= 2 && std::string_view(argv[1]) == build::kSentinelCommand)
+    return build::run_sentinel(std::vector<std::string>(argv + 2, argv + argc));
+  build::register_sentinel_executable("/proc/self/exe");
   util::install_interrupt_handlers();
   // A reader that goes away (flashfit tags | head) must not kill us mid-write.
   std::signal(SIGPIPE, SIG_IGN);
