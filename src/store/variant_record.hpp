@@ -53,7 +53,7 @@ struct VariantRecord {
   friend bool operator==(const VariantRecord&, const VariantRecord&) = default;
 };
 
-inline constexpr std::size_t kMaxVariantRecordBytes = 64 * 1024;
+inline constexpr std::size_t kMaxVariantRecordBytes = std::size_t{64} * 1024;
 
 // The sidecar's bytes (pretty JSON, one trailing newline).
 std::string variant_record_json(const VariantRecord& record);
