@@ -3,7 +3,8 @@
 // (URL and sha256 from the resolution), the other lines as the probed
 // interpreter's pip resolves them (`install --dry-run --report -
 // --ignore-installed`), under a header naming the environment key
-// (workflow/lock_file). `lock --check FILE`: does that key still match here.
+// (workflow/lock_file), or as a PEP 751 pylock.toml with `--format pylock`
+// (workflow/pylock). `lock --check FILE`: does that key still match here.
 // Exit 0 written / fits, 1 nothing fits or the key differs, 2 bad input.
 #include <fmt/core.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@
 #include "workflow/lock_dir.hpp"
 #include "workflow/lock_file.hpp"
 #include "workflow/pip_report.hpp"
+#include "workflow/pylock.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -50,7 +52,8 @@ struct LockCliOptions {
   std::optional<std::string> output;
   std::optional<std::string> dir;  // --dir: requirements-<key>.txt + the index there
   std::optional<std::string> check;
-  bool no_download = false;  // --no-download: a pick with no known sha256 stays unhashed
+  std::string format = "requirements";  // --format requirements|pylock
+  bool no_download = false;             // --no-download: a pick with no known sha256 stays unhashed
   bool json = false;
 };
 
@@ -82,7 +85,15 @@ util::Result<int> run_check(const LockCliOptions& options) {
     return util::input_error(fmt::format("cannot read the lock: {}", text.error().message),
                              *options.check);
   }
-  auto locked = workflow::parse_lock_header(*text, *options.check);
+  // A pylock's key is its [tool.flashfit] table: the TOML is read whole.
+  auto locked = [&]() -> util::Result<workflow::LockKey> {
+    if (!workflow::is_pylock_name(fs::path(*options.check).filename().string())) {
+      return workflow::parse_lock_header(*text, *options.check);
+    }
+    auto parsed = workflow::parse_pylock(*text, *options.check);
+    if (!parsed) return tl::unexpected(parsed.error());
+    return parsed->document.key;
+  }();
   if (!locked) return tl::unexpected(locked.error());
   auto probed = probe_for_key(options.environment);
   if (!probed) return tl::unexpected(probed.error());
@@ -179,8 +190,31 @@ util::Result<std::string> hash_by_download(const resolve::Candidate& candidate) 
   return entry->sha256;
 }
 
+// --format's word as a LockFormat; -o must then be a name the format's readers know.
+util::Result<workflow::LockFormat> lock_format(const LockCliOptions& options) {
+  if (options.format != "requirements" && options.format != "pylock") {
+    return util::fail(util::ErrorKind::usage,
+                      fmt::format("unknown lock format '{}'", util::printable(options.format, 40)),
+                      {}, "give --format requirements or --format pylock");
+  }
+  const auto format = options.format == "pylock" ? workflow::LockFormat::pylock
+                                                 : workflow::LockFormat::requirements;
+  if (format == workflow::LockFormat::pylock && options.output &&
+      !workflow::is_pylock_name(fs::path(*options.output).filename().string())) {
+    // uv, pip and flashfit itself tell a pylock from a requirements file by its name.
+    return util::fail(util::ErrorKind::usage,
+                      fmt::format("-o {}: PEP 751 names a pylock file pylock.toml or "
+                                  "pylock.<name>.toml (<name> without dots)",
+                                  *options.output),
+                      {}, "e.g. -o pylock.toml");
+  }
+  return format;
+}
+
 util::Result<int> run_lock(const LockCliOptions& options) {
   if (options.check) return run_check(options);
+  auto format = lock_format(options);
+  if (!format) return tl::unexpected(format.error());
   if (options.files.empty() && options.specs.empty()) {
     return util::fail(util::ErrorKind::usage,
                       "nothing to lock: give -r FILE or a SPEC (or --check FILE)");
@@ -303,10 +337,14 @@ util::Result<int> run_lock(const LockCliOptions& options) {
         fmt::format("{}: '{}' is skipped here by its marker", skipped.where, skipped.text));
   }
 
-  const std::string text = workflow::render_lock(document);
+  auto rendered = *format == workflow::LockFormat::pylock
+                      ? workflow::render_pylock(document)
+                      : util::Result<std::string>(workflow::render_lock(document));
+  if (!rendered) return tl::unexpected(rendered.error());
+  const std::string& text = *rendered;
   std::optional<std::string> written = options.output;
   if (options.dir) {
-    auto wrote = workflow::write_lock_into(*options.dir, document.key, text);
+    auto wrote = workflow::write_lock_into(*options.dir, document.key, text, *format);
     if (!wrote) return tl::unexpected(wrote.error());
     written = wrote->string();
     note(fmt::format("wrote {} ({} compiled, {} installer line{}) and its entry in {}", *written,
@@ -322,6 +360,7 @@ util::Result<int> run_lock(const LockCliOptions& options) {
   }
   if (options.json) {
     write_stdout(json{{"output", written ? json(*written) : json(nullptr)},
+                      {"format", options.format},
                       {"environment", key_json(document.key)},
                       {"flashfit", lines_json(document.flashfit)},
                       {"installer", lines_json(document.installer)},
@@ -349,9 +388,14 @@ Runner define_lock(CLI::App& app) {
   app.add_option("-o,--output", options->output, "Write the lock here (default: stdout)")
       ->type_name("FILE");
   app.add_option("--dir", options->dir,
-                 "Write requirements-<environment key>.txt into DIR and add it to DIR's index "
-                 "flashfit-locks.json (one run per environment; install --lock DIR picks)")
+                 "Write requirements-<environment key>.txt (pylock.<key>.toml) into DIR and add it "
+                 "to DIR's index flashfit-locks.json (one run per environment; install --lock DIR "
+                 "picks)")
       ->type_name("DIR");
+  app.add_option("--format", options->format,
+                 "requirements: pip's format (default); pylock: PEP 751 pylock.toml, which uv "
+                 "installs too (docs/lock.md)")
+      ->type_name("{requirements,pylock}");
   app.add_option("--check", options->check,
                  "Exit 0 when the lock FILE's environment key is this environment's, 1 listing "
                  "each fact that differs")
