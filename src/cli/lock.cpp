@@ -2,7 +2,8 @@
 // probed (or what-if) environment: each recipe package as flashfit's pick
 // (URL and sha256 from the resolution), the other lines as the probed
 // interpreter's pip resolves them (`install --dry-run --report -
-// --ignore-installed`), under a header naming the environment key
+// --ignore-installed`) or, with uv on PATH or `--resolver uv`, as `uv pip
+// compile` does (workflow/uv_compile), under a header naming the environment key
 // (workflow/lock_file), or as a PEP 751 pylock.toml with `--format pylock`
 // (workflow/pylock). `lock --check FILE`: does that key still match here.
 // Exit 0 written / fits, 1 nothing fits or the key differs, 2 bad input.
@@ -37,6 +38,7 @@
 #include "workflow/lock_file.hpp"
 #include "workflow/pip_report.hpp"
 #include "workflow/pylock.hpp"
+#include "workflow/uv_compile.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -53,6 +55,7 @@ struct LockCliOptions {
   std::optional<std::string> dir;  // --dir: requirements-<key>.txt + the index there
   std::optional<std::string> check;
   std::string format = "requirements";  // --format requirements|pylock
+  std::optional<std::string> resolver;  // --resolver pip|uv (default: uv when on PATH)
   bool no_download = false;             // --no-download: a pick with no known sha256 stays unhashed
   bool json = false;
 };
@@ -165,6 +168,46 @@ util::Result<std::vector<workflow::ReportedPackage>> pip_resolution(
   return parsed;
 }
 
+// The same lines resolved by `uv pip compile` for this interpreter, read back
+// from its pylock.toml as the files this interpreter's tags install.
+util::Result<std::vector<workflow::ReportedPackage>> uv_resolution(
+    const workflow::InstallRequirementsPlan& plan, const env::Environment& environment) {
+  auto inputs = InstallerInputFiles::write(plan, "lock");
+  if (!inputs) return tl::unexpected(inputs.error());
+  const fs::path output = inputs->requirements().parent_path() / "pylock.uv.toml";
+  util::ProcessSpec spec;
+  spec.argv = workflow::uv_compile_argv(environment.python.uv->string(),
+                                        environment.python.interpreter->executable,
+                                        inputs->requirements().string(), output.string());
+  spec.timeout = std::chrono::minutes{30};
+  note(fmt::format("resolving {} line{} with uv (pip compile --format pylock.toml)",
+                   plan.installer.size(), plan.installer.size() == 1 ? "" : "s"));
+  auto ran = util::run_process(spec);
+  if (!ran) return tl::unexpected(ran.error());
+  if (!ran->succeeded()) {
+    std::string err(util::trim(ran->err.empty() ? ran->out : ran->err));
+    if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
+    return util::fail(
+        util::ErrorKind::failed,
+        fmt::format("uv could not resolve the installer's lines ({}): {}", ran->describe(), err),
+        environment.python.uv->string());
+  }
+  auto text = util::read_small_file(output, std::size_t{16} << 20);
+  if (!text) {
+    return util::fail(util::ErrorKind::failed, "uv pip compile wrote no readable pylock.toml",
+                      output.string());
+  }
+  const auto tags = resolve::target_from_environment(environment).tags;
+  if (!tags) {
+    return util::fail(util::ErrorKind::failed,
+                      "this interpreter's wheel tags are unknown: uv's files cannot be chosen", {},
+                      "lock with --resolver pip");
+  }
+  auto parsed = workflow::parse_uv_resolution(*text, "uv's pylock.toml", *tags);
+  if (!parsed) return tl::unexpected(parsed.error());
+  return parsed;
+}
+
 // The URLs the cache fetched these bytes from (none: built or added here).
 std::vector<std::string> cache_urls(const std::string& sha256) {
   auto root = util::cache_root();
@@ -233,6 +276,9 @@ util::Result<int> run_lock(const LockCliOptions& options) {
   if (!probed) return tl::unexpected(probed.error());
   const env::Environment& environment = *probed;
   const env::Interpreter& interpreter = *environment.python.interpreter;
+  // uv when on PATH: the installer flashfit would install these lines with.
+  auto resolver = workflow::choose_line_resolver(options.resolver, environment.python.uv.known());
+  if (!resolver) return tl::unexpected(resolver.error());
   auto plan =
       workflow::plan_install_requirements(*files, *book, interpreter.markers, options.sources);
   if (!plan) return tl::unexpected(plan.error());
@@ -313,21 +359,23 @@ util::Result<int> run_lock(const LockCliOptions& options) {
     document.notes.push_back(why);
     std::fprintf(stderr, "flashfit: note: %s\n", why.c_str());
   } else if (!plan->installer.empty()) {
-    auto reported = pip_resolution(*plan, interpreter);
+    const std::string by(workflow::to_string(*resolver));
+    auto reported = *resolver == workflow::LineResolver::uv ? uv_resolution(*plan, environment)
+                                                            : pip_resolution(*plan, interpreter);
     if (!reported) return tl::unexpected(reported.error());
     for (const auto& p : *reported) {
       if (taken_names.count(pkg::canonicalize_name(p.name)) != 0) {
-        document.notes.push_back(fmt::format(
-            "pip's resolution also named {} {}: flashfit's pick above is the one locked", p.name,
-            p.version));
+        document.notes.push_back(
+            fmt::format("{}'s resolution also named {} {}: flashfit's pick above is the one locked",
+                        by, p.name, p.version));
         continue;
       }
-      workflow::LockedLine line{p.name, p.version, p.url, std::nullopt, "pip's resolution"};
+      workflow::LockedLine line{p.name, p.version, p.url, std::nullopt, by + "'s resolution"};
       if (!p.sha256.empty()) line.sha256 = p.sha256;
       if (!line.sha256) {
         std::fprintf(stderr,
-                     "flashfit: warning: %s: pip gave no sha256 (%s); its --hash is left out\n",
-                     p.name.c_str(), p.url.c_str());
+                     "flashfit: warning: %s: %s gave no sha256 (%s); its --hash is left out\n",
+                     p.name.c_str(), by.c_str(), p.url.c_str());
       }
       document.installer.push_back(std::move(line));
     }
@@ -361,6 +409,7 @@ util::Result<int> run_lock(const LockCliOptions& options) {
   if (options.json) {
     write_stdout(json{{"output", written ? json(*written) : json(nullptr)},
                       {"format", options.format},
+                      {"resolver", std::string(workflow::to_string(*resolver))},
                       {"environment", key_json(document.key)},
                       {"flashfit", lines_json(document.flashfit)},
                       {"installer", lines_json(document.installer)},
@@ -402,6 +451,10 @@ Runner define_lock(CLI::App& app) {
       ->type_name("FILE");
   add_environment_flags(app, options->environment);
   add_source_flags(app, options->sources);
+  app.add_option("--resolver", options->resolver,
+                 "Who resolves the lines flashfit does not take: pip (install --dry-run "
+                 "--report) or uv (pip compile); default uv when on PATH, else pip")
+      ->type_name("{pip,uv}");
   app.add_flag("--no-download", options->no_download,
                "Do not download a pick whose sha256 no source gives: lock it without --hash");
   app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");

@@ -19,7 +19,10 @@
 # - a pick without a known sha256 (--no-download) is refused (PEP 751 needs a
 #   hash), nothing written; -o with a non-pylock name: exit 2;
 # - bad pylock input for --check and install --lock: bad TOML, another
-#   lock-version, a file without hashes, a pylock from another tool: exit 2.
+#   lock-version, a file without hashes, a pylock from another tool: exit 2;
+# - uv as the resolver of the installer's lines (on PATH, or --resolver uv):
+#   `uv pip compile` locks the same files with the same hashes pip's
+#   resolution locks; uv installs that pylock; --resolver uv without uv: exit 2.
 # shellcheck source=tests/integration/lib.sh
 source "$(dirname "$0")/lib.sh"
 FF_TIMEOUT=180
@@ -247,3 +250,39 @@ bad_pylock version "$(sed 's/^lock-version = "1.0"/lock-version = "2.0"/' "$LOCK
 bad_pylock nohashes "$(sed 's/, hashes = { sha256 = "[0-9a-f]*" }//' "$LOCK")" "packages[0].wheels[0].hashes" "missing"
 bad_pylock foreign $'lock-version = "1.0"\ncreated-by = "uv"\n[[packages]]\nname = "ffdep"\n' "tool.flashfit" "no flashfit environment key"
 pass_note "bad pylock input (bad TOML, lock-version 2.0, no hashes, another tool's file): exit 2, naming file and key"
+
+# --- uv as the resolver of the installer's lines ------------------------------------------
+# PATH without any uv, and one whose only uv is the pinned one.
+NO_UV_PATH=$(printf '%s' "$PATH" | tr ':' '\n' | while read -r d; do [[ -x $d/uv ]] || printf '%s:' "$d"; done)
+mkdir -p "$TMP/uvbin" && ln -s "$UV" "$TMP/uvbin/uv"
+rm -rf "$FLASHFIT_CACHE_DIR/wheels"
+PATH=$NO_UV_PATH ff lock -r "$TMP/requirements.txt" --python "$PYA" -o "$TMP/by-pip.txt"
+expect_rc 0 "lock with no uv on PATH"
+expect_err_contains "resolving 1 line with pip"
+PATH=$TMP/uvbin:$NO_UV_PATH ff lock -r "$TMP/requirements.txt" --python "$PYA" -o "$TMP/by-uv.txt"
+expect_rc 0 "lock with uv on PATH"
+expect_err_contains "resolving 1 line with uv"
+grep -qxF "# ffdep 1.2 (uv's resolution)" "$TMP/by-uv.txt" || fail "the lock does not say uv resolved ffdep: $(cat "$TMP/by-uv.txt")"
+# The same files and hashes, whoever resolved them (uv writes them in name order).
+diff <(grep -v '^#\|^$' "$TMP/by-pip.txt" | sort) <(grep -v '^#\|^$' "$TMP/by-uv.txt" | sort) >&2 ||
+  fail "uv's resolution locks other files than pip's"
+[[ $(grep -vc '^#\|^$' "$TMP/by-uv.txt") == 3 ]] || fail "uv's lock has other lines than ffinst, ffpure, ffdep"
+PATH=$TMP/uvbin:$NO_UV_PATH ff lock -r "$TMP/requirements.txt" --python "$PYA" --resolver pip -o "$TMP/by-pip-asked.txt"
+expect_rc 0 "lock --resolver pip with uv on PATH"
+expect_err_contains "resolving 1 line with pip"
+cmp -s "$TMP/by-pip.txt" "$TMP/by-pip-asked.txt" || fail "--resolver pip with uv on PATH is not pip's lock"
+pass_note "uv on PATH resolves the installer's lines (uv pip compile): the same files and sha256 as pip's; --resolver pip keeps pip"
+
+PATH=$NO_UV_PATH ff lock -r "$TMP/requirements.txt" --python "$PYA" --resolver uv --format pylock -o "$TMP/project/pylock.by-uv.toml"
+expect_clean_error 2 "--resolver uv without uv"
+expect_err_contains "uv is not on PATH"
+PATH=$TMP/uvbin:$NO_UV_PATH ff lock -r "$TMP/requirements.txt" --python "$PYA" --resolver uv --format pylock -o "$TMP/project/pylock.by-uv.toml" --json
+expect_rc 0 "lock --resolver uv --format pylock"
+[[ $(json_field "$TMP/out" 'd["resolver"], d["format"]') == "('uv', 'pylock')" ]] || fail "--json: $(json_field "$TMP/out" 'd["resolver"], d["format"]')"
+PYW=$(venv uv-resolved)
+"$UV" pip install --python "$PYW" --no-progress -r "$TMP/project/pylock.by-uv.toml" >"$TMP/uv.out" 2>&1 ||
+  fail "uv does not install the pylock of its own resolution: $(cat "$TMP/uv.out")"
+for pair in "ffinst:$W10" "ffpure:$TMP/links/ffpure-1.0-py3-none-any.whl" "ffdep:$TMP/links/ffdep-1.2-py3-none-any.whl"; do
+  n=$(wheel_bytes_installed "$PYW" "${pair%%:*}" "${pair#*:}") || fail "uv-resolved venv: $n"
+done
+pass_note "--resolver uv --format pylock: uv installs it, the locked bytes; --resolver uv without uv: exit 2"
