@@ -342,7 +342,8 @@ util::Result<int> run_lock(const LockCliOptions& options) {
       document.notes.push_back(why);
       std::fprintf(stderr, "flashfit: warning: %s\n", why.c_str());
     }
-    if (!line.sha256) {
+    // (A pylock cannot leave a hash out: render_pylock's error says so.)
+    if (!line.sha256 && *format == workflow::LockFormat::requirements) {
       std::fprintf(stderr,
                    "flashfit: warning: %s: no sha256 is known for %s; its --hash is left out "
                    "(--no-download, or --offline with a remote file)\n",
@@ -372,7 +373,7 @@ util::Result<int> run_lock(const LockCliOptions& options) {
       }
       workflow::LockedLine line{p.name, p.version, p.url, std::nullopt, by + "'s resolution"};
       if (!p.sha256.empty()) line.sha256 = p.sha256;
-      if (!line.sha256) {
+      if (!line.sha256 && *format == workflow::LockFormat::requirements) {
         std::fprintf(stderr,
                      "flashfit: warning: %s: %s gave no sha256 (%s); its --hash is left out\n",
                      p.name.c_str(), by.c_str(), p.url.c_str());

@@ -223,6 +223,7 @@ rm -rf "$FLASHFIT_CACHE_DIR/wheels"  # (else the cache, which knows the bytes' s
 ff lock ffinst==1.0 --find-links "$TMP/links" --python "$PYA" --format pylock --no-download -o "$TMP/project/pylock.nohash.toml"
 expect_rc 1 "a pylock without a known sha256"
 expect_err_contains "PEP 751 requires a hash for every file"
+! grep -qF "its --hash is left out" "$TMP/err" || fail "a pylock lock warns that --hash is left out: $(cat "$TMP/err")"
 [[ ! -e $TMP/project/pylock.nohash.toml ]] || fail "a pylock without a hash was written"
 ff lock ffinst==1.0 --find-links "$TMP/links" --python "$PYA" --format pylock -o "$TMP/lock.toml"
 expect_clean_error 2 "-o with a name PEP 751 does not allow"
