@@ -226,6 +226,7 @@ bool is_pylock_name(std::string_view file_name) {
 
 std::vector<std::pair<std::string, std::optional<std::string>>> key_facts(const LockKey& key) {
   std::vector<std::pair<std::string, std::optional<std::string>>> out;
+  out.reserve(kFacts.size());
   for (const auto& fact : kFacts) out.emplace_back(std::string(fact.name), key.*fact.field);
   return out;
 }
@@ -378,9 +379,8 @@ std::string as_url(const std::string& url_or_path) {
   if (url_or_path.empty() || url_or_path.front() != '/') return url_or_path;
   std::string out = "file://";
   for (const unsigned char c : url_or_path) {
-    if (value_char(static_cast<char>(c)) && c != '+' && c != ',') {
-      out += static_cast<char>(c);
-    } else if (c == '/' || c == '~') {
+    // Kept as they are: the value characters a path segment may hold, and '/' '~'.
+    if ((value_char(static_cast<char>(c)) && c != '+' && c != ',') || c == '/' || c == '~') {
       out += static_cast<char>(c);
     } else {
       out += fmt::format("%{:02X}", c);
