@@ -2,8 +2,10 @@
 // probed (or what-if) environment: each recipe package as flashfit's pick
 // (URL and sha256 from the resolution), the other lines as the probed
 // interpreter's pip resolves them (`install --dry-run --report -
-// --ignore-installed`), under a header naming the environment key
-// (workflow/lock_file). `lock --check FILE`: does that key still match here.
+// --ignore-installed`) or, with uv on PATH or `--resolver uv`, as `uv pip
+// compile` does (workflow/uv_compile), under a header naming the environment key
+// (workflow/lock_file), or as a PEP 751 pylock.toml with `--format pylock`
+// (workflow/pylock). `lock --check FILE`: does that key still match here.
 // Exit 0 written / fits, 1 nothing fits or the key differs, 2 bad input.
 #include <fmt/core.h>
 #include <unistd.h>
@@ -35,6 +37,8 @@
 #include "workflow/lock_dir.hpp"
 #include "workflow/lock_file.hpp"
 #include "workflow/pip_report.hpp"
+#include "workflow/pylock.hpp"
+#include "workflow/uv_compile.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -50,7 +54,9 @@ struct LockCliOptions {
   std::optional<std::string> output;
   std::optional<std::string> dir;  // --dir: requirements-<key>.txt + the index there
   std::optional<std::string> check;
-  bool no_download = false;  // --no-download: a pick with no known sha256 stays unhashed
+  std::string format = "requirements";  // --format requirements|pylock
+  std::optional<std::string> resolver;  // --resolver pip|uv (default: uv when on PATH)
+  bool no_download = false;             // --no-download: a pick with no known sha256 stays unhashed
   bool json = false;
 };
 
@@ -82,7 +88,15 @@ util::Result<int> run_check(const LockCliOptions& options) {
     return util::input_error(fmt::format("cannot read the lock: {}", text.error().message),
                              *options.check);
   }
-  auto locked = workflow::parse_lock_header(*text, *options.check);
+  // A pylock's key is its [tool.flashfit] table: the TOML is read whole.
+  auto locked = [&]() -> util::Result<workflow::LockKey> {
+    if (!workflow::is_pylock_name(fs::path(*options.check).filename().string())) {
+      return workflow::parse_lock_header(*text, *options.check);
+    }
+    auto parsed = workflow::parse_pylock(*text, *options.check);
+    if (!parsed) return tl::unexpected(parsed.error());
+    return parsed->document.key;
+  }();
   if (!locked) return tl::unexpected(locked.error());
   auto probed = probe_for_key(options.environment);
   if (!probed) return tl::unexpected(probed.error());
@@ -154,6 +168,46 @@ util::Result<std::vector<workflow::ReportedPackage>> pip_resolution(
   return parsed;
 }
 
+// The same lines resolved by `uv pip compile` for this interpreter, read back
+// from its pylock.toml as the files this interpreter's tags install.
+util::Result<std::vector<workflow::ReportedPackage>> uv_resolution(
+    const workflow::InstallRequirementsPlan& plan, const env::Environment& environment) {
+  auto inputs = InstallerInputFiles::write(plan, "lock");
+  if (!inputs) return tl::unexpected(inputs.error());
+  const fs::path output = inputs->requirements().parent_path() / "pylock.uv.toml";
+  util::ProcessSpec spec;
+  spec.argv = workflow::uv_compile_argv(environment.python.uv->string(),
+                                        environment.python.interpreter->executable,
+                                        inputs->requirements().string(), output.string());
+  spec.timeout = std::chrono::minutes{30};
+  note(fmt::format("resolving {} line{} with uv (pip compile --format pylock.toml)",
+                   plan.installer.size(), plan.installer.size() == 1 ? "" : "s"));
+  auto ran = util::run_process(spec);
+  if (!ran) return tl::unexpected(ran.error());
+  if (!ran->succeeded()) {
+    std::string err(util::trim(ran->err.empty() ? ran->out : ran->err));
+    if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
+    return util::fail(
+        util::ErrorKind::failed,
+        fmt::format("uv could not resolve the installer's lines ({}): {}", ran->describe(), err),
+        environment.python.uv->string());
+  }
+  auto text = util::read_small_file(output, std::size_t{16} << 20);
+  if (!text) {
+    return util::fail(util::ErrorKind::failed, "uv pip compile wrote no readable pylock.toml",
+                      output.string());
+  }
+  const auto tags = resolve::target_from_environment(environment).tags;
+  if (!tags) {
+    return util::fail(util::ErrorKind::failed,
+                      "this interpreter's wheel tags are unknown: uv's files cannot be chosen", {},
+                      "lock with --resolver pip");
+  }
+  auto parsed = workflow::parse_uv_resolution(*text, "uv's pylock.toml", *tags);
+  if (!parsed) return tl::unexpected(parsed.error());
+  return parsed;
+}
+
 // The URLs the cache fetched these bytes from (none: built or added here).
 std::vector<std::string> cache_urls(const std::string& sha256) {
   auto root = util::cache_root();
@@ -179,8 +233,31 @@ util::Result<std::string> hash_by_download(const resolve::Candidate& candidate) 
   return entry->sha256;
 }
 
+// --format's word as a LockFormat; -o must then be a name the format's readers know.
+util::Result<workflow::LockFormat> lock_format(const LockCliOptions& options) {
+  if (options.format != "requirements" && options.format != "pylock") {
+    return util::fail(util::ErrorKind::usage,
+                      fmt::format("unknown lock format '{}'", util::printable(options.format, 40)),
+                      {}, "give --format requirements or --format pylock");
+  }
+  const auto format = options.format == "pylock" ? workflow::LockFormat::pylock
+                                                 : workflow::LockFormat::requirements;
+  if (format == workflow::LockFormat::pylock && options.output &&
+      !workflow::is_pylock_name(fs::path(*options.output).filename().string())) {
+    // uv, pip and flashfit itself tell a pylock from a requirements file by its name.
+    return util::fail(util::ErrorKind::usage,
+                      fmt::format("-o {}: PEP 751 names a pylock file pylock.toml or "
+                                  "pylock.<name>.toml (<name> without dots)",
+                                  *options.output),
+                      {}, "e.g. -o pylock.toml");
+  }
+  return format;
+}
+
 util::Result<int> run_lock(const LockCliOptions& options) {
   if (options.check) return run_check(options);
+  auto format = lock_format(options);
+  if (!format) return tl::unexpected(format.error());
   if (options.files.empty() && options.specs.empty()) {
     return util::fail(util::ErrorKind::usage,
                       "nothing to lock: give -r FILE or a SPEC (or --check FILE)");
@@ -199,6 +276,9 @@ util::Result<int> run_lock(const LockCliOptions& options) {
   if (!probed) return tl::unexpected(probed.error());
   const env::Environment& environment = *probed;
   const env::Interpreter& interpreter = *environment.python.interpreter;
+  // uv when on PATH: the installer flashfit would install these lines with.
+  auto resolver = workflow::choose_line_resolver(options.resolver, environment.python.uv.known());
+  if (!resolver) return tl::unexpected(resolver.error());
   auto plan =
       workflow::plan_install_requirements(*files, *book, interpreter.markers, options.sources);
   if (!plan) return tl::unexpected(plan.error());
@@ -262,7 +342,8 @@ util::Result<int> run_lock(const LockCliOptions& options) {
       document.notes.push_back(why);
       std::fprintf(stderr, "flashfit: warning: %s\n", why.c_str());
     }
-    if (!line.sha256) {
+    // (A pylock cannot leave a hash out: render_pylock's error says so.)
+    if (!line.sha256 && *format == workflow::LockFormat::requirements) {
       std::fprintf(stderr,
                    "flashfit: warning: %s: no sha256 is known for %s; its --hash is left out "
                    "(--no-download, or --offline with a remote file)\n",
@@ -279,21 +360,23 @@ util::Result<int> run_lock(const LockCliOptions& options) {
     document.notes.push_back(why);
     std::fprintf(stderr, "flashfit: note: %s\n", why.c_str());
   } else if (!plan->installer.empty()) {
-    auto reported = pip_resolution(*plan, interpreter);
+    const std::string by(workflow::to_string(*resolver));
+    auto reported = *resolver == workflow::LineResolver::uv ? uv_resolution(*plan, environment)
+                                                            : pip_resolution(*plan, interpreter);
     if (!reported) return tl::unexpected(reported.error());
     for (const auto& p : *reported) {
       if (taken_names.count(pkg::canonicalize_name(p.name)) != 0) {
-        document.notes.push_back(fmt::format(
-            "pip's resolution also named {} {}: flashfit's pick above is the one locked", p.name,
-            p.version));
+        document.notes.push_back(
+            fmt::format("{}'s resolution also named {} {}: flashfit's pick above is the one locked",
+                        by, p.name, p.version));
         continue;
       }
-      workflow::LockedLine line{p.name, p.version, p.url, std::nullopt, "pip's resolution"};
+      workflow::LockedLine line{p.name, p.version, p.url, std::nullopt, by + "'s resolution"};
       if (!p.sha256.empty()) line.sha256 = p.sha256;
-      if (!line.sha256) {
+      if (!line.sha256 && *format == workflow::LockFormat::requirements) {
         std::fprintf(stderr,
-                     "flashfit: warning: %s: pip gave no sha256 (%s); its --hash is left out\n",
-                     p.name.c_str(), p.url.c_str());
+                     "flashfit: warning: %s: %s gave no sha256 (%s); its --hash is left out\n",
+                     p.name.c_str(), by.c_str(), p.url.c_str());
       }
       document.installer.push_back(std::move(line));
     }
@@ -303,10 +386,14 @@ util::Result<int> run_lock(const LockCliOptions& options) {
         fmt::format("{}: '{}' is skipped here by its marker", skipped.where, skipped.text));
   }
 
-  const std::string text = workflow::render_lock(document);
+  auto rendered = *format == workflow::LockFormat::pylock
+                      ? workflow::render_pylock(document)
+                      : util::Result<std::string>(workflow::render_lock(document));
+  if (!rendered) return tl::unexpected(rendered.error());
+  const std::string& text = *rendered;
   std::optional<std::string> written = options.output;
   if (options.dir) {
-    auto wrote = workflow::write_lock_into(*options.dir, document.key, text);
+    auto wrote = workflow::write_lock_into(*options.dir, document.key, text, *format);
     if (!wrote) return tl::unexpected(wrote.error());
     written = wrote->string();
     note(fmt::format("wrote {} ({} compiled, {} installer line{}) and its entry in {}", *written,
@@ -322,6 +409,8 @@ util::Result<int> run_lock(const LockCliOptions& options) {
   }
   if (options.json) {
     write_stdout(json{{"output", written ? json(*written) : json(nullptr)},
+                      {"format", options.format},
+                      {"resolver", std::string(workflow::to_string(*resolver))},
                       {"environment", key_json(document.key)},
                       {"flashfit", lines_json(document.flashfit)},
                       {"installer", lines_json(document.installer)},
@@ -349,15 +438,24 @@ Runner define_lock(CLI::App& app) {
   app.add_option("-o,--output", options->output, "Write the lock here (default: stdout)")
       ->type_name("FILE");
   app.add_option("--dir", options->dir,
-                 "Write requirements-<environment key>.txt into DIR and add it to DIR's index "
-                 "flashfit-locks.json (one run per environment; install --lock DIR picks)")
+                 "Write requirements-<environment key>.txt (pylock.<key>.toml) into DIR and add it "
+                 "to DIR's index flashfit-locks.json (one run per environment; install --lock DIR "
+                 "picks)")
       ->type_name("DIR");
+  app.add_option("--format", options->format,
+                 "requirements: pip's format (default); pylock: PEP 751 pylock.toml, which uv "
+                 "installs too (docs/lock.md)")
+      ->type_name("{requirements,pylock}");
   app.add_option("--check", options->check,
                  "Exit 0 when the lock FILE's environment key is this environment's, 1 listing "
                  "each fact that differs")
       ->type_name("FILE");
   add_environment_flags(app, options->environment);
   add_source_flags(app, options->sources);
+  app.add_option("--resolver", options->resolver,
+                 "Who resolves the lines flashfit does not take: pip (install --dry-run "
+                 "--report) or uv (pip compile); default uv when on PATH, else pip")
+      ->type_name("{pip,uv}");
   app.add_flag("--no-download", options->no_download,
                "Do not download a pick whose sha256 no source gives: lock it without --hash");
   app.add_flag("--json", options->json, "Print a JSON object (schema in docs/json.md)");

@@ -1,5 +1,6 @@
 #pragma once
-// Reading recipes and the config from TOML (toml++; internal to resolve/).
+// Reading recipes and the config from TOML (toml++; used by resolve/ and by
+// workflow/pylock_parse.cpp for PEP 751 locks).
 // Both files are written by people, so every mistake must come back as an
 // error that names the file, the key path ("release[3].gpu_archs[1]") and
 // the line, and a key nobody reads (a typo) is an error too, never ignored.

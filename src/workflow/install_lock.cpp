@@ -14,6 +14,7 @@
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
 #include "workflow/lock_dir.hpp"
+#include "workflow/pylock.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -28,7 +29,7 @@ util::Result<ParsedLock> read_lock(const fs::path& file) {
   if (!text) {
     return util::input_error("cannot read the lock (unreadable or over 16 MiB)", file.string());
   }
-  return parse_lock(*text, file.string());
+  return parse_lock_by_name(*text, file.string());
 }
 
 void say(const InstallLockRequest& request, std::string_view line) {

@@ -26,7 +26,7 @@ util::Result<std::vector<LockIndexEntry>> read_index_file(const fs::path& index)
 }  // namespace
 
 util::Result<fs::path> write_lock_into(const fs::path& dir, const LockKey& key,
-                                       const std::string& text) {
+                                       const std::string& text, LockFormat format) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir, ec)) {
@@ -43,7 +43,7 @@ util::Result<fs::path> write_lock_into(const fs::path& dir, const LockKey& key,
     if (!read) return tl::unexpected(read.error());
     entries = std::move(*read);
   }
-  const LockIndexEntry entry{key, lock_file_name(key)};
+  const LockIndexEntry entry{key, lock_file_name(key, format)};
   auto updated = with_lock(std::move(entries), entry);
   if (!updated) return tl::unexpected(std::move(updated.error()).with_context(index.string()));
   // The file first, the index last: an index never names a file not yet there.

@@ -193,23 +193,40 @@ std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& he
   return out;
 }
 
-std::string lock_file_name(const LockKey& key) {
+std::string lock_file_name(const LockKey& key, LockFormat format) {
   // One prefix per fact keeps the name readable and two keys apart even where
   // values could read alike ("none" torch vs "none" GPUs).
   constexpr std::array<std::string_view, kFacts.size()> kPrefix = {"",     "",    "torch",
                                                                    "cuda", "abi", "gpu"};
-  std::string out = "requirements";
+  const bool pylock = format == LockFormat::pylock;
+  std::string out = pylock ? "pylock." : "requirements";
   for (std::size_t i = 0; i < kFacts.size(); ++i) {
     std::string value = shown(key.*kFacts[i].field);
     std::replace(value.begin(), value.end(), '+', '_');
-    std::replace(value.begin(), value.end(), ',', '.');
-    out += fmt::format("-{}{}", kPrefix[i], value);
+    // PEP 751's <name> holds no '.': there both separators become '_'.
+    std::replace(value.begin(), value.end(), ',', pylock ? '_' : '.');
+    if (pylock) std::replace(value.begin(), value.end(), '.', '_');
+    out += fmt::format("{}{}{}", i == 0 && pylock ? "" : "-", kPrefix[i], value);
   }
-  return out + ".txt";
+  return out + (pylock ? ".toml" : ".txt");
+}
+
+bool is_pylock_name(std::string_view file_name) {
+  if (file_name == "pylock.toml") return true;
+  constexpr std::string_view kPrefixName = "pylock.";
+  constexpr std::string_view kSuffix = ".toml";
+  if (file_name.size() <= kPrefixName.size() + kSuffix.size() ||
+      !util::starts_with(file_name, kPrefixName) || !util::ends_with(file_name, kSuffix)) {
+    return false;
+  }
+  const std::string_view name =
+      file_name.substr(kPrefixName.size(), file_name.size() - kPrefixName.size() - kSuffix.size());
+  return name.find('.') == std::string_view::npos && name.find('/') == std::string_view::npos;
 }
 
 std::vector<std::pair<std::string, std::optional<std::string>>> key_facts(const LockKey& key) {
   std::vector<std::pair<std::string, std::optional<std::string>>> out;
+  out.reserve(kFacts.size());
   for (const auto& fact : kFacts) out.emplace_back(std::string(fact.name), key.*fact.field);
   return out;
 }
@@ -362,9 +379,8 @@ std::string as_url(const std::string& url_or_path) {
   if (url_or_path.empty() || url_or_path.front() != '/') return url_or_path;
   std::string out = "file://";
   for (const unsigned char c : url_or_path) {
-    if (value_char(static_cast<char>(c)) && c != '+' && c != ',') {
-      out += static_cast<char>(c);
-    } else if (c == '/' || c == '~') {
+    // Kept as they are: the value characters a path segment may hold, and '/' '~'.
+    if ((value_char(static_cast<char>(c)) && c != '+' && c != ',') || c == '/' || c == '~') {
       out += static_cast<char>(c);
     } else {
       out += fmt::format("%{:02X}", c);

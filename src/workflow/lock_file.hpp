@@ -70,10 +70,20 @@ struct KeyDifference {
 // Facts in header order; "unknown" on either side differs from a known value.
 std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& here);
 
+// The two file formats `flashfit lock` writes: pip's requirements format
+// (this file) and PEP 751's pylock.toml (workflow/pylock).
+enum class LockFormat { requirements, pylock };
+
 // A stable, readable, filename-safe name for the lock of `key` (`lock --dir`):
 // "requirements-cp311-manylinux_2_36_x86_64-torch2.8.0_cu128-cuda12.8-abitrue-gpusm_80.sm_90.txt";
 // '+' becomes '_' and ',' '.', an unknown fact is written "unknown" after its prefix.
-std::string lock_file_name(const LockKey& key);
+// A pylock's name follows PEP 751's `pylock.<name>.toml` (no '.' in <name>):
+// "pylock.cp311-manylinux_2_36_x86_64-torch2_8_0_cu128-cuda12_8-abitrue-gpusm_80_sm_90.toml".
+std::string lock_file_name(const LockKey& key, LockFormat format = LockFormat::requirements);
+
+// PEP 751's file name rule: "pylock.toml" or "pylock.<name>.toml", <name>
+// without '.'. `install --lock` and `lock --check` read such a file as a pylock.
+bool is_pylock_name(std::string_view file_name);
 
 // The facts by their header names ("python", ..., "gpu-archs"), in header
 // order, for the index file (workflow/lock_index); set_key_fact refuses an

@@ -23,8 +23,10 @@ bool file_name_char(char c) {
 }
 
 bool plain_lock_name(const std::string& file) {
-  return util::starts_with(file, "requirements-") && util::ends_with(file, ".txt") &&
-         file.size() <= 255 && std::all_of(file.begin(), file.end(), file_name_char);
+  const bool requirements =
+      util::starts_with(file, "requirements-") && util::ends_with(file, ".txt");
+  return (requirements || is_pylock_name(file)) && file.size() <= 255 &&
+         std::all_of(file.begin(), file.end(), file_name_char);
 }
 
 }  // namespace
@@ -76,8 +78,9 @@ util::Result<std::vector<LockIndexEntry>> parse_lock_index(std::string_view text
     LockIndexEntry entry;
     entry.file = item["file"].get<std::string>();
     if (!plain_lock_name(entry.file)) {
-      return bad(fmt::format("'{}' is not a requirements-*.txt file name in its directory",
-                             util::printable(entry.file, 80)));
+      return bad(fmt::format(
+          "'{}' is not a requirements-*.txt or pylock.*.toml file name in its directory",
+          util::printable(entry.file, 80)));
     }
     std::set<std::string> named;
     for (const auto& [name, value] : item["key"].items()) {

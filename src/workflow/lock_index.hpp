@@ -22,7 +22,7 @@ inline constexpr std::string_view kLockIndexName = "flashfit-locks.json";
 
 struct LockIndexEntry {
   LockKey key;
-  std::string file;  // a plain file name in the index's directory
+  std::string file;  // a plain file name in the index's directory (either LockFormat)
   friend bool operator==(const LockIndexEntry&, const LockIndexEntry&) = default;
 };
 
@@ -31,7 +31,8 @@ std::string render_lock_index(const std::vector<LockIndexEntry>& entries);
 
 // Errors (input, naming `origin`): not JSON, another format number, a
 // missing or mistyped field, an unknown or malformed fact, a file name that
-// is not `requirements-*.txt` in the directory itself, a key or file named twice.
+// is not `requirements-*.txt` or `pylock.*.toml` in the directory itself, a key or file named
+// twice.
 util::Result<std::vector<LockIndexEntry>> parse_lock_index(std::string_view text,
                                                            std::string_view origin);
 

@@ -254,7 +254,7 @@ bad_index() { # bad_index TEXT EXPECTED
 }
 bad_index '{"locks": []' "not JSON"
 bad_index '{"flashfit-locks": 7, "locks": []}' "format 7"
-bad_index '{"flashfit-locks": 1, "locks": [{"file": "../etc/passwd", "key": {}}]}' "not a requirements-*.txt file name"
+bad_index '{"flashfit-locks": 1, "locks": [{"file": "../etc/passwd", "key": {}}]}' "not a requirements-*.txt or pylock.*.toml file name"
 bad_index "$(sed 's/"torch": /"torcch": /' "$TMP/locks/flashfit-locks.json")" "unknown fact 'torcch'"
 # An index whose entry for this key names the other environment's file.
 json_field "$TMP/locks/flashfit-locks.json" 'json.dumps({"flashfit-locks": 1, "locks": [{"file": d["locks"][1]["file"], "key": d["locks"][0]["key"]}]})' >"$TMP/badindex/flashfit-locks.json"
