@@ -31,7 +31,7 @@ util::Result<int> run_resolve(const ResolveCliOptions& options) {
   pipeline.sources = &options.sources;
   pipeline.without_interpreter = WithoutInterpreter::what_if_python_version;
   // Text and JSON show a few rejections with their messages; --all every one.
-  if (!options.all) pipeline.explain_rejected = resolve_nearest_shown;
+  if (!options.all) pipeline.explain_rejected = kResolveNearestShown;
   auto resolved = run_pipeline(pipeline);
   if (!resolved) return tl::unexpected(resolved.error());
   const Resolved& r = **resolved;

@@ -15,8 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t nearest_shown = resolve_nearest_shown;
-
 json environment_facts(const env::Environment& env) {
   json gpus = fact_json(env.gpu.gpus, [](const std::vector<env::GpuDevice>& list) {
     json out = json::array();
@@ -237,6 +235,7 @@ std::string resolve_text(const ResolveReport& report) {
   auto by_reason = rejections_by_reason(r);
   if (!by_reason.empty()) {
     std::vector<std::string> parts;
+    parts.reserve(by_reason.size());
     for (const auto& [code, count] : by_reason)
       parts.push_back(fmt::format("{} {}", resolve::to_string(code), count));
     out += "rejections by reason: " + util::join(parts, ", ") + "\n";
@@ -245,7 +244,7 @@ std::string resolve_text(const ResolveReport& report) {
   bool header = false;
   for (const resolve::Judged& j : r.candidates) {
     if (j.compatible() && !report.all) continue;
-    if (!report.all && shown == nearest_shown) break;
+    if (!report.all && shown == kResolveNearestShown) break;
     if (!header) {
       out +=
           report.all ? "\nevery candidate:\n" : "\nnearest rejected (--all for every candidate):\n";
@@ -299,7 +298,7 @@ std::string resolve_json(const ResolveReport& report) {
     const resolve::Judged& j = r.candidates[i];
     if (!report.all) {
       if (j.compatible() && i != r.selected) continue;
-      if (!j.compatible() && rejected_shown++ == nearest_shown) break;
+      if (!j.compatible() && rejected_shown++ == kResolveNearestShown) break;
     }
     write_candidate(writer, j);
   }
@@ -350,9 +349,9 @@ std::string resolve_json(const ResolveReport& report) {
            {"warnings", r.warnings}};
   std::string text = out.dump(2);
   // The only key at the top level's indentation (nested keys are deeper).
-  constexpr std::string_view slot = "\n  \"candidates\": null";
-  std::size_t at = text.find(slot);
-  text.replace(at + slot.size() - 4, 4, candidates);
+  constexpr std::string_view kSlot = "\n  \"candidates\": null";
+  std::size_t at = text.find(kSlot);
+  text.replace(at + kSlot.size() - 4, 4, candidates);
   return text + "\n";
 }
 

@@ -15,7 +15,7 @@ namespace flashfit::cli {
 
 // Rejections shown by default (text and JSON); the rest only with --all. The
 // pipeline explains (builds messages for) only these.
-constexpr std::size_t resolve_nearest_shown = 8;
+constexpr std::size_t kResolveNearestShown = 8;
 
 struct ResolveReport {
   const resolve::Resolution& resolution;
