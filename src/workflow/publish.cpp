@@ -127,10 +127,20 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
     if (*current) return report;  // nothing changed: a no-op
   }
   if (!target.relist_pages()) {
-    say(progress, fmt::format("writing {} pages", report.plan.pages.size()));
+    // A page whose bytes are already there is left alone: adding one wheel to
+    // an index of many projects rewrites the root, its project's pages and
+    // the env pages, not every project's.
+    std::vector<const PageFile*> changed;
     for (const auto& page : report.plan.pages) {
-      auto put = target.put_bytes(page.path, page.content);
-      if (!put) return tl::unexpected(std::move(put.error()).with_context(page.path));
+      auto have = target.read(page.path);
+      if (!have) return tl::unexpected(have.error());
+      if (!*have || **have != page.content) changed.push_back(&page);
+    }
+    say(progress, fmt::format("writing {} pages ({} unchanged)", changed.size(),
+                              report.plan.pages.size() - changed.size()));
+    for (const auto* page : changed) {
+      auto put = target.put_bytes(page->path, page->content);
+      if (!put) return tl::unexpected(std::move(put.error()).with_context(page->path));
     }
     if (auto flushed = target.flush(); !flushed) return tl::unexpected(flushed.error());
     return report;
