@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "util/strings.hpp"
 #include "workflow/publish_cache.hpp"
@@ -188,10 +189,9 @@ util::Result<PublishReport> publish(const PublishRequest& request) {
     if (!cached) return tl::unexpected(cached.error());
     candidates = std::move(*cached);
   }
-  for (const auto& wheel : named) {
-    say(request.progress, fmt::format("inspecting {}", wheel.filename().string()));
-    candidates.push_back(inspect_for_publish(wheel, request.temp_dir));
-  }
+  auto inspected = inspect_all_for_publish(named, request.temp_dir, request.progress);
+  candidates.insert(candidates.end(), std::make_move_iterator(inspected.begin()),
+                    std::make_move_iterator(inspected.end()));
   auto report =
       publish_to(**target, candidates, request.options, request.dry_run, request.progress);
   for (const auto& c : candidates) {
