@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <set>
 #include <system_error>
 #include <vector>
 
@@ -154,9 +155,13 @@ class DirectoryTarget : public PublishTarget {
 
   util::Result<Temp> create_temp(std::string_view path) {
     const fs::path dest = root_ / path;
-    std::error_code ec;
-    fs::create_directories(dest.parent_path(), ec);
-    if (ec) return tl::unexpected(write_error(dest.parent_path(), ec.message()));
+    // Once per directory (create_directories stats every component).
+    if (!made_dirs_.contains(dest.parent_path())) {
+      std::error_code ec;
+      fs::create_directories(dest.parent_path(), ec);
+      if (ec) return tl::unexpected(write_error(dest.parent_path(), ec.message()));
+      made_dirs_.insert(dest.parent_path());
+    }
     Temp t;
     t.path = dest.parent_path() / fmt::format(".{}.tmp.{}", dest.filename().string(), ::getpid());
     t.fd.reset(::open(t.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
@@ -233,6 +238,7 @@ class DirectoryTarget : public PublishTarget {
 
   fs::path root_;
   std::vector<Staged> staged_;
+  std::set<fs::path> made_dirs_;
 };
 
 }  // namespace
