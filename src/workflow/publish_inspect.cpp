@@ -8,6 +8,7 @@
 #include <charconv>
 #include <exception>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -29,12 +30,14 @@ std::optional<std::string> file_sha256(const fs::path& path, std::uint64_t& size
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   util::Sha256 hash;
-  std::vector<char> buffer(1 << 20);
+  // Not zeroed (a vector's 1 MiB memset per wheel was ~5% of a publish's CPU).
+  constexpr std::size_t kBuffer = std::size_t{1} << 20;
+  const auto buffer = std::make_unique_for_overwrite<char[]>(kBuffer);
   size = 0;
   while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    in.read(buffer.get(), static_cast<std::streamsize>(kBuffer));
     const auto got = in.gcount();
-    hash.update(buffer.data(), static_cast<std::size_t>(got));
+    hash.update(buffer.get(), static_cast<std::size_t>(got));
     size += static_cast<std::uint64_t>(got);
   }
   if (in.bad()) return std::nullopt;
