@@ -64,8 +64,10 @@ cat >"$S3/website.xml" <<'XML'
   <IndexDocument><Suffix>index.html</Suffix></IndexDocument>
 </WebsiteConfiguration>
 XML
+# (The log exists before the background job opens it: the loop below reads it at once.)
+: >"$S3/out"
 setsid "$S3RVER" -d "$S3/data" -a 127.0.0.1 -p 0 --configure-bucket wheels "$S3/website.xml" \
-  >"$S3/out" 2>&1 &
+  >>"$S3/out" 2>&1 &
 BACKGROUND_PIDS+=("$!")
 disown "$!"
 PORT=""
