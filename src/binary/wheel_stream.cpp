@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -31,10 +32,12 @@ template <class Sink>
 std::string stream_member(zip_t* archive, const WheelMember& member, Sink&& sink) {
   detail::ZipFile file(zip_fopen_index(archive, member.index, 0));
   if (!file) return detail::zip_error_words(zip_get_error(archive));
-  std::vector<char> buffer(detail::kStreamBuffer);
+  // Not zeroed: a vector's 1 MiB memset per member (five per small wheel)
+  // was ~5% of publishing 200 wheels' CPU.
+  const auto buffer = std::make_unique_for_overwrite<char[]>(detail::kStreamBuffer);
   std::uint64_t total = 0;
   for (;;) {
-    const zip_int64_t n = zip_fread(file.get(), buffer.data(), buffer.size());
+    const zip_int64_t n = zip_fread(file.get(), buffer.get(), detail::kStreamBuffer);
     if (n < 0) return detail::zip_error_words(zip_file_get_error(file.get()));
     if (n == 0) break;
     // Ctrl-C stops a multi-GB member between chunks; callers clean up.
@@ -42,7 +45,7 @@ std::string stream_member(zip_t* archive, const WheelMember& member, Sink&& sink
     total += static_cast<std::uint64_t>(n);
     // libzip stops at the declared size; this guards the sink regardless.
     if (total > member.size) return "member is longer than its declared size";
-    if (std::string error = sink(buffer.data(), static_cast<std::size_t>(n)); !error.empty()) {
+    if (std::string error = sink(buffer.get(), static_cast<std::size_t>(n)); !error.empty()) {
       return error;
     }
   }

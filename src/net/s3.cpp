@@ -88,21 +88,37 @@ std::string s3_code(const std::string& body) {
   return codes.empty() ? std::string() : codes.front();
 }
 
+// What to check for the S3 error codes that name the request's signing
+// rather than the bucket (AWS's codes; S3-compatible servers use the same).
+std::string signing_hint(std::string_view code, const S3Config& c) {
+  if (code == "SignatureDoesNotMatch")
+    return "the signature was computed with another secret: check AWS_SECRET_ACCESS_KEY "
+           "belongs to AWS_ACCESS_KEY_ID (and AWS_SESSION_TOKEN, for temporary keys)";
+  if (code == "InvalidAccessKeyId") return "the endpoint does not know AWS_ACCESS_KEY_ID";
+  if (code == "RequestTimeTooSkewed")
+    return "this machine's clock is more than 15 minutes off: the signature carries the time";
+  if (code == "AuthorizationHeaderMalformed")
+    return fmt::format("the request was signed for region {}: set AWS_REGION to the bucket's",
+                       c.region);
+  return {};
+}
+
 util::Error status_error(const S3Config& c, const std::string& what, const Response& r) {
   const std::string code = s3_code(r.body);
+  std::string hint = signing_hint(code, c);
   if (r.status == 403) {
     return util::Error{util::ErrorKind::failed,
                        fmt::format("the S3 endpoint refused {} (HTTP 403{})", what,
                                    code.empty() ? "" : ", " + code),
                        c.endpoint,
-                       "check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, the region and the "
-                       "bucket's permissions"};
+                       hint.empty() ? "check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, the "
+                                      "region and the bucket's permissions"
+                                    : hint};
   }
   return util::Error{
       util::ErrorKind::failed,
       fmt::format("S3 {} failed (HTTP {}{})", what, r.status, code.empty() ? "" : ", " + code),
-      c.endpoint,
-      {}};
+      c.endpoint, std::move(hint)};
 }
 
 // One signed request, retried with a growing pause while the failure is

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "util/strings.hpp"
 #include "workflow/publish_cache.hpp"
@@ -127,10 +128,20 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
     if (*current) return report;  // nothing changed: a no-op
   }
   if (!target.relist_pages()) {
-    say(progress, fmt::format("writing {} pages", report.plan.pages.size()));
+    // A page whose bytes are already there is left alone: adding one wheel to
+    // an index of many projects rewrites the root, its project's pages and
+    // the env pages, not every project's.
+    std::vector<const PageFile*> changed;
     for (const auto& page : report.plan.pages) {
-      auto put = target.put_bytes(page.path, page.content);
-      if (!put) return tl::unexpected(std::move(put.error()).with_context(page.path));
+      auto have = target.read(page.path);
+      if (!have) return tl::unexpected(have.error());
+      if (!*have || **have != page.content) changed.push_back(&page);
+    }
+    say(progress, fmt::format("writing {} pages ({} unchanged)", changed.size(),
+                              report.plan.pages.size() - changed.size()));
+    for (const auto* page : changed) {
+      auto put = target.put_bytes(page->path, page->content);
+      if (!put) return tl::unexpected(std::move(put.error()).with_context(page->path));
     }
     if (auto flushed = target.flush(); !flushed) return tl::unexpected(flushed.error());
     return report;
@@ -178,10 +189,9 @@ util::Result<PublishReport> publish(const PublishRequest& request) {
     if (!cached) return tl::unexpected(cached.error());
     candidates = std::move(*cached);
   }
-  for (const auto& wheel : named) {
-    say(request.progress, fmt::format("inspecting {}", wheel.filename().string()));
-    candidates.push_back(inspect_for_publish(wheel, request.temp_dir));
-  }
+  auto inspected = inspect_all_for_publish(named, request.temp_dir, request.progress);
+  candidates.insert(candidates.end(), std::make_move_iterator(inspected.begin()),
+                    std::make_move_iterator(inspected.end()));
   auto report =
       publish_to(**target, candidates, request.options, request.dry_run, request.progress);
   for (const auto& c : candidates) {

@@ -1,13 +1,16 @@
 // The directory (and file://) publish target.
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <set>
 #include <system_error>
+#include <vector>
 
 #include "store/file_lock.hpp"
 #include "util/atomic_file.hpp"
@@ -75,85 +78,167 @@ class DirectoryTarget : public PublishTarget {
     return text;
   }
 
+  // A put writes a temp file beside its destination and starts its writeback
+  // (sync_file_range), without waiting: the bytes go to disk while the next
+  // files are written. flush() makes them all durable, then renames them into
+  // place in put order, then fsyncs their directories.
   util::Result<void> put_file(std::string_view path, const fs::path& source) override {
-    const fs::path dest = root_ / path;
-    std::error_code ec;
-    fs::create_directories(dest.parent_path(), ec);
-    if (ec) return tl::unexpected(write_error(dest.parent_path(), ec.message()));
-    const fs::path temp =
-        dest.parent_path() / fmt::format(".{}.tmp.{}", dest.filename().string(), ::getpid());
-    fs::copy_file(source, temp, fs::copy_options::overwrite_existing, ec);
-    if (ec) {
-      fs::remove(temp, ec);
-      return tl::unexpected(write_error(dest.parent_path(), ec.message()));
-    }
-    util::UniqueFd fd(::open(temp.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd || ::fsync(fd.get()) != 0) {
-      const std::string why = std::strerror(errno);
-      fs::remove(temp, ec);
-      return tl::unexpected(write_error(temp, why));
-    }
-    return rename_into_place(temp, dest);
-  }
-
-  util::Result<void> flush() override {
-    for (const auto& dir : unsynced_dirs_) {
-      if (auto synced = util::sync_directory(dir); !synced) return synced;
-    }
-    unsynced_dirs_.clear();
+    auto temp = create_temp(path);
+    if (!temp) return tl::unexpected(temp.error());
+    util::UniqueFd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!in) return tl::unexpected(discard(temp->path, std::strerror(errno)));
+    if (auto copied = copy_bytes(in.get(), temp->fd.get()); !copied)
+      return tl::unexpected(discard(temp->path, copied.error()));
+    start_writeback(temp->fd.get());
+    staged_.push_back({temp->path, root_ / path});
     return {};
   }
 
   util::Result<void> put_bytes(std::string_view path, std::string_view content) override {
-    const fs::path dest = root_ / path;
-    std::error_code ec;
-    fs::create_directories(dest.parent_path(), ec);
-    if (ec) return tl::unexpected(write_error(dest.parent_path(), ec.message()));
-    // Each file's bytes are fsynced before its rename (never an empty page
-    // after a crash); the directories once, in flush().
-    const fs::path temp =
-        dest.parent_path() / fmt::format(".{}.tmp.{}", dest.filename().string(), ::getpid());
-    {
-      util::UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-      if (!fd) return tl::unexpected(write_error(temp, std::strerror(errno)));
-      std::string_view rest = content;
-      while (!rest.empty()) {
-        const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          const std::string why = std::strerror(errno);
-          fs::remove(temp, ec);
-          return tl::unexpected(write_error(temp, why));
-        }
-        rest.remove_prefix(static_cast<std::size_t>(n));
-      }
-      if (::fsync(fd.get()) != 0) {
-        const std::string why = std::strerror(errno);
-        fs::remove(temp, ec);
-        return tl::unexpected(write_error(temp, why));
+    auto temp = create_temp(path);
+    if (!temp) return tl::unexpected(temp.error());
+    if (auto written = write_all(temp->fd.get(), content); !written)
+      return tl::unexpected(discard(temp->path, written.error()));
+    start_writeback(temp->fd.get());
+    staged_.push_back({temp->path, root_ / path});
+    return {};
+  }
+
+  util::Result<void> flush() override {
+    if (staged_.empty()) return {};
+    // Every file system the staged files are on (the target's, unless a
+    // subdirectory is a mount point).
+    std::vector<fs::path> dirs;
+    for (const auto& s : staged_) {
+      const fs::path dir = s.dest.parent_path();
+      if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+    }
+    // 1. Every staged file's bytes on disk before any of them gets its name,
+    // so a crash never leaves a named torn file. One syncfs per file system:
+    // their writeback is already under way, and it is one journal commit and
+    // one disk cache flush for them all, where an fsync per file costs a
+    // cache flush each (600 for 200 wheels: most of the publish's time).
+    if (auto synced = sync_file_systems(dirs); !synced)
+      return tl::unexpected(discard_staged(synced.error()));
+    // 2. The names, in put order (a wheel, its metadata file, then its record).
+    for (std::size_t i = 0; i < staged_.size(); ++i) {
+      std::error_code ec;
+      fs::rename(staged_[i].temp, staged_[i].dest, ec);
+      if (ec) {
+        const util::Error error = write_error(staged_[i].dest, ec.message());
+        staged_.erase(staged_.begin(), staged_.begin() + static_cast<std::ptrdiff_t>(i));
+        return tl::unexpected(discard_staged(error));
       }
     }
-    return rename_into_place(temp, dest);
+    staged_.clear();
+    // 3. The renames durable (the directories' entries, new directories'
+    // too) before the caller writes a page that names these files.
+    return sync_file_systems(dirs);
+  }
+
+  // A publish that stopped before flush() leaves no temp files behind.
+  ~DirectoryTarget() override {
+    for (const auto& s : staged_) {
+      std::error_code ec;
+      fs::remove(s.temp, ec);
+    }
   }
 
  private:
-  // Renames a synced temp file over `dest`; its directory is fsynced by flush().
-  util::Result<void> rename_into_place(const fs::path& temp, const fs::path& dest) {
-    std::error_code ec;
-    fs::rename(temp, dest, ec);
-    if (ec) {
-      const std::string why = ec.message();
-      fs::remove(temp, ec);
-      return tl::unexpected(write_error(dest, why));
+  struct Temp {
+    fs::path path;
+    util::UniqueFd fd;
+  };
+  struct Staged {
+    fs::path temp, dest;
+  };
+
+  util::Result<Temp> create_temp(std::string_view path) {
+    const fs::path dest = root_ / path;
+    // Once per directory (create_directories stats every component).
+    if (!made_dirs_.contains(dest.parent_path())) {
+      std::error_code ec;
+      fs::create_directories(dest.parent_path(), ec);
+      if (ec) return tl::unexpected(write_error(dest.parent_path(), ec.message()));
+      made_dirs_.insert(dest.parent_path());
     }
-    const fs::path dir = dest.parent_path();
-    if (std::find(unsynced_dirs_.begin(), unsynced_dirs_.end(), dir) == unsynced_dirs_.end())
-      unsynced_dirs_.push_back(dir);
+    Temp t;
+    t.path = dest.parent_path() / fmt::format(".{}.tmp.{}", dest.filename().string(), ::getpid());
+    t.fd.reset(::open(t.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!t.fd) return tl::unexpected(write_error(t.path, std::strerror(errno)));
+    return t;
+  }
+
+  static tl::expected<void, std::string> write_all(int fd, std::string_view content) {
+    while (!content.empty()) {
+      const ssize_t n = ::write(fd, content.data(), content.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return tl::unexpected(std::string(n < 0 ? std::strerror(errno) : "short write"));
+      content.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return {};
+  }
+
+  // In the kernel where it can (copy_file_range: no pass through user space),
+  // else through a buffer.
+  static tl::expected<void, std::string> copy_bytes(int in, int out) {
+    while (true) {
+      const ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, std::size_t{1} << 30, 0);
+      if (n == 0) return {};
+      if (n > 0) continue;
+      if (errno == EINTR) continue;
+      if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP) break;
+      return tl::unexpected(std::string(std::strerror(errno)));
+    }
+    std::vector<char> buffer(std::size_t{1} << 20);
+    while (true) {
+      const ssize_t n = ::read(in, buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return tl::unexpected(std::string(std::strerror(errno)));
+      if (n == 0) return {};
+      if (auto w = write_all(out, {buffer.data(), static_cast<std::size_t>(n)}); !w) return w;
+    }
+  }
+
+  // Asks the kernel to start writing the file out now (not waiting for it).
+  static void start_writeback(int fd) { ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE); }
+
+  util::Error discard(const fs::path& temp, const std::string& why) {
+    std::error_code ec;
+    fs::remove(temp, ec);
+    return write_error(temp, why);
+  }
+
+  // Removes every staged temp file (none of them was renamed) and returns `error`.
+  util::Error discard_staged(util::Error error) {
+    for (const auto& s : staged_) {
+      std::error_code ec;
+      fs::remove(s.temp, ec);
+    }
+    staged_.clear();
+    return error;
+  }
+
+  // syncfs(2) once per file system that holds one of `dirs`.
+  static util::Result<void> sync_file_systems(const std::vector<fs::path>& dirs) {
+    std::vector<dev_t> done;
+    for (const auto& dir : dirs) {
+      util::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      struct stat st {};
+      if (!fd || ::fstat(fd.get(), &st) != 0)
+        return tl::unexpected(write_error(dir, std::strerror(errno)));
+      if (std::find(done.begin(), done.end(), st.st_dev) != done.end()) continue;
+      if (::syncfs(fd.get()) != 0)
+        return tl::unexpected(
+            write_error(dir, std::string("cannot flush: ") + std::strerror(errno)));
+      done.push_back(st.st_dev);
+    }
     return {};
   }
 
   fs::path root_;
-  std::vector<fs::path> unsynced_dirs_;
+  std::vector<Staged> staged_;
+  std::set<fs::path> made_dirs_;
 };
 
 }  // namespace

@@ -4,7 +4,10 @@
 // trap, ELF readability) and the facts its pages are chosen by.
 
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "workflow/publish_types.hpp"
 
@@ -14,6 +17,15 @@ namespace flashfit::workflow {
 // `temp_dir` receives the extracted modules (removed after).
 PublishCandidate inspect_for_publish(const std::filesystem::path& wheel,
                                      const std::filesystem::path& temp_dir);
+
+// Every wheel through inspect_for_publish, on up to `threads` threads (0: the
+// machine's CPUs, at most 8): inspection is most of a publish's CPU (a SHA-256
+// pass over the file and one over RECORD's members) and wheels are
+// independent. Candidates in the order of `wheels`; `progress` (may be empty)
+// gets "inspecting NAME" lines, one at a time.
+std::vector<PublishCandidate> inspect_all_for_publish(
+    const std::vector<std::filesystem::path>& wheels, const std::filesystem::path& temp_dir,
+    const std::function<void(std::string_view)>& progress, unsigned threads = 0);
 
 // The candidate for a copy whose METADATA Version is `version` (the file
 // name's), when upstream's wheel lacks the local label there.

@@ -8,6 +8,11 @@
 # and through the env page, and the import works. Two publishers at once
 # converge (each one's wheels on the pages). Bad input: unknown credentials (403),
 # a refused connection, no credentials: clear errors, nothing published.
+# s3rver does not check SigV4 signatures, so every publish here goes through
+# sigv4_proxy.py, which recomputes each request's signature from AWS's
+# specification and forwards only the right ones: a wrong secret or region is
+# refused (403 SignatureDoesNotMatch / 400), and the proxy's log proves that
+# every request of the good publishes was verified.
 # shellcheck source=tests/integration/lib.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -33,19 +38,19 @@ TORCH_ABI=$("$TEST_PYTHON" -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX
 PAGE="torch-$TORCH.html"
 [[ $TORCH_ABI == 0 ]] && PAGE="torch-$TORCH-cxx11abi0.html"
 
-# pure_wheel NAME: a small pure wheel in $TMP/pure, RECORD right.
+# pure_wheel NAME [VERSION]: a small pure wheel in $TMP/pure, RECORD right.
 mkdir -p "$TMP/pure"
 pure_wheel() {
-  "$TEST_PYTHON" - "$TMP/pure" "$1" <<'PY'
+  "$TEST_PYTHON" - "$TMP/pure" "$1" "${2:-1.0}" <<'PY'
 import base64, hashlib, sys, zipfile
-out, name = sys.argv[1:3]
-di = f"{name}-1.0.dist-info"
+out, name, version = sys.argv[1:4]
+di = f"{name}-{version}.dist-info"
 files = {f"{name}/__init__.py": b"VALUE = 1\n",
-         f"{di}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n\n".encode(),
+         f"{di}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\n".encode(),
          f"{di}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
 rec = "".join(f"{p},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}\n" for p, d in files.items())
 files[f"{di}/RECORD"] = (rec + f"{di}/RECORD,,\n").encode()
-with zipfile.ZipFile(f"{out}/{name}-1.0-py3-none-any.whl", "w") as z:
+with zipfile.ZipFile(f"{out}/{name}-{version}-py3-none-any.whl", "w") as z:
     for p, d in files.items():
         z.writestr(p, d)
 PY
@@ -59,8 +64,10 @@ cat >"$S3/website.xml" <<'XML'
   <IndexDocument><Suffix>index.html</Suffix></IndexDocument>
 </WebsiteConfiguration>
 XML
+# (The log exists before the background job opens it: the loop below reads it at once.)
+: >"$S3/out"
 setsid "$S3RVER" -d "$S3/data" -a 127.0.0.1 -p 0 --configure-bucket wheels "$S3/website.xml" \
-  >"$S3/out" 2>&1 &
+  >>"$S3/out" 2>&1 &
 BACKGROUND_PIDS+=("$!")
 disown "$!"
 PORT=""
@@ -74,6 +81,22 @@ ENDPOINT="http://127.0.0.1:$PORT"
 URL="$ENDPOINT/wheels/team"
 # s3rver's built-in credentials.
 export AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER AWS_REGION=us-east-1
+
+# --- The verifying proxy in front of s3rver: SIGNED is the API endpoint that
+# checks signatures; pip still reads the website (anonymous GETs) from s3rver ---
+"$TEST_PYTHON" "$SOURCE_DIR/tests/integration/sigv4_proxy.py" --upstream "127.0.0.1:$PORT" \
+  --access-key S3RVER --secret-key S3RVER --region us-east-1 --port-file "$TMP/proxy.port" \
+  >/dev/null 2>"$TMP/proxy.log" &
+BACKGROUND_PIDS+=("$!")
+disown "$!"
+for ((i = 0; i < 100; i++)); do
+  [[ -s $TMP/proxy.port ]] && break
+  sleep 0.1
+done
+[[ -s $TMP/proxy.port ]] || fail "sigv4_proxy.py did not start: $(head -c 800 "$TMP/proxy.log")"
+SIGNED="http://127.0.0.1:$(cat "$TMP/proxy.port")"
+# bucket_state: every object s3rver holds, with its bytes' sha256.
+bucket_state() { (cd "$S3/data" && find . -type f -print0 | sort -z | xargs -0 -r sha256sum); }
 
 # --- Bad input first: nothing may be published by them ---
 pure_wheel badcase
@@ -96,14 +119,37 @@ expect_rc 0 "--list an empty s3 prefix"
 [[ $(json_field "$TMP/out" 'len(d["wheels"])') == 0 ]] || fail "a failed publish left wheels behind"
 pass_note "no credentials (exit 2), 403, refused connection, no bucket: clear errors, nothing published"
 
-# --- Publish the torch extension; pip installs it over HTTP ---
-ff publish --to s3://wheels/team --endpoint-url "$ENDPOINT" --for-torch "$TORCH" --torch-cxx11-abi "$TORCH_ABI" "$WHEEL1"
-expect_rc 0 "publish ffext_abi1 to s3://"
+# --- A wrong secret or region through the verifying proxy: refused, nothing written ---
+before=$(bucket_state)
+AWS_SECRET_ACCESS_KEY=not-the-secret ff publish --to s3://wheels/team --endpoint-url "$SIGNED" "$TMP/pure/badcase-1.0-py3-none-any.whl"
+expect_clean_error 1 "publish to s3:// signed with a wrong secret"
+expect_err_contains "HTTP 403, SignatureDoesNotMatch"
+expect_err_contains "check AWS_SECRET_ACCESS_KEY belongs to AWS_ACCESS_KEY_ID"
+grep -q '^refused SignatureDoesNotMatch GET /wheels?' "$TMP/proxy.log" ||
+  fail "the proxy did not refuse the wrongly signed listing: $(cat "$TMP/proxy.log")"
+AWS_REGION=eu-west-1 ff publish --to s3://wheels/team --endpoint-url "$SIGNED" "$TMP/pure/badcase-1.0-py3-none-any.whl"
+expect_clean_error 1 "publish to s3:// signed for another region"
+expect_err_contains "AuthorizationHeaderMalformed"
+expect_err_contains "signed for region eu-west-1"
+grep -q '^ok ' "$TMP/proxy.log" && fail "the proxy forwarded a wrongly signed request: $(cat "$TMP/proxy.log")"
+[[ $(bucket_state) == "$before" ]] || fail "a refused publish changed the bucket"
+refused_before=$(grep -c '^refused ' "$TMP/proxy.log")
+pass_note "wrong secret (403 SignatureDoesNotMatch) and wrong region: refused by the SigV4 proxy, bucket unchanged"
+
+# --- Publish the torch extension through the verifying proxy; pip installs it over HTTP ---
+ff publish --to s3://wheels/team --endpoint-url "$SIGNED" --for-torch "$TORCH" --torch-cxx11-abi "$TORCH_ABI" "$WHEEL1"
+expect_rc 0 "publish ffext_abi1 to s3:// (every request signature-checked)"
 expect_out_contains "published: $(basename "$WHEEL1")"
-AWS_ENDPOINT_URL=$ENDPOINT ff publish --to s3://wheels/team --for-torch "$TORCH" --torch-cxx11-abi "$TORCH_ABI" "$WHEEL1"
+AWS_ENDPOINT_URL=$SIGNED ff publish --to s3://wheels/team --for-torch "$TORCH" --torch-cxx11-abi "$TORCH_ABI" "$WHEEL1"
 expect_rc 0 "re-publish (AWS_ENDPOINT_URL) is a no-op"
 expect_out_contains "unchanged"
-ff publish --list s3://wheels/team --endpoint-url "$ENDPOINT" --json
+# A key with a '+' (a local version): the path as S3 encodes it (%2B) must be what was signed.
+pure_wheel plus 1.0+team1
+ff publish --to s3://wheels/team --endpoint-url "$SIGNED" "$TMP/pure/plus-1.0+team1-py3-none-any.whl"
+expect_rc 0 "publish a wheel whose name has a '+' through the SigV4 proxy"
+grep -q '^ok PUT /wheels/team/files/plus-1.0%2Bteam1-py3-none-any.whl$' "$TMP/proxy.log" ||
+  fail "the proxy did not verify the PUT of the '+' wheel: $(cat "$TMP/proxy.log")"
+ff publish --list s3://wheels/team --endpoint-url "$SIGNED" --json
 expect_rc 0 "--list s3://"
 [[ $(json_field "$TMP/out" '[p["page"] for p in d["env_pages"] if any("ffext_abi1" in w for w in p["wheels"])]') == *"$PAGE"* ]] ||
   fail "--list: ffext_abi1 is not on $PAGE: $(cat "$TMP/out")"
@@ -129,9 +175,9 @@ pass_note "s3rver on 127.0.0.1:$PORT; pip installed ffext_abi1 through the index
 # --- Two publishers at once converge: both wheels on the pages ---
 pure_wheel alpha
 pure_wheel beta
-"$FLASHFIT" publish --to s3://wheels/team --endpoint-url "$ENDPOINT" "$TMP/pure/alpha-1.0-py3-none-any.whl" >"$TMP/a.out" 2>&1 &
+"$FLASHFIT" publish --to s3://wheels/team --endpoint-url "$SIGNED" "$TMP/pure/alpha-1.0-py3-none-any.whl" >"$TMP/a.out" 2>&1 &
 pa=$!
-"$FLASHFIT" publish --to s3://wheels/team --endpoint-url "$ENDPOINT" "$TMP/pure/beta-1.0-py3-none-any.whl" >"$TMP/b.out" 2>&1 &
+"$FLASHFIT" publish --to s3://wheels/team --endpoint-url "$SIGNED" "$TMP/pure/beta-1.0-py3-none-any.whl" >"$TMP/b.out" 2>&1 &
 pb=$!
 wait "$pa" || fail "publisher alpha failed: $(cat "$TMP/a.out")"
 wait "$pb" || fail "publisher beta failed: $(cat "$TMP/b.out")"
@@ -147,6 +193,17 @@ for name in ("alpha", "beta", "ffext-abi1"):
         assert hashlib.sha256(data).hexdigest() == digest, href
 PY
 pass_note "two concurrent publishers to one prefix: every wheel on the index, every link's sha256 right"
+
+# Every request of the good publishes above was verified and none refused:
+# PUTs of wheels, metadata, records and pages, GETs of records, listings.
+[[ $(grep -c '^refused ' "$TMP/proxy.log") == "$refused_before" ]] ||
+  fail "the SigV4 proxy refused requests of a good publish: $(grep '^refused ' "$TMP/proxy.log")"
+for kind in '^ok PUT /wheels/team/files/.*\.whl$' '^ok PUT /wheels/team/files/.*\.variant\.json$' \
+  '^ok PUT /wheels/team/simple/index\.html$' '^ok GET /wheels?.*list-type=2' \
+  '^ok GET /wheels/team/files/.*\.variant\.json$'; do
+  grep -q "$kind" "$TMP/proxy.log" || fail "no verified request matches $kind: $(cat "$TMP/proxy.log")"
+done
+pass_note "SigV4: $(grep -c '^ok ' "$TMP/proxy.log") requests verified by the proxy (PUT, GET, ListObjectsV2), none refused"
 
 # --- --from-cache: the cache's wheels, their entries as the variant facts ---
 ff cache add "$WHEEL1"

@@ -2,8 +2,11 @@
 // last, atomic puts, re-publish no-op, a failed write leaving every page true.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "../temp_dir.hpp"
 #include "util/atomic_file.hpp"
@@ -58,6 +61,7 @@ class FailingTarget : public PublishTarget {
   util::Result<void> put_bytes(std::string_view path, std::string_view content) override {
     return inner_->put_bytes(path, content);
   }
+  util::Result<void> flush() override { return inner_->flush(); }
 
  private:
   std::unique_ptr<PublishTarget> inner_;
@@ -151,6 +155,78 @@ TEST(PublishDirectory, TargetsAreParsedOrRefused) {
   ASSERT_FALSE(s3);
   EXPECT_EQ(s3.error().kind, util::ErrorKind::usage);
   EXPECT_NE(s3.error().hint.find("AWS_ACCESS_KEY_ID"), std::string::npos);
+}
+
+// Names of the files under `dir` whose name marks a temp file.
+std::vector<std::string> temp_files(const fs::path& dir) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.path().filename().string().find(".tmp.") != std::string::npos)
+      found.push_back(e.path().string());
+  }
+  return found;
+}
+
+TEST(PublishDirectory, PutsAreNamedOnlyByFlushAfterTheirBytesAreWritten) {
+  test::TempDir tmp("publish");
+  auto target = directory_target(tmp.path() / "out");
+  ASSERT_TRUE(target->lock());
+  std::ofstream(tmp.path() / "src.whl", std::ios::binary) << "wheel bytes";
+  ASSERT_TRUE(target->put_file("files/a.whl", tmp.path() / "src.whl"));
+  ASSERT_TRUE(target->put_bytes("simple/a/index.html", "page"));
+  // Staged: not under their names yet, so a crash here names nothing torn.
+  EXPECT_FALSE(fs::exists(tmp.path() / "out/files/a.whl"));
+  EXPECT_FALSE(fs::exists(tmp.path() / "out/simple/a/index.html"));
+  EXPECT_EQ(temp_files(tmp.path() / "out").size(), 2u);
+  ASSERT_TRUE(target->flush());
+  EXPECT_EQ(slurp(tmp.path() / "out/files/a.whl"), "wheel bytes");
+  EXPECT_EQ(slurp(tmp.path() / "out/simple/a/index.html"), "page");
+  EXPECT_TRUE(temp_files(tmp.path() / "out").empty());
+  // Published files are readable by a web server whatever the source's mode.
+  EXPECT_NE(fs::status(tmp.path() / "out/files/a.whl").permissions() & fs::perms::others_read,
+            fs::perms::none);
+}
+
+TEST(PublishDirectory, PutsNeverFlushedLeaveNoTempFiles) {
+  test::TempDir tmp("publish");
+  {
+    auto target = directory_target(tmp.path() / "out");
+    ASSERT_TRUE(target->lock());
+    ASSERT_TRUE(target->put_bytes("files/a.whl.metadata", "m"));
+    EXPECT_EQ(temp_files(tmp.path() / "out").size(), 1u);
+  }  // a publish that failed before its flush
+  EXPECT_TRUE(temp_files(tmp.path() / "out").empty());
+  EXPECT_FALSE(fs::exists(tmp.path() / "out/files/a.whl.metadata"));
+}
+
+TEST(PublishDirectory, AMissingSourceIsAClearErrorAndLeavesNothing) {
+  test::TempDir tmp("publish");
+  auto target = directory_target(tmp.path() / "out");
+  ASSERT_TRUE(target->lock());
+  auto put = target->put_file("files/a.whl", tmp.path() / "no-such.whl");
+  ASSERT_FALSE(put);
+  EXPECT_NE(put.error().message.find("cannot write"), std::string::npos);
+  EXPECT_TRUE(temp_files(tmp.path() / "out").empty());
+}
+
+TEST(PublishDirectory, UnchangedPagesAreNotRewritten) {
+  test::TempDir tmp("publish");
+  auto target = directory_target(tmp.path() / "out");
+  const auto a = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "one");
+  ASSERT_TRUE(publish_to(*target, {a}, {}, false, {}));
+  const auto a_page = tmp.path() / "out/simple/a/index.html";
+  const auto root_page = tmp.path() / "out/simple/index.html";
+  const auto old = fs::last_write_time(a_page) - std::chrono::hours(1);
+  fs::last_write_time(a_page, old);
+  fs::last_write_time(root_page, old);
+  const auto b = candidate(tmp.path(), "b-0.1.0-py3-none-any.whl", "two");
+  auto report = publish_to(*target, {b}, {}, false, {});
+  ASSERT_TRUE(report) << report.error().message;
+  // a's page has the same bytes: left alone; the root page lists b now.
+  EXPECT_EQ(fs::last_write_time(a_page), old);
+  EXPECT_NE(fs::last_write_time(root_page), old);
+  EXPECT_NE(slurp(root_page).find("b/"), std::string::npos);
+  EXPECT_NE(slurp(tmp.path() / "out/simple/b/index.html").find(b.facts.sha256), std::string::npos);
 }
 
 TEST(PublishDirectory, ForeignRecordsAreReportedNotTrusted) {

@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "../temp_dir.hpp"
+
 namespace flashfit::workflow {
 namespace {
 
@@ -22,6 +28,36 @@ TEST(PublishInspect, CudaRuntimeMajorFromNeededNames) {
   EXPECT_FALSE(cudart_major("libcudart.so."));
   EXPECT_FALSE(cudart_major("libcudart.so"));
   EXPECT_FALSE(cudart_major("libc10.so"));
+}
+
+// The pool: every input gets its candidate, in input order, whatever the
+// number of threads; unreadable inputs are refusals, not errors.
+TEST(PublishInspect, InspectAllKeepsInputOrderOnAnyNumberOfThreads) {
+  test::TempDir tmp("publish-inspect");
+  std::vector<std::filesystem::path> wheels;
+  for (int i = 0; i < 13; ++i) {
+    // Odd ones are not wheel names; even ones are named like wheels but are not zips.
+    const auto name = i % 2 ? "not a wheel " + std::to_string(i) + ".whl"
+                            : "p" + std::to_string(i) + "-1.0-py3-none-any.whl";
+    std::ofstream(tmp.path() / name) << "not a zip " << i;
+    wheels.push_back(tmp.path() / name);
+  }
+  for (unsigned threads : {1u, 3u, 8u, 0u}) {
+    std::vector<std::string> said;
+    auto out = inspect_all_for_publish(
+        wheels, tmp.path(), [&](std::string_view line) { said.emplace_back(line); }, threads);
+    ASSERT_EQ(out.size(), wheels.size()) << threads;
+    EXPECT_EQ(said.size(), wheels.size()) << threads;
+    for (std::size_t i = 0; i < wheels.size(); ++i) {
+      EXPECT_EQ(out[i].path, wheels[i]) << threads;
+      EXPECT_EQ(out[i].facts.filename, wheels[i].filename().string());
+      ASSERT_TRUE(out[i].refusal) << wheels[i];
+      if (i % 2) {
+        EXPECT_NE(out[i].refusal->find("not a wheel file name"), std::string::npos);
+      }
+    }
+  }
+  EXPECT_TRUE(inspect_all_for_publish({}, tmp.path(), {}).empty());
 }
 
 }  // namespace
