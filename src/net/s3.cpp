@@ -198,7 +198,7 @@ std::string object_url(const S3Config& c, std::string_view key) {
 
 }  // namespace
 
-S3Environment s3_environment(std::optional<std::string> endpoint_url) {
+S3Environment s3_environment(const std::optional<std::string>& endpoint_url) {
   S3Environment e;
   e.endpoint_url = endpoint_url ? endpoint_url : util::getenv_nonempty("AWS_ENDPOINT_URL");
   e.access_key = util::getenv_nonempty("AWS_ACCESS_KEY_ID");

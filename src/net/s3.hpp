@@ -36,7 +36,7 @@ struct S3Environment {
 util::Result<S3Config> parse_s3_target(std::string_view target, const S3Environment& env);
 
 // The AWS_* variables of this process.
-S3Environment s3_environment(std::optional<std::string> endpoint_url);
+S3Environment s3_environment(const std::optional<std::string>& endpoint_url);
 
 class S3Client {
  public:

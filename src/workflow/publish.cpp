@@ -66,8 +66,8 @@ util::Result<PublishedTree> read_tree(PublishTarget& target) {
   auto names = target.list("files");
   if (!names) return tl::unexpected(names.error());
   for (const auto& name : *names) {
-    constexpr std::string_view suffix = ".variant.json";
-    if (!util::ends_with(name, suffix)) continue;
+    constexpr std::string_view kSuffix = ".variant.json";
+    if (!util::ends_with(name, kSuffix)) continue;
     auto text = target.read("files/" + name);
     if (!text) return tl::unexpected(text.error());
     if (!*text) continue;
@@ -76,7 +76,7 @@ util::Result<PublishedTree> read_tree(PublishTarget& target) {
       tree.problems.push_back(fmt::format("files/{}: {}", name, wheel.error().message));
       continue;
     }
-    if (wheel->facts.filename + std::string(suffix) != name) {
+    if (wheel->facts.filename + std::string(kSuffix) != name) {
       tree.problems.push_back(
           fmt::format("files/{}: names another file ({})", name, wheel->facts.filename));
       continue;
@@ -216,8 +216,8 @@ util::Result<PublishReport> publish_built(const store::CacheEntry& built, const 
 }
 
 util::Result<PublishedTree> list_published(std::string_view target,
-                                           std::optional<std::string> endpoint_url) {
-  auto opened = open_target(target, std::move(endpoint_url));
+                                           const std::optional<std::string>& endpoint_url) {
+  auto opened = open_target(target, endpoint_url);
   if (!opened) return tl::unexpected(opened.error());
   return read_tree(**opened);
 }

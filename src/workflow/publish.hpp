@@ -60,8 +60,8 @@ struct PublishedTree {
   std::vector<EnvPage> env_pages;
   std::vector<std::string> problems;  // records that could not be read
 };
-util::Result<PublishedTree> list_published(std::string_view target,
-                                           std::optional<std::string> endpoint_url = std::nullopt);
+util::Result<PublishedTree> list_published(
+    std::string_view target, const std::optional<std::string>& endpoint_url = std::nullopt);
 util::Result<PublishedTree> read_tree(PublishTarget& target);
 
 }  // namespace flashfit::workflow

@@ -247,12 +247,12 @@ std::unique_ptr<PublishTarget> directory_target(std::filesystem::path root) {
   return std::make_unique<DirectoryTarget>(std::move(root));
 }
 
-util::Result<std::unique_ptr<PublishTarget>> open_target(std::string_view target,
-                                                         std::optional<std::string> endpoint_url) {
+util::Result<std::unique_ptr<PublishTarget>> open_target(
+    std::string_view target, const std::optional<std::string>& endpoint_url) {
   if (target.empty())
     return util::fail(util::ErrorKind::usage, "no target", "--to",
                       "give a directory or file:///path");
-  if (target.rfind("s3://", 0) == 0) return s3_target(target, std::move(endpoint_url));
+  if (target.rfind("s3://", 0) == 0) return s3_target(target, endpoint_url);
   if (target.rfind("file://", 0) == 0) {
     const std::string_view rest = target.substr(7);
     if (rest.empty() || rest.front() != '/') {

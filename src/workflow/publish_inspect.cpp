@@ -107,9 +107,9 @@ PublishCandidate rewritten_for_pip(const PublishCandidate& original, const std::
 }
 
 std::optional<int> cudart_major(std::string_view needed) {
-  constexpr std::string_view prefix = "libcudart.so.";
-  if (needed.rfind(prefix, 0) != 0) return std::nullopt;
-  const auto rest = needed.substr(prefix.size());
+  constexpr std::string_view kPrefix = "libcudart.so.";
+  if (needed.rfind(kPrefix, 0) != 0) return std::nullopt;
+  const auto rest = needed.substr(kPrefix.size());
   int major = 0;
   const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), major);
   if (ec != std::errc{} || ptr == rest.data()) return std::nullopt;
@@ -124,13 +124,13 @@ std::string requires_python_of(std::string_view metadata) {
     std::string_view line = metadata.substr(pos, end - pos);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) break;
-    constexpr std::string_view key = "requires-python:";
-    if (line.size() > key.size()) {
-      std::string head(line.substr(0, key.size()));
+    constexpr std::string_view kKey = "requires-python:";
+    if (line.size() > kKey.size()) {
+      std::string head(line.substr(0, kKey.size()));
       std::transform(head.begin(), head.end(), head.begin(),
                      [](unsigned char c) { return std::tolower(c); });
-      if (head == key) {
-        auto value = line.substr(key.size());
+      if (head == kKey) {
+        auto value = line.substr(kKey.size());
         while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
           value.remove_prefix(1);
         while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))

@@ -60,9 +60,9 @@ class S3Target : public PublishTarget {
 
 }  // namespace
 
-util::Result<std::unique_ptr<PublishTarget>> s3_target(std::string_view target,
-                                                       std::optional<std::string> endpoint_url) {
-  auto config = net::parse_s3_target(target, net::s3_environment(std::move(endpoint_url)));
+util::Result<std::unique_ptr<PublishTarget>> s3_target(
+    std::string_view target, const std::optional<std::string>& endpoint_url) {
+  auto config = net::parse_s3_target(target, net::s3_environment(endpoint_url));
   if (!config) return tl::unexpected(config.error());
   return std::unique_ptr<PublishTarget>(std::make_unique<S3Target>(std::move(*config)));
 }

@@ -47,11 +47,11 @@ std::unique_ptr<PublishTarget> directory_target(std::filesystem::path root);
 
 // s3://BUCKET/PREFIX (publish_s3.cpp): endpoint from `endpoint_url`, else
 // AWS_ENDPOINT_URL, else AWS; credentials and region from the AWS_* variables.
-util::Result<std::unique_ptr<PublishTarget>> s3_target(std::string_view target,
-                                                       std::optional<std::string> endpoint_url);
+util::Result<std::unique_ptr<PublishTarget>> s3_target(
+    std::string_view target, const std::optional<std::string>& endpoint_url);
 
 // TARGET as the user wrote it: a directory, file:///path or s3://BUCKET/PREFIX.
 util::Result<std::unique_ptr<PublishTarget>> open_target(
-    std::string_view target, std::optional<std::string> endpoint_url = std::nullopt);
+    std::string_view target, const std::optional<std::string>& endpoint_url = std::nullopt);
 
 }  // namespace flashfit::workflow
