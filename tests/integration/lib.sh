@@ -197,6 +197,22 @@ TOML
   printf 'recipe_dirs = ["%s"]\n' "$TMP/config/recipes" >"$TMP/config/config.toml"
 }
 
+# use_fault_shim: sets SHIM to the LD_PRELOAD fault shim a crash driver uses
+# (the CTest fixture's, or built here when the script is run by hand).
+# Returns 1 when flashfit is built with AddressSanitizer, whose interceptors
+# of write, rename, ... live in the executable, which the loader searches
+# before any preload: the shim cannot interpose there.
+use_fault_shim() {
+  SHIM=${FLASHFIT_FAULT_SHIM:-}
+  if [[ -z $SHIM ]]; then
+    SHIM="$TMP/fault_shim.so"
+    cc -shared -fPIC -O1 -o "$SHIM" "$SOURCE_DIR/tests/fixtures/fault/fault_shim.c" -ldl ||
+      fail "cannot build the fault shim"
+  fi
+  [[ -f $SHIM ]] || fail "no fault shim at $SHIM"
+  ! nm -D "$FLASHFIT" 2>/dev/null | grep -q ' __asan_init'
+}
+
 # fault_points N MAX: the call numbers a crash driver interrupts (of the N
 # change points its fault shim counted): all of 1..N, or MAX spread evenly.
 fault_points() {

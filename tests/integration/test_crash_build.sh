@@ -22,15 +22,8 @@ source "$(dirname "$0")/build_lib.sh"
 FF_TIMEOUT=280
 
 MAX_POINTS=${FAULT_MAX_POINTS:-6}
-SHIM=${FLASHFIT_FAULT_SHIM:-}
-if [[ -z $SHIM ]]; then  # run by hand: build it
-  SHIM="$TMP/fault_shim.so"
-  cc -shared -fPIC -O1 -o "$SHIM" "$SOURCE_DIR/tests/fixtures/fault/fault_shim.c" -ldl ||
-    fail "cannot build the fault shim"
-fi
-[[ -f $SHIM ]] || fail "no fault shim at $SHIM"
 SANITIZED=0
-nm -D "$FLASHFIT" 2>/dev/null | grep -q ' __asan_init' && SANITIZED=1
+use_fault_shim || SANITIZED=1
 "$TEST_PYTHON" -c 'import torch' 2>/dev/null || fail "no torch for $TEST_PYTHON"
 
 if command -v ccache >/dev/null; then

@@ -14,16 +14,7 @@
 source "$(dirname "$0")/lib.sh"
 
 MAX_POINTS=${FAULT_MAX_POINTS:-40}
-SHIM=${FLASHFIT_FAULT_SHIM:-}
-if [[ -z $SHIM ]]; then  # run by hand: build it
-  SHIM="$TMP/fault_shim.so"
-  cc -shared -fPIC -O1 -o "$SHIM" "$SOURCE_DIR/tests/fixtures/fault/fault_shim.c" -ldl ||
-    fail "cannot build the fault shim"
-fi
-[[ -f $SHIM ]] || fail "no fault shim at $SHIM"
-# A sanitized flashfit carries ASan's interceptors of write, rename, ... in
-# the executable itself, which the loader searches before any preload.
-if nm -D "$FLASHFIT" 2>/dev/null | grep -q ' __asan_init'; then
+if ! use_fault_shim; then
   skip_note "flashfit is built with AddressSanitizer: the fault shim cannot interpose"
   exit 0
 fi

@@ -23,13 +23,7 @@ FIX=${FLASHFIT_INSTALL_WHEELS:?the install_wheels fixture sets FLASHFIT_INSTALL_
 W09=$(ls "$FIX"/ffinst-0.9-*.whl)
 W10=$(ls "$FIX"/ffinst-1.0+pt1*cpu-*.whl)
 [[ -f $W09 && -f $W10 ]] || fail "fixture wheels missing in $FIX"
-SHIM=${FLASHFIT_FAULT_SHIM:-}
-if [[ -z $SHIM ]]; then # run by hand: build it
-  SHIM="$TMP/fault_shim.so"
-  cc -shared -fPIC -O1 -o "$SHIM" "$SOURCE_DIR/tests/fixtures/fault/fault_shim.c" -ldl ||
-    fail "cannot build the fault shim"
-fi
-if nm -D "$FLASHFIT" 2>/dev/null | grep -q ' __asan_init'; then
+if ! use_fault_shim; then
   skip_note "flashfit is built with AddressSanitizer: the fault shim cannot interpose"
   exit 0
 fi
