@@ -39,45 +39,13 @@ unset PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_CONSTRAINT
 unset UV_INDEX_URL UV_EXTRA_INDEX_URL UV_FIND_LINKS UV_INDEX UV_DEFAULT_INDEX UV_CONSTRAINT
 export UV_NO_CONFIG=1 UV_CACHE_DIR=$TMP/uv-cache UV_PYTHON_DOWNLOADS=never
 
-FIX=${FLASHFIT_INSTALL_WHEELS:?the install_wheels fixture sets FLASHFIT_INSTALL_WHEELS}
-wheel() { # wheel PATTERN: the one fixture wheel matching
-  local found=("$FIX"/$1)
-  [[ ${#found[@]} == 1 && -f ${found[0]} ]] || fail "fixture wheel $1 not found in $FIX"
-  printf '%s\n' "${found[0]}"
-}
-W10=$(wheel 'ffinst-1.0+pt1*cpu-*.whl')
-W11=$(wheel 'ffinst-1.1+pt1*cpu-*.whl')
-OFFICIAL=$(wheel 'official/ffinst-1.0+cu12torch*cxx11abiTRUE-*.whl')
-sha() { sha256sum "$1" | cut -d' ' -f1; }
-
-write_ffinst_recipe_config
-export FLASHFIT_CONFIG="$TMP/config/config.toml"
-
-mkdir -p "$TMP/links" "$TMP/www/files"
-"$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/pure_wheel.py" "$TMP/links" 'ffpure==1.0;ffdep>=1.0' 'ffdep==1.2' ||
-  fail "cannot write the pure wheels"
+# The ffinst wheels, the recipe config, and a served index of them with two
+# pure packages (ffinst_lib.sh).
+# shellcheck source=tests/integration/ffinst_lib.sh
+source "$(dirname "$0")/ffinst_lib.sh"
+ffinst_fixture
+ffinst_index "$W11" "$W10"
 cp "$W10" "$W11" "$TMP/links/"
-page() { # page NAME WHEEL...: a PEP 503 page with #sha256= fragments
-  local name=$1 w base
-  shift
-  mkdir -p "$TMP/www/simple/$name"
-  {
-    echo "<!DOCTYPE html><html><body>"
-    for w in "$@"; do
-      base=$(basename "$w")
-      cp "$w" "$TMP/www/files/$base"
-      echo "<a href=\"../../files/${base//+/%2B}#sha256=$(sha "$w")\">$base</a>"
-    done
-    echo "</body></html>"
-  } >"$TMP/www/simple/$name/index.html"
-}
-page ffinst "$W11" "$W10"
-page ffpure "$TMP/links/ffpure-1.0-py3-none-any.whl"
-page ffdep "$TMP/links/ffdep-1.2-py3-none-any.whl"
-cp "$OFFICIAL" "$TMP/www/files/"
-start_http_server "$TMP/www"
-INDEX=$HTTP_URL/simple
-OFFICIAL_NAME=$(basename "$OFFICIAL")
 W10_NAME=$(basename "$W10")
 
 venv() { # venv NAME: a fresh --system-site-packages venv; prints its python
