@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/common.hpp"
 #include "net/progress.hpp"
 #include "store/cache_entry_json.hpp"
 #include "util/strings.hpp"
@@ -265,6 +266,24 @@ json build_json(const std::string& spec, const build::BuildOutcome& o) {
   out["log"] = o.log_path.empty() ? json(nullptr) : json(o.log_path.string());
   out["kept_temp"] = o.kept_temp ? json(o.kept_temp->string()) : json(nullptr);
   return out;
+}
+
+workflow::BuildSinks build_sinks(bool json) {
+  workflow::BuildSinks sinks;
+  sinks.progress_bar = net::stderr_wants_bar();
+  sinks.say = [](std::string_view line) { note(line); };
+  if (json) return sinks;
+  // Not a note: -q keeps what the toolkit choice did to the build.
+  sinks.toolkit = [](std::string_view line) {
+    std::fprintf(stderr, "flashfit: %.*s\n", static_cast<int>(line.size()), line.data());
+  };
+  sinks.on_planned = [](const build::SourceTree& source, const build::BuildPlan& plan,
+                        const build::PreflightReport& preflight) {
+    // Shown before anything compiles; the name comes from the source when known.
+    std::string package = source.scan.name.value_or("");  // setup.py alone does not say it
+    write_stdout(plan_text(source, package, plan, preflight));
+  };
+  return sinks;
 }
 
 }  // namespace flashfit::cli

@@ -1,15 +1,13 @@
 // flashfit install -r: parse and plan (pure), run the installer for the
 // lines flashfit does not take, install each compiled package through
-// `flashfit install SPEC`'s own flow, check their dependencies.
+// `flashfit install SPEC`'s own flow (cli/install_spec), check their dependencies.
 #include "cli/install_requirements.hpp"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <utility>
 
 #include "cli/common.hpp"
 #include "cli/install_requirements_report.hpp"
@@ -20,10 +18,9 @@
 #include "pkg/requirements_file.hpp"
 #include "resolve/rules.hpp"
 #include "resolve/target.hpp"
-#include "util/atomic_file.hpp"
 #include "util/interrupt.hpp"
-#include "util/paths.hpp"
 #include "util/strings.hpp"
+#include "workflow/installer_inputs.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -172,7 +169,7 @@ std::vector<std::string> lines_argv(const install::Installer& installer,
 util::Result<void> run_installer_lines(InstallRequirementsReport& report,
                                        const install::Installer& installer,
                                        const env::Interpreter& interpreter) {
-  auto inputs = InstallerInputFiles::write(report.plan, "install-r");
+  auto inputs = workflow::InstallerInputFiles::write(report.plan, "install-r");
   if (!inputs) return tl::unexpected(inputs.error());
 
   const InstalledVersions before = installed_versions(interpreter.site_dirs);
@@ -217,37 +214,6 @@ util::Result<std::string> read_input_file(const std::string& path) {
   return text.str();
 }
 
-util::Result<InstallerInputFiles> InstallerInputFiles::write(
-    const workflow::InstallRequirementsPlan& plan, std::string_view purpose) {
-  auto cache_root = util::require_cache_root();
-  if (!cache_root) return tl::unexpected(cache_root.error());
-  InstallerInputFiles files;
-  const fs::path dir = *cache_root / "tmp" / fmt::format("{}-{}", purpose, ::getpid());
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return util::fail(util::ErrorKind::failed, "cannot create " + dir.string(), ec.message());
-  files.dir_ = dir;  // from here on, removed on every way out
-  const fs::path constraints = dir / "constraints.txt";
-  files.requirements_ = dir / "requirements.txt";
-  if (!plan.constraints.empty()) {
-    auto wrote = util::write_file_atomic(constraints, workflow::installer_constraints_text(plan));
-    if (!wrote) return tl::unexpected(wrote.error());
-  }
-  auto wrote = util::write_file_atomic(
-      files.requirements_, workflow::installer_requirements_text(plan, constraints.string()));
-  if (!wrote) return tl::unexpected(wrote.error());
-  return files;
-}
-
-InstallerInputFiles::InstallerInputFiles(InstallerInputFiles&& other) noexcept
-    : dir_(std::exchange(other.dir_, {})), requirements_(std::move(other.requirements_)) {}
-
-InstallerInputFiles::~InstallerInputFiles() {
-  if (dir_.empty()) return;
-  std::error_code ec;
-  fs::remove_all(dir_, ec);
-}
-
 util::Result<std::vector<pkg::RequirementsFile>> parse_requirements_inputs(
     const std::vector<std::string>& paths, const std::vector<std::string>& specs) {
   std::vector<pkg::RequirementsFile> files;
@@ -271,8 +237,7 @@ util::Result<std::vector<pkg::RequirementsFile>> parse_requirements_inputs(
   return files;
 }
 
-util::Result<int> run_install_requirements(const InstallRequirementsRequest& request,
-                                           const InstallOne& install_one) {
+util::Result<int> run_install_requirements(const InstallRequirementsRequest& request) {
   auto files = parse_requirements_inputs(request.files, request.specs);
   if (!files) return tl::unexpected(files.error());
   auto config = load_user_config();
@@ -318,10 +283,14 @@ util::Result<int> run_install_requirements(const InstallRequirementsRequest& req
     if (!failed) {
       if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
       note(fmt::format("{} ({}): flashfit install {}", taken.recipe, taken.where, taken.spec));
+      InstallSpecOptions one = request.each;
+      one.spec = taken.spec;
+      one.sources = report.plan.sources;
+      one.dry_run = report.dry_run;
       util::Result<int> done = 0;
       {
         StdoutCapture capture(run.report);
-        done = install_one(taken.spec, report.plan.sources, report.dry_run);
+        done = install_spec(one);
       }
       if (!done) {
         if (done.error().kind == util::ErrorKind::interrupted) return tl::unexpected(done.error());

@@ -34,6 +34,7 @@
 #include "util/process.hpp"
 #include "util/strings.hpp"
 #include "workflow/install_requirements.hpp"
+#include "workflow/installer_inputs.hpp"
 #include "workflow/lock_dir.hpp"
 #include "workflow/lock_file.hpp"
 #include "workflow/pip_report.hpp"
@@ -132,7 +133,7 @@ util::Result<int> run_check(const LockCliOptions& options) {
 // The installer's own resolution of the lines flashfit does not take.
 util::Result<std::vector<workflow::ReportedPackage>> pip_resolution(
     const workflow::InstallRequirementsPlan& plan, const env::Interpreter& interpreter) {
-  auto inputs = InstallerInputFiles::write(plan, "lock");
+  auto inputs = workflow::InstallerInputFiles::write(plan, "lock");
   if (!inputs) return tl::unexpected(inputs.error());
   util::ProcessSpec spec;
   spec.argv = {interpreter.executable,
@@ -172,7 +173,7 @@ util::Result<std::vector<workflow::ReportedPackage>> pip_resolution(
 // from its pylock.toml as the files this interpreter's tags install.
 util::Result<std::vector<workflow::ReportedPackage>> uv_resolution(
     const workflow::InstallRequirementsPlan& plan, const env::Environment& environment) {
-  auto inputs = InstallerInputFiles::write(plan, "lock");
+  auto inputs = workflow::InstallerInputFiles::write(plan, "lock");
   if (!inputs) return tl::unexpected(inputs.error());
   const fs::path output = inputs->requirements().parent_path() / "pylock.uv.toml";
   util::ProcessSpec spec;
