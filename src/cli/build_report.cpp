@@ -16,7 +16,7 @@ using nlohmann::json;
 
 std::string env_line(const build::BuildPlan& plan) {
   std::vector<std::string> parts;
-  for (const auto& [name, value] : plan.env) parts.push_back(name + "=" + value);
+  for (const auto& [name, value] : plan.env) parts.push_back(fmt::format("{}={}", name, value));
   return parts.empty() ? "(nothing set)" : util::join(parts, " ");
 }
 
@@ -122,7 +122,7 @@ std::string build_outcome_text(const build::BuildOutcome& o) {
     out += fmt::format("\nbuilt {}", e.filename);
     if (o.run) {
       out += fmt::format(" in {} (peak memory {}",
-                         net::format_duration(o.run->elapsed.count() / 1000.0),
+                         net::format_duration(static_cast<double>(o.run->elapsed.count()) / 1000.0),
                          net::format_bytes(o.run->peak_group_bytes));
       if (o.run->governor.pauses)
         out += fmt::format("; the governor paused compilers {} time(s)", o.run->governor.pauses);
@@ -221,7 +221,7 @@ json build_json(const std::string& spec, const build::BuildOutcome& o) {
     out["run"] = {{"exit_code", r.exit_code},
                   {"term_signal", r.term_signal},
                   {"timed_out", r.timed_out},
-                  {"elapsed_s", r.elapsed.count() / 1000.0},
+                  {"elapsed_s", static_cast<double>(r.elapsed.count()) / 1000.0},
                   {"peak_group_bytes", r.peak_group_bytes},
                   {"output_lines", r.lines},
                   {"governor",
