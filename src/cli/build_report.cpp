@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/common.hpp"
 #include "net/progress.hpp"
 #include "store/cache_entry_json.hpp"
 #include "util/strings.hpp"
@@ -15,7 +16,7 @@ using nlohmann::json;
 
 std::string env_line(const build::BuildPlan& plan) {
   std::vector<std::string> parts;
-  for (const auto& [name, value] : plan.env) parts.push_back(name + "=" + value);
+  for (const auto& [name, value] : plan.env) parts.push_back(fmt::format("{}={}", name, value));
   return parts.empty() ? "(nothing set)" : util::join(parts, " ");
 }
 
@@ -121,7 +122,7 @@ std::string build_outcome_text(const build::BuildOutcome& o) {
     out += fmt::format("\nbuilt {}", e.filename);
     if (o.run) {
       out += fmt::format(" in {} (peak memory {}",
-                         net::format_duration(o.run->elapsed.count() / 1000.0),
+                         net::format_duration(static_cast<double>(o.run->elapsed.count()) / 1000.0),
                          net::format_bytes(o.run->peak_group_bytes));
       if (o.run->governor.pauses)
         out += fmt::format("; the governor paused compilers {} time(s)", o.run->governor.pauses);
@@ -220,7 +221,7 @@ json build_json(const std::string& spec, const build::BuildOutcome& o) {
     out["run"] = {{"exit_code", r.exit_code},
                   {"term_signal", r.term_signal},
                   {"timed_out", r.timed_out},
-                  {"elapsed_s", r.elapsed.count() / 1000.0},
+                  {"elapsed_s", static_cast<double>(r.elapsed.count()) / 1000.0},
                   {"peak_group_bytes", r.peak_group_bytes},
                   {"output_lines", r.lines},
                   {"governor",
@@ -265,6 +266,24 @@ json build_json(const std::string& spec, const build::BuildOutcome& o) {
   out["log"] = o.log_path.empty() ? json(nullptr) : json(o.log_path.string());
   out["kept_temp"] = o.kept_temp ? json(o.kept_temp->string()) : json(nullptr);
   return out;
+}
+
+workflow::BuildSinks build_sinks(bool json) {
+  workflow::BuildSinks sinks;
+  sinks.progress_bar = net::stderr_wants_bar();
+  sinks.say = [](std::string_view line) { note(line); };
+  if (json) return sinks;
+  // Not a note: -q keeps what the toolkit choice did to the build.
+  sinks.toolkit = [](std::string_view line) {
+    std::fprintf(stderr, "flashfit: %.*s\n", static_cast<int>(line.size()), line.data());
+  };
+  sinks.on_planned = [](const build::SourceTree& source, const build::BuildPlan& plan,
+                        const build::PreflightReport& preflight) {
+    // Shown before anything compiles; the name comes from the source when known.
+    std::string package = source.scan.name.value_or("");  // setup.py alone does not say it
+    write_stdout(plan_text(source, package, plan, preflight));
+  };
+  return sinks;
 }
 
 }  // namespace flashfit::cli

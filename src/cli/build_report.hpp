@@ -7,6 +7,7 @@
 #include <string>
 
 #include "build/build.hpp"
+#include "workflow/build_flow.hpp"
 
 namespace flashfit::cli {
 
@@ -14,5 +15,10 @@ std::string plan_text(const build::SourceTree& source, const std::string& packag
                       const build::BuildPlan& plan, const build::PreflightReport& preflight);
 std::string build_outcome_text(const build::BuildOutcome& outcome);
 nlohmann::json build_json(const std::string& spec, const build::BuildOutcome& outcome);
+
+// Where build's lines go, for `flashfit build` and install's hand-over: step
+// lines as notes, the toolkit's choice on stderr and the plan on stdout before
+// compiling (neither with --json), a progress bar on a terminal.
+workflow::BuildSinks build_sinks(bool json);
 
 }  // namespace flashfit::cli

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "cli/build_report.hpp"
 #include "cli/colour.hpp"
 #include "cli/resolve_report.hpp"
 
@@ -72,6 +73,24 @@ std::string outcome_text(const install::InstallOutcome& o, bool dry_run) {
     out += "\n";
   }
   if (!o.torch_note.empty()) out += o.torch_note + ".\n";
+  return out;
+}
+
+HandOverParts hand_over_parts(const std::string& spec,
+                              const std::optional<workflow::HandOver>& hand_over) {
+  HandOverParts out{nullptr, {}};
+  if (!hand_over) return out;
+  if (const auto& error = hand_over->build.not_started) {
+    out.json = {{"ok", false},
+                {"stage", "source"},
+                {"failure", error->message},
+                {"hint", error->hint.empty() ? json(nullptr) : json(error->hint)}};
+    out.text = "\nno source build: " + error->message +
+               (error->hint.empty() ? "" : " (" + error->hint + ")") + "\n";
+  } else if (const auto& built = hand_over->build.outcome) {
+    out.json = build_json(spec, *built);
+    if (!built->ok) out.text = build_outcome_text(*built);
+  }
   return out;
 }
 

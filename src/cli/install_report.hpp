@@ -11,6 +11,7 @@
 #include "install/install.hpp"
 #include "resolve/gather.hpp"
 #include "resolve/resolver.hpp"
+#include "workflow/install_package.hpp"
 
 namespace flashfit::cli {
 
@@ -32,6 +33,17 @@ struct InstallReport {
   const nlohmann::json& build;    // build's JSON part: null without a hand-over
   const std::string& build_text;  // a failed build's text, shown last
 };
+
+// A hand-over's part of the report: build's JSON (a build that could not
+// start: ok false, stage "source", the failure and its hint) and the text
+// shown last (a failed build's result, or why none started; empty after a
+// successful build, whose result was shown before the second pass).
+struct HandOverParts {
+  nlohmann::json json;  // null without a hand-over
+  std::string text;
+};
+HandOverParts hand_over_parts(const std::string& spec,
+                              const std::optional<workflow::HandOver>& hand_over);
 
 nlohmann::json install_json(const InstallReport& report);
 std::string install_text(const InstallReport& report);

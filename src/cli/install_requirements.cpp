@@ -1,41 +1,26 @@
-// flashfit install -r: parse and plan (pure), run the installer for the
-// lines flashfit does not take, install each compiled package through
-// `flashfit install SPEC`'s own flow, check their dependencies.
+// flashfit install -r: the files read and parsed, the flags turned into
+// workflow::install_requirements's input (each compiled package through
+// cli/install_spec, its report captured), the report rendered.
 #include "cli/install_requirements.hpp"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <utility>
 
 #include "cli/common.hpp"
 #include "cli/install_requirements_report.hpp"
 #include "cli/source_flags.hpp"
-#include "install/installed.hpp"
-#include "install/installer.hpp"
-#include "pkg/name.hpp"
 #include "pkg/requirements_file.hpp"
-#include "resolve/rules.hpp"
-#include "resolve/target.hpp"
-#include "util/atomic_file.hpp"
-#include "util/interrupt.hpp"
-#include "util/paths.hpp"
 #include "util/strings.hpp"
+#include "workflow/install_requirements_flow.hpp"
 
 namespace flashfit::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using workflow::InstalledVersions;
-
-std::string replace_all(std::string text, std::string_view from, std::string_view to) {
-  for (auto pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size()))
-    text.replace(pos, from.size(), to);
-  return text;
-}
 
 class DiskFiles : public pkg::FileReader {
  public:
@@ -50,161 +35,6 @@ class NoIncludes : public pkg::FileReader {
   }
 };
 
-// "name-version.dist-info", "name-version-py3.11.egg-info", "name.egg-info".
-InstalledVersions installed_versions(const std::vector<std::string>& site_dirs) {
-  InstalledVersions out;
-  for (const std::string& site : site_dirs) {
-    std::error_code ec;
-    for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string file = it->path().filename().string();
-      std::string stem;
-      if (util::ends_with(file, ".dist-info")) {
-        stem = file.substr(0, file.size() - 10);
-      } else if (util::ends_with(file, ".egg-info")) {
-        stem = file.substr(0, file.size() - 9);
-      } else {
-        continue;
-      }
-      const auto dash = stem.find('-');
-      const std::string name = pkg::canonicalize_name(stem.substr(0, dash));
-      std::string version;
-      if (dash != std::string::npos) {
-        version = stem.substr(dash + 1);
-        version = version.substr(0, version.find('-'));
-      }
-      out.emplace(name, version);  // the first site dir (import order) wins
-    }
-  }
-  return out;
-}
-
-// Why a named wheel is not the one for this machine, by its file name.
-std::vector<std::optional<UrlVerdict>> judge_urls(const workflow::InstallRequirementsPlan& plan,
-                                                  const resolve::RecipeBook& book,
-                                                  const env::ProbeOptions& probe) {
-  std::vector<std::optional<UrlVerdict>> out(plan.flashfit.size());
-  bool any = false;
-  for (const auto& taken : plan.flashfit) {
-    any = any || (taken.url && taken.form == workflow::RecipeLineForm::wheel_url);
-  }
-  if (!any) return out;
-  env::ProbeOptions options = probe;
-  options.probe_toolkit = false;
-  env::Environment environment = env::probe_environment(options);
-  resolve::fill_derived_torch_abi(environment);
-  const resolve::ResolveTarget target = resolve::target_from_environment(environment);
-  for (std::size_t i = 0; i < plan.flashfit.size(); ++i) {
-    const auto& taken = plan.flashfit[i];
-    if (!taken.url || taken.form != workflow::RecipeLineForm::wheel_url) continue;
-    resolve::Candidate candidate;
-    std::string name = *taken.url;
-    name = name.substr(0, name.find_first_of("?#"));
-    name = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
-    candidate.filename = replace_all(name, "%2B", "+");
-    candidate.url = *taken.url;
-    candidate.source = "requirements file";
-    resolve::Request request{taken.recipe, {}, taken.spec};
-    auto judged = resolve::judge(candidate, request, book.find(taken.recipe), target);
-    UrlVerdict verdict;
-    if (!judged) {
-      verdict.reasons.push_back("its file name is not a wheel of " + taken.recipe);
-    } else {
-      verdict.fits = judged->compatible();
-      for (const auto& reason : judged->reasons) verdict.reasons.push_back(reason.message);
-    }
-    out[i] = std::move(verdict);
-  }
-  return out;
-}
-
-std::string shell_quote(const std::string& s) {
-  if (s.find_first_of(" '\"<>=;|&*?$!()[]") == std::string::npos) return s;
-  return "'" + replace_all(s, "'", "'\\''") + "'";
-}
-
-// The compiled packages' own dependencies, against what is installed now.
-void check_dependencies(InstallRequirementsReport& report, const env::Interpreter& interpreter,
-                        const install::Installer& installer) {
-  const InstalledVersions now = installed_versions(interpreter.site_dirs);
-  for (const PackageRun& run : report.packages) {
-    if (run.exit_code != 0) continue;
-    auto dist = install::find_installed(interpreter.site_dirs, run.recipe);
-    if (!dist || dist->egg_info) continue;
-    auto metadata = read_input_file((dist->dist_info / "METADATA").string());
-    if (!metadata) continue;
-    auto unmet = workflow::unmet_dependencies(run.recipe, workflow::requires_dist(*metadata),
-                                              interpreter.markers, now);
-    report.unmet.insert(report.unmet.end(), unmet.begin(), unmet.end());
-  }
-  if (report.unmet.empty()) return;
-  std::vector<std::string> argv = installer.base;
-  argv.push_back("install");
-  if (installer.kind == install::InstallerKind::uv) {
-    argv.insert(argv.end(), {"--python", installer.python});
-  }
-  for (const auto& u : report.unmet) argv.push_back(u.requirement);
-  // torch as it is, so that the installer cannot replace it to satisfy them.
-  if (auto torch = now.find("torch"); torch != now.end() && !torch->second.empty()) {
-    argv.push_back("torch==" + torch->second);
-  }
-  std::vector<std::string> quoted;
-  for (const auto& a : argv) quoted.push_back(shell_quote(a));
-  report.fix_command = util::join(quoted, " ");
-}
-
-std::string tail_lines(const std::string& text, std::size_t lines) {
-  std::size_t pos = text.size();
-  while (pos > 0 && (text[pos - 1] == '\n')) --pos;
-  std::size_t count = 0;
-  while (pos > 0) {
-    if (text[pos - 1] == '\n' && ++count == lines) break;
-    --pos;
-  }
-  return std::string(util::trim(std::string_view(text).substr(pos)));
-}
-
-// The installer's run over the lines flashfit does not take.
-std::vector<std::string> lines_argv(const install::Installer& installer,
-                                    const std::string& requirements) {
-  return install::requirements_argv(installer, requirements);
-}
-
-util::Result<void> run_installer_lines(InstallRequirementsReport& report,
-                                       const install::Installer& installer,
-                                       const env::Interpreter& interpreter) {
-  auto inputs = InstallerInputFiles::write(report.plan, "install-r");
-  if (!inputs) return tl::unexpected(inputs.error());
-
-  const InstalledVersions before = installed_versions(interpreter.site_dirs);
-  const std::vector<std::string> argv = lines_argv(installer, inputs->requirements().string());
-  note(fmt::format("installing {} line{} with {}", report.plan.installer.size(),
-                   report.plan.installer.size() == 1 ? "" : "s", to_string(installer.kind)));
-  // The user's own lines: their pip configuration (a mirror, find-links) applies, as it
-  // would to `pip install -r`.
-  auto ran =
-      install::run_installer(argv, std::chrono::seconds{1800}, install::InstallerConfig::users);
-  // What pip changed, whatever the outcome (a failed run may leave some).
-  report.installer_changes =
-      workflow::diff_installed(before, installed_versions(interpreter.site_dirs));
-  if (!ran) return tl::unexpected(ran.error());
-  report.installer_ok = ran->succeeded();
-  if (!ran->succeeded()) {
-    report.installer_failure = fmt::format("{} {}: {}", to_string(installer.kind), ran->describe(),
-                                           tail_lines(ran->err.empty() ? ran->out : ran->err, 6));
-  }
-  return {};
-}
-
-bool wants_dry_run(const InstallRequirementsRequest& request) {
-  auto what_if = what_if_from(*request.environment);
-  if (!what_if || !what_if->any() || request.dry_run) return request.dry_run;
-  std::fprintf(stderr,
-               "flashfit: %s describe another environment than this interpreter's: a dry run "
-               "(--dry-run), nothing is installed\n",
-               util::join(what_if->describe(), " ").c_str());
-  return true;
-}
-
 }  // namespace
 
 util::Result<std::string> read_input_file(const std::string& path) {
@@ -215,37 +45,6 @@ util::Result<std::string> read_input_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-util::Result<InstallerInputFiles> InstallerInputFiles::write(
-    const workflow::InstallRequirementsPlan& plan, std::string_view purpose) {
-  auto cache_root = util::require_cache_root();
-  if (!cache_root) return tl::unexpected(cache_root.error());
-  InstallerInputFiles files;
-  const fs::path dir = *cache_root / "tmp" / fmt::format("{}-{}", purpose, ::getpid());
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return util::fail(util::ErrorKind::failed, "cannot create " + dir.string(), ec.message());
-  files.dir_ = dir;  // from here on, removed on every way out
-  const fs::path constraints = dir / "constraints.txt";
-  files.requirements_ = dir / "requirements.txt";
-  if (!plan.constraints.empty()) {
-    auto wrote = util::write_file_atomic(constraints, workflow::installer_constraints_text(plan));
-    if (!wrote) return tl::unexpected(wrote.error());
-  }
-  auto wrote = util::write_file_atomic(
-      files.requirements_, workflow::installer_requirements_text(plan, constraints.string()));
-  if (!wrote) return tl::unexpected(wrote.error());
-  return files;
-}
-
-InstallerInputFiles::InstallerInputFiles(InstallerInputFiles&& other) noexcept
-    : dir_(std::exchange(other.dir_, {})), requirements_(std::move(other.requirements_)) {}
-
-InstallerInputFiles::~InstallerInputFiles() {
-  if (dir_.empty()) return;
-  std::error_code ec;
-  fs::remove_all(dir_, ec);
 }
 
 util::Result<std::vector<pkg::RequirementsFile>> parse_requirements_inputs(
@@ -271,8 +70,7 @@ util::Result<std::vector<pkg::RequirementsFile>> parse_requirements_inputs(
   return files;
 }
 
-util::Result<int> run_install_requirements(const InstallRequirementsRequest& request,
-                                           const InstallOne& install_one) {
+util::Result<int> run_install_requirements(const InstallRequirementsRequest& request) {
   auto files = parse_requirements_inputs(request.files, request.specs);
   if (!files) return tl::unexpected(files.error());
   auto config = load_user_config();
@@ -281,63 +79,37 @@ util::Result<int> run_install_requirements(const InstallRequirementsRequest& req
   if (!book) return tl::unexpected(book.error());
   auto probe = probe_options_from(*request.environment);
   if (!probe) return tl::unexpected(probe.error());
-  const env::Environment environment = env::probe_interpreter_environment(*probe);
-  if (auto usable =
-          require_interpreter(environment, *request.environment, WithoutInterpreter::refuse);
-      !usable) {
-    return tl::unexpected(usable.error());
-  }
-  const env::Interpreter& interpreter = *environment.python.interpreter;
-  auto planned =
-      workflow::plan_install_requirements(*files, *book, interpreter.markers, request.sources);
-  if (!planned) return tl::unexpected(planned.error());
-
-  InstallRequirementsReport report;
-  report.plan = std::move(*planned);
-  report.dry_run = wants_dry_run(request);
-  auto installer = install::choose_installer(environment);
-  if (!installer) return tl::unexpected(installer.error());
-  report.installer =
-      installer->version.empty() ? std::string(to_string(installer->kind)) : installer->version;
-
-  if (!report.plan.installer.empty()) {
-    report.installer_argv = lines_argv(*installer, "<the lines>");
-    if (!report.dry_run) {
-      auto ran = run_installer_lines(report, *installer, interpreter);
-      if (!ran) return tl::unexpected(ran.error());
-    }
-  }
-  const bool installer_failed = report.installer_ok == false;
-  // Named wheels judged after the installer's run: torch may have changed.
-  if (!installer_failed) report.url_verdicts = judge_urls(report.plan, *book, *probe);
-  report.url_verdicts.resize(report.plan.flashfit.size());
-
-  bool failed = installer_failed;
-  for (const workflow::TakenPackage& taken : report.plan.flashfit) {
-    PackageRun run{taken.recipe, taken.spec, std::nullopt, {}, {}};
-    if (!failed) {
-      if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
-      note(fmt::format("{} ({}): flashfit install {}", taken.recipe, taken.where, taken.spec));
-      util::Result<int> done = 0;
-      {
-        StdoutCapture capture(run.report);
-        done = install_one(taken.spec, report.plan.sources, report.dry_run);
-      }
-      if (!done) {
-        if (done.error().kind == util::ErrorKind::interrupted) return tl::unexpected(done.error());
-        run.exit_code = util::exit_code(done.error().kind);
-        run.error = util::render(done.error());
-      } else {
-        run.exit_code = *done;
-      }
-      failed = run.exit_code != 0;
-    }
-    report.packages.push_back(std::move(run));
-  }
-  if (!failed && !report.dry_run) check_dependencies(report, interpreter, *installer);
-  report.ok = !failed && report.unmet.empty();
-  write_stdout(request.json ? requirements_json(report).dump(2) + "\n" : requirements_text(report));
-  return report.ok ? 0 : 1;
+  workflow::InstallRequirementsInput input;
+  input.files = &*files;
+  input.book = &*book;
+  input.probe = std::move(*probe);
+  input.sources = request.sources;
+  input.dry_run = request.dry_run;
+  input.require_interpreter = [&request](const env::Environment& environment) {
+    return require_interpreter(environment, *request.environment, WithoutInterpreter::refuse);
+  };
+  input.on_what_if_dry_run = [](const std::vector<std::string>& what_if) {
+    std::fprintf(stderr,
+                 "flashfit: %s describe another environment than this interpreter's: a dry run "
+                 "(--dry-run), nothing is installed\n",
+                 util::join(what_if, " ").c_str());
+  };
+  input.note = [](std::string_view line) { note(line); };
+  // Each compiled package through `flashfit install SPEC`'s own flow, its report captured.
+  input.install_one = [&request](const std::string& spec, const resolve::SourceFlags& sources,
+                                 bool dry_run, std::string& report) {
+    InstallSpecOptions one = request.each;
+    one.spec = spec;
+    one.sources = sources;
+    one.dry_run = dry_run;
+    StdoutCapture capture(report);
+    return install_spec(one);
+  };
+  auto report = workflow::install_requirements(input);
+  if (!report) return tl::unexpected(report.error());
+  write_stdout(request.json ? requirements_json(*report).dump(2) + "\n"
+                            : requirements_text(*report));
+  return report->ok ? 0 : 1;
 }
 
 }  // namespace flashfit::cli

@@ -7,11 +7,11 @@
 // dependencies checked. Exit 0 all installed, 1 a step failed (the report
 // says what remains), 2 bad input (nothing installed).
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "cli/install_spec.hpp"
 #include "cli/what_if_flags.hpp"
 #include "pkg/requirements_file.hpp"
 #include "resolve/gather.hpp"
@@ -27,12 +27,10 @@ struct InstallRequirementsRequest {
   resolve::SourceFlags sources;
   bool dry_run = false;
   bool json = false;
+  // The install flags each compiled package is installed with; its spec, its
+  // sources (the files' merged over the flags) and the dry run are set per package.
+  InstallSpecOptions each;
 };
-
-// `flashfit install SPEC` with these sources (the files' merged over the
-// flags) and dry-run setting; its report is written with write_stdout.
-using InstallOne = std::function<util::Result<int>(
-    const std::string& spec, const resolve::SourceFlags& sources, bool dry_run)>;
 
 // A file the user named (a requirements file, a lock), whole; "no such file"
 // and "cannot open the file" are input errors naming it.
@@ -43,29 +41,6 @@ util::Result<std::string> read_input_file(const std::string& path);
 util::Result<std::vector<pkg::RequirementsFile>> parse_requirements_inputs(
     const std::vector<std::string>& paths, const std::vector<std::string>& specs);
 
-// The lines flashfit does not take, as the installer reads them: a
-// requirements.txt (and constraints.txt when the plan has any) in a temp dir of
-// the cache, `<cache>/tmp/<purpose>-<pid>`, removed with this value. For
-// `install -r`'s installer run and `lock`'s pip resolution.
-class InstallerInputFiles {
- public:
-  static util::Result<InstallerInputFiles> write(const workflow::InstallRequirementsPlan& plan,
-                                                 std::string_view purpose);
-  InstallerInputFiles(InstallerInputFiles&& other) noexcept;
-  InstallerInputFiles& operator=(InstallerInputFiles&&) = delete;
-  InstallerInputFiles(const InstallerInputFiles&) = delete;
-  InstallerInputFiles& operator=(const InstallerInputFiles&) = delete;
-  ~InstallerInputFiles();
-
-  const std::filesystem::path& requirements() const { return requirements_; }
-
- private:
-  InstallerInputFiles() = default;
-  std::filesystem::path dir_;
-  std::filesystem::path requirements_;
-};
-
-util::Result<int> run_install_requirements(const InstallRequirementsRequest& request,
-                                           const InstallOne& install_one);
+util::Result<int> run_install_requirements(const InstallRequirementsRequest& request);
 
 }  // namespace flashfit::cli

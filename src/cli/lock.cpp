@@ -8,15 +8,11 @@
 // (workflow/pylock). `lock --check FILE`: does that key still match here.
 // Exit 0 written / fits, 1 nothing fits or the key differs, 2 bad input.
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <set>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -26,17 +22,12 @@
 #include "cli/resolve_report.hpp"
 #include "cli/source_flags.hpp"
 #include "cli/what_if_flags.hpp"
-#include "pkg/name.hpp"
 #include "resolve/target.hpp"
-#include "store/wheel_cache.hpp"
 #include "util/atomic_file.hpp"
-#include "util/paths.hpp"
-#include "util/process.hpp"
 #include "util/strings.hpp"
-#include "workflow/install_requirements.hpp"
 #include "workflow/lock_dir.hpp"
 #include "workflow/lock_file.hpp"
-#include "workflow/pip_report.hpp"
+#include "workflow/lock_flow.hpp"
 #include "workflow/pylock.hpp"
 #include "workflow/uv_compile.hpp"
 
@@ -129,108 +120,24 @@ util::Result<int> run_check(const LockCliOptions& options) {
   return differences.empty() ? 0 : 1;
 }
 
-// The installer's own resolution of the lines flashfit does not take.
-util::Result<std::vector<workflow::ReportedPackage>> pip_resolution(
-    const workflow::InstallRequirementsPlan& plan, const env::Interpreter& interpreter) {
-  auto inputs = InstallerInputFiles::write(plan, "lock");
-  if (!inputs) return tl::unexpected(inputs.error());
-  util::ProcessSpec spec;
-  spec.argv = {interpreter.executable,
-               "-m",
-               "pip",
-               "install",
-               "--dry-run",
-               "--ignore-installed",
-               "--report",
-               "-",
-               "--quiet",
-               "--disable-pip-version-check",
-               "--no-input",
-               "-r",
-               inputs->requirements().string()};
-  spec.timeout = std::chrono::minutes{30};
-  note(fmt::format("resolving {} line{} with pip (--dry-run --report)", plan.installer.size(),
-                   plan.installer.size() == 1 ? "" : "s"));
-  auto ran = util::run_process(spec);
-  if (!ran) return tl::unexpected(ran.error());
-  if (!ran->succeeded()) {
-    std::string err(util::trim(ran->err.empty() ? ran->out : ran->err));
-    if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
-    return util::fail(
-        util::ErrorKind::failed,
-        fmt::format("pip could not resolve the installer's lines ({}): {}", ran->describe(), err),
-        interpreter.executable);
-  }
-  auto parsed = workflow::parse_pip_report(ran->out);
-  if (!parsed) {
-    return tl::unexpected(std::move(parsed.error()).with_context("pip's --report"));
-  }
-  return parsed;
+// Each recipe package resolved against the environment probed once.
+workflow::RealLockSteps::Resolve resolve_each(const LockCliOptions& options,
+                                              const env::Environment& environment) {
+  return [&options, &environment](const workflow::TakenPackage& taken,
+                                  const resolve::SourceFlags& sources) {
+    PipelineOptions pipeline;
+    pipeline.spec = taken.spec;
+    pipeline.environment = &options.environment;
+    pipeline.sources = &sources;
+    pipeline.probed = &environment;
+    pipeline.explain_rejected = 8;
+    return run_pipeline(pipeline);
+  };
 }
 
-// The same lines resolved by `uv pip compile` for this interpreter, read back
-// from its pylock.toml as the files this interpreter's tags install.
-util::Result<std::vector<workflow::ReportedPackage>> uv_resolution(
-    const workflow::InstallRequirementsPlan& plan, const env::Environment& environment) {
-  auto inputs = InstallerInputFiles::write(plan, "lock");
-  if (!inputs) return tl::unexpected(inputs.error());
-  const fs::path output = inputs->requirements().parent_path() / "pylock.uv.toml";
-  util::ProcessSpec spec;
-  spec.argv = workflow::uv_compile_argv(environment.python.uv->string(),
-                                        environment.python.interpreter->executable,
-                                        inputs->requirements().string(), output.string());
-  spec.timeout = std::chrono::minutes{30};
-  note(fmt::format("resolving {} line{} with uv (pip compile --format pylock.toml)",
-                   plan.installer.size(), plan.installer.size() == 1 ? "" : "s"));
-  auto ran = util::run_process(spec);
-  if (!ran) return tl::unexpected(ran.error());
-  if (!ran->succeeded()) {
-    std::string err(util::trim(ran->err.empty() ? ran->out : ran->err));
-    if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
-    return util::fail(
-        util::ErrorKind::failed,
-        fmt::format("uv could not resolve the installer's lines ({}): {}", ran->describe(), err),
-        environment.python.uv->string());
-  }
-  auto text = util::read_small_file(output, std::size_t{16} << 20);
-  if (!text) {
-    return util::fail(util::ErrorKind::failed, "uv pip compile wrote no readable pylock.toml",
-                      output.string());
-  }
-  const auto tags = resolve::target_from_environment(environment).tags;
-  if (!tags) {
-    return util::fail(util::ErrorKind::failed,
-                      "this interpreter's wheel tags are unknown: uv's files cannot be chosen", {},
-                      "lock with --resolver pip");
-  }
-  auto parsed = workflow::parse_uv_resolution(*text, "uv's pylock.toml", *tags);
-  if (!parsed) return tl::unexpected(parsed.error());
-  return parsed;
-}
-
-// The URLs the cache fetched these bytes from (none: built or added here).
-std::vector<std::string> cache_urls(const std::string& sha256) {
-  auto root = util::cache_root();
-  if (!root || sha256.empty()) return {};
-  auto cache = store::WheelCache::open(*root);
-  if (!cache) return {};
-  auto entry = cache->find_sha256(sha256);
-  return entry ? entry->urls : std::vector<std::string>{};
-}
-
-// A pick whose source gave no sha256 (a find-links page or a catalog row
-// without one) is fetched into the cache as install would fetch it, and
-// locked with the sha256 of those bytes: the next install checks them.
-util::Result<std::string> hash_by_download(const resolve::Candidate& candidate) {
-  auto root = util::require_cache_root();
-  if (!root) return tl::unexpected(root.error());
-  auto cache = store::WheelCache::open(*root);
-  if (!cache) return tl::unexpected(cache.error());
-  note("downloading " + candidate.filename + " to learn its sha256 (--no-download: leave it out)");
-  auto entry =
-      cache->fetch(candidate.url, std::nullopt, store::EntryOrigin::fetched_from(candidate.source));
-  if (!entry) return tl::unexpected(std::move(entry.error()).with_context(candidate.url));
-  return entry->sha256;
+void say_on_stderr(std::string_view prefix, std::string_view line) {
+  std::fprintf(stderr, "flashfit: %.*s%.*s\n", static_cast<int>(prefix.size()), prefix.data(),
+               static_cast<int>(line.size()), line.data());
 }
 
 // --format's word as a LockFormat; -o must then be a name the format's readers know.
@@ -275,116 +182,36 @@ util::Result<int> run_lock(const LockCliOptions& options) {
   auto probed = probe_for_key(options.environment);
   if (!probed) return tl::unexpected(probed.error());
   const env::Environment& environment = *probed;
-  const env::Interpreter& interpreter = *environment.python.interpreter;
   // uv when on PATH: the installer flashfit would install these lines with.
   auto resolver = workflow::choose_line_resolver(options.resolver, environment.python.uv.known());
   if (!resolver) return tl::unexpected(resolver.error());
-  auto plan =
-      workflow::plan_install_requirements(*files, *book, interpreter.markers, options.sources);
-  if (!plan) return tl::unexpected(plan.error());
-
-  workflow::LockDocument document;
-  document.key = workflow::lock_key_from(resolve::target_from_environment(environment));
   auto what_if = what_if_from(options.environment);
   if (!what_if) return tl::unexpected(what_if.error());
-  const bool described = what_if->any();
-  if (described) {
-    document.notes.push_back(fmt::format("what-if ({}): environment markers are this interpreter's",
-                                         util::join(what_if->describe(), " ")));
+  workflow::LockInput input;
+  input.files = &*files;
+  input.book = &*book;
+  input.environment = &environment;
+  input.sources = options.sources;
+  input.what_if = what_if->describe();
+  input.no_download = options.no_download;
+  input.resolver = *resolver;
+  // (A pylock cannot leave a hash out: render_pylock's error says so.)
+  input.warn_unhashed = *format == workflow::LockFormat::requirements;
+  input.note = [](std::string_view line) { note(line); };
+  input.warning = [](std::string_view line) { say_on_stderr("warning: ", line); };
+  input.remark = [](std::string_view line) { say_on_stderr("note: ", line); };
+  workflow::RealLockSteps steps(resolve_each(options, environment));
+  auto locked = workflow::lock_requirements(steps, input);
+  if (!locked) return tl::unexpected(locked.error());
+  if (const auto& unfit = locked->unfit) {
+    const Resolved& r = *unfit->resolved;
+    ResolveReport report{r.resolution, r.recipe, r.environment, r.sources, false, nullptr};
+    std::fprintf(stderr, "flashfit: %s (%s): no wheel fits this environment, nothing locked\n%s",
+                 unfit->taken.spec.c_str(), unfit->taken.where.c_str(),
+                 resolve_text(report).c_str());
+    return 1;
   }
-
-  // Recipe packages: flashfit's pick for this environment.
-  std::set<std::string> taken_names;
-  for (const workflow::TakenPackage& taken : plan->flashfit) {
-    taken_names.insert(taken.recipe);
-    PipelineOptions pipeline;
-    pipeline.spec = taken.spec;
-    pipeline.environment = &options.environment;
-    pipeline.sources = &plan->sources;
-    pipeline.probed = &environment;
-    pipeline.explain_rejected = 8;
-    auto resolved = run_pipeline(pipeline);
-    if (!resolved) {
-      return tl::unexpected(std::move(resolved.error()).with_context(taken.where));
-    }
-    const Resolved& r = **resolved;
-    if (!r.resolution.selected) {
-      ResolveReport report{r.resolution, r.recipe, r.environment, r.sources, false, nullptr};
-      std::fprintf(stderr, "flashfit: %s (%s): no wheel fits this environment, nothing locked\n%s",
-                   taken.spec.c_str(), taken.where.c_str(), resolve_text(report).c_str());
-      return 1;
-    }
-    const resolve::Judged& pick = r.resolution.candidates[*r.resolution.selected];
-    workflow::LockedLine line;
-    line.name = taken.recipe;
-    line.version = pick.wheel ? pick.wheel->version.str() : taken.spec;
-    line.url = workflow::as_url(pick.candidate->url);
-    if (pick.candidate->role == resolve::SourceRole::cache) {
-      // The cache's path is this machine's: the URL its bytes came from is the lock's.
-      line.url = workflow::as_url(workflow::portable_url(
-          pick.candidate->url, cache_urls(pick.candidate->sha256.value_or(""))));
-    }
-    line.sha256 = pick.candidate->sha256;
-    // Under --offline only a local file is read; a URL would be the network.
-    const bool local = !util::starts_with(pick.candidate->url, "http://") &&
-                       !util::starts_with(pick.candidate->url, "https://");
-    if (!line.sha256 && !options.no_download && (local || !options.sources.offline)) {
-      auto hashed = hash_by_download(*pick.candidate);
-      if (!hashed) return tl::unexpected(std::move(hashed.error()).with_context(taken.where));
-      line.sha256 = *hashed;
-    }
-    line.origin =
-        fmt::format("flashfit's pick from {}, for {}", pick.candidate->source, taken.where);
-    if (!pick.certain()) {
-      const std::string why = fmt::format(
-          "{}: the pick {} rests on facts not known here (flashfit resolve {} says which)",
-          taken.recipe, pick.candidate->filename, taken.spec);
-      document.notes.push_back(why);
-      std::fprintf(stderr, "flashfit: warning: %s\n", why.c_str());
-    }
-    // (A pylock cannot leave a hash out: render_pylock's error says so.)
-    if (!line.sha256 && *format == workflow::LockFormat::requirements) {
-      std::fprintf(stderr,
-                   "flashfit: warning: %s: no sha256 is known for %s; its --hash is left out "
-                   "(--no-download, or --offline with a remote file)\n",
-                   taken.recipe.c_str(), pick.candidate->filename.c_str());
-    }
-    document.flashfit.push_back(std::move(line));
-  }
-
-  // The other lines: the installer's own resolution (none under what-if flags).
-  if (!plan->installer.empty() && described) {
-    const std::string why =
-        "the installer's lines are not locked: the what-if flags describe an environment "
-        "with no interpreter to ask pip in";
-    document.notes.push_back(why);
-    std::fprintf(stderr, "flashfit: note: %s\n", why.c_str());
-  } else if (!plan->installer.empty()) {
-    const std::string by(workflow::to_string(*resolver));
-    auto reported = *resolver == workflow::LineResolver::uv ? uv_resolution(*plan, environment)
-                                                            : pip_resolution(*plan, interpreter);
-    if (!reported) return tl::unexpected(reported.error());
-    for (const auto& p : *reported) {
-      if (taken_names.count(pkg::canonicalize_name(p.name)) != 0) {
-        document.notes.push_back(
-            fmt::format("{}'s resolution also named {} {}: flashfit's pick above is the one locked",
-                        by, p.name, p.version));
-        continue;
-      }
-      workflow::LockedLine line{p.name, p.version, p.url, std::nullopt, by + "'s resolution"};
-      if (!p.sha256.empty()) line.sha256 = p.sha256;
-      if (!line.sha256 && *format == workflow::LockFormat::requirements) {
-        std::fprintf(stderr,
-                     "flashfit: warning: %s: %s gave no sha256 (%s); its --hash is left out\n",
-                     p.name.c_str(), by.c_str(), p.url.c_str());
-      }
-      document.installer.push_back(std::move(line));
-    }
-  }
-  for (const auto& skipped : plan->skipped) {
-    document.notes.push_back(
-        fmt::format("{}: '{}' is skipped here by its marker", skipped.where, skipped.text));
-  }
+  const workflow::LockDocument& document = locked->document;
 
   auto rendered = *format == workflow::LockFormat::pylock
                       ? workflow::render_pylock(document)

@@ -11,7 +11,7 @@
 #include "resolve/rules.hpp"
 #include "util/error.hpp"
 
-namespace CLI {
+namespace CLI {  // NOLINT(readability-identifier-naming): CLI11's namespace
 class App;
 }
 

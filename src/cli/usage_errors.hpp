@@ -10,7 +10,7 @@
 
 #include "util/error.hpp"
 
-namespace CLI {
+namespace CLI {  // NOLINT(readability-identifier-naming): CLI11's namespace
 class App;
 class ParseError;
 }  // namespace CLI

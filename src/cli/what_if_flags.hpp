@@ -12,9 +12,9 @@
 #include "env/what_if.hpp"
 #include "util/error.hpp"
 
-namespace CLI {
+namespace CLI {  // NOLINT(readability-identifier-naming): CLI11's namespace
 class App;
-}
+}  // namespace CLI
 
 namespace flashfit::cli {
 

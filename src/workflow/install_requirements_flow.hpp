@@ -1,0 +1,78 @@
+#pragma once
+// `flashfit install -r FILE [SPEC...]` after the files are parsed: the plan
+// (workflow/install_requirements), the probed interpreter's installer run
+// over the lines flashfit does not take (what it changed is diffed), each
+// named wheel judged by its file name, each compiled package installed through
+// the caller's `install_one` (cli: `flashfit install SPEC`'s own flow, its
+// report captured), then their own dependencies checked. A typed report;
+// cli/install_requirements_report renders it.
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "env/environment.hpp"
+#include "pkg/requirements_file.hpp"
+#include "resolve/gather.hpp"
+#include "resolve/recipe.hpp"
+#include "util/error.hpp"
+#include "workflow/install_requirements.hpp"
+#include "workflow/requirements_check.hpp"
+
+namespace flashfit::workflow {
+
+// A named wheel judged against this environment by its file name.
+struct UrlVerdict {
+  bool fits = false;
+  std::vector<std::string> reasons;  // why not, one per rule
+};
+
+struct PackageRun {
+  std::string recipe;
+  std::string spec;
+  std::optional<int> exit_code;  // nullopt: not attempted (an earlier step failed)
+  std::string error;             // an error instead of a report
+  std::string report;            // its `flashfit install` report (text, or JSON text)
+};
+
+struct InstallRequirementsReport {
+  InstallRequirementsPlan plan;
+  std::vector<std::optional<UrlVerdict>> url_verdicts;  // per plan.flashfit entry
+  bool dry_run = false;
+  std::string installer;                    // "pip 23.0.1 ..." / "uv 0.8.0"
+  std::vector<std::string> installer_argv;  // empty: nothing for the installer
+  std::optional<bool> installer_ok;         // nullopt: not run
+  std::string installer_failure;            // how it ended, its output's tail
+  std::vector<InstalledChange> installer_changes;
+  std::vector<PackageRun> packages;
+  std::vector<UnmetDependency> unmet;
+  std::string fix_command;  // installs the unmet ones with torch kept
+  bool ok = false;
+};
+
+// One compiled package installed as `flashfit install SPEC` would be, with
+// these sources and dry-run setting: its exit code, its report in `report`.
+using InstallOnePackage =
+    std::function<util::Result<int>(const std::string& spec, const resolve::SourceFlags& sources,
+                                    bool dry_run, std::string& report)>;
+
+struct InstallRequirementsInput {
+  const std::vector<pkg::RequirementsFile>* files = nullptr;
+  const resolve::RecipeBook* book = nullptr;
+  env::ProbeOptions probe;
+  resolve::SourceFlags sources;  // the flags; the files' own options go over them
+  bool dry_run = false;
+  // Whether the probed interpreter can be installed into (the CLI's policy).
+  std::function<util::Result<void>(const env::Environment&)> require_interpreter;
+  // Told when what-if flags make it a dry run (their descriptions).
+  std::function<void(const std::vector<std::string>&)> on_what_if_dry_run;
+  std::function<void(std::string_view)> note;  // progress lines
+  InstallOnePackage install_one;
+};
+
+// Errors: bad input (a conflicting pin, a marker that cannot be evaluated),
+// no interpreter, no installer, Ctrl-C; a failed step is in the report.
+util::Result<InstallRequirementsReport> install_requirements(const InstallRequirementsInput& input);
+
+}  // namespace flashfit::workflow

@@ -1,0 +1,236 @@
+#include "workflow/lock_flow.hpp"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+
+#include "pkg/name.hpp"
+#include "resolve/target.hpp"
+#include "store/wheel_cache.hpp"
+#include "util/atomic_file.hpp"
+#include "util/paths.hpp"
+#include "util/process.hpp"
+#include "util/strings.hpp"
+#include "workflow/installer_inputs.hpp"
+
+namespace flashfit::workflow {
+namespace {
+
+namespace fs = std::filesystem;
+
+void tell(const std::function<void(std::string_view)>& sink, std::string_view line) {
+  if (sink) sink(line);
+}
+
+std::string lines_word(std::size_t n) {
+  return fmt::format("{} line{}", n, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& input) {
+  const env::Environment& environment = *input.environment;
+  const env::Interpreter& interpreter = *environment.python.interpreter;
+  auto plan =
+      plan_install_requirements(*input.files, *input.book, interpreter.markers, input.sources);
+  if (!plan) return tl::unexpected(plan.error());
+
+  LockOutcome out;
+  LockDocument& document = out.document;
+  document.key = lock_key_from(resolve::target_from_environment(environment));
+  const bool described = !input.what_if.empty();
+  if (described) {
+    document.notes.push_back(fmt::format("what-if ({}): environment markers are this interpreter's",
+                                         util::join(input.what_if, " ")));
+  }
+
+  // Recipe packages: flashfit's pick for this environment.
+  std::set<std::string> taken_names;
+  for (const TakenPackage& taken : plan->flashfit) {
+    taken_names.insert(taken.recipe);
+    auto resolved = steps.resolve(taken, plan->sources);
+    if (!resolved) {
+      return tl::unexpected(std::move(resolved.error()).with_context(taken.where));
+    }
+    const Resolved& r = **resolved;
+    if (!r.resolution.selected) {
+      out.unfit = LockUnfit{taken, std::move(*resolved)};
+      return out;
+    }
+    const resolve::Judged& pick = r.resolution.candidates[*r.resolution.selected];
+    LockedLine line;
+    line.name = taken.recipe;
+    line.version = pick.wheel ? pick.wheel->version.str() : taken.spec;
+    line.url = as_url(pick.candidate->url);
+    if (pick.candidate->role == resolve::SourceRole::cache) {
+      // The cache's path is this machine's: the URL its bytes came from is the lock's.
+      line.url = as_url(
+          portable_url(pick.candidate->url, steps.cache_urls(pick.candidate->sha256.value_or(""))));
+    }
+    line.sha256 = pick.candidate->sha256;
+    // Under --offline only a local file is read; a URL would be the network.
+    const bool local = !util::starts_with(pick.candidate->url, "http://") &&
+                       !util::starts_with(pick.candidate->url, "https://");
+    if (!line.sha256 && !input.no_download && (local || !input.sources.offline)) {
+      tell(input.note, "downloading " + pick.candidate->filename +
+                           " to learn its sha256 (--no-download: leave it out)");
+      auto hashed = steps.hash_by_download(*pick.candidate);
+      if (!hashed) return tl::unexpected(std::move(hashed.error()).with_context(taken.where));
+      line.sha256 = *hashed;
+    }
+    line.origin =
+        fmt::format("flashfit's pick from {}, for {}", pick.candidate->source, taken.where);
+    if (!pick.certain()) {
+      const std::string why = fmt::format(
+          "{}: the pick {} rests on facts not known here (flashfit resolve {} says which)",
+          taken.recipe, pick.candidate->filename, taken.spec);
+      document.notes.push_back(why);
+      tell(input.warning, why);
+    }
+    if (!line.sha256 && input.warn_unhashed) {
+      tell(input.warning, fmt::format("{}: no sha256 is known for {}; its --hash is left out "
+                                      "(--no-download, or --offline with a remote file)",
+                                      taken.recipe, pick.candidate->filename));
+    }
+    document.flashfit.push_back(std::move(line));
+  }
+
+  // The other lines: the installer's own resolution (none under what-if flags).
+  if (!plan->installer.empty() && described) {
+    const std::string why =
+        "the installer's lines are not locked: the what-if flags describe an environment "
+        "with no interpreter to ask pip in";
+    document.notes.push_back(why);
+    tell(input.remark, why);
+  } else if (!plan->installer.empty()) {
+    const std::string by(to_string(input.resolver));
+    const bool uv = input.resolver == LineResolver::uv;
+    tell(input.note,
+         fmt::format("resolving {} with {}", lines_word(plan->installer.size()),
+                     uv ? "uv (pip compile --format pylock.toml)" : "pip (--dry-run --report)"));
+    auto reported =
+        uv ? steps.uv_resolution(*plan, environment) : steps.pip_resolution(*plan, interpreter);
+    if (!reported) return tl::unexpected(reported.error());
+    for (const auto& p : *reported) {
+      if (taken_names.count(pkg::canonicalize_name(p.name)) != 0) {
+        document.notes.push_back(
+            fmt::format("{}'s resolution also named {} {}: flashfit's pick above is the one locked",
+                        by, p.name, p.version));
+        continue;
+      }
+      LockedLine line{p.name, p.version, p.url, std::nullopt, by + "'s resolution"};
+      if (!p.sha256.empty()) line.sha256 = p.sha256;
+      if (!line.sha256 && input.warn_unhashed) {
+        tell(input.warning,
+             fmt::format("{}: {} gave no sha256 ({}); its --hash is left out", p.name, by, p.url));
+      }
+      document.installer.push_back(std::move(line));
+    }
+  }
+  for (const auto& skipped : plan->skipped) {
+    document.notes.push_back(
+        fmt::format("{}: '{}' is skipped here by its marker", skipped.where, skipped.text));
+  }
+  return out;
+}
+
+util::Result<std::vector<ReportedPackage>> RealLockSteps::pip_resolution(
+    const InstallRequirementsPlan& plan, const env::Interpreter& interpreter) {
+  auto inputs = InstallerInputFiles::write(plan, "lock");
+  if (!inputs) return tl::unexpected(inputs.error());
+  util::ProcessSpec spec;
+  spec.argv = {interpreter.executable,
+               "-m",
+               "pip",
+               "install",
+               "--dry-run",
+               "--ignore-installed",
+               "--report",
+               "-",
+               "--quiet",
+               "--disable-pip-version-check",
+               "--no-input",
+               "-r",
+               inputs->requirements().string()};
+  spec.timeout = std::chrono::minutes{30};
+  auto ran = util::run_process(spec);
+  if (!ran) return tl::unexpected(ran.error());
+  if (!ran->succeeded()) {
+    std::string err(util::trim(ran->err.empty() ? ran->out : ran->err));
+    if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
+    return util::fail(
+        util::ErrorKind::failed,
+        fmt::format("pip could not resolve the installer's lines ({}): {}", ran->describe(), err),
+        interpreter.executable);
+  }
+  auto parsed = parse_pip_report(ran->out);
+  if (!parsed) {
+    return tl::unexpected(std::move(parsed.error()).with_context("pip's --report"));
+  }
+  return parsed;
+}
+
+// The same lines resolved by `uv pip compile` for this interpreter, read back
+// from its pylock.toml as the files this interpreter's tags install.
+util::Result<std::vector<ReportedPackage>> RealLockSteps::uv_resolution(
+    const InstallRequirementsPlan& plan, const env::Environment& environment) {
+  auto inputs = InstallerInputFiles::write(plan, "lock");
+  if (!inputs) return tl::unexpected(inputs.error());
+  const fs::path output = inputs->requirements().parent_path() / "pylock.uv.toml";
+  util::ProcessSpec spec;
+  spec.argv =
+      uv_compile_argv(environment.python.uv->string(), environment.python.interpreter->executable,
+                      inputs->requirements().string(), output.string());
+  spec.timeout = std::chrono::minutes{30};
+  auto ran = util::run_process(spec);
+  if (!ran) return tl::unexpected(ran.error());
+  if (!ran->succeeded()) {
+    std::string err(util::trim(ran->err.empty() ? ran->out : ran->err));
+    if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
+    return util::fail(
+        util::ErrorKind::failed,
+        fmt::format("uv could not resolve the installer's lines ({}): {}", ran->describe(), err),
+        environment.python.uv->string());
+  }
+  auto text = util::read_small_file(output, std::size_t{16} << 20);
+  if (!text) {
+    return util::fail(util::ErrorKind::failed, "uv pip compile wrote no readable pylock.toml",
+                      output.string());
+  }
+  const auto tags = resolve::target_from_environment(environment).tags;
+  if (!tags) {
+    return util::fail(util::ErrorKind::failed,
+                      "this interpreter's wheel tags are unknown: uv's files cannot be chosen", {},
+                      "lock with --resolver pip");
+  }
+  auto parsed = parse_uv_resolution(*text, "uv's pylock.toml", *tags);
+  if (!parsed) return tl::unexpected(parsed.error());
+  return parsed;
+}
+
+std::vector<std::string> RealLockSteps::cache_urls(const std::string& sha256) {
+  auto root = util::cache_root();
+  if (!root || sha256.empty()) return {};
+  auto cache = store::WheelCache::open(*root);
+  if (!cache) return {};
+  auto entry = cache->find_sha256(sha256);
+  return entry ? entry->urls : std::vector<std::string>{};
+}
+
+// A pick whose source gave no sha256 (a find-links page or a catalog row
+// without one) is fetched into the cache as install would fetch it, and
+// locked with the sha256 of those bytes: the next install checks them.
+util::Result<std::string> RealLockSteps::hash_by_download(const resolve::Candidate& candidate) {
+  auto root = util::require_cache_root();
+  if (!root) return tl::unexpected(root.error());
+  auto cache = store::WheelCache::open(*root);
+  if (!cache) return tl::unexpected(cache.error());
+  auto entry =
+      cache->fetch(candidate.url, std::nullopt, store::EntryOrigin::fetched_from(candidate.source));
+  if (!entry) return tl::unexpected(std::move(entry.error()).with_context(candidate.url));
+  return entry->sha256;
+}
+
+}  // namespace flashfit::workflow

@@ -1,0 +1,296 @@
+// lock's document from its steps, with fakes: each recipe package's pick (a
+// cache pick locked at the URL its bytes came from, a pick without sha256
+// downloaded to learn it unless told not to), pip's lines, what stops it.
+#include "workflow/lock_flow.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace flashfit::workflow {
+namespace {
+
+class NoIncludes : public pkg::FileReader {
+ public:
+  util::Result<std::string> read(const std::string& path) override {
+    return util::input_error("no includes here", path);
+  }
+};
+
+std::vector<pkg::RequirementsFile> requirements(const std::string& text) {
+  NoIncludes none;
+  auto file = pkg::parse_requirements_file(text, "r.txt", none);
+  EXPECT_TRUE(file) << file.error().message;
+  return {file ? *file : pkg::RequirementsFile{}};
+}
+
+env::Environment linux_311() {
+  env::Interpreter interpreter;
+  interpreter.executable = "/venv/bin/python";
+  auto& m = interpreter.markers;
+  *m.find("python_version") = "3.11";
+  *m.find("python_full_version") = "3.11.2";
+  *m.find("sys_platform") = "linux";
+  *m.find("platform_system") = "Linux";
+  *m.find("platform_machine") = "x86_64";
+  *m.find("os_name") = "posix";
+  *m.find("implementation_name") = "cpython";
+  *m.find("platform_python_implementation") = "CPython";
+  env::Environment environment;
+  environment.python.interpreter = env::Fact<env::Interpreter>::of(interpreter, "test");
+  return environment;
+}
+
+// A resolution picking `candidate` (or nothing).
+std::unique_ptr<Resolved> picked(std::optional<resolve::Candidate> candidate, bool certain = true) {
+  auto out = std::make_unique<Resolved>();
+  if (!candidate) return out;
+  auto inputs = std::make_shared<std::vector<resolve::Candidate>>();
+  inputs->push_back(*candidate);
+  out->resolution.inputs = inputs;
+  resolve::Judged judged;
+  judged.candidate = &inputs->front();
+  if (!certain) judged.assumptions.push_back({"gpu", "the GPUs are unreadable", "--gpu"});
+  out->resolution.candidates.push_back(judged);
+  out->resolution.selected = 0;
+  return out;
+}
+
+resolve::Candidate candidate(std::string url, std::optional<std::string> sha256,
+                             resolve::SourceRole role = resolve::SourceRole::upstream) {
+  resolve::Candidate c;
+  c.url = std::move(url);
+  c.filename = c.url.substr(c.url.rfind('/') + 1);
+  c.source = role == resolve::SourceRole::cache ? "cache" : "upstream";
+  c.role = role;
+  c.sha256 = std::move(sha256);
+  return c;
+}
+
+const std::string kHash = std::string(64, 'a');
+const std::string kOther = std::string(64, 'b');
+
+class FakeLockSteps : public LockSteps {
+ public:
+  std::map<std::string, std::optional<resolve::Candidate>> picks;  // by recipe name
+  std::vector<ReportedPackage> pip;
+  std::optional<util::Error> pip_error;
+  std::vector<std::string> resolved, downloaded, pip_lines;
+  bool uv_asked = false;
+
+  util::Result<std::unique_ptr<Resolved>> resolve(const TakenPackage& taken,
+                                                  const resolve::SourceFlags&) override {
+    resolved.push_back(taken.spec);
+    auto it = picks.find(taken.recipe);
+    if (it == picks.end()) return util::fail(util::ErrorKind::usage, "unknown package");
+    return picked(it->second);
+  }
+  util::Result<std::vector<ReportedPackage>> pip_resolution(const InstallRequirementsPlan& plan,
+                                                            const env::Interpreter&) override {
+    for (const auto& line : plan.installer)
+      pip_lines.push_back(line.requirement ? line.requirement->name : line.text);
+    if (pip_error) return tl::unexpected(*pip_error);
+    return pip;
+  }
+  util::Result<std::vector<ReportedPackage>> uv_resolution(const InstallRequirementsPlan& plan,
+                                                           const env::Environment&) override {
+    uv_asked = true;
+    return pip_resolution(plan, env::Interpreter{});
+  }
+  std::vector<std::string> cache_urls(const std::string& sha256) override {
+    if (sha256 == kHash) return {"/elsewhere/x.whl", "https://files.example/x.whl"};
+    return {};
+  }
+  util::Result<std::string> hash_by_download(const resolve::Candidate& c) override {
+    downloaded.push_back(c.url);
+    if (c.url.find("gone") != std::string::npos)
+      return util::fail(util::ErrorKind::failed, "HTTP 404", c.url);
+    return kOther;
+  }
+};
+
+struct LockRun {
+  env::Environment environment = linux_311();
+  std::vector<pkg::RequirementsFile> files;
+  resolve::RecipeBook book = resolve::RecipeBook::built_in();
+  LockInput input;
+  std::vector<std::string> warnings, notes, remarks;
+  explicit LockRun(const std::string& text) : files(requirements(text)) {
+    input.files = &files;
+    input.book = &book;
+    input.environment = &environment;
+    input.note = [this](std::string_view l) { notes.emplace_back(l); };
+    input.warning = [this](std::string_view l) { warnings.emplace_back(l); };
+    input.remark = [this](std::string_view l) { remarks.emplace_back(l); };
+  }
+};
+
+TEST(LockFlow, RecipePicksAndPipLinesMakeTheDocument) {
+  LockRun run("flash-attn==2.8.3\nnumpy>=1.24\n");
+  FakeLockSteps steps;
+  steps.picks["flash-attn"] = candidate("https://h/flash_attn-2.8.3-cp311.whl", kHash);
+  steps.pip = {{"numpy", "2.1.0", "https://p/numpy.whl", kOther},
+               {"flash_attn", "2.7.0", "https://p/fa.whl", ""}};
+  auto out = lock_requirements(steps, run.input);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_FALSE(out->unfit);
+  const LockDocument& d = out->document;
+  ASSERT_EQ(d.flashfit.size(), 1u);
+  EXPECT_EQ(d.flashfit[0].name, "flash-attn");
+  EXPECT_EQ(d.flashfit[0].url, "https://h/flash_attn-2.8.3-cp311.whl");
+  EXPECT_EQ(d.flashfit[0].sha256, kHash);
+  EXPECT_EQ(steps.resolved, (std::vector<std::string>{"flash-attn==2.8.3"}));
+  EXPECT_EQ(steps.pip_lines, (std::vector<std::string>{"numpy"}));
+  // pip's own flash_attn is not locked beside flashfit's pick: a note says so.
+  ASSERT_EQ(d.installer.size(), 1u);
+  EXPECT_EQ(d.installer[0].name, "numpy");
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_NE(d.notes[0].find("flashfit's pick above is the one locked"), std::string::npos);
+  EXPECT_TRUE(steps.downloaded.empty());
+  EXPECT_FALSE(steps.uv_asked);
+  EXPECT_EQ(d.installer[0].origin, "pip's resolution");
+  EXPECT_TRUE(run.warnings.empty());
+  ASSERT_EQ(run.notes.size(), 1u);
+  EXPECT_EQ(run.notes[0], "resolving 1 line with pip (--dry-run --report)");
+}
+
+TEST(LockFlow, UvResolvesTheInstallerLinesWhenChosenAndAPylockWarnsOfNoMissingHash) {
+  LockRun run("numpy\n");
+  run.input.resolver = LineResolver::uv;
+  run.input.warn_unhashed = false;  // --format pylock: the renderer refuses, saying why
+  FakeLockSteps steps;
+  steps.pip = {{"numpy", "2.1.0", "https://p/numpy.tar.gz", ""}};
+  auto out = lock_requirements(steps, run.input);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_TRUE(steps.uv_asked);
+  ASSERT_EQ(out->document.installer.size(), 1u);
+  EXPECT_EQ(out->document.installer[0].origin, "uv's resolution");
+  EXPECT_FALSE(out->document.installer[0].sha256);
+  EXPECT_TRUE(run.warnings.empty());
+  EXPECT_EQ(
+      run.notes,
+      (std::vector<std::string>{"resolving 1 line with uv (pip compile --format pylock.toml)"}));
+}
+
+TEST(LockFlow, ACachePickIsLockedAtTheUrlItsBytesCameFrom) {
+  LockRun run("flash-attn\n");
+  FakeLockSteps steps;
+  steps.picks["flash-attn"] =
+      candidate("/home/u/.cache/flashfit/wheels/x.whl", kHash, resolve::SourceRole::cache);
+  auto out = lock_requirements(steps, run.input);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->document.flashfit.at(0).url, "https://files.example/x.whl");
+}
+
+TEST(LockFlow, APickWithoutSha256IsDownloadedUnlessToldNot) {
+  {
+    LockRun run("flash-attn\n");
+    FakeLockSteps steps;
+    steps.picks["flash-attn"] = candidate("https://h/fa.whl", std::nullopt);
+    auto out = lock_requirements(steps, run.input);
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_EQ(out->document.flashfit.at(0).sha256, kOther);
+    EXPECT_EQ(steps.downloaded, (std::vector<std::string>{"https://h/fa.whl"}));
+    EXPECT_TRUE(run.warnings.empty());
+  }
+  for (int variant = 0; variant < 2; ++variant) {
+    LockRun run("flash-attn\n");
+    if (variant == 0) run.input.no_download = true;
+    if (variant == 1) run.input.sources.offline = true;  // a remote file is the network
+    FakeLockSteps steps;
+    steps.picks["flash-attn"] = candidate("https://h/fa.whl", std::nullopt);
+    auto out = lock_requirements(steps, run.input);
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_FALSE(out->document.flashfit.at(0).sha256) << variant;
+    EXPECT_TRUE(steps.downloaded.empty()) << variant;
+    ASSERT_EQ(run.warnings.size(), 1u) << variant;
+    EXPECT_NE(run.warnings[0].find("its --hash is left out"), std::string::npos);
+  }
+}
+
+TEST(LockFlow, ALocalFileIsHashedEvenOffline) {
+  LockRun run("flash-attn\n");
+  run.input.sources.offline = true;
+  FakeLockSteps steps;
+  steps.picks["flash-attn"] = candidate("/wheels/fa.whl", std::nullopt);
+  auto out = lock_requirements(steps, run.input);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->document.flashfit.at(0).url, "file:///wheels/fa.whl");
+  EXPECT_EQ(out->document.flashfit.at(0).sha256, kOther);
+}
+
+TEST(LockFlow, AFetchThatFailsNamesTheLine) {
+  LockRun run("flash-attn\n");
+  FakeLockSteps steps;
+  steps.picks["flash-attn"] = candidate("https://h/gone.whl", std::nullopt);
+  auto out = lock_requirements(steps, run.input);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().message, "HTTP 404");
+  EXPECT_NE(out.error().context.find("r.txt:1"), std::string::npos) << out.error().context;
+}
+
+TEST(LockFlow, NothingFitsStopsBeforePip) {
+  LockRun run("flash-attn\nmamba-ssm\nnumpy\n");
+  FakeLockSteps steps;
+  steps.picks["flash-attn"] = std::nullopt;
+  steps.picks["mamba-ssm"] = candidate("https://h/m.whl", kHash);
+  auto out = lock_requirements(steps, run.input);
+  ASSERT_TRUE(out) << out.error().message;
+  ASSERT_TRUE(out->unfit);
+  EXPECT_EQ(out->unfit->taken.recipe, "flash-attn");
+  EXPECT_EQ(steps.resolved.size(), 1u);
+  EXPECT_TRUE(steps.pip_lines.empty());
+}
+
+TEST(LockFlow, AnUncertainPickIsLockedWithANoteAndAWarning) {
+  LockRun run("flash-attn\n");
+  // The fake picks certain candidates; this one an uncertain one.
+  class Uncertain : public FakeLockSteps {
+   public:
+    util::Result<std::unique_ptr<Resolved>> resolve(const TakenPackage&,
+                                                    const resolve::SourceFlags&) override {
+      return picked(candidate("https://h/fa.whl", kHash), /*certain=*/false);
+    }
+  } uncertain;
+  auto out = lock_requirements(uncertain, run.input);
+  ASSERT_TRUE(out) << out.error().message;
+  ASSERT_EQ(out->document.notes.size(), 1u);
+  EXPECT_NE(out->document.notes[0].find("rests on facts not known here"), std::string::npos);
+  EXPECT_EQ(run.warnings, out->document.notes);
+}
+
+TEST(LockFlow, WhatIfFlagsLeaveTheInstallerLinesUnresolved) {
+  LockRun run("numpy\n");
+  run.input.what_if = {"--torch 2.8.0"};
+  FakeLockSteps steps;
+  auto out = lock_requirements(steps, run.input);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_TRUE(steps.pip_lines.empty());
+  EXPECT_TRUE(out->document.installer.empty());
+  ASSERT_EQ(out->document.notes.size(), 2u);
+  EXPECT_EQ(out->document.notes[0],
+            "what-if (--torch 2.8.0): environment markers are this interpreter's");
+  ASSERT_EQ(run.remarks.size(), 1u);
+  EXPECT_EQ(run.remarks[0], out->document.notes[1]);
+}
+
+TEST(LockFlow, PipsFailureAndAResolveErrorAreErrors) {
+  {
+    LockRun run("numpy\n");
+    FakeLockSteps steps;
+    steps.pip_error = util::Error{util::ErrorKind::failed, "pip could not resolve", {}, {}};
+    auto out = lock_requirements(steps, run.input);
+    ASSERT_FALSE(out);
+    EXPECT_EQ(out.error().message, "pip could not resolve");
+  }
+  {
+    LockRun run("flash-attn\n");
+    FakeLockSteps steps;  // no pick scripted: the fake's resolve fails
+    auto out = lock_requirements(steps, run.input);
+    ASSERT_FALSE(out);
+    EXPECT_EQ(out.error().context, "r.txt:1");
+  }
+}
+
+}  // namespace
+}  // namespace flashfit::workflow
