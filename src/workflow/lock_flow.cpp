@@ -28,6 +28,18 @@ std::string lines_word(std::size_t n) {
   return fmt::format("{} line{}", n, n == 1 ? "" : "s");
 }
 
+// A resolver (pip or uv) that failed on the installer's lines: its own words,
+// the last 2,000 characters of them.
+util::Error resolver_failed(std::string_view tool, const util::ProcessResult& ran,
+                            const std::string& where) {
+  std::string err(util::trim(ran.err.empty() ? ran.out : ran.err));
+  if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
+  return util::Error{
+      util::ErrorKind::failed,
+      fmt::format("{} could not resolve the installer's lines ({}): {}", tool, ran.describe(), err),
+      where, ""};
+}
+
 }  // namespace
 
 util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& input) {
@@ -157,14 +169,8 @@ util::Result<std::vector<ReportedPackage>> RealLockSteps::pip_resolution(
   spec.timeout = std::chrono::minutes{30};
   auto ran = util::run_process(spec);
   if (!ran) return tl::unexpected(ran.error());
-  if (!ran->succeeded()) {
-    std::string err(util::trim(ran->err.empty() ? ran->out : ran->err));
-    if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
-    return util::fail(
-        util::ErrorKind::failed,
-        fmt::format("pip could not resolve the installer's lines ({}): {}", ran->describe(), err),
-        interpreter.executable);
-  }
+  if (!ran->succeeded())
+    return tl::unexpected(resolver_failed("pip", *ran, interpreter.executable));
   auto parsed = parse_pip_report(ran->out);
   if (!parsed) {
     return tl::unexpected(std::move(parsed.error()).with_context("pip's --report"));
@@ -186,14 +192,8 @@ util::Result<std::vector<ReportedPackage>> RealLockSteps::uv_resolution(
   spec.timeout = std::chrono::minutes{30};
   auto ran = util::run_process(spec);
   if (!ran) return tl::unexpected(ran.error());
-  if (!ran->succeeded()) {
-    std::string err(util::trim(ran->err.empty() ? ran->out : ran->err));
-    if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
-    return util::fail(
-        util::ErrorKind::failed,
-        fmt::format("uv could not resolve the installer's lines ({}): {}", ran->describe(), err),
-        environment.python.uv->string());
-  }
+  if (!ran->succeeded())
+    return tl::unexpected(resolver_failed("uv", *ran, environment.python.uv->string()));
   auto text = util::read_small_file(output, std::size_t{16} << 20);
   if (!text) {
     return util::fail(util::ErrorKind::failed, "uv pip compile wrote no readable pylock.toml",

@@ -55,3 +55,8 @@ ffinst_index() {
   INDEX=$HTTP_URL/simple
   OFFICIAL_NAME=$(basename "$OFFICIAL")
 }
+
+venv() { # venv NAME: a fresh --system-site-packages venv; prints its python
+  "$TEST_PYTHON" -m venv --system-site-packages "$TMP/$1" || fail "cannot create the venv $1"
+  printf '%s\n' "$TMP/$1/bin/python"
+}

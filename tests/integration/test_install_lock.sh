@@ -35,10 +35,6 @@ ffinst_fixture
 ffinst_index "$W10"
 W10_NAME=$(basename "$W10")
 
-venv() { # venv NAME: a fresh --system-site-packages venv; prints its python
-  "$TEST_PYTHON" -m venv --system-site-packages "$TMP/$1" || fail "cannot create the venv $1"
-  printf '%s\n' "$TMP/$1/bin/python"
-}
 PYA=$(venv a)
 TORCH=$("$PYA" -c 'import torch; print(torch.__version__)') || fail "Debian's torch does not import in the venv"
 installed() { "$1" -m pip show "$2" >/dev/null 2>&1; }

@@ -48,10 +48,6 @@ ffinst_index "$W11" "$W10"
 cp "$W10" "$W11" "$TMP/links/"
 W10_NAME=$(basename "$W10")
 
-venv() { # venv NAME: a fresh --system-site-packages venv; prints its python
-  "$TEST_PYTHON" -m venv --system-site-packages "$TMP/$1" || fail "cannot create the venv $1"
-  printf '%s\n' "$TMP/$1/bin/python"
-}
 PYA=$(venv a)
 TORCH=$("$PYA" -c 'import torch; print(torch.__version__)') || fail "Debian's torch does not import in the venv"
 PYVER=$("$PYA" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
