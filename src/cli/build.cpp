@@ -68,16 +68,14 @@ util::Result<int> run_build_cli(const BuildCliOptions& options) {
                         : options.calibrate  ? build::CalibrationPolicy::always
                                              : build::CalibrationPolicy::when_building;
 
-  auto config = load_user_config();
-  if (!config) return tl::unexpected(config.error());
-  auto book = load_recipes(*config);
-  if (!book) return tl::unexpected(book.error());
+  auto setup = load_user_setup();
+  if (!setup) return tl::unexpected(setup.error());
   auto probe = probe_options_from(options.environment);
   if (!probe) return tl::unexpected(probe.error());
   workflow::BuildFlowInput input;
   input.request = std::move(request);
-  input.config = &*config;
-  input.book = &*book;
+  input.config = &setup->config;
+  input.book = &setup->book;
   input.sources = &options.sources;
   input.probe = std::move(*probe);
   input.toolkit = options.toolkit;

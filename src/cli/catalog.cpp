@@ -160,11 +160,9 @@ util::Result<int> run_update(const CatalogCliOptions& options, const std::vector
 }
 
 util::Result<int> run_catalog(const CatalogCliOptions& options) {
-  auto config = load_user_config();
-  if (!config) return tl::unexpected(config.error());
-  auto book = load_recipes(*config);
-  if (!book) return tl::unexpected(book.error());
-  auto targets = select(*book, options);
+  auto setup = load_user_setup();
+  if (!setup) return tl::unexpected(setup.error());
+  auto targets = select(setup->book, options);
   if (!targets) return tl::unexpected(targets.error());
   if (options.update->parsed()) return run_update(options, *targets);
   return run_list(options, *targets);

@@ -41,22 +41,21 @@ std::string source_origin(const resolve::SourcePlan& plan, const resolve::Config
 }
 
 util::Result<int> run_config(const ConfigCliOptions& options) {
-  auto config = load_user_config();
-  if (!config) return tl::unexpected(config.error());
-  auto book = load_recipes(*config);
-  if (!book) return tl::unexpected(book.error());
+  auto setup = load_user_setup();
+  if (!setup) return tl::unexpected(setup.error());
   const auto cache_root = util::cache_root();
 
   json doc;
   std::string text;
   // The config file.
-  if (config->path) {
-    doc["config_file"] = {{"path", config->path->string()}, {"found_by", config->found_by}};
-    text +=
-        fmt::format("config file   {}  (found by {})\n", config->path->string(), config->found_by);
+  if (setup->config.path) {
+    doc["config_file"] = {{"path", setup->config.path->string()},
+                          {"found_by", setup->config.found_by}};
+    text += fmt::format("config file   {}  (found by {})\n", setup->config.path->string(),
+                        setup->config.found_by);
   } else {
     std::vector<std::string> searched;
-    for (const auto& path : config->searched) searched.push_back(path.string());
+    for (const auto& path : setup->config.searched) searched.push_back(path.string());
     doc["config_file"] = {{"path", nullptr}, {"searched", searched}};
     text += fmt::format(
         "config file   none: the defaults apply (looked for {}; $FLASHFIT_CONFIG unset)\n",
@@ -64,10 +63,10 @@ util::Result<int> run_config(const ConfigCliOptions& options) {
   }
   // Recipe directories and recipes.
   json dirs = json::array();
-  for (const auto& dir : config->recipe_dirs) {
+  for (const auto& dir : setup->config.recipe_dirs) {
     std::error_code ec;
     const bool exists = fs::is_directory(dir, ec);
-    const std::string from = config->user_recipe_dir && dir == *config->user_recipe_dir
+    const std::string from = setup->config.user_recipe_dir && dir == *setup->config.user_recipe_dir
                                  ? "the user config directory"
                                  : "the config file";
     dirs.push_back({{"path", dir.string()}, {"from", from}, {"exists", exists}});
@@ -77,10 +76,10 @@ util::Result<int> run_config(const ConfigCliOptions& options) {
   doc["recipe_dirs"] = dirs;
   json recipes = json::array();
   json sources = json::object();
-  for (const auto& recipe : book->recipes()) {
+  for (const auto& recipe : setup->book.recipes()) {
     recipes.push_back({{"name", recipe.name}, {"origin", recipe.origin}});
     text += fmt::format("recipe        {}  ({})\n", recipe.name, recipe.origin);
-    auto plan = resolve::plan_sources(&recipe, *config, {}, cache_root);
+    auto plan = resolve::plan_sources(&recipe, setup->config, {}, cache_root);
     if (!plan) {
       // What resolve and install would stop at for this package: show it, go on with the rest.
       sources[recipe.name] = {{"error", plan.error().message}, {"hint", plan.error().hint}};
@@ -90,7 +89,7 @@ util::Result<int> run_config(const ConfigCliOptions& options) {
     }
     json rows = json::array();
     for (const auto& source : *plan) {
-      const std::string origin = source_origin(source, *config);
+      const std::string origin = source_origin(source, setup->config);
       rows.push_back({{"name", source.name},
                       {"kind", std::string(resolve::to_string(source.role))},
                       {"location", source.location},
@@ -106,9 +105,9 @@ util::Result<int> run_config(const ConfigCliOptions& options) {
   doc["sources"] = sources;
   // The config completes a partial priority list with the default order; the
   // default itself is not the file's doing.
-  const std::vector<std::string>& priority = config->priority;
+  const std::vector<std::string>& priority = setup->config.priority;
   const auto defaults = resolve::parse_config("", "", ".");
-  const bool default_priority = !config->path || (defaults && priority == defaults->priority);
+  const bool default_priority = !setup->config.path || (defaults && priority == defaults->priority);
   doc["priority"] = {{"order", priority},
                      {"from", default_priority ? "default" : "the config file"}};
   text += fmt::format(

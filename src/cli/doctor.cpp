@@ -129,18 +129,16 @@ util::Result<int> run_doctor(const DoctorOptions& options) {
   const auto findings = env::diagnose(environment);
   // Ctrl-C during the probe: report it, and print no result that might be partial.
   if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
-  auto config = load_user_config();
-  if (!config) return tl::unexpected(config.error());
-  auto book = load_recipes(*config);
-  if (!book) return tl::unexpected(book.error());
+  auto setup = load_user_setup();
+  if (!setup) return tl::unexpected(setup.error());
   std::vector<std::string> packages = options.packages;
   if (packages.empty()) {
-    for (const resolve::Recipe& r : book->recipes()) packages.push_back(r.name);
+    for (const resolve::Recipe& r : setup->book.recipes()) packages.push_back(r.name);
   }
   std::vector<PackageAnswer> answers;
   Network network{options.sources, options.sources.offline ? "--offline" : ""};
   for (const std::string& package : packages) {
-    auto answer = answer_for(package, options, environment, *book, network);
+    auto answer = answer_for(package, options, environment, setup->book, network);
     if (!answer) return tl::unexpected(answer.error());
     answers.push_back(std::move(*answer));
   }

@@ -67,11 +67,9 @@ util::Result<int> run_inspect(const InspectCliOptions& options) {
   }
   binary::LoadHost host = env::load_host_for(environment);
   // Which compiled module each package must carry: from the recipes (built-in and the user's).
-  auto config = load_user_config();
-  if (!config) return tl::unexpected(config.error());
-  auto book = load_recipes(*config);
-  if (!book) return tl::unexpected(book.error());
-  host.required_modules = resolve::required_modules(*book);
+  auto setup = load_user_setup();
+  if (!setup) return tl::unexpected(setup.error());
+  host.required_modules = resolve::required_modules(setup->book);
 
   util::Result<binary::InspectReport> report = tl::unexpected(util::Error{});
   if (is_wheel) {

@@ -174,17 +174,15 @@ util::Result<int> run_install_lock(const InstallLockCliRequest& request) {
   for (const std::string& said : selection->lock->document.notes) {
     note(fmt::format("the lock notes: {}", util::printable(said, 400)));
   }
-  auto config = load_user_config();
-  if (!config) return tl::unexpected(config.error());
-  auto book = load_recipes(*config);
-  if (!book) return tl::unexpected(book.error());
+  auto setup = load_user_setup();
+  if (!setup) return tl::unexpected(setup.error());
   auto cache_root = util::require_cache_root();
   if (!cache_root) return tl::unexpected(cache_root.error());
 
   workflow::InstallLockRequest install;
   install.lock = &*selection->lock;
   install.environment = &environment;
-  install.book = &*book;
+  install.book = &setup->book;
   install.cache_root = *cache_root;
   install.dry_run = dry_run;
   install.progress = [](std::string_view line) { note(line); };

@@ -73,15 +73,13 @@ util::Result<std::vector<pkg::RequirementsFile>> parse_requirements_inputs(
 util::Result<int> run_install_requirements(const InstallRequirementsRequest& request) {
   auto files = parse_requirements_inputs(request.files, request.specs);
   if (!files) return tl::unexpected(files.error());
-  auto config = load_user_config();
-  if (!config) return tl::unexpected(config.error());
-  auto book = load_recipes(*config);
-  if (!book) return tl::unexpected(book.error());
+  auto setup = load_user_setup();
+  if (!setup) return tl::unexpected(setup.error());
   auto probe = probe_options_from(*request.environment);
   if (!probe) return tl::unexpected(probe.error());
   workflow::InstallRequirementsInput input;
   input.files = &*files;
-  input.book = &*book;
+  input.book = &setup->book;
   input.probe = std::move(*probe);
   input.sources = request.sources;
   input.dry_run = request.dry_run;

@@ -175,10 +175,8 @@ util::Result<int> run_lock(const LockCliOptions& options) {
   }
   auto files = parse_requirements_inputs(options.files, options.specs);
   if (!files) return tl::unexpected(files.error());
-  auto config = load_user_config();
-  if (!config) return tl::unexpected(config.error());
-  auto book = load_recipes(*config);
-  if (!book) return tl::unexpected(book.error());
+  auto setup = load_user_setup();
+  if (!setup) return tl::unexpected(setup.error());
   auto probed = probe_for_key(options.environment);
   if (!probed) return tl::unexpected(probed.error());
   const env::Environment& environment = *probed;
@@ -189,7 +187,7 @@ util::Result<int> run_lock(const LockCliOptions& options) {
   if (!what_if) return tl::unexpected(what_if.error());
   workflow::LockInput input;
   input.files = &*files;
-  input.book = &*book;
+  input.book = &setup->book;
   input.environment = &environment;
   input.sources = options.sources;
   input.what_if = what_if->describe();

@@ -48,6 +48,14 @@ util::Result<resolve::RecipeBook> load_recipes(const resolve::Config& config) {
   return book;
 }
 
+util::Result<UserSetup> load_user_setup() {
+  auto config = load_user_config();
+  if (!config) return tl::unexpected(config.error());
+  auto book = load_recipes(*config);
+  if (!book) return tl::unexpected(book.error());
+  return UserSetup{std::move(*config), std::move(*book)};
+}
+
 util::Result<resolve::Request> parse_request(const std::string& spec) {
   auto requirement = pkg::parse_requirement(spec);
   if (!requirement) {

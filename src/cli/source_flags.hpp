@@ -26,6 +26,14 @@ util::Result<resolve::Config> load_user_config();
 // Built-in recipes plus the config's recipe directories.
 util::Result<resolve::RecipeBook> load_recipes(const resolve::Config& config);
 
+// What every command that resolves starts from: the user's config and the
+// recipes it names.
+struct UserSetup {
+  resolve::Config config;
+  resolve::RecipeBook book;
+};
+util::Result<UserSetup> load_user_setup();
+
 // "flash-attn>=2.6,<2.8" -> a Request; URLs, markers and extras are refused
 // with a usage error that says what to give instead.
 util::Result<resolve::Request> parse_request(const std::string& spec);
