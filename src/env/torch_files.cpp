@@ -59,31 +59,6 @@ PyValue parse_value(std::string_view value) {
   return out;
 }
 
-bool valid_utf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    std::size_t extra = 0;
-    if (c < 0x80) {
-      extra = 0;
-    } else if ((c & 0xE0) == 0xC0 && c >= 0xC2) {
-      extra = 1;
-    } else if ((c & 0xF0) == 0xE0) {
-      extra = 2;
-    } else if ((c & 0xF8) == 0xF0 && c <= 0xF4) {
-      extra = 3;
-    } else {
-      return false;
-    }
-    if (extra > 0 && i + extra >= text.size()) return false;  // cut mid-character
-    for (std::size_t k = 1; k <= extra; ++k) {
-      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return false;
-    }
-    i += extra + 1;
-  }
-  return true;
-}
-
 // NVIDIA's CUDA wheels: "nvidia-cuda-runtime-cu12", "nvidia-cudnn-cu13",
 // and for CUDA 13 also unsuffixed toolkit parts ("nvidia-cuda-runtime").
 // torch 2.10+ cu13 builds require most parts through NVIDIA's metapackage
@@ -107,7 +82,7 @@ util::Result<std::map<std::string, PyValue>> parse_version_py(std::string_view t
   if (text.find('\0') != std::string_view::npos) {
     return util::input_error("not Python source: contains NUL bytes");
   }
-  if (!valid_utf8(text)) return util::input_error("not Python source: invalid UTF-8");
+  if (!util::valid_utf8(text)) return util::input_error("not Python source: invalid UTF-8");
   std::map<std::string, PyValue> values;
   for (auto line : util::split(text, '\n')) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);

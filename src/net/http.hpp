@@ -48,5 +48,8 @@ std::string resolve_url(std::string_view base, std::string_view reference);
 std::string percent_encode(std::string_view text, bool keep_slash = false);
 // Percent-decodes a URL path segment ("flash_attn-2.8.3%2Bcu12...whl").
 std::string percent_decode(std::string_view text);
+// The file a URL names: its path's last segment (query and fragment dropped),
+// percent-decoded. Not necessarily UTF-8 ("%c1").
+std::string url_file_name(std::string_view url);
 
 }  // namespace flashfit::net

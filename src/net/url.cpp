@@ -179,6 +179,12 @@ std::string percent_encode(std::string_view text, bool keep_slash) {
   return out;
 }
 
+std::string url_file_name(std::string_view url) {
+  const std::string_view path = url.substr(0, url.find_first_of("?#"));
+  const auto slash = path.rfind('/');
+  return percent_decode(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
 std::string percent_decode(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -19,6 +19,10 @@ bool is_ascii(std::string_view text);
 bool starts_with(std::string_view text, std::string_view prefix);
 bool ends_with(std::string_view text, std::string_view suffix);
 
+// Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing
+// above U+10FFFF, no sequence cut short. TOML and JSON text must be.
+bool valid_utf8(std::string_view text);
+
 // Text safe to quote in an error message: non-printable and non-ASCII bytes
 // are shown as \xNN and very long input is cut, so hostile input cannot flood
 // or garble the terminal.

@@ -36,13 +36,6 @@ void say(const InstallLockRequest& request, std::string_view line) {
   if (request.progress) request.progress(line);
 }
 
-// The file name a URL's last segment names, percent-decoded.
-std::string url_file_name(const std::string& url) {
-  std::string path = url.substr(0, url.find_first_of("?#"));
-  const auto slash = path.rfind('/');
-  return net::percent_decode(slash == std::string::npos ? path : path.substr(slash + 1));
-}
-
 // A temp dir of the cache for the installer's requirements file, removed on every way out.
 class TempDir {
  public:
@@ -100,7 +93,7 @@ util::Result<LockedPackageRun> install_compiled(const InstallLockRequest& reques
   LockedPackageRun run{line, false, {}, std::nullopt};
   const resolve::Recipe* recipe = request.book->find(line.name);
   resolve::Candidate candidate;
-  candidate.filename = url_file_name(line.url);
+  candidate.filename = net::url_file_name(line.url);
   candidate.url = line.url;
   candidate.source = "lock";
   candidate.role = resolve::SourceRole::find_links;
@@ -238,7 +231,7 @@ util::Result<InstallLockOutcome> install_lock(const InstallLockRequest& request)
   if (!request.dry_run) {
     for (const LockedLine& line : lock.document.flashfit) {
       if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
-      say(request, fmt::format("fetching {} ({})", url_file_name(line.url),
+      say(request, fmt::format("fetching {} ({})", net::url_file_name(line.url),
                                line.sha256 ? "checking its sha256 against the lock"
                                            : "no sha256 in the lock: its bytes are not checked"));
       auto fetched = cache->fetch(line.url, line.sha256, store::EntryOrigin::fetched_from("lock"));

@@ -75,17 +75,16 @@ std::optional<std::pair<std::string, std::string>> platform_parts(
   return std::nullopt;
 }
 
-// The last path segment of a URL, percent-decoded.
-std::string url_file_name(const std::string& url) {
-  const std::string path = url.substr(0, url.find_first_of("?#"));
-  const auto slash = path.rfind('/');
-  return net::percent_decode(slash == std::string::npos ? path : path.substr(slash + 1));
+// Text for a comment line: one line, printable (a note or origin read from
+// another file may hold a newline, which would end the comment).
+std::string comment_text(std::string_view text) {
+  return util::printable(text, 1000);
 }
 
 // `wheels = [...]`, `sdist = {...}` or `archive = {...}` by the file's name:
 // PEP 751 keeps an sdist's `name`, an archive (any other direct URL) has none.
 std::string file_entry(const LockedLine& line) {
-  const std::string name = url_file_name(line.url);
+  const std::string name = net::url_file_name(line.url);
   const std::string hashes = fmt::format("hashes = {{ sha256 = {} }}", toml_string(*line.sha256));
   if (util::ends_with(name, ".whl")) {
     return fmt::format("wheels = [{{ name = {}, url = {}, {} }}]\n", toml_string(name),
@@ -99,7 +98,8 @@ std::string file_entry(const LockedLine& line) {
 }
 
 void render_package(std::string& out, const LockedLine& line, std::string_view picked_by) {
-  out += fmt::format("\n# {} {} ({})\n", line.name, line.version, line.origin);
+  out += fmt::format("\n# {} {} ({})\n", comment_text(line.name), comment_text(line.version),
+                     comment_text(line.origin));
   out += "[[packages]]\n";
   out += fmt::format("name = {}\n", toml_string(line.name));
   if (!line.version.empty()) out += fmt::format("version = {}\n", toml_string(line.version));
@@ -136,6 +136,16 @@ std::optional<std::string> pylock_requires_python(const LockKey& key) {
 util::Result<std::string> render_pylock(const LockDocument& document) {
   for (const auto* lines : {&document.flashfit, &document.installer}) {
     for (const LockedLine& line : *lines) {
+      // TOML text is UTF-8; a file name is the URL's last segment decoded, and
+      // `%c1` decodes to a byte no TOML string can hold.
+      if (!util::valid_utf8(net::url_file_name(line.url))) {
+        return util::fail(util::ErrorKind::failed,
+                          fmt::format("{} {}: the file name in {} is not UTF-8 once "
+                                      "percent-decoded, and a pylock.toml cannot hold it",
+                                      util::printable(line.name), util::printable(line.version),
+                                      util::printable(line.url)),
+                          {}, "lock with --format requirements, which keeps the URL as it is");
+      }
       if (line.sha256) continue;
       return util::fail(util::ErrorKind::failed,
                         fmt::format("{} {}: no sha256 is known for {}, and PEP 751 requires a "
@@ -150,12 +160,12 @@ util::Result<std::string> render_pylock(const LockDocument& document) {
   std::string out =
       "# pylock.toml (PEP 751) written by `flashfit lock --format pylock` for the environment:\n";
   for (const auto& [name, value] : key_facts(document.key)) {
-    out += fmt::format("#   {}: {}\n", name, value.value_or("unknown"));
+    out += fmt::format("#   {}: {}\n", name, comment_text(value.value_or("unknown")));
   }
   out +=
       "# [tool.flashfit.environment] holds the same key; `flashfit lock --check FILE` says "
       "whether it still fits.\n";
-  for (const auto& note : document.notes) out += fmt::format("# note: {}\n", note);
+  for (const auto& note : document.notes) out += fmt::format("# note: {}\n", comment_text(note));
   out += "\nlock-version = \"1.0\"\n";
   if (const auto marker = pylock_environment_marker(document.key)) {
     out += fmt::format("environments = [{}]\n", toml_string(*marker));

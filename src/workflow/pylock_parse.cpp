@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 
+#include "net/http.hpp"
 #include "pkg/name.hpp"
 #include "resolve/toml_reader.hpp"
 #include "util/strings.hpp"
@@ -143,6 +144,14 @@ void read_file(TomlReader& reader, const toml::table& package, const std::string
     reader.fail(
         file->get("url"), key_path(where, "url"),
         fmt::format("'{}' is not an http(s):// or file:// URL", util::printable(line.url, 80)));
+    return;
+  }
+  // The file a URL names is its percent-decoded last segment: no file name
+  // of a wheel or sdist decodes to bytes that are not UTF-8 ("%c1").
+  if (!util::valid_utf8(net::url_file_name(line.url))) {
+    reader.fail(file->get("url"), key_path(where, "url"),
+                fmt::format("'{}' names a file that is not UTF-8 once percent-decoded",
+                            util::printable(line.url, 80)));
     return;
   }
   const toml::table* hashes = reader.table(*file, where, "hashes");

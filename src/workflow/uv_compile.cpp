@@ -18,12 +18,6 @@ using resolve::detail::index_path;
 using resolve::detail::key_path;
 using resolve::detail::TomlReader;
 
-std::string url_file_name(const std::string& url) {
-  const std::string path = url.substr(0, url.find_first_of("?#"));
-  const auto slash = path.rfind('/');
-  return net::percent_decode(slash == std::string::npos ? path : path.substr(slash + 1));
-}
-
 bool sha256_hex(std::string_view text) {
   return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -69,7 +63,7 @@ std::optional<std::size_t> best_wheel(const toml::array& wheels, const pkg::Supp
     if (const auto* n = wheel->get_as<std::string>("name")) {
       name = n->get();
     } else if (const auto* u = wheel->get_as<std::string>("url")) {
-      name = url_file_name(u->get());
+      name = net::url_file_name(u->get());
     }
     auto parsed = pkg::parse_wheel_filename(name);
     if (!parsed) continue;

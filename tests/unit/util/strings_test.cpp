@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 using namespace flashfit::util;
 
 TEST(Strings, SplitKeepsEmptyFields) {
@@ -34,4 +36,22 @@ TEST(Strings, EditDistanceCountsSwapsAsOne) {
   EXPECT_EQ(edit_distance("doctr", "doctor"), 1u);
   EXPECT_EQ(edit_distance("", "abc"), 3u);
   EXPECT_EQ(edit_distance("install", "inspect"), 4u);
+}
+
+TEST(Strings, ValidUtf8IsRfc3629) {
+  EXPECT_TRUE(valid_utf8(""));
+  EXPECT_TRUE(valid_utf8("flash_attn-2.8.3+cu12"));
+  EXPECT_TRUE(valid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5 \xf4\x8f\xbf\xbf"));
+  const std::vector<std::string> bad = {
+      "\xc1",              // a lead byte alone, and an overlong one
+      "\xc0\xaf",          // overlong '/'
+      "\xe0\x80\xaf",      // overlong, three bytes
+      "\xed\xa0\x80",      // a surrogate (U+D800)
+      "\xf4\x90\x80\x80",  // above U+10FFFF
+      "\xf5\x80\x80\x80",  // no such lead byte
+      "\xe2\x82",          // cut short
+      "ok\x80",            // a continuation byte alone
+      "\xc3\x28",          // a lead byte without its continuation
+  };
+  for (const auto& text : bad) EXPECT_FALSE(valid_utf8(text)) << printable(text);
 }

@@ -202,6 +202,33 @@ std::string with(std::string text, const std::string& from, const std::string& t
   return text;
 }
 
+// Found by the pylock fuzz harness: "%c1" decodes to a byte no TOML string
+// holds, so a pylock naming such a file was read but written back unreadable.
+TEST(Pylock, AFileNameThatIsNotUtf8IsRefusedBothWays) {
+  LockDocument d = document();
+  d.installer.front().url = "https://h/numpy-2.1.0%c1-cp311-cp311-any.whl";
+  auto text = render_pylock(d);
+  ASSERT_FALSE(text);
+  EXPECT_TRUE(has(text.error().message, "not UTF-8 once percent-decoded")) << text.error().message;
+  const std::string good = rendered(document());
+  const std::string bad =
+      with(good, "https://h/numpy-2.1.0-cp311", "https://h/numpy-2.1.0%c1-cp311");
+  auto back = parse_pylock(bad, "pylock.toml");
+  ASSERT_FALSE(back);
+  EXPECT_TRUE(has(back.error().message, "not UTF-8 once percent-decoded")) << back.error().message;
+}
+
+// A note or origin read from another file may hold a newline: the comment
+// lines that show them stay one line each, and the file reads back.
+TEST(Pylock, CommentsStayOneLine) {
+  LockDocument d = document();
+  d.notes.push_back("two\nlines = 1");
+  d.installer.front().origin = "pip\n[[packages]]";
+  auto back = parse_pylock(rendered(d), "pylock.toml");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->document.installer.size(), 1u);
+}
+
 TEST(Pylock, BadInputIsRefusedClearly) {
   const std::string good = rendered(document());
   const std::string hashes = "hashes = { sha256 = \"" + kHashB + "\" }";
