@@ -57,7 +57,7 @@ std::string install_command(const std::string& package, const env::Environment& 
                             const EnvironmentFlags& flags) {
   std::string out = "flashfit install " + resolve::shell_quote(package);
   for (const auto& [flag, value] : command_context(environment, flags).flags)
-    out += " " + flag + " " + value;
+    out.append(" ").append(flag).append(" ").append(value);
   return out;
 }
 
