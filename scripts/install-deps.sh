@@ -1,15 +1,40 @@
 #!/usr/bin/env bash
-# Installs every Debian package flashfit's build, tests and benchmarks need.
-# This is the only place that lists them. Idempotent: packages already present
-# are skipped, so a second run costs only the dpkg query.
+# Installs every Debian package flashfit's build, tests and benchmarks need,
+# then what the tests need from PyPI and npm. This is the only place that
+# lists them. Idempotent: packages already present are skipped, so a second
+# run costs only the dpkg query.
+#
+#   scripts/install-deps.sh           everything (the README's test command)
+#   scripts/install-deps.sh --build   only what building and running the
+#                                     flashfit binary needs (the README's main
+#                                     job: configure with -DFLASHFIT_TESTS=OFF
+#                                     -DFLASHFIT_BENCH=OFF)
 set -euo pipefail
 
-packages=(
+build_only=0
+case ${1:-} in
+  "") ;;
+  --build) build_only=1 ;;
+  -h | --help)
+    sed -n '2,11p' "$0"
+    exit 0
+    ;;
+  *)
+    echo "install-deps: unknown argument '$1' (give --build, or nothing for everything)" >&2
+    exit 2
+    ;;
+esac
+
+build_packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config git
   # C++ libraries (see docs/background.md §22)
   libfmt-dev libexpected-dev libcli11-dev nlohmann-json3-dev libelf-dev
   libzip-dev libssl-dev liblz4-dev libzstd-dev libtomlplusplus-dev libcurl4-openssl-dev libarchive-dev
+  # the runtime fallback's wheel is written at build time by a standard-library script
+  python3
+)
+test_packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # the fuzz harnesses and the sanitized build (tests/fuzz, tests/sanitize): clang 14 with
@@ -20,7 +45,7 @@ packages=(
   # the inspect benchmark compares with unzip and reads peak RSS through time(1)
   unzip time binutils
   # the Python side: interpreters and oracles the tests run against
-  python3 python3-pip python3-venv python3-setuptools python3-wheel python3-packaging
+  python3-pip python3-venv python3-setuptools python3-wheel python3-packaging
   # the runtime fallback's tests on Debian's torch 1.13 (tests/python)
   python3-pytest python3-hypothesis
   # a real torch and libtorch to probe and build against (CPU, C++11 ABI = 1)
@@ -33,6 +58,8 @@ packages=(
   # flashfit publish's tests serve the published tree over HTTP (tests/integration/test_publish.sh)
   nginx-light
 )
+packages=("${build_packages[@]}")
+((build_only)) || packages+=("${test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -51,6 +78,8 @@ else
   "${sudo_cmd[@]}" apt-get update -q
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+
+((build_only)) && exit 0
 
 # What the tests need from PyPI, each in its own project-local venv (scripts/pydeps/README.md).
 for script in "$(dirname "$0")"/pydeps/*.sh; do
