@@ -3,21 +3,8 @@
 // never a throw; an accepted file holds one hashed file per package, and
 // renders to a pylock that reads back to the same packages and key.
 #include "fuzz_common.hpp"
+#include "lock_fuzz_common.hpp"
 #include "workflow/pylock.hpp"
-
-namespace {
-
-using flashfit::workflow::LockedLine;
-
-bool same_lines(const std::vector<LockedLine>& a, const std::vector<LockedLine>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].name != b[i].name || a[i].url != b[i].url || a[i].sha256 != b[i].sha256) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace flashfit::workflow;
@@ -39,8 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto again = parse_pylock(*written, "again.toml");
   FUZZ_CHECK(again.has_value(), "own text refused: " + *written);
   FUZZ_CHECK(again->document.key == doc.key, "the key changed on a round trip: " + *written);
-  FUZZ_CHECK(same_lines(again->document.flashfit, doc.flashfit) &&
-                 same_lines(again->document.installer, doc.installer),
+  FUZZ_CHECK(flashfit::fuzz::same_lines(again->document.flashfit, doc.flashfit) &&
+                 flashfit::fuzz::same_lines(again->document.installer, doc.installer),
              "the packages changed on a round trip: " + *written);
   return 0;
 }
