@@ -42,6 +42,8 @@ test_packages=(
   clang libclang-rt-14-dev
   # the style gates: format_check (tests/style) and scripts/tidy.sh
   clang-format clang-tidy
+  # integration.crash_build's repeated builds of the test extension compile through ccache
+  ccache
   # the inspect benchmark compares with unzip and reads peak RSS through time(1)
   unzip time binutils
   # the Python side: interpreters and oracles the tests run against
