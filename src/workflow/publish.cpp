@@ -109,7 +109,7 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
   for (const auto& up : report.plan.uploads) {
     if (up.copy_wheel) {
       say(progress, fmt::format("uploading {} ({} bytes)", up.facts.filename, up.facts.size));
-      auto put = target.put_file(wheel_path(up.facts.filename), up.source);
+      auto put = target.put_file(wheel_path(up.facts.filename), up.source, up.facts.sha256);
       if (!put) return tl::unexpected(std::move(put.error()).with_context(up.facts.filename));
     }
     auto meta = target.put_bytes(metadata_path(up.facts.filename), up.metadata);

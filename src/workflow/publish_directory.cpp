@@ -8,12 +8,14 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <set>
 #include <system_error>
 #include <vector>
 
 #include "store/file_lock.hpp"
 #include "util/atomic_file.hpp"
+#include "util/sha256.hpp"
 #include "util/unique_fd.hpp"
 #include "workflow/publish_target.hpp"
 
@@ -82,13 +84,21 @@ class DirectoryTarget : public PublishTarget {
   // (sync_file_range), without waiting: the bytes go to disk while the next
   // files are written. flush() makes them all durable, then renames them into
   // place in put order, then fsyncs their directories.
-  util::Result<void> put_file(std::string_view path, const fs::path& source) override {
+  // A wheel is read once here: each buffer is written to the temp file and
+  // fed to SHA-256, so what is published is proven to be what was inspected.
+  util::Result<void> put_file(std::string_view path, const fs::path& source,
+                              std::string_view sha256) override {
     auto temp = create_temp(path);
     if (!temp) return tl::unexpected(temp.error());
     util::UniqueFd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
     if (!in) return tl::unexpected(discard(temp->path, std::strerror(errno)));
-    if (auto copied = copy_bytes(in.get(), temp->fd.get()); !copied)
-      return tl::unexpected(discard(temp->path, copied.error()));
+    auto copied = copy_hashing(in.get(), temp->fd.get());
+    if (!copied) return tl::unexpected(discard(temp->path, copied.error()));
+    if (*copied != sha256) {
+      std::error_code ec;
+      fs::remove(temp->path, ec);
+      return tl::unexpected(changed_since_inspected(source, sha256, *copied));
+    }
     start_writeback(temp->fd.get());
     staged_.push_back({temp->path, root_ / path});
     return {};
@@ -179,24 +189,22 @@ class DirectoryTarget : public PublishTarget {
     return {};
   }
 
-  // In the kernel where it can (copy_file_range: no pass through user space),
-  // else through a buffer.
-  static tl::expected<void, std::string> copy_bytes(int in, int out) {
+  // Copies `in` to `out` through one buffer, hashing what it copies; the
+  // sha256 (hex) of the bytes written. (copy_file_range would keep the bytes
+  // in the kernel, but then proving them the inspected ones is a second read.)
+  tl::expected<std::string, std::string> copy_hashing(int in, int out) {
+    constexpr std::size_t kBuffer = std::size_t{1} << 20;
+    // Not zeroed, and one per target rather than per wheel.
+    if (!buffer_) buffer_ = std::make_unique_for_overwrite<char[]>(kBuffer);
+    util::Sha256 hash;
     while (true) {
-      const ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, std::size_t{1} << 30, 0);
-      if (n == 0) return {};
-      if (n > 0) continue;
-      if (errno == EINTR) continue;
-      if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP) break;
-      return tl::unexpected(std::string(std::strerror(errno)));
-    }
-    std::vector<char> buffer(std::size_t{1} << 20);
-    while (true) {
-      const ssize_t n = ::read(in, buffer.data(), buffer.size());
+      const ssize_t n = ::read(in, buffer_.get(), kBuffer);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return tl::unexpected(std::string(std::strerror(errno)));
-      if (n == 0) return {};
-      if (auto w = write_all(out, {buffer.data(), static_cast<std::size_t>(n)}); !w) return w;
+      if (n == 0) return util::to_hex(hash.finish());
+      const std::string_view chunk(buffer_.get(), static_cast<std::size_t>(n));
+      hash.update(chunk);
+      if (auto w = write_all(out, chunk); !w) return tl::unexpected(w.error());
     }
   }
 
@@ -237,11 +245,22 @@ class DirectoryTarget : public PublishTarget {
   }
 
   fs::path root_;
+  std::unique_ptr<char[]> buffer_;  // copy_hashing's
   std::vector<Staged> staged_;
   std::set<fs::path> made_dirs_;
 };
 
 }  // namespace
+
+util::Error changed_since_inspected(const fs::path& source, std::string_view inspected,
+                                    std::string_view copied) {
+  return util::Error{
+      util::ErrorKind::failed,
+      fmt::format("{} changed after it was inspected (sha256 {} then, {} now): not published",
+                  source.string(), inspected, copied),
+      {},
+      "publish again once nothing is writing the wheel"};
+}
 
 std::unique_ptr<PublishTarget> directory_target(std::filesystem::path root) {
   return std::make_unique<DirectoryTarget>(std::move(root));

@@ -5,6 +5,7 @@
 
 #include "net/s3.hpp"
 #include "util/atomic_file.hpp"
+#include "util/sha256.hpp"
 #include "util/strings.hpp"
 #include "workflow/publish_target.hpp"
 
@@ -44,10 +45,14 @@ class S3Target : public PublishTarget {
   util::Result<std::optional<std::string>> read(std::string_view path) override {
     return client_.get(path);
   }
-  util::Result<void> put_file(std::string_view path, const std::filesystem::path& source) override {
+  // The bytes are read once into memory: hashed, then sent.
+  util::Result<void> put_file(std::string_view path, const std::filesystem::path& source,
+                              std::string_view sha256) override {
     auto bytes = util::read_small_file(source, std::size_t{1} << 34);
     if (!bytes)
       return util::fail(util::ErrorKind::failed, "cannot read the wheel", source.string());
+    if (const auto copied = util::sha256_hex(*bytes); copied != sha256)
+      return tl::unexpected(changed_since_inspected(source, sha256, copied));
     return client_.put(path, *bytes, content_type(path));
   }
   util::Result<void> put_bytes(std::string_view path, std::string_view content) override {

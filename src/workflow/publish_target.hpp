@@ -29,8 +29,12 @@ class PublishTarget {
   virtual util::Result<std::vector<std::string>> list(std::string_view dir) = 0;
   // A small file's bytes, nullopt when absent.
   virtual util::Result<std::optional<std::string>> read(std::string_view path) = 0;
-  virtual util::Result<void> put_file(std::string_view path,
-                                      const std::filesystem::path& source) = 0;
+  // Copies `source` to `path`, hashing the bytes it copies in the same pass:
+  // when they are not `sha256` (hex, what inspection read and the plan
+  // decided on), the file changed since; the put is refused and nothing is
+  // left for it (changed_since_inspected).
+  virtual util::Result<void> put_file(std::string_view path, const std::filesystem::path& source,
+                                      std::string_view sha256) = 0;
   virtual util::Result<void> put_bytes(std::string_view path, std::string_view content) = 0;
   // True where the lock does not exclude other publishers (S3): the pages are
   // then rebuilt from a fresh listing after the files are up, so publishers converge.
@@ -40,6 +44,11 @@ class PublishTarget {
   // page never survives a crash that the files it names did not.
   virtual util::Result<void> flush() { return {}; }
 };
+
+// The refusal of a put whose copied bytes' sha256 (`copied`) is not the
+// inspected one (`inspected`): `source` changed between inspection and copy.
+util::Error changed_since_inspected(const std::filesystem::path& source, std::string_view inspected,
+                                    std::string_view copied);
 
 // A directory: temp file in the same directory, fsync, rename; the lock is
 // store::FileLock on <root>/.flashfit-publish.lock.

@@ -54,9 +54,10 @@ class FailingTarget : public PublishTarget {
   util::Result<std::optional<std::string>> read(std::string_view path) override {
     return inner_->read(path);
   }
-  util::Result<void> put_file(std::string_view path, const fs::path& source) override {
+  util::Result<void> put_file(std::string_view path, const fs::path& source,
+                              std::string_view sha256) override {
     if (allowed_-- <= 0) return util::fail(util::ErrorKind::failed, "injected failure");
-    return inner_->put_file(path, source);
+    return inner_->put_file(path, source, sha256);
   }
   util::Result<void> put_bytes(std::string_view path, std::string_view content) override {
     return inner_->put_bytes(path, content);
@@ -172,7 +173,8 @@ TEST(PublishDirectory, PutsAreNamedOnlyByFlushAfterTheirBytesAreWritten) {
   auto target = directory_target(tmp.path() / "out");
   ASSERT_TRUE(target->lock());
   std::ofstream(tmp.path() / "src.whl", std::ios::binary) << "wheel bytes";
-  ASSERT_TRUE(target->put_file("files/a.whl", tmp.path() / "src.whl"));
+  ASSERT_TRUE(
+      target->put_file("files/a.whl", tmp.path() / "src.whl", util::sha256_hex("wheel bytes")));
   ASSERT_TRUE(target->put_bytes("simple/a/index.html", "page"));
   // Staged: not under their names yet, so a crash here names nothing torn.
   EXPECT_FALSE(fs::exists(tmp.path() / "out/files/a.whl"));
@@ -203,10 +205,57 @@ TEST(PublishDirectory, AMissingSourceIsAClearErrorAndLeavesNothing) {
   test::TempDir tmp("publish");
   auto target = directory_target(tmp.path() / "out");
   ASSERT_TRUE(target->lock());
-  auto put = target->put_file("files/a.whl", tmp.path() / "no-such.whl");
+  auto put = target->put_file("files/a.whl", tmp.path() / "no-such.whl", util::sha256_hex(""));
   ASSERT_FALSE(put);
   EXPECT_NE(put.error().message.find("cannot write"), std::string::npos);
   EXPECT_TRUE(temp_files(tmp.path() / "out").empty());
+}
+
+TEST(PublishDirectory, AFileWhoseBytesAreNotTheInspectedOnesIsRefusedAndLeavesNothing) {
+  test::TempDir tmp("publish");
+  auto target = directory_target(tmp.path() / "out");
+  ASSERT_TRUE(target->lock());
+  std::ofstream(tmp.path() / "src.whl", std::ios::binary) << "wheel bytes";
+  auto put = target->put_file("files/a.whl", tmp.path() / "src.whl", util::sha256_hex("other"));
+  ASSERT_FALSE(put);
+  EXPECT_NE(put.error().message.find("changed after it was inspected"), std::string::npos)
+      << put.error().message;
+  EXPECT_NE(put.error().message.find(util::sha256_hex("wheel bytes")), std::string::npos);
+  EXPECT_TRUE(temp_files(tmp.path() / "out").empty());
+  // Nothing staged for it: a flush names nothing.
+  ASSERT_TRUE(target->flush());
+  EXPECT_FALSE(fs::exists(tmp.path() / "out/files/a.whl"));
+}
+
+// The gap this closes: a wheel rewritten (same size) after inspection read it
+// and before the copy. The publish fails cleanly: its temp file is removed at
+// once, the others staged with the target, and no wheel, record or page is
+// named; a later publish of the wheel as it now is works.
+TEST(PublishDirectory, AWheelChangedBetweenInspectionAndCopyIsNotPublished) {
+  test::TempDir tmp("publish");
+  const fs::path out = tmp.path() / "out";
+  const auto kept = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "first wheel");
+  const auto changed = candidate(tmp.path(), "b-0.1.0-py3-none-any.whl", "inspected b");
+  std::ofstream(changed.path, std::ios::binary | std::ios::trunc) << "rewritten b";
+  {
+    auto target = directory_target(out);
+    auto report = publish_to(*target, {kept, changed}, {}, false, {});
+    ASSERT_FALSE(report);
+    EXPECT_NE(report.error().message.find("changed after it was inspected"), std::string::npos)
+        << report.error().message;
+    EXPECT_NE(report.error().message.find(util::sha256_hex("rewritten b")), std::string::npos);
+    for (const auto& temp : temp_files(out))
+      EXPECT_EQ(temp.find(changed.facts.filename), std::string::npos) << temp;
+  }  // the failed publish's target: a's staged files go with it
+  EXPECT_TRUE(temp_files(out).empty());
+  EXPECT_FALSE(fs::exists(out / "files" / changed.facts.filename));
+  EXPECT_FALSE(fs::exists(out / "files" / (changed.facts.filename + ".variant.json")));
+  EXPECT_FALSE(fs::exists(out / "simple"));
+  // Inspected again (its facts now say the new bytes), it goes up.
+  const auto again = candidate(tmp.path(), "b-0.1.0-py3-none-any.whl", "rewritten b");
+  auto target = directory_target(out);
+  ASSERT_TRUE(publish_to(*target, {kept, again}, {}, false, {}));
+  EXPECT_EQ(slurp(out / "files" / again.facts.filename), "rewritten b");
 }
 
 TEST(PublishDirectory, UnchangedPagesAreNotRewritten) {
