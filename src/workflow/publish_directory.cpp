@@ -82,8 +82,9 @@ class DirectoryTarget : public PublishTarget {
 
   // A put writes a temp file beside its destination and starts its writeback
   // (sync_file_range), without waiting: the bytes go to disk while the next
-  // files are written. flush() makes them all durable, then renames them into
-  // place in put order, then fsyncs their directories.
+  // files are written. flush() makes them all durable (one syncfs per file
+  // system), renames them into place in put order, then makes the renames
+  // durable (another syncfs).
   // A wheel is read once here: each buffer is written to the temp file and
   // fed to SHA-256, so what is published is proven to be what was inspected.
   util::Result<void> put_file(std::string_view path, const fs::path& source,

@@ -39,8 +39,8 @@ class PublishTarget {
   // True where the lock does not exclude other publishers (S3): the pages are
   // then rebuilt from a fresh listing after the files are up, so publishers converge.
   virtual bool relist_pages() const { return false; }
-  // Makes every put so far durable (a directory target fsyncs each directory
-  // it renamed files into, once); publish_to calls it before the pages, so a
+  // Makes every put so far durable (a directory target: one syncfs before its
+  // renames and one after); publish_to calls it before the pages, so a
   // page never survives a crash that the files it names did not.
   virtual util::Result<void> flush() { return {}; }
 };
@@ -50,7 +50,7 @@ class PublishTarget {
 util::Error changed_since_inspected(const std::filesystem::path& source, std::string_view inspected,
                                     std::string_view copied);
 
-// A directory: temp file in the same directory, fsync, rename; the lock is
+// A directory: temp files in the same directories, syncfs, renames; the lock is
 // store::FileLock on <root>/.flashfit-publish.lock.
 std::unique_ptr<PublishTarget> directory_target(std::filesystem::path root);
 
