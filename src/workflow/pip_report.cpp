@@ -6,14 +6,10 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "store/cache_layout.hpp"
+
 namespace flashfit::workflow {
 namespace {
-
-bool is_sha256(const std::string& hex) {
-  return hex.size() == 64 && std::all_of(hex.begin(), hex.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
 
 const nlohmann::json* member(const nlohmann::json& object, const char* key) {
   if (!object.is_object()) return nullptr;
@@ -62,7 +58,7 @@ util::Result<std::vector<ReportedPackage>> parse_pip_report(std::string_view jso
       if (sha.empty() && legacy.rfind("sha256=", 0) == 0) sha = legacy.substr(7);
       std::transform(sha.begin(), sha.end(), sha.begin(),
                      [](char c) { return static_cast<char>(c >= 'A' && c <= 'F' ? c + 32 : c); });
-      if (!sha.empty() && !is_sha256(sha)) {
+      if (!sha.empty() && !store::detail::is_sha256_hex(sha)) {
         return util::input_error(
             fmt::format("pip's report gives {} a malformed sha256 '{}'", package.name, sha));
       }

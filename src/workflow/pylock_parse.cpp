@@ -11,6 +11,7 @@
 #include "net/http.hpp"
 #include "pkg/name.hpp"
 #include "resolve/toml_reader.hpp"
+#include "store/cache_layout.hpp"
 #include "util/strings.hpp"
 #include "workflow/pylock.hpp"
 
@@ -20,12 +21,6 @@ namespace {
 using resolve::detail::index_path;
 using resolve::detail::key_path;
 using resolve::detail::TomlReader;
-
-bool lower_hex(std::string_view text) {
-  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
 
 std::string line_of(const toml::node& node, std::string_view origin) {
   return fmt::format("{}:{}", origin, node.source().begin.line);
@@ -169,7 +164,7 @@ void read_file(TomlReader& reader, const toml::table& package, const std::string
     return;
   }
   const std::string hex = util::ascii_lower(*sha256);
-  if (!lower_hex(hex)) {
+  if (!store::detail::is_sha256_hex(hex)) {
     reader.fail(hashes->get("sha256"), key_path(where, "hashes.sha256"),
                 fmt::format("'{}' is not 64 hex digits", util::printable(*sha256, 80)));
     return;

@@ -9,6 +9,7 @@
 #include "net/http.hpp"
 #include "pkg/wheel_name.hpp"
 #include "resolve/toml_reader.hpp"
+#include "store/cache_layout.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::workflow {
@@ -17,12 +18,6 @@ namespace {
 using resolve::detail::index_path;
 using resolve::detail::key_path;
 using resolve::detail::TomlReader;
-
-bool sha256_hex(std::string_view text) {
-  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
 
 // One file entry (a wheel, the sdist, the archive): its URL and sha256.
 bool read_file(TomlReader& reader, const toml::table& file, const std::string& path,
@@ -41,7 +36,7 @@ bool read_file(TomlReader& reader, const toml::table& file, const std::string& p
     if (!reader.ok()) return false;
     if (sha256) {
       const std::string hex = util::ascii_lower(*sha256);
-      if (!sha256_hex(hex)) {
+      if (!store::detail::is_sha256_hex(hex)) {
         reader.fail(hashes->get("sha256"), key_path(path, "hashes.sha256"),
                     fmt::format("'{}' is not 64 hex digits", util::printable(*sha256, 80)));
         return false;
