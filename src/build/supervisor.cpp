@@ -21,6 +21,7 @@
 #include <system_error>
 #include <thread>
 
+#include "build/gate.hpp"
 #include "build/process_tree.hpp"
 #include "build/sentinel.hpp"
 #include "build/supervisor_io.hpp"
@@ -270,6 +271,14 @@ util::Result<SupervisedRun> supervise(const SupervisorOptions& options) {
   // stderr share one pipe, so the log has them in order.
   util::ChildSpec spec;
   spec.argv = options.argv;
+  // Behind the gate (build/gate.hpp) whenever there is a sentinel to start:
+  // the build runs only once the sentinel watches it.
+  const auto sentinel_exe = sentinel_executable();
+  const auto program = sentinel_exe ? gate_program(options.argv[0], options.cwd) : std::nullopt;
+  if (program) {
+    spec.argv = gate_argv(*sentinel_exe, *program, options.argv);
+    spec.stdin_pipe = true;
+  }
   spec.cwd = options.cwd;
   spec.set_env = options.set_env;
   spec.unset_env = options.unset_env;
@@ -282,6 +291,8 @@ util::Result<SupervisedRun> supervise(const SupervisorOptions& options) {
   // Declared after the group: on every way out it is stopped first, while
   // this process is alive to stop the build itself.
   std::optional<util::Child> sentinel = start_sentinel(child.pid(), options.grace, *log);
+  // Open the gate: with the sentinel up, or without one (the log says so).
+  if (program) child.set_stdin(std::string(1, kGateOpen));
   util::RunClock clock(options.timeout, options.grace);
 
   std::optional<MemoryGovernor> governor;

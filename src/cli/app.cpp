@@ -8,6 +8,7 @@
 #include <memory>
 #include <sstream>
 
+#include "build/gate.hpp"
 #include "build/sentinel.hpp"
 #include "cli/colour.hpp"
 #include "cli/command.hpp"
@@ -167,6 +168,9 @@ int run(int argc, const char* const* argv) {
   // The watch over a build of this process's (build/sentinel.hpp).
   if (argc >= 2 && std::string_view(argv[1]) == build::kSentinelCommand)
     return build::run_sentinel(std::vector<std::string>(argv + 2, argv + argc));
+  // The gate a build starts behind, until its sentinel runs (build/gate.hpp).
+  if (argc >= 2 && std::string_view(argv[1]) == build::kGateCommand)
+    return build::run_gate(std::vector<std::string>(argv + 2, argv + argc));
   build::register_sentinel_executable("/proc/self/exe");
   util::install_interrupt_handlers();
   // A reader that goes away (flashfit tags | head) must not kill us mid-write.

@@ -238,6 +238,7 @@ faulted() {
     enospc) env+=(FLASHFIT_FAULT_ENOSPC_AT="$n") ;;
     eacces) env+=(FLASHFIT_FAULT_EACCES_AT="$n") ;;
     count) env+=(FLASHFIT_FAULT_COUNT="$TMP/count") ;;
+    spawn) env+=(FLASHFIT_FAULT_KILL_AFTER_SESSION_SPAWN="$n" FLASHFIT_FAULT_SPAWNED="$TMP/spawned") ;;
   esac
   capture env "${env[@]}" "$@"
 }

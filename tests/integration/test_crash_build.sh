@@ -12,6 +12,13 @@
 #      shim counts flashfit's own file changes: log, temp dir, cache entry):
 #      after each, nothing of the build runs, the cache reads cleanly and
 #      holds only whole entries, and the build run again succeeds.
+#   4. SIGKILL right after flashfit spawned the build, before the sentinel
+#      starts (the fault shim, after the spawn of the build's session): the
+#      build waits behind its gate (build/gate.hpp), so what was spawned exits
+#      without ever running the build program; the build run again succeeds.
+#      (Without the gate, the spawned process is the build program itself:
+#      the check sees it and fails.) And the gate itself: it runs its program
+#      only after the byte, with /dev/null as stdin, and nothing at EOF.
 # Compilers run through ccache (a masquerade directory first on PATH, its
 # cache in the test's temp dir) so the repeated builds take seconds.
 # $FAULT_MAX_POINTS (default 6) bounds the points of 3.
@@ -144,10 +151,17 @@ pass_note "without the sentinel the killed flashfit's build went on (pids $left)
 
 # --- 3. SIGKILL at change points spread over the build --------------------------
 if ((!SANITIZED)); then
-  fresh_source
-  faulted count 0 "$FLASHFIT" build "$SRC" --python "$TEST_PYTHON" --jobs 2
-  expect_rc 0 "build under the shim"
-  total=$(cat "$TMP/count")
+  # Counted twice, the smaller count kept: the first run fills ccache and
+  # compiles for real, so it runs longer and its progress lines add log
+  # writes that the later (cached) runs never reach.
+  total=
+  for _ in 1 2; do
+    fresh_source
+    faulted count 0 "$FLASHFIT" build "$SRC" --python "$TEST_PYTHON" --jobs 2
+    expect_rc 0 "build under the shim"
+    n=$(cat "$TMP/count")
+    [[ -z $total ]] || ((n < total)) && total=$n
+  done
   ((total > 0)) || fail "the shim saw no file change in build"
   tested=0
   killed=0
@@ -165,4 +179,36 @@ if ((!SANITIZED)); then
   done
   ((killed >= tested - 1)) || fail "only $killed of $tested faulted builds were killed: the points miss the build"
   pass_note "build: $total change points, killed at $killed of $tested spread over them, 0 violations (nothing left running, the cache whole, the rerun builds)"
+fi
+
+# --- 4. SIGKILL between the build's spawn and its sentinel's --------------------
+GATE_OUT=$TMP/gate-ran
+rc=0
+"$FLASHFIT" build-gate /bin/sh -- sh -c 'readlink /proc/self/fd/0 >"$0"' "$GATE_OUT" </dev/null || rc=$?
+((rc == 125)) || fail "the gate at EOF: exit $rc, not 125"
+[[ ! -e $GATE_OUT ]] || fail "the gate ran its program without the byte"
+rc=0
+printf g | "$FLASHFIT" build-gate /bin/sh -- sh -c 'readlink /proc/self/fd/0 >"$0"' "$GATE_OUT" || rc=$?
+((rc == 0)) || fail "the opened gate: exit $rc"
+[[ $(cat "$GATE_OUT") == /dev/null ]] || fail "the gated program's stdin: $(cat "$GATE_OUT"), not /dev/null"
+capture "$FLASHFIT" build-gate /bin/true
+expect_rc 2 "build-gate without --"
+expect_err_contains "expected PROGRAM -- ARGV"
+if ((!SANITIZED)); then
+  fresh_source
+  rm -f "$TMP/spawned"
+  faulted spawn 1 "$FLASHFIT" build "$SRC" --python "$TEST_PYTHON" --jobs 2
+  expect_rc 137 "build killed right after spawning its build"
+  [[ -s $TMP/spawned ]] || fail "the shim did not name the spawned build"
+  ROOT=$(cat "$TMP/spawned")
+  for ((i = 0; i < 100; i++)); do
+    process_running "$ROOT" || break
+    cmd=$(tr '\0' ' ' <"/proc/$ROOT/cmdline" 2>/dev/null || true)
+    [[ -z $cmd || $cmd == *" build-gate "* ]] || fail "the build ran with no sentinel: $cmd"
+    sleep 0.1
+  done
+  process_running "$ROOT" && fail "the gate of a killed flashfit is still there after 10 s"
+  gone_within 15 || fail "something of the build runs after a kill before its sentinel: $(build_left)"
+  build_again "after a kill between the build's spawn and its sentinel's"
+  pass_note "build killed between its spawn and its sentinel's: the gate exited, the build program never ran, the rerun builds"
 fi
