@@ -19,9 +19,11 @@ set(CPACK_DEBIAN_FILE_NAME "DEB-DEFAULT")
 set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# libcurl is dlopened (src/net/curl_common.cpp), so dpkg-shlibdeps cannot see
-# it: named here. 7.88 is the oldest libcurl the build accepts.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4 (>= 7.88)")
+# libcurl, libzip and libcrypto are dlopened at their first use
+# (src/net/curl_common.cpp, src/binary/zip_library.cpp, src/util/sha256.cpp),
+# so dpkg-shlibdeps cannot see them: named here, each at the oldest version
+# the build accepts.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4 (>= 7.88), libzip4 (>= 1.7), libssl3 (>= 3.0.0)")
 # It runs the user's Python and pip; the Python is the user's choice (a venv,
 # conda), so only recommended.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-pip")

@@ -56,13 +56,13 @@ std::string zip_error_words(int code) {
 }
 
 std::string zip_error_words(zip_error_t* error) {
-  return zip_error_words(zip_error_code_zip(error));
+  return zip_error_words(detail::zip().error_code_zip(error));
 }
 
 }  // namespace detail
 
 void Wheel::ZipCloser::operator()(::zip* archive) const noexcept {
-  zip_discard(archive);
+  detail::zip().discard(archive);
 }
 
 Wheel::Wheel(Wheel&&) noexcept = default;
@@ -105,7 +105,7 @@ namespace {
 using util::printable;
 
 util::Result<std::vector<WheelMember>> list_members(zip_t* archive, const WheelLimits& limits) {
-  const zip_int64_t count = zip_get_num_entries(archive, 0);
+  const zip_int64_t count = detail::zip().get_num_entries(archive, 0);
   if (count < 0) return util::input_error("cannot count the archive's members");
   if (static_cast<std::uint64_t>(count) > limits.max_members) {
     return util::input_error(
@@ -117,10 +117,11 @@ util::Result<std::vector<WheelMember>> list_members(zip_t* archive, const WheelL
   std::uint64_t total = 0;
   for (zip_int64_t i = 0; i < count; ++i) {
     zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(archive, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_RAW, &st) != 0) {
-      return util::input_error(fmt::format("cannot read member {}: {}", i,
-                                           detail::zip_error_words(zip_get_error(archive))));
+    detail::zip().stat_init(&st);
+    if (detail::zip().stat_index(archive, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_RAW, &st) != 0) {
+      return util::input_error(
+          fmt::format("cannot read member {}: {}", i,
+                      detail::zip_error_words(detail::zip().get_error(archive))));
     }
     WheelMember member;
     member.name = st.name ? st.name : "";
@@ -143,7 +144,7 @@ util::Result<std::vector<WheelMember>> list_members(zip_t* archive, const WheelL
       return util::input_error(fmt::format("member '{}' is encrypted", quoted), {},
                                "wheels are never encrypted; this is not a usable wheel");
     }
-    if (zip_compression_method_supported(st.comp_method, 0) == 0) {
+    if (detail::zip().compression_method_supported(st.comp_method, 0) == 0) {
       return util::input_error(fmt::format("member '{}' uses unsupported compression method {}",
                                            quoted, st.comp_method));
     }
@@ -222,7 +223,9 @@ util::Result<Wheel> open_wheel(const std::filesystem::path& path, const WheelLim
   int code = 0;
   // ZIP_CHECKCONS compares every local header with the central directory, so
   // a truncated or spliced archive fails here rather than half-way through.
-  zip_t* raw = zip_open(where.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
+  const auto zip_library = detail::load_zip_library();
+  if (!zip_library) return tl::unexpected(zip_library.error());
+  zip_t* raw = (*zip_library)->open(where.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
   if (raw == nullptr) return util::input_error(detail::zip_error_words(code), where);
   Wheel wheel;
   wheel.zip_.reset(raw);

@@ -1,11 +1,11 @@
 #include "binary/wheel_rewrite.hpp"
 
 #include <fmt/core.h>
-#include <zip.h>
 
 #include <system_error>
 
 #include "binary/wheel.hpp"
+#include "binary/zip_library.hpp"
 #include "util/sha256.hpp"
 
 namespace flashfit::binary {
@@ -14,14 +14,14 @@ namespace {
 namespace fs = std::filesystem;
 
 util::Result<void> replace_member(zip_t* archive, const std::string& name, std::string& bytes) {
-  const zip_int64_t index = zip_name_locate(archive, name.c_str(), 0);
+  const zip_int64_t index = detail::zip().name_locate(archive, name.c_str(), 0);
   if (index < 0) return util::input_error(fmt::format("no member {}", name));
-  zip_source_t* source = zip_source_buffer(archive, bytes.data(), bytes.size(), 0);
+  zip_source_t* source = detail::zip().source_buffer(archive, bytes.data(), bytes.size(), 0);
   if (source == nullptr ||
-      zip_file_replace(archive, static_cast<zip_uint64_t>(index), source, 0) != 0) {
-    if (source != nullptr) zip_source_free(source);
+      detail::zip().file_replace(archive, static_cast<zip_uint64_t>(index), source, 0) != 0) {
+    if (source != nullptr) detail::zip().source_free(source);
     return util::fail(util::ErrorKind::failed,
-                      fmt::format("cannot replace {}: {}", name, zip_strerror(archive)));
+                      fmt::format("cannot replace {}: {}", name, detail::zip().strerror(archive)));
   }
   return {};
 }
@@ -92,7 +92,9 @@ util::Result<void> rewrite_metadata_version(const fs::path& wheel, const fs::pat
                       fmt::format("cannot copy the wheel: {}", ec.message()));
   auto remove_out = [&] { fs::remove(out, ec); };
   int code = 0;
-  zip_t* archive = zip_open(out.c_str(), 0, &code);
+  const auto zip_library = detail::load_zip_library();
+  if (!zip_library) return tl::unexpected(zip_library.error());
+  zip_t* archive = (*zip_library)->open(out.c_str(), 0, &code);
   if (archive == nullptr) {
     remove_out();
     return util::fail(util::ErrorKind::failed, "cannot reopen the wheel copy for writing");
@@ -100,14 +102,14 @@ util::Result<void> rewrite_metadata_version(const fs::path& wheel, const fs::pat
   for (auto [name, bytes] :
        {std::pair{&metadata_name, &*rewritten}, std::pair{&record_name, &record}}) {
     if (auto replaced = replace_member(archive, *name, *bytes); !replaced) {
-      zip_discard(archive);
+      detail::zip().discard(archive);
       remove_out();
       return replaced;
     }
   }
-  if (zip_close(archive) != 0) {
-    const std::string why = zip_strerror(archive);
-    zip_discard(archive);
+  if (detail::zip().close(archive) != 0) {
+    const std::string why = detail::zip().strerror(archive);
+    detail::zip().discard(archive);
     remove_out();
     return util::fail(util::ErrorKind::failed,
                       fmt::format("cannot write the rewritten wheel: {}", why));

@@ -30,15 +30,15 @@ using util::printable;
 // Reads a member chunk by chunk into `sink`; returns libzip's words on error.
 template <class Sink>
 std::string stream_member(zip_t* archive, const WheelMember& member, Sink&& sink) {
-  detail::ZipFile file(zip_fopen_index(archive, member.index, 0));
-  if (!file) return detail::zip_error_words(zip_get_error(archive));
+  detail::ZipFile file(detail::zip().fopen_index(archive, member.index, 0));
+  if (!file) return detail::zip_error_words(detail::zip().get_error(archive));
   // Not zeroed: a vector's 1 MiB memset per member (five per small wheel)
   // was ~5% of publishing 200 wheels' CPU.
   const auto buffer = std::make_unique_for_overwrite<char[]>(detail::kStreamBuffer);
   std::uint64_t total = 0;
   for (;;) {
-    const zip_int64_t n = zip_fread(file.get(), buffer.get(), detail::kStreamBuffer);
-    if (n < 0) return detail::zip_error_words(zip_file_get_error(file.get()));
+    const zip_int64_t n = detail::zip().fread(file.get(), buffer.get(), detail::kStreamBuffer);
+    if (n < 0) return detail::zip_error_words(detail::zip().file_get_error(file.get()));
     if (n == 0) break;
     // Ctrl-C stops a multi-GB member between chunks; callers clean up.
     if (util::interrupted()) return "interrupted";

@@ -1,15 +1,15 @@
 #pragma once
 // Internal to binary/wheel*.cpp: libzip RAII and error wording.
 
-#include <zip.h>
-
 #include <memory>
 #include <string>
+
+#include "binary/zip_library.hpp"
 
 namespace flashfit::binary::detail {
 
 struct ZipFileCloser {
-  void operator()(zip_file_t* file) const noexcept { zip_fclose(file); }
+  void operator()(zip_file_t* file) const noexcept { zip().fclose(file); }
 };
 using ZipFile = std::unique_ptr<zip_file_t, ZipFileCloser>;
 

@@ -15,6 +15,7 @@
 #include "cli/nvcc_wrap.hpp"
 #include "cli/usage_errors.hpp"
 #include "util/build_info.hpp"
+#include "util/dynamic_library.hpp"
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
 #include "util/verbosity.hpp"
@@ -178,6 +179,8 @@ int run(int argc, const char* const* argv) {
   // No exception may escape main, and none may reach the user without context.
   try {
     return run_parsed(argc, argv);
+  } catch (const util::LibraryUnavailable& e) {
+    return report(e.error());
   } catch (const std::exception& e) {
     return report(util::Error{util::ErrorKind::internal, e.what(), "unexpected exception", ""});
   } catch (...) {

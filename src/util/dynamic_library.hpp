@@ -3,12 +3,27 @@
 // CUDA driver) that flashfit may only load at run time: the tool must work on
 // machines without them, so they are never linked.
 
+#include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "util/error.hpp"
 
 namespace flashfit::util {
+
+// Thrown where a library loaded at its first use cannot be loaded, from code
+// that has no error path of its own (util::Sha256's constructor); the
+// command's edge (cli) reports `error` as it is: a missing package to install,
+// not an internal error.
+class LibraryUnavailable : public std::runtime_error {
+ public:
+  explicit LibraryUnavailable(Error error)
+      : std::runtime_error(error.message), error_(std::move(error)) {}
+  const Error& error() const noexcept { return error_; }
+
+ private:
+  Error error_;
+};
 
 class DynamicLibrary {
  public:

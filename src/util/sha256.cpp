@@ -2,11 +2,66 @@
 
 #include <openssl/evp.h>
 
+#include <mutex>
 #include <new>
+#include <optional>
+#include <type_traits>
+
+#include "util/dynamic_library.hpp"
 
 namespace flashfit::util {
 
 namespace {
+
+// OpenSSL's libcrypto, loaded at the first hash (dlopen) instead of at every
+// start: mapping and relocating it cost each command about half a
+// millisecond (bench/README.md, process floor), and many commands hash
+// nothing. libcrypto.so.3 is OpenSSL 3's soname (Debian's libssl3, which the
+// .deb Depends on); it stays loaded for the process's life.
+struct Crypto {
+  decltype(&::EVP_MD_CTX_new) ctx_new = nullptr;
+  decltype(&::EVP_MD_CTX_free) ctx_free = nullptr;
+  decltype(&::EVP_DigestInit_ex) init = nullptr;
+  decltype(&::EVP_DigestUpdate) update = nullptr;
+  decltype(&::EVP_DigestFinal_ex) final = nullptr;
+  decltype(&::EVP_sha256) sha256 = nullptr;
+};
+
+Crypto g_crypto{};
+
+std::optional<std::string> load_crypto() {
+  auto lib = DynamicLibrary::open("libcrypto.so.3");
+  if (!lib) return lib.error().message;
+  std::optional<std::string> missing;
+  const auto bind = [&](auto& slot, const char* name) {
+    slot = lib->symbol<std::remove_pointer_t<std::remove_reference_t<decltype(slot)>>>(name);
+    if (slot == nullptr && !missing) missing = std::string("libcrypto.so.3 has no ") + name;
+  };
+  bind(g_crypto.ctx_new, "EVP_MD_CTX_new");
+  bind(g_crypto.ctx_free, "EVP_MD_CTX_free");
+  bind(g_crypto.init, "EVP_DigestInit_ex");
+  bind(g_crypto.update, "EVP_DigestUpdate");
+  bind(g_crypto.final, "EVP_DigestFinal_ex");
+  bind(g_crypto.sha256, "EVP_sha256");
+  if (missing) {
+    g_crypto = Crypto{};
+    return missing;
+  }
+  lib->keep_loaded();
+  return std::nullopt;
+}
+
+const Crypto& crypto() {
+  static std::once_flag once;
+  static std::optional<std::string> error;
+  std::call_once(once, [] { error = load_crypto(); });
+  if (error) {
+    throw LibraryUnavailable(
+        Error{ErrorKind::failed, "cannot compute SHA-256: " + *error, "",
+              "install OpenSSL's library (Debian/Ubuntu: apt install libssl3)"});
+  }
+  return g_crypto;
+}
 
 EVP_MD_CTX* as_ctx(void* ctx) {
   return static_cast<EVP_MD_CTX*>(ctx);
@@ -14,16 +69,17 @@ EVP_MD_CTX* as_ctx(void* ctx) {
 
 void init(EVP_MD_CTX* ctx) {
   // Only fails on allocation failure or a broken OpenSSL build.
-  if (EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1) throw std::bad_alloc();
+  if (crypto().init(ctx, crypto().sha256(), nullptr) != 1) throw std::bad_alloc();
 }
 
 }  // namespace
 
 void Sha256::CtxDeleter::operator()(void* ctx) const noexcept {
-  EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx));
+  // A context exists only once the library was loaded.
+  g_crypto.ctx_free(static_cast<EVP_MD_CTX*>(ctx));
 }
 
-Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
+Sha256::Sha256() : ctx_(crypto().ctx_new()) {
   if (!ctx_) throw std::bad_alloc();
   init(as_ctx(ctx_.get()));
 }
@@ -34,14 +90,13 @@ Sha256::~Sha256() = default;
 
 void Sha256::update(const void* data, std::size_t size) {
   if (size == 0) return;
-  if (EVP_DigestUpdate(as_ctx(ctx_.get()), data, size) != 1) throw std::bad_alloc();
+  if (crypto().update(as_ctx(ctx_.get()), data, size) != 1) throw std::bad_alloc();
 }
 
 Sha256Digest Sha256::finish() {
   Sha256Digest digest{};
   unsigned int length = 0;
-  if (EVP_DigestFinal_ex(as_ctx(ctx_.get()), digest.data(), &length) != 1 ||
-      length != digest.size()) {
+  if (crypto().final(as_ctx(ctx_.get()), digest.data(), &length) != 1 || length != digest.size()) {
     throw std::bad_alloc();
   }
   init(as_ctx(ctx_.get()));

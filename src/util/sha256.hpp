@@ -16,7 +16,11 @@ using Sha256Digest = std::array<unsigned char, 32>;
 
 class Sha256 {
  public:
-  Sha256();  // throws std::bad_alloc when OpenSSL cannot allocate a context
+  // Loads libcrypto at the first use (dlopen; sha256.cpp says why). Throws
+  // std::bad_alloc when OpenSSL cannot allocate a context, LibraryUnavailable
+  // (util/dynamic_library.hpp) naming the package to install when libcrypto
+  // cannot be loaded.
+  Sha256();
   Sha256(Sha256&&) noexcept;
   Sha256& operator=(Sha256&&) noexcept;
   ~Sha256();
