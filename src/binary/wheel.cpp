@@ -184,6 +184,7 @@ util::Result<std::string> find_dist_info(const std::vector<WheelMember>& members
   if (dirs.empty()) return util::input_error("no .dist-info directory");
   if (dirs.size() > 1) {
     std::vector<std::string> quoted;
+    quoted.reserve(dirs.size());
     for (const std::string& d : dirs) quoted.push_back("'" + printable(d) + "'");
     return util::input_error(
         fmt::format("{} .dist-info directories: {}", dirs.size(), util::join(quoted, ", ")), {},

@@ -63,11 +63,13 @@ struct ProcCgroup {
 };
 
 // A cgroup path from /proc/self/cgroup is joined under /sys; refuse anything
-// that could climb out of it.
+// that could climb out of it, and "." components, which the kernel never
+// writes (the path would name a file by two spellings, one unnormalised in
+// what flashfit reports; found by the cgroup fuzzer).
 bool safe_cgroup_path(std::string_view path) {
   if (path.empty() || path.front() != '/') return false;
   for (auto part : util::split(path, '/'))
-    if (part == "..") return false;
+    if (part == ".." || part == ".") return false;
   return true;
 }
 

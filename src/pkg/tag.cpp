@@ -1,5 +1,7 @@
 #include "pkg/tag.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 
 #include "util/strings.hpp"
@@ -14,10 +16,24 @@ util::Result<std::vector<Tag>> parse_tag_set(std::string_view text) {
             std::to_string(fields.size()),
         std::string(text));
   }
+  const auto interpreters = util::split(fields[0], '.');
+  const auto abis = util::split(fields[1], '.');
+  const auto platforms = util::split(fields[2], '.');
+  // Each field multiplies the others: 200 bytes of dots would be millions of
+  // tags (a hostile WHEEL file's Tag line; found by the dist_info fuzzer). The
+  // widest real sets (every CPython x manylinux/musllinux spelling) are a few
+  // hundred.
+  const std::size_t count = interpreters.size() * abis.size() * platforms.size();
+  if (count > kMaxExpandedTags) {
+    return util::input_error(fmt::format("a tag set that expands to {} tags (at most {} are read)",
+                                         count, kMaxExpandedTags),
+                             util::printable(text, 80));
+  }
   std::vector<Tag> tags;
-  for (auto interpreter : util::split(fields[0], '.')) {
-    for (auto abi : util::split(fields[1], '.')) {
-      for (auto platform : util::split(fields[2], '.')) {
+  tags.reserve(count);
+  for (auto interpreter : interpreters) {
+    for (auto abi : abis) {
+      for (auto platform : platforms) {
         tags.push_back(Tag{util::ascii_lower(interpreter), util::ascii_lower(abi),
                            util::ascii_lower(platform)});
       }

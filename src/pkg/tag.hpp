@@ -2,6 +2,7 @@
 // PEP 425 tag triples and the compressed tag sets of wheel file names
 // (`py2.py3-none-any` is two tags).
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,11 +18,15 @@ struct Tag {
 
   std::string str() const { return interpreter + "-" + abi + "-" + platform; }
   friend bool operator==(const Tag&, const Tag&) = default;
+  // clang-tidy 14 reads the defaulted <=>'s comparison with 0 as a null pointer.
+  // NOLINTNEXTLINE(modernize-use-nullptr)
   friend auto operator<=>(const Tag&, const Tag&) = default;
 };
 
 // Expands "py2.py3-none-any" into its tags, lower-cased as packaging does,
 // sorted and without duplicates. Exactly three '-'-separated fields are required.
 util::Result<std::vector<Tag>> parse_tag_set(std::string_view text);
+// More tags than a compressed tag set expands to is an input error.
+inline constexpr std::size_t kMaxExpandedTags = 4096;
 
 }  // namespace flashfit::pkg

@@ -252,6 +252,19 @@ TEST_F(MachineTest, GarbledProcSelfCgroupIsIgnored) {
   EXPECT_EQ(f.warnings.size(), 3u);
 }
 
+TEST_F(MachineTest, DotComponentsInProcSelfCgroupAreGarbled) {
+  // The kernel writes normalised paths: "/." would name the root's files by a
+  // second, unnormalised spelling in the facts' sources (found by the cgroup
+  // fuzzer: tests/fuzz/corpus/cgroup/dot-component).
+  tree.write("proc/self/cgroup", "0::/.\n");
+  tree.write("sys/fs/cgroup/cgroup.controllers", "memory\n");
+  tree.write("sys/fs/cgroup/memory.max", "4294967296\n");
+  const auto f = probe();
+  EXPECT_EQ(*f.memory_total_bytes, 16 * kGiB);
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_TRUE(mentions(f.warnings, "ignored garbled line in /proc/self/cgroup: 0::/."));
+}
+
 TEST_F(MachineTest, MissingProcAndSysFilesLeaveFactsUnknownOrFallBack) {
   TempTree empty;
   options.root = empty.root();
