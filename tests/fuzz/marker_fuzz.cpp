@@ -34,9 +34,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // str() prints what packaging 23.0 prints, faults included (docs/
   // packaging-standards.md): a value holding '"' is printed inside '"' (no
   // longer parseable), and a group of one group loses its parentheses, so
-  // "a and ((b or c))" prints as "a and b or c". Beyond those, str() parses
-  // back, and printing is a fixpoint from the first reprint on.
+  // "a and ((b or c))" prints as "a and b or c"; a value holding '\' is
+  // printed as it is, unescaped, so reading the print decodes its escapes
+  // once more (packaging 23.0 does the same: each str(Marker(str(m))) of
+  // `extra == 'a\\\\f'` loses a level). Beyond those, str() parses back, and
+  // printing is a fixpoint from the first reprint on.
   const std::string printed = marker->str();
+  // Escapes decoded again (a trailing '\' may not even read back): nothing
+  // more to compare.
+  if (printed.find('\\') != std::string::npos) return 0;
   auto again = Marker::parse(printed);
   // Only a value can hold '"', and only when the input had one.
   if (text.find('"') == std::string_view::npos) {
