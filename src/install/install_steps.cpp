@@ -24,13 +24,17 @@ util::Result<store::CacheEntry> RealInstallSteps::fetch(const resolve::Candidate
 
 util::Result<CachedVerdict> RealInstallSteps::inspect(store::CacheEntry& entry) {
   if (!host_) {
-    host_ = env::load_host_for(environment_);
+    // torch's libraries are read only for an inspection (below).
+    host_ = env::load_host_for(environment_, false);
     // The compiled module this package must carry comes from its recipe.
     if (recipe_ && !recipe_->binary_module.empty())
       host_->required_modules = {{recipe_->name, recipe_->binary_module}};
   }
   // The cache is content-addressed: a verdict recorded for these bytes in
   // this same environment still holds, and re-reading 100+ MB proves nothing new.
+  if (auto recorded = recorded_verdict(entry, environment_key(environment_, *host_)))
+    return CachedVerdict{std::move(*recorded), true, std::nullopt};
+  env::fill_torch_libraries(environment_, *host_);
   return inspect_cached(cache_, entry, environment_, *host_, work_dir_);
 }
 
