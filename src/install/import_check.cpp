@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <string>
 
 #include "util/process.hpp"
 #include "util/strings.hpp"
@@ -11,18 +13,52 @@ namespace flashfit::install {
 namespace {
 
 // One line per result, tab-separated, newlines folded: easy to parse from C++.
-// argv[1]: "torch" to import torch first; argv[2]: "fresh" or "preloaded".
-// The request comes on stdin, one line, tab-separated: "flash-attn" or "-"
-// (the GPU smoke test), then the modules. A preloaded interpreter, started
-// before the installer ran, proves before importing anything that nothing it had
-// loaded changed meanwhile (every loaded module and mapped file has the same
-// device, inode, size and mtime; every loaded module still resolves to the
-// same file, so nothing new shadows one; the site dirs and their .pth files,
-// read only at startup, are as they were). Otherwise it says "stale" and why.
+// argv[1]: "torch" to import torch first; argv[2]: "fresh" or "preloaded"
+// (then argv[3]: when flashfit started it, ns since the epoch). The request
+// comes on stdin, one line, tab-separated: "flash-attn" or "-" (the GPU smoke
+// test), then the modules. A preloaded interpreter, started before the
+// installer ran, proves before importing anything that nothing it had loaded
+// changed meanwhile, else it says "stale" and why:
+// - every loaded module and mapped file (torch's libraries) has the device,
+//   inode, size, mtime and ctime it had once torch was imported, and a ctime
+//   older than the interpreter (a file replaced while it was being imported
+//   has a newer one);
+// - every loaded module still resolves to the same file (nothing new shadows
+//   one, in a site dir earlier on sys.path);
+// - the site dirs exist or not as at startup, and their .pth files (run only
+//   at startup) are the same and older than the interpreter.
 constexpr const char* kScript = R"PY(
-import importlib, os, sys
+import importlib, os, sys, time
 def say(kind, name, status):
     print(kind + "\t" + name + "\t" + " ".join(str(status).split()), flush=True)
+preloaded = sys.argv[2] == "preloaded"
+# A file changed after flashfit started this interpreter has a ctime at least
+# this late (the kernel stamps files from a clock a tick behind).
+since = int(sys.argv[3]) - 20000000 if preloaded else 0
+def identity(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+def site_state():
+    import site
+    dirs = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        dirs.append(site.getusersitepackages())
+    state = {}
+    for d in dirs:
+        try:
+            names = os.listdir(d)
+        except OSError:
+            state[d] = "absent"
+            continue
+        state[d] = "present"
+        for n in names:
+            if n.endswith(".pth"):
+                state[os.path.join(d, n)] = identity(os.path.join(d, n))
+    return state
+sites = site_state() if preloaded else None
 torch_said = ("torch", "", "ok")
 if sys.argv[1] == "torch":
     try:
@@ -30,18 +66,6 @@ if sys.argv[1] == "torch":
         torch_said = ("torch", torch.__version__, "ok")
     except BaseException as e:
         torch_said = ("torch", "", "%s: %s" % (type(e).__name__, e))
-def site_dirs():
-    import site
-    dirs = list(site.getsitepackages())
-    if site.ENABLE_USER_SITE:
-        dirs.append(site.getusersitepackages())
-    return dirs
-def identity(path):
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return "dir" if os.path.isdir(path) else (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 def loaded():
     paths = set()
     for m in list(sys.modules.values()):
@@ -56,12 +80,6 @@ def loaded():
                     paths.add(fields[5].rstrip("\n"))
     except OSError:
         pass
-    for d in site_dirs():
-        paths.add(d)
-        try:
-            paths.update(os.path.join(d, n) for n in os.listdir(d) if n.endswith(".pth"))
-        except OSError:
-            pass
     return {p: identity(p) for p in paths}
 def shadowed():
     importlib.invalidate_caches()
@@ -85,18 +103,24 @@ def shadowed():
         if origin != spec.origin:
             return "%s now resolves to %s, not %s" % (name, origin, spec.origin)
     return None
-preloaded = sys.argv[2] == "preloaded"
+def changed(before, after):
+    for p in sorted(set(before) | set(after)):
+        was, now = before.get(p), after.get(p)
+        if p not in before:
+            return "%s appeared" % p
+        if was != now:
+            return "%s %s" % (p, "is gone" if now is None or now == "absent" else "changed")
+        if isinstance(now, tuple) and now[4] >= since:
+            return "%s changed after the check's interpreter started" % p
+    return None
+def stale():
+    return changed(sites, site_state()) or changed(before, loaded()) or shadowed()
 before = loaded() if preloaded else None
 request = sys.stdin.readline().rstrip("\n").split("\t")
 if not request[0]:
     sys.exit(0)
 if preloaded:
-    after = loaded()
-    if after != before:
-        path = sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))[0]
-        say("stale", "-", "%s %s" % (path, "appeared" if path not in before else "changed" if path in after and after[path] is not None else "is gone"))
-        sys.exit(0)
-    why = shadowed()
+    why = stale()
     if why:
         say("stale", "-", why)
         sys.exit(0)
@@ -145,6 +169,12 @@ util::ProcessSpec check_process(const std::string& python, bool import_torch, bo
   util::ProcessSpec spec;
   spec.argv = {python, "-c", kScript, import_torch ? "torch" : "-",
                preloaded ? "preloaded" : "fresh"};
+  if (preloaded) {
+    // Taken before the spawn: files changed after it have a later ctime.
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    spec.argv.push_back(
+        std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()));
+  }
   spec.cwd = "/";
   spec.unset_env = {"PYTHONPATH", "PYTHONSTARTUP"};
   return spec;

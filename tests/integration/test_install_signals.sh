@@ -38,7 +38,7 @@ def _hold():
     time.sleep(120)
 if _stage == "pip" and "install" in sys.argv and "--no-deps" in sys.argv:
     atexit.register(_hold)
-elif _stage == "import" and sys.argv[:1] == ["-c"] and sys.argv[-1] in ("fresh", "preloaded"):
+elif _stage == "import" and sys.argv[:1] == ["-c"] and sys.argv[2:3] in (["fresh"], ["preloaded"]):
     # The import check's interpreter (started before pip or after it) is held
     # when it comes to import ffinst, after pip's run.
     class _HoldAtImport:

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+
 #include "install/import_check.hpp"
 
 namespace flashfit::install {
@@ -43,6 +46,14 @@ TEST(ImportCheckProcess, SaysWhetherItImportsTorchAndWhetherItIsPreloaded) {
   const util::ProcessSpec preloaded = check_process("/venv/bin/python", true, true);
   EXPECT_EQ(preloaded.argv[3], "torch");
   EXPECT_EQ(preloaded.argv[4], "preloaded");
+  // When it was started, ns since the epoch: a file changed later is newer than that.
+  ASSERT_EQ(preloaded.argv.size(), 6U);
+  const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  const long long started = std::stoll(preloaded.argv[5]);
+  EXPECT_LE(started, now);
+  EXPECT_GT(started, now - 60LL * 1000 * 1000 * 1000);
   EXPECT_EQ(preloaded.cwd, std::filesystem::path("/"));
 }
 
@@ -136,6 +147,36 @@ TEST(PreloadSetAside, AnIncompleteAnswerIsRedone) {
   auto why = preload_set_aside(answer, true, true);
   ASSERT_TRUE(why);
   EXPECT_EQ(*why, "it did not answer in full");
+}
+
+// The interpreter's own evidence, with a real interpreter: started "now" it
+// loaded nothing newer than itself; told it started at the epoch, every file
+// it loaded is newer than that, as a file replaced while it was importing
+// would be, and it imports nothing.
+TEST(PreloadedInterpreter, AFileNewerThanTheInterpreterMakesItStale) {
+  const ImportCheckOptions check{
+      FLASHFIT_TEST_PYTHON, {"json"}, false, false, std::chrono::seconds{60}};
+  util::ProcessSpec spec = check_process(FLASHFIT_TEST_PYTHON, false, true);
+  spec.timeout = check.timeout;
+  auto now = util::StartedProcess::start(spec);
+  ASSERT_TRUE(now) << now.error().message;
+  auto run = now->finish(check_request(check));
+  ASSERT_TRUE(run) << run.error().message;
+  CheckAnswer answer = read_check_output(*run, check);
+  EXPECT_FALSE(answer.stale) << *answer.stale;
+  EXPECT_TRUE(answer.complete) << run->out << run->err;
+  EXPECT_TRUE(answer.check.ok());
+
+  spec.argv.back() = "0";
+  auto epoch = util::StartedProcess::start(spec);
+  ASSERT_TRUE(epoch) << epoch.error().message;
+  run = epoch->finish(check_request(check));
+  ASSERT_TRUE(run) << run.error().message;
+  answer = read_check_output(*run, check);
+  ASSERT_TRUE(answer.stale) << run->out << run->err;
+  EXPECT_NE(answer.stale->find("changed after the check's interpreter started"), std::string::npos)
+      << *answer.stale;
+  EXPECT_TRUE(answer.check.modules.empty());  // it imported nothing
 }
 
 }  // namespace
