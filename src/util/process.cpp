@@ -129,12 +129,14 @@ StartedProcess::StartedProcess(StartedProcess&&) noexcept = default;
 StartedProcess& StartedProcess::operator=(StartedProcess&&) noexcept = default;
 StartedProcess::~StartedProcess() = default;
 
-Result<ProcessResult> StartedProcess::finish(std::string input) {
+Result<ProcessResult> StartedProcess::finish(std::string input,
+                                             std::optional<std::chrono::milliseconds> timeout) {
   if (!child_) return fail(ErrorKind::internal, "a started process was finished twice");
   std::string line = "run (started earlier):";
   for (const auto& arg : spec_.argv) line += " " + printable(arg, 120);
   TraceSpan span(std::move(line));
   child_->set_stdin(std::move(input));
+  if (timeout) spec_.timeout = *timeout;
   auto result = wait_for(*child_, spec_);
   child_.reset();
   span.set_outcome(result ? result->describe() : result.error().message);

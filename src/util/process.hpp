@@ -69,8 +69,10 @@ class StartedProcess {
   ~StartedProcess();
 
   // Writes `input` to its stdin (closed once written) and waits for it as
-  // run_process does, spec.timeout counted from this call. Once only.
-  Result<ProcessResult> finish(std::string input);
+  // run_process does, the timeout (`timeout` if given, else spec.timeout)
+  // counted from this call. Once only.
+  Result<ProcessResult> finish(std::string input,
+                               std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
  private:
   StartedProcess(ProcessSpec spec, Child child);

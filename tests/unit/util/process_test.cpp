@@ -223,6 +223,15 @@ TEST(StartedProcess, TheTimeoutCountsFromFinish) {
   EXPECT_FALSE(r->succeeded());
 }
 
+TEST(StartedProcess, FinishCanSetTheTimeout) {
+  auto started = flashfit::util::StartedProcess::start(shell("read line; sleep 30"));
+  ASSERT_TRUE(started) << started.error().message;
+  auto r = started->finish("go\n", 300ms);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_LT(r->elapsed, 10s);
+}
+
 TEST(StartedProcess, OneNeverFinishedIsEndedWithItsGroup) {
   const std::string pid_file = "/tmp/flashfit-started-" + std::to_string(::getpid()) + ".pid";
   std::remove(pid_file.c_str());
