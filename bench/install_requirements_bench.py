@@ -3,7 +3,7 @@
 against pip install -r of the same resolved lines.
 
     /usr/bin/python3 bench/install_requirements_bench.py build-rel/src/flashfit \
-        INSTALL_WHEELS_DIR [RUNS]
+        INSTALL_WHEELS_DIR [RUNS] [--before OTHER_FLASHFIT]
 
 INSTALL_WHEELS_DIR is the install_wheels test fixture (ctest builds it under
 build/tests/fixtures/install_wheels): its ffinst-1.0+pt...cpu wheel is the
@@ -26,6 +26,10 @@ flashfit). Then RUNS times each (default 5), interleaved, each into a fresh
   import    VENV_PY -c 'import torch, ffinst' after that pip run: the proof
             flashfit's import check gives and pip does not (reported beside, and
             as the ratio flashfit / (pip + import))
+
+With --before, OTHER_FLASHFIT (main's binary, say) runs the same flashfit
+step in each round too, interleaved, so that before and after are measured
+side by side.
 
 pip reads no configuration (PIP_CONFIG_FILE=/dev/null). Prints min, median
 and max of each and the ratio of the medians (goal <= 1.2). Tests never
@@ -70,6 +74,7 @@ def main():
     parser.add_argument("flashfit")
     parser.add_argument("install_wheels")
     parser.add_argument("runs", nargs="?", type=int, default=5)
+    parser.add_argument("--before", help="another flashfit binary, run interleaved as 'before'")
     args = parser.parse_args()
     flashfit = os.path.abspath(args.flashfit)
     found = glob.glob(os.path.join(args.install_wheels, "ffinst-1.0+pt*cpu-*.whl"))
@@ -118,9 +123,19 @@ def main():
         # Warm: flashfit's cache holds ffinst, its verdict and the interpreter's facts.
         warm = venv(os.path.join(tmp, "warm"))
         run([flashfit, "install", "-r", requirements, "--python", warm], env, "the warm-up install -r")
+        before = os.path.abspath(args.before) if args.before else None
+        if before:
+            warm = venv(os.path.join(tmp, "warm-before"))
+            run([before, "install", "-r", requirements, "--python", warm], env, "the warm-up install -r (before)")
 
         times = {"flashfit": [], "pip": [], "import": []}
+        if before:
+            times["before"] = []
         for i in range(args.runs):
+            if before:
+                py = venv(os.path.join(tmp, f"before-{i}"))
+                times["before"].append(
+                    run([before, "install", "-r", requirements, "--python", py], env, "before: install -r"))
             py = venv(os.path.join(tmp, f"ff-{i}"))
             times["flashfit"].append(
                 run([flashfit, "install", "-r", requirements, "--python", py], env, "flashfit install -r"))
@@ -139,6 +154,10 @@ def main():
           f" min {min(ratios):.2f}, median {statistics.median(ratios):.2f}, max {max(ratios):.2f}")
     print(f"flashfit / (pip + import) (medians) = {med['flashfit'] / (med['pip'] + med['import']):.2f}; per run:"
           f" min {min(proven):.2f}, median {statistics.median(proven):.2f}, max {max(proven):.2f}")
+    if "before" in times:
+        was = [b / p for b, p in zip(times["before"], times["pip"])]
+        print(f"before / pip (medians) = {med['before'] / med['pip']:.2f}; per run:"
+              f" min {min(was):.2f}, median {statistics.median(was):.2f}, max {max(was):.2f}")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,11 @@ json attempt_json(const install::Attempt& a) {
     out["import_check"] = {
         {"torch", a.import_check->torch_ok ? json(a.import_check->torch_version) : json(nullptr)},
         {"modules", modules},
-        {"gpu_test", a.import_check->gpu_test}};
+        {"gpu_test", a.import_check->gpu_test},
+        {"interpreter", a.import_check->preloaded ? "preloaded" : "fresh"},
+        {"redone_because", a.import_check->redone_because.empty()
+                               ? json(nullptr)
+                               : json(a.import_check->redone_because)}};
   }
   return out;
 }

@@ -95,11 +95,13 @@ util::Result<int> run_install_requirements(const InstallRequirementsRequest& req
   input.note = [](std::string_view line) { note(line); };
   // Each compiled package through `flashfit install SPEC`'s own flow, its report captured.
   input.install_one = [&request](const std::string& spec, const resolve::SourceFlags& sources,
-                                 bool dry_run, std::string& report) {
+                                 bool dry_run, std::shared_ptr<install::PreloadedCheck> preloaded,
+                                 std::string& report) {
     InstallSpecOptions one = request.each;
     one.spec = spec;
     one.sources = sources;
     one.dry_run = dry_run;
+    one.preloaded = std::move(preloaded);
     StdoutCapture capture(report);
     return install_spec(one);
   };

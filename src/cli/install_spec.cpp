@@ -33,6 +33,7 @@ util::Result<int> install_spec(const InstallSpecOptions& options) {
   pass_options.dry_run = options.dry_run;
   pass_options.max_attempts = options.max_attempts;
   pass_options.wheel_file = pipeline.wheel_file.has_value();
+  pass_options.preloaded = options.preloaded;
   pass_options.progress = [](std::string_view line) { note(line); };
   pass_options.warning = [](std::string_view line) {
     std::fprintf(stderr, "flashfit: warning: %.*s\n", static_cast<int>(line.size()), line.data());

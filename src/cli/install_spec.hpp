@@ -5,10 +5,12 @@
 // (text or JSON) through write_stdout. `install -r` calls it per compiled
 // package, capturing that report. Exit 0 installed, 1 nothing installed.
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "cli/what_if_flags.hpp"
+#include "install/preloaded_check.hpp"
 #include "resolve/gather.hpp"
 #include "util/error.hpp"
 
@@ -23,6 +25,8 @@ struct InstallSpecOptions {
   bool json = false;
   std::optional<std::string> toolkit;  // for a hand-over to build
   std::size_t max_attempts = 5;
+  // An import check's interpreter started earlier (install -r), or null.
+  std::shared_ptr<install::PreloadedCheck> preloaded;
 };
 
 util::Result<int> install_spec(const InstallSpecOptions& options);

@@ -54,7 +54,8 @@ void fill_interpreter(const Environment& env, binary::LoadHost& host) {
   }
 }
 
-void fill_torch(const Environment& env, binary::LoadHost& host) {
+// torch's facts, without reading its libraries: true when they are there to read.
+bool fill_torch_facts(const Environment& env, binary::LoadHost& host) {
   const TorchFacts& torch = env.torch;
   host.torch_installed = torch.installed() || torch.version.overridden;
   if (torch.version_text.known()) host.torch_version = *torch.version_text;
@@ -65,18 +66,25 @@ void fill_torch(const Environment& env, binary::LoadHost& host) {
   if (torch.pybind11_internals_id.known()) host.torch_pybind11_id = *torch.pybind11_internals_id;
   if (!host.torch_installed) {
     host.torch_unknown_reason = torch.package_dir.unknown_reason;
-    return;
+    return false;
   }
   if (torch.version.overridden) {
     host.torch_unknown_reason =
         "torch is given by --torch, so its libraries are not here to check against";
-    return;
+    return false;
   }
   if (!torch.library_dir.known()) {
     host.torch_unknown_reason = torch.library_dir.unknown_reason;
-    return;
+    return false;
   }
-  auto libraries = binary::read_torch_libraries(*torch.library_dir);
+  return true;
+}
+
+}  // namespace
+
+void fill_torch_libraries(const Environment& env, binary::LoadHost& host) {
+  if (host.torch || !fill_torch_facts(env, host)) return;
+  auto libraries = binary::read_torch_libraries(*env.torch.library_dir);
   if (!libraries) {
     host.torch_unknown_reason = libraries.error().message;
     return;
@@ -84,6 +92,8 @@ void fill_torch(const Environment& env, binary::LoadHost& host) {
   libraries->version = host.torch_version;
   host.torch = std::move(*libraries);
 }
+
+namespace {
 
 void fill_gpus(const Environment& env, binary::LoadHost& host) {
   if (env.gpu.driver_cuda.known()) {
@@ -141,7 +151,7 @@ std::vector<binary::PreloadedDir> preloaded_dirs(const Environment& env) {
 
 }  // namespace
 
-binary::LoadHost load_host_for(const Environment& env) {
+binary::LoadHost load_host_for(const Environment& env, bool read_torch_libraries) {
   binary::LoadHost host;
   if (env.machine.arch.known()) {
     host.arch = *env.machine.arch;
@@ -150,7 +160,11 @@ binary::LoadHost load_host_for(const Environment& env) {
   }
   if (env.what_if.glibc) host.glibc_override = env.what_if.glibc->str();
   fill_interpreter(env, host);
-  fill_torch(env, host);
+  if (read_torch_libraries) {
+    fill_torch_libraries(env, host);
+  } else {
+    fill_torch_facts(env, host);
+  }
   fill_gpus(env, host);
   host.search = binary::system_library_search(e_machine_for(host.arch.value_or("x86_64")),
                                               preloaded_dirs(env));

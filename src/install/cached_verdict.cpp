@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <system_error>
 #include <vector>
 
 #include "util/sha256.hpp"
@@ -77,12 +78,19 @@ std::string host_inputs(const env::Environment& env, const binary::LoadHost& hos
   line("torch-version", host.torch_version.value_or("?"));
   line("torch-abi", std::to_string(static_cast<int>(host.torch_abi)));
   line("torch-pybind11", host.torch_pybind11_id.value_or("?"));
-  if (host.torch) {
-    for (const std::string& lib : host.torch->libraries) {
-      line("torch-library",
-           env.torch.library_dir.known() ? file_identity(*env.torch.library_dir / lib) : lib);
+  // torch's libraries by the identity of every file in their directory, not
+  // by what was read from them: the symbols come from these same bytes, and
+  // the key is then known before they are read (tens of ms for a CUDA torch),
+  // which a reused verdict never needs.
+  if (host.torch_installed && env.torch.library_dir.known() && !env.torch.version.overridden) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(*env.torch.library_dir, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      files.push_back(file_identity(it->path()));
     }
-    line("torch-symbols", std::to_string(host.torch->defined.size()));
+    std::sort(files.begin(), files.end());
+    for (const std::string& f : files) line("torch-library", f);
   } else {
     line("torch-libraries", "? " + host.torch_unknown_reason);
   }
@@ -116,19 +124,26 @@ std::string environment_key(const env::Environment& env, const binary::LoadHost&
   return util::join(parts, ", ");
 }
 
+std::optional<store::InspectRecord> recorded_verdict(const store::CacheEntry& entry,
+                                                     const std::string& key) {
+  std::optional<store::InspectRecord> found;
+  for (const store::InspectRecord& r : entry.inspections) {
+    if (r.environment == key) found = r;  // the latest
+  }
+  return found;
+}
+
 util::Result<CachedVerdict> inspect_cached(store::WheelCache& cache, store::CacheEntry& entry,
                                            const env::Environment& environment,
                                            const binary::LoadHost& host,
                                            const std::filesystem::path& work_dir) {
   CachedVerdict out;
   const std::string key = environment_key(environment, host);
-  for (const store::InspectRecord& r : entry.inspections) {
-    if (r.environment == key) {
-      out.record = r;
-      out.reused = true;
-    }
+  if (auto recorded = recorded_verdict(entry, key)) {
+    out.record = std::move(*recorded);
+    out.reused = true;
+    return out;
   }
-  if (out.reused) return out;
   auto report = binary::inspect_wheel(entry.path, host, {work_dir, {}});
   if (!report) return tl::unexpected(report.error());
   // torch first when a module of the wheel calls into torch; a plain package is imported alone.

@@ -34,8 +34,12 @@ util::Result<CachedVerdict> inspect_cached(store::WheelCache& cache, store::Cach
 // inputs 0123456789abcdef": the readable part, and a digest of every input the
 // checks read from `host` (driver CUDA, glibc, arch, the loader's search, the
 // interpreter's tags, torch's libraries' identity, ...), so that a verdict is
-// reused only where every one of them is the same.
+// reused only where every one of them is the same. It reads nothing from
+// host.torch: a host without torch's libraries read gives the same key.
 std::string environment_key(const env::Environment& environment, const binary::LoadHost& host);
+// The verdict recorded in `entry` under `key` (the latest), if any.
+std::optional<store::InspectRecord> recorded_verdict(const store::CacheEntry& entry,
+                                                     const std::string& key);
 // The first failing check of an inspect report, in one line.
 std::string first_failure(const binary::InspectReport& report);
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <string>
 
 #include "util/process.hpp"
 #include "util/strings.hpp"
@@ -11,25 +13,126 @@ namespace flashfit::install {
 namespace {
 
 // One line per result, tab-separated, newlines folded: easy to parse from C++.
+// argv[1]: "torch" to import torch first; argv[2]: "fresh" or "preloaded"
+// (then argv[3]: when flashfit started it, ns since the epoch). The request
+// comes on stdin, one line, tab-separated: "flash-attn" or "-" (the GPU smoke
+// test), then the modules. A preloaded interpreter, started before the
+// installer ran, proves before importing anything that nothing it had loaded
+// changed meanwhile, else it says "stale" and why:
+// - every loaded module and mapped file (torch's libraries) has the device,
+//   inode, size, mtime and ctime it had once torch was imported, and a ctime
+//   older than the interpreter (a file replaced while it was being imported
+//   has a newer one);
+// - every loaded module still resolves to the same file (nothing new shadows
+//   one, in a site dir earlier on sys.path);
+// - the site dirs exist or not as at startup, and their .pth files (run only
+//   at startup) are the same and older than the interpreter.
 constexpr const char* kScript = R"PY(
-import importlib, sys
+import importlib, os, sys, time
 def say(kind, name, status):
     print(kind + "\t" + name + "\t" + " ".join(str(status).split()), flush=True)
-if sys.argv[2] == "torch":
+preloaded = sys.argv[2] == "preloaded"
+# A file changed after flashfit started this interpreter has a ctime at least
+# this late (the kernel stamps files from a clock a tick behind).
+since = int(sys.argv[3]) - 20000000 if preloaded else 0
+def identity(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+def site_state():
+    import site
+    dirs = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        dirs.append(site.getusersitepackages())
+    state = {}
+    for d in dirs:
+        try:
+            names = os.listdir(d)
+        except OSError:
+            state[d] = "absent"
+            continue
+        state[d] = "present"
+        for n in names:
+            if n.endswith(".pth"):
+                state[os.path.join(d, n)] = identity(os.path.join(d, n))
+    return state
+sites = site_state() if preloaded else None
+torch_said = ("torch", "", "ok")
+if sys.argv[1] == "torch":
     try:
         import torch
-        say("torch", torch.__version__, "ok")
+        torch_said = ("torch", torch.__version__, "ok")
     except BaseException as e:
-        say("torch", "", "%s: %s" % (type(e).__name__, e))
-else:
-    say("torch", "", "ok")
-for m in sys.argv[3:]:
+        torch_said = ("torch", "", "%s: %s" % (type(e).__name__, e))
+def loaded():
+    paths = set()
+    for m in list(sys.modules.values()):
+        f = getattr(m, "__file__", None)
+        if isinstance(f, str):
+            paths.add(f)
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                fields = line.split(None, 5)
+                if len(fields) == 6 and fields[5].startswith("/"):
+                    paths.add(fields[5].rstrip("\n"))
+    except OSError:
+        pass
+    return {p: identity(p) for p in paths}
+def shadowed():
+    importlib.invalidate_caches()
+    for name, m in list(sys.modules.items()):
+        spec = getattr(m, "__spec__", None)
+        if spec is None or not spec.has_location or not spec.origin:
+            continue
+        parent, _, _ = name.rpartition(".")
+        path = None
+        if parent:
+            path = getattr(sys.modules.get(parent), "__path__", None)
+            if path is None:
+                continue
+        found = None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            found = find(name, path) if find else None
+            if found is not None:
+                break
+        origin = found.origin if found is not None else None
+        if origin != spec.origin:
+            return "%s now resolves to %s, not %s" % (name, origin, spec.origin)
+    return None
+def changed(before, after):
+    for p in sorted(set(before) | set(after)):
+        was, now = before.get(p), after.get(p)
+        if p not in before:
+            return "%s appeared" % p
+        if was != now:
+            return "%s %s" % (p, "is gone" if now is None or now == "absent" else "changed")
+        if isinstance(now, tuple) and now[4] >= since:
+            return "%s changed after the check's interpreter started" % p
+    return None
+def stale():
+    return changed(sites, site_state()) or changed(before, loaded()) or shadowed()
+before = loaded() if preloaded else None
+request = sys.stdin.readline().rstrip("\n").split("\t")
+if not request[0]:
+    sys.exit(0)
+if preloaded:
+    why = stale()
+    if why:
+        say("stale", "-", why)
+        sys.exit(0)
+importlib.invalidate_caches()
+say(*torch_said)
+for m in request[1:]:
     try:
         importlib.import_module(m)
         say("module", m, "ok")
     except BaseException as e:
         say("module", m, "%s: %s" % (type(e).__name__, e))
-if sys.argv[1] == "flash-attn":
+if request[0] == "flash-attn":
     try:
         import torch, flash_attn
         q, k, v = (torch.randn(1, 16, 2, 64, device="cuda", dtype=torch.bfloat16) for _ in range(3))
@@ -40,6 +143,10 @@ if sys.argv[1] == "flash-attn":
         say("gpu", "flash_attn_func", "ok" if err < 2e-2 else "max abs difference %g from scaled_dot_product_attention" % err)
     except BaseException as e:
         say("gpu", "flash_attn_func", "%s: %s" % (type(e).__name__, e))
+# Every result is out: the teardown of an interpreter holding torch (0.15 s)
+# proves nothing about the imports.
+sys.stdout.flush()
+os._exit(0)
 )PY";
 
 }  // namespace
@@ -58,28 +165,46 @@ std::string ImportCheck::first_failure() const {
   return "";
 }
 
-util::Result<ImportCheck> check_imports(const ImportCheckOptions& options) {
+util::ProcessSpec check_process(const std::string& python, bool import_torch, bool preloaded) {
+  util::ProcessSpec spec;
+  spec.argv = {python, "-c", kScript, import_torch ? "torch" : "-",
+               preloaded ? "preloaded" : "fresh"};
+  if (preloaded) {
+    // Taken before the spawn: files changed after it have a later ctime.
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    spec.argv.push_back(
+        std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()));
+  }
+  spec.cwd = "/";
+  spec.unset_env = {"PYTHONPATH", "PYTHONSTARTUP"};
+  return spec;
+}
+
+std::string check_request(const ImportCheckOptions& options) {
   const bool smoke =
       options.gpu_present && std::find(options.modules.begin(), options.modules.end(),
                                        "flash_attn_2_cuda") != options.modules.end();
-  util::ProcessSpec spec;
-  spec.argv = {options.python, "-c", kScript, smoke ? "flash-attn" : "-",
-               options.import_torch ? "torch" : "-"};
-  spec.argv.insert(spec.argv.end(), options.modules.begin(), options.modules.end());
-  spec.cwd = "/";
-  spec.timeout = options.timeout;
-  spec.unset_env = {"PYTHONPATH", "PYTHONSTARTUP"};
-  auto run = util::run_process(spec);
-  if (!run) return tl::unexpected(run.error());
-  ImportCheck check;
+  std::string line = smoke ? "flash-attn" : "-";
+  for (const std::string& m : options.modules) line += "\t" + m;
+  return line + "\n";
+}
+
+CheckAnswer read_check_output(const util::ProcessResult& run, const ImportCheckOptions& options) {
+  const bool smoke = util::starts_with(check_request(options), "flash-attn");
+  CheckAnswer answer;
+  ImportCheck& check = answer.check;
   check.gpu_test = !options.gpu_present ? "skipped: no GPU here"
                    : smoke              ? "did not run"
                                         : "skipped: no GPU smoke test for this package";
-  for (std::string_view line : util::split(run->out, '\n')) {
+  bool torch_said = false;
+  for (std::string_view line : util::split(run.out, '\n')) {
     auto fields = util::split(line, '\t');
     if (fields.size() != 3) continue;
     const std::string status(fields[2]);
-    if (fields[0] == "torch") {
+    if (fields[0] == "stale") {
+      answer.stale = status;
+    } else if (fields[0] == "torch") {
+      torch_said = true;
       check.torch_ok = status == "ok";
       check.torch_version = std::string(fields[1]);
       if (!check.torch_ok) check.torch_error = status;
@@ -91,10 +216,12 @@ util::Result<ImportCheck> check_imports(const ImportCheckOptions& options) {
       check.gpu_test_failed = status != "ok";
     }
   }
+  if (answer.stale) return answer;  // it imported nothing
+  answer.complete = run.succeeded() && torch_said && check.modules.size() == options.modules.size();
   // A crash (segfault in a module's init) or a timeout leaves results missing.
-  if (!run->succeeded() || check.modules.size() != options.modules.size()) {
-    std::string why = fmt::format("the import check {} ({})", run->describe(),
-                                  util::printable(std::string(util::trim(run->err)), 300));
+  if (!answer.complete) {
+    std::string why = fmt::format("the import check {} ({})", run.describe(),
+                                  util::printable(std::string(util::trim(run.err)), 300));
     if (!check.torch_ok && check.torch_error.empty()) check.torch_error = why;
     for (const std::string& m : options.modules) {
       bool seen = std::any_of(check.modules.begin(), check.modules.end(),
@@ -102,7 +229,16 @@ util::Result<ImportCheck> check_imports(const ImportCheckOptions& options) {
       if (!seen) check.modules.push_back({m, false, why});
     }
   }
-  return check;
+  return answer;
+}
+
+util::Result<ImportCheck> check_imports(const ImportCheckOptions& options) {
+  util::ProcessSpec spec = check_process(options.python, options.import_torch, false);
+  spec.stdin_data = check_request(options);
+  spec.timeout = options.timeout;
+  auto run = util::run_process(spec);
+  if (!run) return tl::unexpected(run.error());
+  return read_check_output(*run, options).check;
 }
 
 namespace {

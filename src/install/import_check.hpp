@@ -6,10 +6,12 @@
 // known smoke test (flash-attn), one tiny attention call is compared with
 // PyTorch's own attention.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "util/error.hpp"
+#include "util/process.hpp"
 
 namespace flashfit::install {
 
@@ -27,6 +29,12 @@ struct ImportCheck {
   std::string gpu_test;  // "passed", "skipped: no GPU", "skipped: no smoke test for this package",
                          // or the failure
   bool gpu_test_failed = false;
+  // Where it ran: false, a fresh interpreter started after the installer;
+  // true, one started before (it imported torch while the installer ran) and
+  // proven to have loaded nothing the installer changed.
+  bool preloaded = false;
+  // Set when the one started before was set aside and this check ran fresh: why.
+  std::string redone_because;
   bool ok() const;
   std::string first_failure() const;
 };
@@ -39,7 +47,25 @@ struct ImportCheckOptions {
   std::chrono::seconds timeout{120};
 };
 
+// Runs the check in a fresh interpreter.
 util::Result<ImportCheck> check_imports(const ImportCheckOptions& options);
+
+// The check's interpreter: started with whether it imports torch first and
+// whether it is preloaded (started before the installer ran: it then proves
+// that nothing it loaded changed before it imports anything); told the
+// modules on its stdin (check_request) once they are installed.
+util::ProcessSpec check_process(const std::string& python, bool import_torch, bool preloaded);
+std::string check_request(const ImportCheckOptions& options);
+
+// The interpreter's answer, read from its output (pure).
+struct CheckAnswer {
+  ImportCheck check;
+  // A preloaded interpreter's evidence that something it had loaded changed
+  // ("/x/torch/version.py changed"): it imported nothing, and its answer is void.
+  std::optional<std::string> stale;
+  bool complete = false;  // it exited 0 with a result for torch and every module
+};
+CheckAnswer read_check_output(const util::ProcessResult& run, const ImportCheckOptions& options);
 
 // Extension modules and top-level packages of a wheel, as import names:
 // "pkg/sub/_C.cpython-311-x86_64-linux-gnu.so" -> "pkg.sub._C". The top-level

@@ -8,6 +8,7 @@
 #include "install/install_plan.hpp"
 #include "install/install_steps.hpp"
 #include "install/installed.hpp"
+#include "install/preloaded_check.hpp"
 #include "install/restore_guard.hpp"
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
@@ -87,6 +88,8 @@ util::Result<void> try_candidates(const PlanRun& w, InstallSteps& steps, Restore
     // The installer replaces only what is where it writes: a version in
     // another site dir (a system package seen through --system-site-packages)
     // stays untouched and needs no backup (the plan says which).
+    // The check's interpreter starts now: it imports torch while the installer runs.
+    steps.start_import_check(torch_extension);
     if (w.before && w.plan.backup_previous && !guard.backup()) {
       auto made = steps.backup(*w.before, options.backup_dir);
       if (!made) return tl::unexpected(made.error());
@@ -107,12 +110,21 @@ util::Result<void> try_candidates(const PlanRun& w, InstallSteps& steps, Restore
     }
 
     attempt.stage = AttemptStage::import_check;
-    say(options, "checking the import in a fresh interpreter");
+    say(options, "checking the import");
     bool gpu_present = w.environment.gpu.gpus.known() && !w.environment.gpu.gpus->empty();
     const std::vector<std::string> modules = steps.modules(entry->path);
     auto check = steps.check_imports(
         {interpreter.executable, modules, gpu_present, torch_extension, options.import_timeout});
     if (!check) return tl::unexpected(check.error());
+    if (!check->redone_because.empty()) {
+      say(options, fmt::format("the interpreter started before the install was set aside ({}): "
+                               "checked again in a fresh interpreter",
+                               check->redone_because));
+    } else if (check->preloaded) {
+      say(options,
+          "checked in the interpreter started before the install: nothing it had "
+          "loaded changed");
+    }
     attempt.import_check = *check;
     if (!check->ok()) {
       attempt.detail = "rolled back: " + check->first_failure();
@@ -207,21 +219,7 @@ util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resol
   std::optional<InstalledDist> before = find_installed(interpreter.site_dirs, package);
   if (before) outcome.previous = before->version;
   // torch's libraries and dist metadata: what a reinstall of torch would replace.
-  auto torch_fingerprint = [&] {
-    std::vector<std::string> out;
-    if (environment.torch.library_dir.known())
-      out = tree_fingerprint(*environment.torch.library_dir);
-    if (environment.torch.package_dir.known()) {
-      std::error_code ec;
-      const fs::path version = *environment.torch.package_dir / "version.py";
-      auto size = fs::file_size(version, ec);
-      auto mtime = fs::last_write_time(version, ec).time_since_epoch().count();
-      out.push_back(fmt::format("{} {} {}", version.string(), size, mtime));
-    }
-    return out;
-  };
-  std::vector<std::string> torch_before;
-  if (environment.torch.package_dir.known()) torch_before = torch_fingerprint();
+  const std::vector<std::string> torch_before = torch_fingerprint(environment);
 
   PlanInputs plan_inputs{&resolution,          recipe,  &interpreter,
                          &*installer,          &before, options.max_attempts,
@@ -237,11 +235,11 @@ util::Result<InstallOutcome> install_resolution(const resolve::Resolution& resol
   }
   outcome.plan = plan_install(plan_inputs);
 
-  RealInstallSteps steps(cache, environment, recipe, options.temp_dir);
+  RealInstallSteps steps(cache, environment, recipe, options.temp_dir, options.preloaded);
   util::Result<void> ran =
       run_plan({*outcome.plan, recipe, environment, *installer, before, options}, steps, outcome);
   if (!torch_before.empty() && !options.dry_run) {
-    outcome.torch_untouched = torch_fingerprint() == torch_before;
+    outcome.torch_untouched = torch_fingerprint(environment) == torch_before;
     outcome.torch_note =
         outcome.torch_untouched ? "torch's files are unchanged" : "torch's files changed";
   }

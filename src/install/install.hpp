@@ -8,6 +8,7 @@
 // restored. Every attempt is reported.
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@
 
 namespace flashfit::install {
 
+class PreloadedCheck;  // install/preloaded_check.hpp
+
 struct InstallOptions {
   bool dry_run = false;
   std::size_t max_attempts = 5;
@@ -36,6 +39,10 @@ struct InstallOptions {
   std::filesystem::path backup_dir;
   // Keep the replaced version's backup after a successful install (for `install --undo`).
   bool keep_replaced = false;
+  // An import check's interpreter started earlier (install -r starts one
+  // before its installer run): the first attempt's check uses it when it
+  // proves still valid.
+  std::shared_ptr<PreloadedCheck> preloaded;
   std::function<void(std::string_view)> progress;  // one line per step, to stderr
 };
 

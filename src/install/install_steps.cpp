@@ -9,8 +9,13 @@ namespace flashfit::install {
 namespace fs = std::filesystem;
 
 RealInstallSteps::RealInstallSteps(store::WheelCache& cache, const env::Environment& environment,
-                                   const resolve::Recipe* recipe, fs::path work_dir)
-    : cache_(cache), environment_(environment), recipe_(recipe), work_dir_(std::move(work_dir)) {}
+                                   const resolve::Recipe* recipe, fs::path work_dir,
+                                   std::shared_ptr<PreloadedCheck> preloaded)
+    : cache_(cache),
+      environment_(environment),
+      recipe_(recipe),
+      work_dir_(std::move(work_dir)),
+      preloaded_(std::move(preloaded)) {}
 
 util::Result<store::CacheEntry> RealInstallSteps::fetch(const resolve::Candidate& candidate) {
   return cache_.fetch(candidate.url, candidate.sha256,
@@ -19,13 +24,17 @@ util::Result<store::CacheEntry> RealInstallSteps::fetch(const resolve::Candidate
 
 util::Result<CachedVerdict> RealInstallSteps::inspect(store::CacheEntry& entry) {
   if (!host_) {
-    host_ = env::load_host_for(environment_);
+    // torch's libraries are read only for an inspection (below).
+    host_ = env::load_host_for(environment_, false);
     // The compiled module this package must carry comes from its recipe.
     if (recipe_ && !recipe_->binary_module.empty())
       host_->required_modules = {{recipe_->name, recipe_->binary_module}};
   }
   // The cache is content-addressed: a verdict recorded for these bytes in
   // this same environment still holds, and re-reading 100+ MB proves nothing new.
+  if (auto recorded = recorded_verdict(entry, environment_key(environment_, *host_)))
+    return CachedVerdict{std::move(*recorded), true, std::nullopt};
+  env::fill_torch_libraries(environment_, *host_);
   return inspect_cached(cache_, entry, environment_, *host_, work_dir_);
 }
 
@@ -62,8 +71,38 @@ util::Result<util::ProcessResult> RealInstallSteps::run_installer(
   return install::run_installer(argv);
 }
 
+void RealInstallSteps::start_import_check(bool import_torch) {
+  // One started earlier (install -r starts one before its installer run, or a
+  // candidate whose install failed left its own) serves if it imports the same.
+  if (preloaded_ && preloaded_->imports_torch() == import_torch) return;
+  preloaded_.reset();
+  auto started = PreloadedCheck::start(environment_, import_torch);
+  // Without one the check simply runs fresh afterwards.
+  if (started) preloaded_ = std::make_shared<PreloadedCheck>(std::move(*started));
+}
+
 util::Result<ImportCheck> RealInstallSteps::check_imports(const ImportCheckOptions& options) {
-  return install::check_imports(options);
+  std::shared_ptr<PreloadedCheck> preloaded = std::move(preloaded_);
+  std::string set_aside;
+  if (preloaded && (preloaded->python() != options.python ||
+                    preloaded->imports_torch() != options.import_torch)) {
+    set_aside = "it was started for another check";
+  } else if (preloaded) {
+    auto answer = preloaded->finish(options);
+    if (!answer && answer.error().kind == util::ErrorKind::interrupted)
+      return tl::unexpected(answer.error());
+    if (!answer) {
+      set_aside = "it could not be asked: " + answer.error().message;
+    } else {
+      const bool torch_unchanged = torch_fingerprint(environment_) == preloaded->torch_before();
+      auto why = preload_set_aside(*answer, options.import_torch, torch_unchanged);
+      if (!why) return std::move(answer->check);
+      set_aside = std::move(*why);
+    }
+  }
+  auto fresh = install::check_imports(options);
+  if (fresh) fresh->redone_because = std::move(set_aside);
+  return fresh;
 }
 
 void RealInstallSteps::record_installed(store::CacheEntry& entry) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <memory>
 #include <string_view>
 
 #include "util/child.hpp"
@@ -22,7 +23,7 @@ void append_capped(std::string& sink, std::string_view data, std::size_t cap, bo
   sink.append(data.data(), std::min(data.size(), room));
 }
 
-Result<ProcessResult> spawn_and_wait(const ProcessSpec& spec) {
+Result<Child> spawn(const ProcessSpec& spec, bool stdin_pipe) {
   if (spec.argv.empty() || spec.argv[0].empty()) {
     return fail(ErrorKind::internal, "run_process called without a program");
   }
@@ -31,13 +32,13 @@ Result<ProcessResult> spawn_and_wait(const ProcessSpec& spec) {
   child_spec.cwd = spec.cwd;
   child_spec.set_env = spec.set_env;
   child_spec.unset_env = spec.unset_env;
-  child_spec.stdin_pipe = spec.stdin_data.has_value();
+  child_spec.stdin_pipe = stdin_pipe;
   child_spec.output_to_files = spec.output_to_files;
-  auto spawned = Child::spawn(child_spec);
-  if (!spawned) return tl::unexpected(spawned.error());
-  Child& child = *spawned;
-  if (spec.stdin_data) child.set_stdin(*spec.stdin_data);
+  return Child::spawn(child_spec);
+}
 
+// Waits for `child` to end (spec's timeout counted from now), collecting its output.
+Result<ProcessResult> wait_for(Child& child, const ProcessSpec& spec) {
   RunClock clock(spec.timeout, spec.grace);
   ProcessResult result;
   bool killed = false;
@@ -106,7 +107,38 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   std::string line = "run:";
   for (const auto& arg : spec.argv) line += " " + printable(arg, 120);
   TraceSpan span(std::move(line));
-  auto result = spawn_and_wait(spec);
+  auto result = [&]() -> Result<ProcessResult> {
+    auto child = spawn(spec, spec.stdin_data.has_value());
+    if (!child) return tl::unexpected(child.error());
+    if (spec.stdin_data) child->set_stdin(*spec.stdin_data);
+    return wait_for(*child, spec);
+  }();
+  span.set_outcome(result ? result->describe() : result.error().message);
+  return result;
+}
+
+Result<StartedProcess> StartedProcess::start(ProcessSpec spec) {
+  auto child = spawn(spec, true);
+  if (!child) return tl::unexpected(child.error());
+  return StartedProcess(std::move(spec), std::move(*child));
+}
+
+StartedProcess::StartedProcess(ProcessSpec spec, Child child)
+    : spec_(std::move(spec)), child_(std::make_unique<Child>(std::move(child))) {}
+StartedProcess::StartedProcess(StartedProcess&&) noexcept = default;
+StartedProcess& StartedProcess::operator=(StartedProcess&&) noexcept = default;
+StartedProcess::~StartedProcess() = default;
+
+Result<ProcessResult> StartedProcess::finish(std::string input,
+                                             std::optional<std::chrono::milliseconds> timeout) {
+  if (!child_) return fail(ErrorKind::internal, "a started process was finished twice");
+  std::string line = "run (started earlier):";
+  for (const auto& arg : spec_.argv) line += " " + printable(arg, 120);
+  TraceSpan span(std::move(line));
+  child_->set_stdin(std::move(input));
+  if (timeout) spec_.timeout = *timeout;
+  auto result = wait_for(*child_, spec_);
+  child_.reset();
   span.set_outcome(result ? result->describe() : result.error().message);
   return result;
 }

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -50,6 +51,34 @@ struct ProcessResult {
 // not be started, or flashfit was interrupted; a child that exits non-zero is
 // a successful run with exit_code set.
 Result<ProcessResult> run_process(const ProcessSpec& spec);
+
+class Child;  // util/child.hpp
+
+// A child started now and told what to do later, on its stdin: an interpreter
+// that imports torch while pip runs, then imports what pip installed.
+// Destroying one that was not finished ends its process group (as Child
+// does), so an abandoned start leaves nothing behind.
+class StartedProcess {
+ public:
+  // spec.stdin_data is ignored: stdin is a pipe, written by finish().
+  static Result<StartedProcess> start(ProcessSpec spec);
+  StartedProcess(StartedProcess&&) noexcept;
+  StartedProcess& operator=(StartedProcess&&) noexcept;
+  StartedProcess(const StartedProcess&) = delete;
+  StartedProcess& operator=(const StartedProcess&) = delete;
+  ~StartedProcess();
+
+  // Writes `input` to its stdin (closed once written) and waits for it as
+  // run_process does, the timeout (`timeout` if given, else spec.timeout)
+  // counted from this call. Once only.
+  Result<ProcessResult> finish(std::string input,
+                               std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
+ private:
+  StartedProcess(ProcessSpec spec, Child child);
+  ProcessSpec spec_;
+  std::unique_ptr<Child> child_;
+};
 
 // For a posix_spawn'ed child: default dispositions for the signals flashfit
 // catches or ignores (SIGINT, SIGTERM, SIGPIPE: a child must not inherit an

@@ -25,7 +25,9 @@ struct InstallPass {
 struct InstallPassOptions {
   bool dry_run = false;
   std::size_t max_attempts = 5;
-  bool wheel_file = false;                         // the request was a local .whl
+  bool wheel_file = false;  // the request was a local .whl
+  // An import check's interpreter started earlier (install -r), for the first attempt.
+  std::shared_ptr<install::PreloadedCheck> preloaded;
   std::function<void(std::string_view)> progress;  // one line per step
   std::function<void(std::string_view)> warning;   // one line per warning
 };

@@ -171,6 +171,11 @@ std::string installer_requirements_text(const InstallRequirementsPlan& plan,
   return out;
 }
 
+bool preload_check_before_lines(const InstallRequirementsPlan& plan, bool dry_run,
+                                bool torch_installed) {
+  return !dry_run && torch_installed && !plan.installer.empty() && !plan.flashfit.empty();
+}
+
 std::string installer_constraints_text(const InstallRequirementsPlan& plan) {
   std::string out;
   for (const auto& line : plan.constraints) {

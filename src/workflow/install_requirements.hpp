@@ -74,4 +74,13 @@ std::string installer_constraints_text(const InstallRequirementsPlan& plan);
 
 std::string_view to_string(RecipeLineForm form);  // "spec", "wheel-url", "sdist"
 
+// Whether the first compiled package's import check starts before the
+// installer's run over the lines, so that its `import torch` (about a second)
+// overlaps that run: a real run with both lines and compiled packages, and
+// torch installed now. What the lines change is the check's own business to
+// prove (install/preloaded_check); a torch that is not there yet cannot be
+// preloaded.
+bool preload_check_before_lines(const InstallRequirementsPlan& plan, bool dry_run,
+                                bool torch_installed);
+
 }  // namespace flashfit::workflow

@@ -8,8 +8,10 @@
 #include <sstream>
 #include <utility>
 
+#include "env/torch.hpp"
 #include "install/installed.hpp"
 #include "install/installer.hpp"
+#include "install/preloaded_check.hpp"
 #include "pkg/name.hpp"
 #include "resolve/rules.hpp"
 #include "resolve/target.hpp"
@@ -186,6 +188,23 @@ util::Result<void> run_installer_lines(InstallRequirementsReport& report,
   return {};
 }
 
+// The interpreter for the first compiled package's import check, started
+// before the installer's run over the lines (null when the plan says not to,
+// or it cannot start: that check then starts its own).
+std::shared_ptr<install::PreloadedCheck> preload_check(const InstallRequirementsPlan& plan,
+                                                       bool dry_run, env::Environment environment) {
+  // torch is probed (a few file reads) only where it decides.
+  if (!preload_check_before_lines(plan, dry_run, true)) return nullptr;
+  const env::Interpreter& interpreter = *environment.python.interpreter;
+  std::vector<fs::path> site_dirs(interpreter.site_dirs.begin(), interpreter.site_dirs.end());
+  environment.torch = env::probe_torch(site_dirs);
+  if (!preload_check_before_lines(plan, dry_run, environment.torch.package_dir.known()))
+    return nullptr;
+  auto started = install::PreloadedCheck::start(environment, true);
+  if (!started) return nullptr;
+  return std::make_shared<install::PreloadedCheck>(std::move(*started));
+}
+
 }  // namespace
 
 util::Result<InstallRequirementsReport> install_requirements(
@@ -213,6 +232,10 @@ util::Result<InstallRequirementsReport> install_requirements(
   report.installer =
       installer->version.empty() ? std::string(to_string(installer->kind)) : installer->version;
 
+  // The first compiled package's import check starts now: its `import torch`
+  // overlaps the installer's run over the lines.
+  std::shared_ptr<install::PreloadedCheck> preloaded =
+      preload_check(report.plan, report.dry_run, environment);
   if (!report.plan.installer.empty()) {
     report.installer_argv = lines_argv(*installer, "<the lines>");
     if (!report.dry_run) {
@@ -232,8 +255,8 @@ util::Result<InstallRequirementsReport> install_requirements(
       if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
       tell(input.note,
            fmt::format("{} ({}): flashfit install {}", taken.recipe, taken.where, taken.spec));
-      util::Result<int> done =
-          input.install_one(taken.spec, report.plan.sources, report.dry_run, run.report);
+      util::Result<int> done = input.install_one(taken.spec, report.plan.sources, report.dry_run,
+                                                 std::exchange(preloaded, nullptr), run.report);
       if (!done) {
         if (done.error().kind == util::ErrorKind::interrupted) return tl::unexpected(done.error());
         run.exit_code = util::exit_code(done.error().kind);

@@ -7,12 +7,14 @@
 // report captured), then their own dependencies checked. A typed report;
 // cli/install_requirements_report renders it.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "env/environment.hpp"
+#include "install/preloaded_check.hpp"
 #include "pkg/requirements_file.hpp"
 #include "resolve/gather.hpp"
 #include "resolve/recipe.hpp"
@@ -53,9 +55,11 @@ struct InstallRequirementsReport {
 
 // One compiled package installed as `flashfit install SPEC` would be, with
 // these sources and dry-run setting: its exit code, its report in `report`.
-using InstallOnePackage =
-    std::function<util::Result<int>(const std::string& spec, const resolve::SourceFlags& sources,
-                                    bool dry_run, std::string& report)>;
+// `preloaded`: an import check's interpreter started before the installer's
+// run over the lines (or null), for its first attempt.
+using InstallOnePackage = std::function<util::Result<int>(
+    const std::string& spec, const resolve::SourceFlags& sources, bool dry_run,
+    std::shared_ptr<install::PreloadedCheck> preloaded, std::string& report)>;
 
 struct InstallRequirementsInput {
   const std::vector<pkg::RequirementsFile>* files = nullptr;

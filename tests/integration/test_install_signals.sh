@@ -38,8 +38,15 @@ def _hold():
     time.sleep(120)
 if _stage == "pip" and "install" in sys.argv and "--no-deps" in sys.argv:
     atexit.register(_hold)
-elif _stage == "import" and sys.argv[:1] == ["-c"] and "ffinst" in sys.argv:
-    _hold()
+elif _stage == "import" and sys.argv[:1] == ["-c"] and sys.argv[2:3] in (["fresh"], ["preloaded"]):
+    # The import check's interpreter (started before pip or after it) is held
+    # when it comes to import ffinst, after pip's run.
+    class _HoldAtImport:
+        def find_spec(self, name, path=None, target=None):
+            if name == "ffinst":
+                _hold()
+            return None
+    sys.meta_path.insert(0, _HoldAtImport())
 PYEOF
 echo 'import fftest_hold' >"$SITE/fftest_hold.pth"
 

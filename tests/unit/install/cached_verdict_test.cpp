@@ -64,7 +64,9 @@ TEST(VerdictKey, ChangesWithEveryInputTheChecksRead) {
       {"module suffix", [](Host& h) { h.host.ext_suffix = ".cpython-311d-x86_64-linux-gnu.so"; }},
       {"torch ABI", [](Host& h) { h.host.torch_abi = binary::CxxAbi::pre_cxx11; }},
       {"pybind11 id", [](Host& h) { h.host.torch_pybind11_id = "__pybind11_internals_v4_x__"; }},
-      {"torch libraries read", [](Host& h) { h.host.torch->libraries.push_back("libtorch.so"); }},
+      {"a torch library added",
+       [](Host& h) { std::ofstream(h.dir.path() / "torch/lib/libtorch.so") << "libtorch"; }},
+      {"torch not installed", [](Host& h) { h.host.torch_installed = false; }},
       {"a torch library rebuilt in place",
        [](Host& h) {
          std::ofstream(h.dir.path() / "torch/lib/libc10.so") << "libc10 v2, another build";
@@ -82,6 +84,18 @@ TEST(VerdictKey, ChangesWithEveryInputTheChecksRead) {
     change(h);
     EXPECT_NE(h.key(), before) << what;
   }
+}
+
+// The key is known before torch's libraries are read (a reused verdict never
+// needs them): what was read from them is not in it, their files' identity is.
+TEST(VerdictKey, TheSameWhetherTorchsLibrariesWereReadOrNot) {
+  Host h;
+  const std::string read = h.key();
+  h.host.torch.reset();
+  EXPECT_EQ(h.key(), read);
+  h.host.torch = binary::TorchLibrarySet{};
+  h.host.torch->libraries = {"libc10.so", "libtorch_cpu.so"};
+  EXPECT_EQ(h.key(), read);
 }
 
 TEST(VerdictKey, AStaleVerdictIsNotReused) {

@@ -50,6 +50,7 @@ struct World : InstallSteps {
   std::size_t current = 0;            // the candidate being tried
   Failure uninstall = Failure::none;  // how the uninstall after a failed import goes
   bool ctrl_c_on_failure = false;     // the user presses Ctrl-C when a step fails
+  bool calls_torch = false;           // inspection finds modules that call into torch
   std::vector<std::string> calls;
 
   void install_09() {
@@ -103,6 +104,7 @@ struct World : InstallSteps {
     CachedVerdict v;
     v.record.compatible = !fails(Step::inspect);
     v.record.summary = v.record.compatible ? "compatible" : "needs GLIBC_2.99";
+    v.record.torch_extension = calls_torch;
     (void)entry;
     return v;
   }
@@ -146,8 +148,11 @@ struct World : InstallSteps {
     }
     return result;
   }
+  void start_import_check(bool import_torch) override {
+    calls.push_back(import_torch ? "preload with torch" : "preload");
+  }
   util::Result<ImportCheck> check_imports(const ImportCheckOptions& options) override {
-    calls.push_back("import");
+    calls.push_back(options.import_torch ? "import after torch" : "import");
     if (fails(Step::import_check) && failure != Failure::error)
       return tl::unexpected(error_for(Step::import_check));
     ImportCheck check;
@@ -223,13 +228,39 @@ struct PlanRunner {
 TEST(InstallRun, TheFirstGoodCandidateIsInstalledAndNothingIsRestored) {
   PlanRunner r;
   ASSERT_TRUE(r.go());
-  EXPECT_EQ(r.world.calls, (std::vector<std::string>{"fetch ff-1.2-py3-none-any.whl", "inspect",
-                                                     "backup", "installer", "import", "record"}));
+  EXPECT_EQ(r.world.calls,
+            (std::vector<std::string>{"fetch ff-1.2-py3-none-any.whl", "inspect", "preload",
+                                      "backup", "installer", "import", "record"}));
   ASSERT_EQ(r.outcome.installed, 0u);
   EXPECT_EQ(r.stages(), (std::vector<std::string>{"installed"}));
   EXPECT_EQ(r.outcome.restore, "");
   EXPECT_EQ(r.world.installed(), "1.2");
   EXPECT_FALSE(fs::exists(r.options.backup_dir));  // the backup goes once the new one is proven
+}
+
+// The check's interpreter starts before the installer runs (it imports torch
+// meanwhile), with torch exactly when the check will want it.
+TEST(InstallRun, TheCheckInterpreterStartsBeforeTheInstaller) {
+  PlanRunner r;
+  r.world.calls_torch = true;
+  ASSERT_TRUE(r.go());
+  EXPECT_EQ(r.world.calls, (std::vector<std::string>{"fetch ff-1.2-py3-none-any.whl", "inspect",
+                                                     "preload with torch", "backup", "installer",
+                                                     "import after torch", "record"}));
+  ASSERT_EQ(r.outcome.installed, 0u);
+}
+
+// A candidate refused by inspection starts nothing; the next one does.
+TEST(InstallRun, NoCheckInterpreterForARefusedCandidate) {
+  PlanRunner r;
+  r.world.failing_step = Step::inspect;
+  r.world.failure = Failure::error;
+  r.world.failing_candidate = 0;
+  ASSERT_TRUE(r.go());
+  EXPECT_EQ(r.world.calls,
+            (std::vector<std::string>{"fetch ff-1.2-py3-none-any.whl", "inspect",
+                                      "fetch ff-1.1-py3-none-any.whl", "inspect", "preload",
+                                      "backup", "installer", "import", "record"}));
 }
 
 TEST(InstallRun, DryRunActsOnNothing) {

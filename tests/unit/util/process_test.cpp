@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
@@ -192,4 +193,59 @@ TEST(Process, InterruptStopsTheChildAndIsReportedAsInterrupted) {
   flashfit::util::set_interrupted(false);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::interrupted);
+}
+
+TEST(StartedProcess, RunsWhileTheCallerWorksThenReadsItsInput) {
+  // The child does its slow start before reading stdin; finish() gives it the rest.
+  auto started = flashfit::util::StartedProcess::start(
+      shell("echo warming >&2; read line; echo \"got $line\"; exit 4"));
+  ASSERT_TRUE(started) << started.error().message;
+  auto r = started->finish("the modules\n");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->out, "got the modules\n");
+  EXPECT_EQ(r->err, "warming\n");
+  EXPECT_EQ(r->exit_code, 4);
+  auto again = started->finish("twice\n");
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().kind, ErrorKind::internal);
+}
+
+TEST(StartedProcess, TheTimeoutCountsFromFinish) {
+  ProcessSpec spec = shell("read line; sleep 30");
+  spec.timeout = 300ms;
+  spec.grace = 100ms;
+  auto started = flashfit::util::StartedProcess::start(spec);
+  ASSERT_TRUE(started) << started.error().message;
+  std::this_thread::sleep_for(400ms);  // longer than the timeout: it has not started counting
+  auto r = started->finish("go\n");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_FALSE(r->succeeded());
+}
+
+TEST(StartedProcess, FinishCanSetTheTimeout) {
+  auto started = flashfit::util::StartedProcess::start(shell("read line; sleep 30"));
+  ASSERT_TRUE(started) << started.error().message;
+  auto r = started->finish("go\n", 300ms);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_LT(r->elapsed, 10s);
+}
+
+TEST(StartedProcess, OneNeverFinishedIsEndedWithItsGroup) {
+  const std::string pid_file = "/tmp/flashfit-started-" + std::to_string(::getpid()) + ".pid";
+  std::remove(pid_file.c_str());
+  pid_t pid = 0;
+  {
+    auto started =
+        flashfit::util::StartedProcess::start(shell("echo $$ > " + pid_file + "; sleep 30 & wait"));
+    ASSERT_TRUE(started) << started.error().message;
+    for (int i = 0; i < 500 && pid <= 0; ++i) {
+      std::this_thread::sleep_for(10ms);
+      std::ifstream(pid_file) >> pid;
+    }
+  }
+  std::remove(pid_file.c_str());
+  ASSERT_GT(pid, 0);
+  EXPECT_FALSE(stays_running(pid));
 }

@@ -196,5 +196,22 @@ TEST(InstallRequirementsPlan, NotesSayWhatFlashfitDoesNotCarryOver) {
   EXPECT_EQ(result->flashfit[0].notes.size(), 2u);
 }
 
+// The first compiled package's import check starts before the lines' run
+// only where it can overlap it and torch is there to preload.
+TEST(InstallRequirementsPreload, OnlyForARealRunWithLinesCompiledPackagesAndTorch) {
+  auto both = plan({parse("numpy\nflash-attn\n")});
+  ASSERT_TRUE(both);
+  EXPECT_TRUE(preload_check_before_lines(*both, false, true));
+  EXPECT_FALSE(preload_check_before_lines(*both, true, true));    // a dry run installs nothing
+  EXPECT_FALSE(preload_check_before_lines(*both, false, false));  // no torch to import yet
+  auto lines_only = plan({parse("numpy\neinops\n")});
+  ASSERT_TRUE(lines_only);
+  EXPECT_FALSE(preload_check_before_lines(*lines_only, false, true));  // nothing to check
+  // No lines: the compiled package's own install overlaps its check with its pip run.
+  auto compiled_only = plan({parse("flash-attn\n")});
+  ASSERT_TRUE(compiled_only);
+  EXPECT_FALSE(preload_check_before_lines(*compiled_only, false, true));
+}
+
 }  // namespace
 }  // namespace flashfit::workflow
