@@ -59,12 +59,12 @@ util::Result<void> apply_priority(std::vector<SourcePlan>& plan,
   return {};
 }
 
-bool names_package(const std::string& filename, const std::string& package) {
+bool names_package(std::string_view filename, const std::string& package) {
   if (!util::ends_with(filename, ".whl")) return false;
   // Cheap name filter before the resolver parses the whole file name.
   auto dash = filename.find('-');
-  return dash != std::string::npos &&
-         pkg::canonicalize_name(std::string_view(filename).substr(0, dash)) == package;
+  return dash != std::string_view::npos &&
+         pkg::canonicalize_name(filename.substr(0, dash)) == package;
 }
 
 Candidate make_candidate(const SourcePlan& p, std::string filename, std::string url) {
@@ -93,15 +93,16 @@ void add_links(Gathered& out, const SourcePlan& p, const std::string& package,
 }
 
 void add_catalog(Gathered& out, const SourcePlan& p, const std::string& package,
-                 const Catalog& catalog, std::size_t& wheels) {
+                 const OpenedCatalog& catalog, std::size_t& wheels) {
   // Thousands of rows: one allocation, not a doubling series of moves.
-  out.candidates.reserve(out.candidates.size() + catalog.entries.size());
-  for (const CatalogEntry& e : catalog.entries) {
-    if (!names_package(e.filename, package)) continue;
-    Candidate c = make_candidate(p, e.filename, e.url);
-    c.sha256 = e.sha256;
-    c.release_tag = e.tag;
-    c.evidence = e.evidence;
+  out.candidates.reserve(out.candidates.size() + catalog.size());
+  for (std::size_t i = 0; i < catalog.size(); ++i) {
+    const CatalogRow row = catalog.row(i);
+    if (!names_package(row.filename, package)) continue;
+    Candidate c = make_candidate(p, std::string(row.filename), std::string(row.url));
+    if (row.sha256) c.sha256 = std::string(*row.sha256);
+    c.release_tag = std::string(row.tag);
+    c.evidence = std::string(row.evidence);
     out.candidates.push_back(std::move(c));
     ++wheels;
   }
@@ -254,12 +255,12 @@ Gathered gather(const std::string& package, const Recipe* recipe,
     if (p.role == SourceRole::upstream || p.role == SourceRole::community) {
       const RecipeSource* source = recipe ? recipe->source(p.name) : nullptr;
       if (!source) continue;
-      auto catalog = load_catalog(*recipe, *source, cache_root, out.warnings);
+      auto catalog = open_catalog(*recipe, *source, cache_root, out.warnings);
       if (!catalog) {
         report.status = "unreadable: " + catalog.error().message;
         out.warnings.push_back(fmt::format("catalog of '{}': {}", p.name, catalog.error().message));
       } else {
-        report.plan.location = catalog->origin;
+        report.plan.location = catalog->catalog.origin;
         add_catalog(out, p, package, *catalog, report.wheels);
         if (report.wheels == 0) {
           // Nothing known is not "nothing exists": say how to learn the releases.
@@ -268,7 +269,7 @@ Gathered gather(const std::string& package, const Recipe* recipe,
               fmt::format("the '{}' catalog of {} lists no wheels ({}): `flashfit catalog update "
                           "--package {} --source {}` "
                           "fetches its releases",
-                          p.name, recipe->name, catalog->origin, recipe->name, p.name));
+                          p.name, recipe->name, catalog->catalog.origin, recipe->name, p.name));
         } else if (!p.enabled) {
           report.status = "disabled (its wheels are judged for suggestions only)";
         }
