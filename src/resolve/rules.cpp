@@ -389,18 +389,33 @@ void note_evidence(Judged& j) {
 }  // namespace
 
 const ReleaseFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& version,
-                                      const std::string& source,
+                                      std::string_view version_text, const std::string& source,
                                       const std::optional<pkg::CudaVersion>& cuda) {
-  std::string key = version.public_str();  // one format per wheel; a miss costs a merge
-  key += '\0';
-  key += source;
-  key += '\0';
-  if (cuda) key += cuda->str();
-  auto it = facts_.find(key);
-  if (it == facts_.end())
-    it = facts_.emplace(std::move(key), recipe.facts_for(version, source, cuda)).first;
+  key_.assign(version_text);
+  key_ += '\0';
+  key_ += source;
+  key_ += '\0';
+  if (cuda) {
+    key_ += std::to_string(cuda->major);
+    if (cuda->minor) key_ += '.' + std::to_string(*cuda->minor);
+  }
+  auto it = facts_.find(key_);
+  if (it == facts_.end()) it = facts_.emplace(key_, recipe.facts_for(version, source, cuda)).first;
   return it->second;
 }
+
+namespace {
+
+// The public version as a wheel's file name spells it: the second '-' field
+// up to its local label ("2.8.3" of "flash_attn-2.8.3+cu12...-cp312-...").
+std::string_view public_version_text(std::string_view filename) {
+  const auto first = filename.find('-');
+  const auto second = filename.find('-', first + 1);
+  std::string_view version = filename.substr(first + 1, second - first - 1);
+  return version.substr(0, version.find('+'));
+}
+
+}  // namespace
 
 std::optional<Judged> judge(const Candidate& candidate, const Request& request,
                             const Recipe* recipe, const ResolveTarget& target,
@@ -451,7 +466,9 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
   JudgeCache local_cache;
   JudgeCache& cache = options.cache ? *options.cache : local_cache;
   const ReleaseFacts& facts =
-      recipe ? cache.facts(*recipe, version, candidate.source, j.variant.cuda) : no_facts;
+      recipe ? cache.facts(*recipe, version, public_version_text(candidate.filename),
+                           candidate.source, j.variant.cuda)
+             : no_facts;
   if (recipe) {
     if (const KnownBroken* broken =
             recipe->broken(version, candidate.source, candidate.filename, j.variant.torch)) {

@@ -4,6 +4,7 @@
 // would have to change. Pure functions of values.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "pkg/specifier.hpp"
@@ -23,11 +24,16 @@ struct Request {
 // hundred (version, source, CUDA) keys.
 class JudgeCache {
  public:
+  // `version_text` is the public version as the file name spells it (what
+  // `version` was parsed from): one spelling gives one version, so the key needs
+  // no formatting, and the key is built in a buffer kept between calls.
   const ReleaseFacts& facts(const Recipe& recipe, const pkg::Version& version,
-                            const std::string& source, const std::optional<pkg::CudaVersion>& cuda);
+                            std::string_view version_text, const std::string& source,
+                            const std::optional<pkg::CudaVersion>& cuda);
 
  private:
   std::unordered_map<std::string, ReleaseFacts> facts_;
+  std::string key_;
 };
 
 struct JudgeOptions {
