@@ -421,7 +421,9 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
                             const Recipe* recipe, const ResolveTarget& target,
                             const JudgeOptions& options) {
   if (!util::ends_with(candidate.filename, ".whl")) return std::nullopt;
-  auto wheel = pkg::parse_wheel_filename(candidate.filename);
+  JudgeCache local_cache;
+  JudgeCache& cache = options.cache ? *options.cache : local_cache;
+  auto wheel = cache.wheel_name(candidate.filename);
   if (!wheel || wheel->canonical_name != request.name) return std::nullopt;
   Judged j;
   j.candidate = &candidate;
@@ -463,8 +465,6 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
     });
   }
   static const ReleaseFacts no_facts;
-  JudgeCache local_cache;
-  JudgeCache& cache = options.cache ? *options.cache : local_cache;
   const ReleaseFacts& facts =
       recipe ? cache.facts(*recipe, version, public_version_text(candidate.filename),
                            candidate.source, j.variant.cuda)

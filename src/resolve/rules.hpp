@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "pkg/specifier.hpp"
+#include "pkg/wheel_name.hpp"
 #include "resolve/candidate.hpp"
 #include "resolve/recipe.hpp"
 #include "resolve/target.hpp"
@@ -30,8 +31,13 @@ class JudgeCache {
   const ReleaseFacts& facts(const Recipe& recipe, const pkg::Version& version,
                             std::string_view version_text, const std::string& source,
                             const std::optional<pkg::CudaVersion>& cuda);
+  // The wheel's parsed file name; the versions and tag sets its wheels share parsed once.
+  util::Result<pkg::WheelName> wheel_name(std::string_view filename) {
+    return names_.parse(filename);
+  }
 
  private:
+  pkg::WheelNameParser names_;
   std::unordered_map<std::string, ReleaseFacts> facts_;
   std::string key_;
 };
