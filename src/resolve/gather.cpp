@@ -7,6 +7,7 @@
 
 #include "pkg/name.hpp"
 #include "resolve/catalog.hpp"
+#include "resolve/compiled_catalog.hpp"
 #include "resolve/index_fetch.hpp"
 #include "resolve/index_link_url.hpp"
 #include "resolve/index_page.hpp"
@@ -248,6 +249,16 @@ Gathered gather(const std::string& package, const Recipe* recipe,
                 const std::vector<SourcePlan>& plan,
                 const std::optional<std::filesystem::path>& cache_root) {
   Gathered out;
+  // Room for the built-in catalogs' rows up front: a second catalog arriving
+  // would otherwise move thousands of large candidates into a new vector
+  // (a refreshed catalog in the cache may differ in size: this is only a hint).
+  std::size_t expected = 0;
+  for (const SourcePlan& p : plan) {
+    const RecipeSource* source = recipe ? recipe->source(p.name) : nullptr;
+    const CompiledCatalog* compiled = source ? find_compiled_catalog(*source) : nullptr;
+    if (compiled) expected += compiled->rows.size();
+  }
+  out.candidates.reserve(expected);
   RecordBudget record_budget;
   for (const SourcePlan& p : plan) {
     SourceReport report{p, 0, "ok"};

@@ -108,7 +108,8 @@ bool linux_plain_platform(const pkg::WheelName& wheel) {
                      [](const pkg::Tag& t) { return util::starts_with(t.platform, "linux_"); });
 }
 
-void check_python_requirements(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts) {
+void check_python_requirements(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts,
+                               JudgeCache& cache) {
   const std::optional<pkg::Version>& python = target.derived().python_version;
   if (!target.python || !python) return;
   if (j.candidate->requires_python) {
@@ -120,7 +121,7 @@ void check_python_requirements(Judged& j, const ResolveTarget& target, const Rel
       });
     }
   }
-  if (facts.python && !facts.python->contains(*python, true)) {
+  if (facts.python && !cache.contains(*facts.python, *python)) {
     reject(j, ReasonCode::python, [&] {
       return std::string(fmt::format("this release supports Python {}; this is Python {}",
                                      facts.python->str(), target.python->str()));
@@ -136,7 +137,8 @@ bool torch_extension(const Judged& j, const Recipe* recipe) {
   return recipe != nullptr || j.variant.torch.has_value();
 }
 
-void check_torch(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts) {
+void check_torch(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts,
+                 JudgeCache& cache) {
   if (!target.torch_installed) {
     reject(j, ReasonCode::torch,
            [&] { return std::string("torch is not installed in this interpreter"); });
@@ -161,7 +163,7 @@ void check_torch(Judged& j, const ResolveTarget& target, const ReleaseFacts& fac
   } else if (!j.variant.torch) {
     note(j, "the file name does not say which torch it was built for; inspect checks its symbols");
   }
-  if (facts.torch && target.torch && !facts.torch->contains(*target.torch, true)) {
+  if (facts.torch && target.torch && !cache.contains(*facts.torch, *target.torch)) {
     reject(j, ReasonCode::torch, [&] {
       return std::string(fmt::format("this release supports torch {}; torch here is {}",
                                      facts.torch->str(), target.torch->str()));
@@ -404,6 +406,13 @@ const ReleaseFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& 
   return it->second;
 }
 
+bool JudgeCache::contains(const pkg::SpecifierSet& spec, const pkg::Version& version) {
+  // Pre-releases count: the rules ask whether this release supports the version here.
+  auto [it, added] = contains_.try_emplace({&spec, &version}, false);
+  if (added) it->second = spec.contains(version, true);
+  return it->second;
+}
+
 namespace {
 
 // The public version as a wheel's file name spells it: the second '-' field
@@ -479,7 +488,7 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
     }
   }
   check_tags(j, target);
-  check_python_requirements(j, target, facts);
+  check_python_requirements(j, target, facts, cache);
   if (facts.min_glibc && linux_plain_platform(*j.wheel) && !target.glibc) {
     assume(j, "glibc", "--glibc X.Y",
            [&] { return fmt::format("this machine's glibc is {} or newer", *facts.min_glibc); });
@@ -503,7 +512,7 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
                    *candidate.record_doubt);
              });
     }
-    check_torch(j, target, facts);
+    check_torch(j, target, facts, cache);
     check_cuda(j, target, recipe);
     check_abi(j, target, recipe);
   } else {

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "pkg/specifier.hpp"
 #include "pkg/wheel_name.hpp"
@@ -21,8 +22,8 @@ struct Request {
   std::string text;             // as the user wrote it
 };
 
-// Memoised recipe lookups for one resolve: thousands of wheels share a few
-// hundred (version, source, CUDA) keys.
+// Memoised recipe lookups for one resolve (one target): thousands of wheels
+// share a few hundred (version, source, CUDA) keys.
 class JudgeCache {
  public:
   // `version_text` is the public version as the file name spells it (what
@@ -31,6 +32,10 @@ class JudgeCache {
   const ReleaseFacts& facts(const Recipe& recipe, const pkg::Version& version,
                             std::string_view version_text, const std::string& source,
                             const std::optional<pkg::CudaVersion>& cuda);
+  // Whether a specifier of a ReleaseFacts this cache returned contains one of
+  // the target's versions (its Python, its torch): asked once per pair, the
+  // pair known by address (both outlive the cache).
+  bool contains(const pkg::SpecifierSet& spec, const pkg::Version& version);
   // The wheel's parsed file name; the versions and tag sets its wheels share parsed once.
   util::Result<pkg::WheelName> wheel_name(std::string_view filename) {
     return names_.parse(filename);
@@ -38,6 +43,12 @@ class JudgeCache {
 
  private:
   pkg::WheelNameParser names_;
+  struct PairHash {
+    std::size_t operator()(const std::pair<const void*, const void*>& p) const {
+      return std::hash<const void*>{}(p.first) * 31 + std::hash<const void*>{}(p.second);
+    }
+  };
+  std::unordered_map<std::pair<const void*, const void*>, bool, PairHash> contains_;
   std::unordered_map<std::string, ReleaseFacts> facts_;
   std::string key_;
 };
