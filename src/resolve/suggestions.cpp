@@ -92,6 +92,9 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
     const Judged* example;
   };
   std::map<pkg::TorchVersion, Fit> fits;
+  // The target with another torch: copied once (its supported tags are
+  // hundreds of strings), its torch facts replaced for each release tried.
+  ResolveTarget other = target;
   for (const Judged& j : r.candidates) {
     if (!j.variant.torch || !only(j, {ReasonCode::torch, ReasonCode::cxx11_abi, ReasonCode::cuda}))
       continue;
@@ -116,7 +119,6 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
       auto as_cuda =
           pkg::Version::parse(fmt::format("{}+cu{}{}", version, pick->major, pick->minor));
       if (!as_cuda) continue;
-      ResolveTarget other = target;
       other.torch = *as_cuda;
       other.torch_cuda = std::optional<env::MajorMinor>{*pick};
       other.torch_installed = true;
