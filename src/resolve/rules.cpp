@@ -16,6 +16,8 @@ namespace {
 // wheels needs the codes alone.
 template <class Message>
 void reject(Judged& j, ReasonCode code, Message message) {
+  // Room for the usual few reasons at once, not a growth series per wheel.
+  if (j.reasons.empty()) j.reasons.reserve(4);
   j.reasons.push_back(Reason{code, j.explained ? message() : std::string()});
 }
 
@@ -430,8 +432,10 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
                             const Recipe* recipe, const ResolveTarget& target,
                             const JudgeOptions& options) {
   if (!util::ends_with(candidate.filename, ".whl")) return std::nullopt;
-  JudgeCache local_cache;
-  JudgeCache& cache = options.cache ? *options.cache : local_cache;
+  // A cache of its own only when the caller has none (not built and torn down per wheel).
+  std::optional<JudgeCache> local_cache;
+  if (!options.cache) local_cache.emplace();
+  JudgeCache& cache = options.cache ? *options.cache : *local_cache;
   auto wheel = cache.wheel_name(candidate.filename);
   if (!wheel || wheel->canonical_name != request.name) return std::nullopt;
   Judged j;
