@@ -72,8 +72,8 @@ util::Result<WheelName> parse_with(std::string_view filename, VersionOf version_
   const auto context = [&] { return "wheel file name '" + util::printable(filename) + "'"; };
   const char* const hint =  // built into a string only on error
       "wheel file names look like name-version[-build]-python-abi-platform.whl";
-  const auto bad = [&](std::string message) {
-    return util::input_error(std::move(message), context(), hint);
+  const auto bad = [&](const std::string& message) {
+    return util::input_error(message, context(), hint);
   };
   detail::ScanError error;
   if (!detail::check_ascii(filename, "a wheel file name", error)) return bad(error.message);

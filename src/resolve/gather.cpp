@@ -211,6 +211,7 @@ util::Result<std::vector<SourcePlan>> plan_sources(
     p.offline = flags.offline && network;
   }
   std::vector<std::string> known;
+  known.reserve(plan.size());
   for (const SourcePlan& p : plan) known.push_back(p.name);
   // The config file speaks for every package, so a source it names that this
   // package lacks (causal-conv1d has no community source) does not apply here;
@@ -297,6 +298,7 @@ Gathered gather(const std::string& package, const Recipe* recipe,
       } else if (auto cache = store::WheelCache::open(*cache_root)) {
         std::vector<IndexLink> links;
         std::vector<store::CacheEntry> entries = cache->list(&out.warnings);
+        links.reserve(entries.size());
         for (const store::CacheEntry& e : entries) {
           links.push_back(
               IndexLink{e.filename, e.path.string(), e.sha256, std::nullopt, false, {}});
@@ -318,7 +320,10 @@ Gathered gather(const std::string& package, const Recipe* recipe,
     } else if (p.role == SourceRole::index) {
       std::string root = p.location;
       while (!root.empty() && root.back() == '/') root.pop_back();
-      fetch_page(out, report, root + "/" + package + "/", package, true);
+      root += '/';
+      root += package;
+      root += '/';
+      fetch_page(out, report, root, package, true);
     } else {
       fetch_page(out, report, p.location, package, false);
     }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <compare>
 #include <cstdint>
 #include <unordered_map>
 
@@ -84,12 +85,13 @@ Versions distinct_versions(const std::vector<Judged>& judged) {
     out.normalized.push_back(version_of(k).public_str());
   }
   std::sort(by_version.begin(), by_version.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return version_of(a).compare_public(version_of(b)) < 0;
+    return std::is_lt(version_of(a).compare_public(version_of(b)));
   });
   out.rank.resize(holders.size());
   std::uint32_t rank = 0;
   for (std::size_t k = 0; k < by_version.size(); ++k) {
-    if (k > 0 && version_of(by_version[k - 1]).compare_public(version_of(by_version[k])) != 0)
+    if (k > 0 &&
+        std::is_neq(version_of(by_version[k - 1]).compare_public(version_of(by_version[k]))))
       ++rank;
     out.rank[by_version[k]] = rank;
   }

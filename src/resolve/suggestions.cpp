@@ -28,7 +28,10 @@ std::string with_flags(std::string command, const CommandContext& ctx,
                        std::initializer_list<std::string_view> drop = {}) {
   for (const auto& [flag, value] : ctx.flags) {
     if (std::find(drop.begin(), drop.end(), flag) != drop.end()) continue;
-    command += " " + flag + " " + value;
+    command += ' ';
+    command += flag;
+    command += ' ';
+    command += value;
   }
   return command;
 }
@@ -132,6 +135,7 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
     }
   }
   std::vector<Fit> ordered;
+  ordered.reserve(fits.size());
   for (const auto& [minor, fit] : fits) ordered.push_back(fit);
   // Nearest minor first (a CPU torch's own first); newer wins a tie.
   auto distance = [&](const Fit& f) {
