@@ -132,11 +132,7 @@ std::size_t OpenedCatalog::size() const {
 }
 
 CatalogRow OpenedCatalog::row(std::size_t i) const {
-  if (compiled) {
-    const CompiledCatalogRow& r = compiled->rows[i];
-    return {r.url, r.filename, r.tag, r.evidence,
-            r.sha256.empty() ? std::nullopt : std::optional<std::string_view>(r.sha256)};
-  }
+  if (compiled) return compiled->row(i);
   const CatalogEntry& e = catalog.entries[i];
   return {e.url, e.filename, e.tag, e.evidence,
           e.sha256 ? std::optional<std::string_view>(*e.sha256) : std::nullopt};

@@ -5,6 +5,7 @@
 // place: no TSV splitting, percent-decoding, URL templating or validation at run
 // time. A row is what the runtime parse gives for the same file and source
 // (tests/unit/resolve/compiled_catalog_test.cpp checks every row).
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,12 +16,15 @@
 
 namespace flashfit::resolve {
 
+// A row's strings as offsets into its catalog's text, not pointers: a table of
+// pointers would need tens of thousands of relocations at every start of the
+// binary (PIE), whatever the command.
 struct CompiledCatalogRow {
-  std::string_view url;
-  std::string_view filename;
-  std::string_view tag;
-  std::string_view evidence;
-  std::string_view sha256;  // empty: the listing gave none
+  std::uint32_t url, url_size;
+  std::uint32_t filename, filename_size;
+  std::uint32_t tag, tag_size;
+  std::uint32_t evidence, evidence_size;
+  std::uint32_t sha256, sha256_size;  // size 0: the listing gave none
 };
 
 // One built-in catalog as parsed for a source with this URL template and
@@ -30,7 +34,10 @@ struct CompiledCatalog {
   std::string_view file;  // "flash-attn-official-wheels.tsv"
   std::string_view url_template;
   std::string_view repository;
+  std::string_view text;  // the rows' strings (each distinct one once)
   std::span<const CompiledCatalogRow> rows;
+
+  CatalogRow row(std::size_t i) const;
 };
 
 // Every compiled catalog (the generated table; empty in the generator itself,

@@ -25,14 +25,14 @@ std::string read_data(const std::string& name) {
 void expect_rows_equal(const CompiledCatalog& compiled, const Catalog& parsed) {
   ASSERT_EQ(compiled.rows.size(), parsed.entries.size()) << compiled.file;
   for (std::size_t i = 0; i < parsed.entries.size(); ++i) {
-    const CompiledCatalogRow& row = compiled.rows[i];
+    const CatalogRow row = compiled.row(i);
     const CatalogEntry& entry = parsed.entries[i];
     SCOPED_TRACE(::testing::Message() << compiled.file << " row " << i << ": " << entry.url);
     EXPECT_EQ(row.url, entry.url);
     EXPECT_EQ(row.filename, entry.filename);
     EXPECT_EQ(row.tag, entry.tag);
     EXPECT_EQ(row.evidence, entry.evidence);
-    EXPECT_EQ(row.sha256, entry.sha256.value_or(""));
+    EXPECT_EQ(row.sha256, entry.sha256);
   }
 }
 
@@ -115,25 +115,47 @@ TEST(CompiledCatalog, StringLiteralsEscapeWhatCouldEndOrExtendThem) {
   EXPECT_EQ(cpp_string_literal(""), "\"\"");
 }
 
-TEST(CompiledCatalog, RenderedTableNamesEachCatalogWithItsRowCount) {
+TEST(CompiledCatalog, RenderedTableHoldsEachDistinctStringOnceAndRowsAsOffsets) {
   RecipeSource source;
   source.catalog = "x.tsv";
   source.url_template = "https://h/{tag}/{filename}";
   source.repository = "o/r";
-  Catalog one;
-  one.entries.push_back({"https://h/v1/a-1.0-py3-none-any.whl", "a-1.0-py3-none-any.whl", "v1",
+  Catalog two;
+  two.entries.push_back({"https://h/v1/a-1.0-py3-none-any.whl", "a-1.0-py3-none-any.whl", "v1",
                          "release-api-listing", std::string(64, 'a')});
+  two.entries.push_back({"https://h/v1/a-1.0-py2-none-any.whl", "a-1.0-py2-none-any.whl", "v1",
+                         "release-api-listing", std::nullopt});
   Catalog empty;
-  const std::string text = render_compiled_catalogs({{&source, &one}, {&source, &empty}});
-  EXPECT_THAT(text, HasSubstr("{\"https://h/v1/a-1.0-py3-none-any.whl\"sv, "
-                              "\"a-1.0-py3-none-any.whl\"sv, \"v1\"sv, "
-                              "\"release-api-listing\"sv, \"" +
-                              std::string(64, 'a') + "\"sv},"));
-  EXPECT_THAT(text, HasSubstr("{\"x.tsv\"sv, \"https://h/{tag}/{filename}\"sv, \"o/r\"sv, "
-                              "{rows_0, 1}},"));
+  const std::string text = render_compiled_catalogs({{&source, &two}, {&source, &empty}});
+  // url 0+35, filename 35+22, tag 57+2, evidence 59+19, sha256 78+64; the second
+  // row's url and filename follow (142, 177), its tag and evidence are the first's,
+  // and no sha256 is the empty string (after them, 0 long).
+  EXPECT_THAT(text, HasSubstr("constexpr char text_0[] =\n    \"https://h/v1/a-1.0-py3-none-any.whl"
+                              "a-1.0-py3-none-any.whlv1release-api-listing" +
+                              std::string(64, 'a') +
+                              "https://h/v1/a-1.0-py2-none-any.whla-1.0-py2-none-any.whl\";"));
+  EXPECT_THAT(text, HasSubstr("    {0, 35, 35, 22, 57, 2, 59, 19, 78, 64},\n"
+                              "    {142, 35, 177, 22, 57, 2, 59, 19, 199, 0},\n};"));
+  EXPECT_THAT(text, HasSubstr("{\"x.tsv\", \"https://h/{tag}/{filename}\", \"o/r\", "
+                              "{text_0, sizeof(text_0) - 1}, {rows_0, 2}},"));
   // An empty catalog gets a placeholder row (an empty array is ill-formed), counted as none.
+  EXPECT_THAT(text, HasSubstr("constexpr char text_1[] =\"\";"));
   EXPECT_THAT(text, HasSubstr("{rows_1, 0}},"));
   EXPECT_THAT(text, HasSubstr("return {table, 2};"));
+}
+
+TEST(CompiledCatalog, ARowIsReadBackFromItsOffsets) {
+  static constexpr char text[] = "https://h/v/a.whla.whlvlisting0123";
+  static constexpr CompiledCatalogRow rows[] = {{0, 17, 17, 5, 22, 1, 23, 7, 30, 4},
+                                                {0, 17, 17, 5, 22, 1, 23, 7, 0, 0}};
+  const CompiledCatalog catalog{"x.tsv", "", "", {text, sizeof(text) - 1}, {rows, 2}};
+  const CatalogRow row = catalog.row(0);
+  EXPECT_EQ(row.url, "https://h/v/a.whl");
+  EXPECT_EQ(row.filename, "a.whl");
+  EXPECT_EQ(row.tag, "v");
+  EXPECT_EQ(row.evidence, "listing");
+  EXPECT_EQ(row.sha256, std::optional<std::string_view>("0123"));
+  EXPECT_FALSE(catalog.row(1).sha256);
 }
 
 }  // namespace
