@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Whole-process wall time of `flashfit resolve flash-attn` over the full catalog.
 
-    /usr/bin/python3 bench/resolve_bench.py build-rel/src/flashfit [RUNS]
+    /usr/bin/python3 bench/resolve_bench.py build-rel/src/flashfit [RUNS] [--before MAIN_BINARY]
 
 Every run judges every wheel of the built-in flash-attn catalog: upstream
 (2,826) and community (3,464 flash_attn rows; a disabled source's wheels are
@@ -22,7 +22,9 @@ priming run (so the interpreter's facts come from FLASHFIT_CACHE_DIR: "warm"):
 
 and prints a markdown table (wall and CPU time, min/median/max), then the ratios of issue 17's
 goal 4 computed per interleaved run (fit+json / fit <= 1.5, fit-all+json /
-fit-all <= 2) with their min, median and max, and the JSON sizes. Tests never
+fit-all <= 2) with their min, median and max, and the JSON sizes. With
+--before, another build is timed in the same runs (each kind run by both
+binaries back to back) and the after / before ratios are printed per run. Tests never
 assert on time; this is the record behind bench/README.md.
 """
 
@@ -59,57 +61,92 @@ def timed(argv, env, want_rc):
     return elapsed, cpu
 
 
+def kinds_for(flashfit):
+    # --offline: the pick's URL check (a HEAD to github.com, kept once answered)
+    # is network time, not resolve's; on a machine without DNS it fails fast
+    # but is never kept, so every run would pay it.
+    base = [flashfit, "resolve", "flash-attn", "--python", PYTHON, "--offline"]
+    fit = base + ["--python-version", "3.12", "--torch", "2.9.1+cu128", "--gpu", "8.9"]
+    return {
+        "fit": (fit, 0),
+        "nofit": (base, 1),
+        "fit+json": (fit + ["--json"], 0),
+        "fit-all": (fit + ["--all"], 0),
+        "fit-all+json": (fit + ["--all", "--json"], 0),
+    }
+
+
+def ms(values):
+    return " / ".join(f"{v * 1000:.1f}" for v in
+                      (min(values), statistics.median(values), max(values)))
+
+
+def spread(values):
+    return " / ".join(f"{v:.2f}" for v in (min(values), statistics.median(values), max(values)))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("flashfit")
     parser.add_argument("runs", nargs="?", type=int, default=21)
+    parser.add_argument("--before", metavar="BINARY",
+                        help="another build (main's) timed in the same runs, interleaved "
+                             "with FLASHFIT kind by kind; adds a table of per-run ratios")
     args = parser.parse_args()
+    binaries = {"": args.flashfit}
+    if args.before:
+        binaries = {"before": args.before, "after": args.flashfit}
     with tempfile.TemporaryDirectory(prefix="flashfit-resolve-bench-") as cache:
         env = dict(os.environ, FLASHFIT_CACHE_DIR=cache)
         env.pop("FLASHFIT_CONFIG", None)
-        # --offline: the pick's URL check (a HEAD to github.com, kept once answered)
-        # is network time, not resolve's; on a machine without DNS it fails fast
-        # but is never kept, so every run would pay it.
-        base = [args.flashfit, "resolve", "flash-attn", "--python", PYTHON, "--offline"]
-        fit = base + ["--python-version", "3.12", "--torch", "2.9.1+cu128", "--gpu", "8.9"]
-        kinds = {
-            "fit": (fit, 0),
-            "nofit": (base, 1),
-            "fit+json": (fit + ["--json"], 0),
-            "fit-all": (fit + ["--all"], 0),
-            "fit-all+json": (fit + ["--all", "--json"], 0),
-        }
-        for argv, rc in kinds.values():
-            timed(argv, env, rc)  # prime the interpreter cache
-        times = {k: [] for k in kinds}
-        cpus = {k: [] for k in kinds}
+        kinds = {label: kinds_for(binary) for label, binary in binaries.items()}
+        for label in binaries:
+            for argv, rc in kinds[label].values():
+                timed(argv, env, rc)  # prime the interpreter cache
+        names = list(kinds[next(iter(binaries))])
+        times = {label: {k: [] for k in names} for label in binaries}
+        cpus = {label: {k: [] for k in names} for label in binaries}
         for _ in range(args.runs):
-            for name, (argv, rc) in kinds.items():
-                wall, cpu = timed(argv, env, rc)
-                times[name].append(wall)
-                cpus[name].append(cpu)
-        sizes = {k: len(subprocess.run(kinds[k][0], env=env, stdout=subprocess.PIPE,
+            for name in names:
+                for label in binaries:
+                    argv, rc = kinds[label][name]
+                    wall, cpu = timed(argv, env, rc)
+                    times[label][name].append(wall)
+                    cpus[label][name].append(cpu)
+        last = list(binaries)[-1]
+        sizes = {k: len(subprocess.run(kinds[last][k][0], env=env, stdout=subprocess.PIPE,
                                        stderr=subprocess.DEVNULL, check=False).stdout)
                  for k in ("fit", "fit+json", "fit-all", "fit-all+json")}
-    def ms(values):
-        return " / ".join(f"{v * 1000:.1f}" for v in
-                          (min(values), statistics.median(values), max(values)))
 
-    print("| run | wall min / median / max ms | CPU min / median / max ms |")
-    print("| --- | --- | --- |")
-    for name in kinds:
-        print(f"| `{name}` | {ms(times[name])} | {ms(cpus[name])} |")
-    print()
-    print("| ratio (per run) | wall min / median / max | CPU min / median / max |")
-    print("| --- | --- | --- |")
-    for num, den in (("fit+json", "fit"), ("fit-all+json", "fit-all")):
-        cells = []
-        for series in (times, cpus):
-            ratios = [a / b for a, b in zip(series[num], series[den])]
-            cells.append(" / ".join(f"{v:.2f}" for v in
-                                    (min(ratios), statistics.median(ratios), max(ratios))))
-        print(f"| `{num}` / `{den}` | {cells[0]} | {cells[1]} |")
-    print()
+    for label, binary in binaries.items():
+        if label:
+            print(f"{label}: {binary}")
+        print()
+        print("| run | wall min / median / max ms | CPU min / median / max ms |")
+        print("| --- | --- | --- |")
+        for name in names:
+            print(f"| `{name}` | {ms(times[label][name])} | {ms(cpus[label][name])} |")
+        print()
+        print("| ratio (per run) | wall min / median / max | CPU min / median / max |")
+        print("| --- | --- | --- |")
+        for num, den in (("fit+json", "fit"), ("fit-all+json", "fit-all")):
+            cells = []
+            for series in (times[label], cpus[label]):
+                cells.append(spread([a / b for a, b in zip(series[num], series[den])]))
+            print(f"| `{num}` / `{den}` | {cells[0]} | {cells[1]} |")
+        print()
+    if args.before:
+        print("after / before, per interleaved run:")
+        print()
+        print("| run | wall min / median / max | CPU min / median / max |")
+        print("| --- | --- | --- |")
+        for name in names:
+            cells = []
+            for series in (times, cpus):
+                cells.append(spread([a / b for a, b in
+                                     zip(series["after"][name], series["before"][name])]))
+            print(f"| `{name}` | {cells[0]} | {cells[1]} |")
+        print()
     print("output bytes: " + ", ".join(f"`{k}` {v:,}" for k, v in sizes.items()))
 
 

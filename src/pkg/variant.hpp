@@ -47,6 +47,8 @@ struct TorchVersion {
   int minor = 0;
 
   std::string str() const;  // "2.10"
+  // clang-tidy 14 misreads a defaulted <=> as a literal 0 for a pointer.
+  // NOLINTNEXTLINE(modernize-use-nullptr)
   friend auto operator<=>(const TorchVersion&, const TorchVersion&) = default;
 };
 class Version;

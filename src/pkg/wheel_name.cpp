@@ -57,14 +57,23 @@ std::optional<std::string> tag_set_problem(std::string_view tags) {
   return std::nullopt;
 }
 
-}  // namespace
+// The tag set's parse with the empty-item check first (its error is the file
+// name's own, not the tag parser's).
+detail::WheelTags parse_wheel_tags(std::string_view tag_text) {
+  if (auto problem = tag_set_problem(tag_text)) return {std::move(problem)};
+  return {std::nullopt, parse_tag_set(tag_text)};
+}
 
-util::Result<WheelName> parse_wheel_filename(std::string_view filename) {
+// One parse, with the version and the tag set from `version_of` and `tags_of`
+// (parsed, or memoised by WheelNameParser).
+template <class VersionOf, class TagsOf>
+util::Result<WheelName> parse_with(std::string_view filename, VersionOf version_of,
+                                   TagsOf tags_of) {
   const auto context = [&] { return "wheel file name '" + util::printable(filename) + "'"; };
   const char* const hint =  // built into a string only on error
       "wheel file names look like name-version[-build]-python-abi-platform.whl";
-  const auto bad = [&](std::string message) {
-    return util::input_error(std::move(message), context(), hint);
+  const auto bad = [&](const std::string& message) {
+    return util::input_error(message, context(), hint);
   };
   detail::ScanError error;
   if (!detail::check_ascii(filename, "a wheel file name", error)) return bad(error.message);
@@ -92,7 +101,7 @@ util::Result<WheelName> parse_wheel_filename(std::string_view filename) {
   wheel.name = std::string(parts[0]);
   wheel.canonical_name = canonicalize_name(parts[0]);
 
-  auto version = Version::parse(parts[1]);
+  auto version = version_of(parts[1]);
   if (!version) {
     return tl::unexpected(std::move(version.error()).with_context(context()));
   }
@@ -113,11 +122,28 @@ util::Result<WheelName> parse_wheel_filename(std::string_view filename) {
   // The last three parts, with their dashes, are the tag set.
   const std::size_t tags_begin = static_cast<std::size_t>(parts[dashes - 2].data() - stem.data());
   const std::string_view tag_text = stem.substr(tags_begin);
-  if (auto problem = tag_set_problem(tag_text)) return bad(std::move(*problem));
-  auto tags = parse_tag_set(tag_text);
-  if (!tags) return tl::unexpected(std::move(tags.error()).with_context(context()));
-  wheel.tags = std::move(*tags);
+  detail::WheelTags tags = tags_of(tag_text);
+  if (tags.problem) return bad(std::move(*tags.problem));
+  if (!tags.tags) return tl::unexpected(std::move(tags.tags.error()).with_context(context()));
+  wheel.tags = std::move(*tags.tags);
   return wheel;
+}
+
+}  // namespace
+
+util::Result<WheelName> parse_wheel_filename(std::string_view filename) {
+  return parse_with(filename, &Version::parse, &parse_wheel_tags);
+}
+
+util::Result<WheelName> WheelNameParser::parse(std::string_view filename) {
+  auto memo = [](auto& table, std::string_view text, auto parse_part) {
+    auto it = table.find(text);
+    if (it == table.end()) it = table.emplace(std::string(text), parse_part(text)).first;
+    return it->second;  // a copy: the caller's WheelName owns its parts
+  };
+  return parse_with(
+      filename, [&](std::string_view text) { return memo(versions_, text, &Version::parse); },
+      [&](std::string_view text) { return memo(tag_sets_, text, &parse_wheel_tags); });
 }
 
 std::strong_ordering compare_build_tags(

@@ -4,9 +4,11 @@
 // intended differences listed in tests/unit/pkg/wheel_name_test.cpp).
 
 #include <compare>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -29,6 +31,37 @@ struct WheelName {
 // A bare file name: "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl".
 // Decoding "%2B" in URL basenames is the caller's job.
 util::Result<WheelName> parse_wheel_filename(std::string_view filename);
+
+namespace detail {
+// A wheel file name's tag set: refused by the file name's own check (empty
+// items), or as the tag parser answers.
+struct WheelTags {
+  std::optional<std::string> problem;
+  util::Result<std::vector<Tag>> tags = std::vector<Tag>{};
+};
+}  // namespace detail
+
+// parse_wheel_filename for many file names that share versions and tag sets
+// (a catalog's thousands of wheels have a few hundred versions and a few dozen
+// tag sets): each distinct version and tag set is parsed once and copied after.
+// The same results as parse_wheel_filename, errors included.
+class WheelNameParser {
+ public:
+  util::Result<WheelName> parse(std::string_view filename);
+
+ private:
+  // Heterogeneous lookup: a file name's part is found without a string made of it.
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const {
+      return std::hash<std::string_view>{}(text);
+    }
+  };
+  template <class T>
+  using Memo = std::unordered_map<std::string, T, Hash, std::equal_to<>>;
+  Memo<util::Result<Version>> versions_;
+  Memo<detail::WheelTags> tag_sets_;
+};
 
 // Orders build tags as pip does: no tag first, then by number, then by rest.
 std::strong_ordering compare_build_tags(

@@ -8,6 +8,7 @@
 
 #include "net/http.hpp"
 #include "resolve/catalog_cache.hpp"
+#include "resolve/compiled_catalog.hpp"
 #include "resolve/embedded.hpp"
 #include "util/atomic_file.hpp"
 #include "util/strings.hpp"
@@ -126,9 +127,24 @@ util::Result<Catalog> parse_catalog_tsv(std::string_view tsv, const std::string&
   return catalog;
 }
 
-util::Result<Catalog> load_catalog(const Recipe& recipe, const RecipeSource& source,
-                                   const std::optional<std::filesystem::path>& cache_root,
-                                   std::vector<std::string>& warnings) {
+std::size_t OpenedCatalog::size() const {
+  return compiled ? compiled->rows.size() : catalog.entries.size();
+}
+
+CatalogRow OpenedCatalog::row(std::size_t i) const {
+  if (compiled) return compiled->row(i);
+  const CatalogEntry& e = catalog.entries[i];
+  return {e.url, e.filename, e.tag, e.evidence,
+          e.sha256 ? std::optional<std::string_view>(*e.sha256) : std::nullopt};
+}
+
+util::Result<OpenedCatalog> open_catalog(const Recipe& recipe, const RecipeSource& source,
+                                         const std::optional<std::filesystem::path>& cache_root,
+                                         std::vector<std::string>& warnings) {
+  auto parsed = [](util::Result<Catalog> catalog) -> util::Result<OpenedCatalog> {
+    if (!catalog) return tl::unexpected(std::move(catalog.error()));
+    return OpenedCatalog{std::move(*catalog), nullptr};
+  };
   if (cache_root) {
     auto path = catalog_cache_path(*cache_root, recipe.name, source.name);
     if (!path) return tl::unexpected(std::move(path.error()));
@@ -142,7 +158,7 @@ util::Result<Catalog> load_catalog(const Recipe& recipe, const RecipeSource& sou
                         path->string(), kMaxCatalogFileSize));
       } else if (auto cached =
                      parse_catalog_cache(*text, recipe.name, source.name, path->string())) {
-        return cached;
+        return parsed(std::move(cached));
       } else {
         warnings.push_back(
             fmt::format("ignoring the refreshed catalog: {}: {}; using the built-in one "
@@ -151,7 +167,10 @@ util::Result<Catalog> load_catalog(const Recipe& recipe, const RecipeSource& sou
       }
     }
   }
-  if (source.catalog.empty()) return built_in_empty(recipe, source);
+  if (source.catalog.empty()) return parsed(built_in_empty(recipe, source));
+  if (const CompiledCatalog* compiled = find_compiled_catalog(source)) {
+    return OpenedCatalog{built_in_empty(recipe, source), compiled};
+  }
   const EmbeddedFile* file = find_embedded(embedded_catalogs(), source.catalog);
   if (file == nullptr) {
     return util::input_error(
@@ -159,7 +178,25 @@ util::Result<Catalog> load_catalog(const Recipe& recipe, const RecipeSource& sou
                     source.name, recipe.name, util::printable(source.catalog)),
         recipe.origin, "leave `catalog` empty, or name one of the files under data/");
   }
-  return parse_catalog_tsv(file->text, recipe.name, source, "built-in");
+  return parsed(parse_catalog_tsv(file->text, recipe.name, source, "built-in"));
+}
+
+util::Result<Catalog> load_catalog(const Recipe& recipe, const RecipeSource& source,
+                                   const std::optional<std::filesystem::path>& cache_root,
+                                   std::vector<std::string>& warnings) {
+  auto opened = open_catalog(recipe, source, cache_root, warnings);
+  if (!opened) return tl::unexpected(std::move(opened.error()));
+  if (opened->compiled) {
+    opened->catalog.entries.reserve(opened->size());
+    for (std::size_t i = 0; i < opened->size(); ++i) {
+      const CatalogRow row = opened->row(i);
+      opened->catalog.entries.push_back(
+          CatalogEntry{std::string(row.url), std::string(row.filename), std::string(row.tag),
+                       std::string(row.evidence),
+                       row.sha256 ? std::optional<std::string>(*row.sha256) : std::nullopt});
+    }
+  }
+  return std::move(opened->catalog);
 }
 
 }  // namespace flashfit::resolve

@@ -38,8 +38,36 @@ struct Catalog {
 util::Result<Catalog> parse_catalog_tsv(std::string_view tsv, const std::string& recipe,
                                         const RecipeSource& source, std::string origin);
 
+struct CompiledCatalog;
+
+// One row of an opened catalog, viewed in place.
+struct CatalogRow {
+  std::string_view url;
+  std::string_view filename;
+  std::string_view tag;
+  std::string_view evidence;
+  std::optional<std::string_view> sha256;
+};
+
+// A catalog ready to read: the table compiled into the binary at build time
+// (resolve/compiled_catalog.hpp) when the built-in file applies to the source
+// unchanged, else entries parsed at run time (a refreshed copy in the cache, a
+// user recipe's source with another URL template).
+struct OpenedCatalog {
+  Catalog catalog;  // recipe, source, origin, updated_at; entries only when parsed
+  const CompiledCatalog* compiled = nullptr;
+
+  std::size_t size() const;
+  CatalogRow row(std::size_t i) const;
+};
+
 // The cache's refreshed catalog when there is a valid one, else the built-in
 // one. A corrupt cache file is ignored with a warning (returned in `warnings`).
+util::Result<OpenedCatalog> open_catalog(const Recipe& recipe, const RecipeSource& source,
+                                         const std::optional<std::filesystem::path>& cache_root,
+                                         std::vector<std::string>& warnings);
+
+// open_catalog with the rows as entries.
 util::Result<Catalog> load_catalog(const Recipe& recipe, const RecipeSource& source,
                                    const std::optional<std::filesystem::path>& cache_root,
                                    std::vector<std::string>& warnings);

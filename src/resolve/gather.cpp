@@ -7,6 +7,7 @@
 
 #include "pkg/name.hpp"
 #include "resolve/catalog.hpp"
+#include "resolve/compiled_catalog.hpp"
 #include "resolve/index_fetch.hpp"
 #include "resolve/index_link_url.hpp"
 #include "resolve/index_page.hpp"
@@ -59,12 +60,12 @@ util::Result<void> apply_priority(std::vector<SourcePlan>& plan,
   return {};
 }
 
-bool names_package(const std::string& filename, const std::string& package) {
+bool names_package(std::string_view filename, const std::string& package) {
   if (!util::ends_with(filename, ".whl")) return false;
   // Cheap name filter before the resolver parses the whole file name.
   auto dash = filename.find('-');
-  return dash != std::string::npos &&
-         pkg::canonicalize_name(std::string_view(filename).substr(0, dash)) == package;
+  return dash != std::string_view::npos &&
+         pkg::canonicalize_name(filename.substr(0, dash)) == package;
 }
 
 Candidate make_candidate(const SourcePlan& p, std::string filename, std::string url) {
@@ -93,15 +94,16 @@ void add_links(Gathered& out, const SourcePlan& p, const std::string& package,
 }
 
 void add_catalog(Gathered& out, const SourcePlan& p, const std::string& package,
-                 const Catalog& catalog, std::size_t& wheels) {
+                 const OpenedCatalog& catalog, std::size_t& wheels) {
   // Thousands of rows: one allocation, not a doubling series of moves.
-  out.candidates.reserve(out.candidates.size() + catalog.entries.size());
-  for (const CatalogEntry& e : catalog.entries) {
-    if (!names_package(e.filename, package)) continue;
-    Candidate c = make_candidate(p, e.filename, e.url);
-    c.sha256 = e.sha256;
-    c.release_tag = e.tag;
-    c.evidence = e.evidence;
+  out.candidates.reserve(out.candidates.size() + catalog.size());
+  for (std::size_t i = 0; i < catalog.size(); ++i) {
+    const CatalogRow row = catalog.row(i);
+    if (!names_package(row.filename, package)) continue;
+    Candidate c = make_candidate(p, std::string(row.filename), std::string(row.url));
+    if (row.sha256) c.sha256 = std::string(*row.sha256);
+    c.release_tag = std::string(row.tag);
+    c.evidence = std::string(row.evidence);
     out.candidates.push_back(std::move(c));
     ++wheels;
   }
@@ -209,6 +211,7 @@ util::Result<std::vector<SourcePlan>> plan_sources(
     p.offline = flags.offline && network;
   }
   std::vector<std::string> known;
+  known.reserve(plan.size());
   for (const SourcePlan& p : plan) known.push_back(p.name);
   // The config file speaks for every package, so a source it names that this
   // package lacks (causal-conv1d has no community source) does not apply here;
@@ -247,6 +250,16 @@ Gathered gather(const std::string& package, const Recipe* recipe,
                 const std::vector<SourcePlan>& plan,
                 const std::optional<std::filesystem::path>& cache_root) {
   Gathered out;
+  // Room for the built-in catalogs' rows up front: a second catalog arriving
+  // would otherwise move thousands of large candidates into a new vector
+  // (a refreshed catalog in the cache may differ in size: this is only a hint).
+  std::size_t expected = 0;
+  for (const SourcePlan& p : plan) {
+    const RecipeSource* source = recipe ? recipe->source(p.name) : nullptr;
+    const CompiledCatalog* compiled = source ? find_compiled_catalog(*source) : nullptr;
+    if (compiled) expected += compiled->rows.size();
+  }
+  out.candidates.reserve(expected);
   RecordBudget record_budget;
   for (const SourcePlan& p : plan) {
     SourceReport report{p, 0, "ok"};
@@ -254,12 +267,12 @@ Gathered gather(const std::string& package, const Recipe* recipe,
     if (p.role == SourceRole::upstream || p.role == SourceRole::community) {
       const RecipeSource* source = recipe ? recipe->source(p.name) : nullptr;
       if (!source) continue;
-      auto catalog = load_catalog(*recipe, *source, cache_root, out.warnings);
+      auto catalog = open_catalog(*recipe, *source, cache_root, out.warnings);
       if (!catalog) {
         report.status = "unreadable: " + catalog.error().message;
         out.warnings.push_back(fmt::format("catalog of '{}': {}", p.name, catalog.error().message));
       } else {
-        report.plan.location = catalog->origin;
+        report.plan.location = catalog->catalog.origin;
         add_catalog(out, p, package, *catalog, report.wheels);
         if (report.wheels == 0) {
           // Nothing known is not "nothing exists": say how to learn the releases.
@@ -268,7 +281,7 @@ Gathered gather(const std::string& package, const Recipe* recipe,
               fmt::format("the '{}' catalog of {} lists no wheels ({}): `flashfit catalog update "
                           "--package {} --source {}` "
                           "fetches its releases",
-                          p.name, recipe->name, catalog->origin, recipe->name, p.name));
+                          p.name, recipe->name, catalog->catalog.origin, recipe->name, p.name));
         } else if (!p.enabled) {
           report.status = "disabled (its wheels are judged for suggestions only)";
         }
@@ -285,6 +298,7 @@ Gathered gather(const std::string& package, const Recipe* recipe,
       } else if (auto cache = store::WheelCache::open(*cache_root)) {
         std::vector<IndexLink> links;
         std::vector<store::CacheEntry> entries = cache->list(&out.warnings);
+        links.reserve(entries.size());
         for (const store::CacheEntry& e : entries) {
           links.push_back(
               IndexLink{e.filename, e.path.string(), e.sha256, std::nullopt, false, {}});
@@ -306,7 +320,10 @@ Gathered gather(const std::string& package, const Recipe* recipe,
     } else if (p.role == SourceRole::index) {
       std::string root = p.location;
       while (!root.empty() && root.back() == '/') root.pop_back();
-      fetch_page(out, report, root + "/" + package + "/", package, true);
+      root += '/';
+      root += package;
+      root += '/';
+      fetch_page(out, report, root, package, true);
     } else {
       fetch_page(out, report, p.location, package, false);
     }

@@ -13,6 +13,7 @@
 namespace flashfit::resolve {
 
 // The Accept header flashfit sends to indexes: PEP 691 JSON preferred, HTML accepted.
+// NOLINTNEXTLINE(readability-identifier-naming): a constant, named as the constexpr ones are
 extern const char* const kIndexAcceptHeader;
 
 // A fetched page's links, read by the content type the server declared: PEP

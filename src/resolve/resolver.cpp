@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <compare>
+#include <cstdint>
+#include <unordered_map>
 
 #include "resolve/suggestions.hpp"
 
@@ -11,10 +14,9 @@ namespace {
 
 // The release it hangs under names its own version ("v2.8.3" for 2.8.3):
 // preferred over the same file re-uploaded under a later tag.
-bool tag_matches_version(const Judged& j) {
-  const std::string& tag = j.candidate->release_tag;
-  std::string v = j.wheel->version.public_str();
-  return tag == v || tag == "v" + v;
+bool tag_matches_version(const std::string& tag, const std::string& public_version) {
+  return tag == public_version || (tag.size() == public_version.size() + 1 && tag[0] == 'v' &&
+                                   std::string_view(tag).substr(1) == public_version);
 }
 
 // A catalog row known only from a prediction (the release workflow's build
@@ -46,6 +48,72 @@ void warn_about_torch(const ResolveTarget& target, std::vector<std::string>& war
                     "symbols may differ from "
                     "the torch the wheels were built against; inspect checks them",
                     t.str(), t.local()));
+  }
+}
+
+// The judged wheels' versions, each distinct one handled once: thousands of
+// wheels share a few hundred versions.
+struct Versions {
+  std::vector<std::uint32_t> slot;      // per judged wheel: its distinct version
+  std::vector<std::string> normalized;  // per distinct version: public_str()
+  std::vector<std::uint32_t> rank;      // per distinct version: newest highest, equal ones shared
+};
+
+// Keyed by the public version as the file name spells it (one spelling is one
+// version; two spellings of one version share a rank), so the sort compares
+// integers and no version is formatted per wheel.
+Versions distinct_versions(const std::vector<Judged>& judged) {
+  Versions out;
+  std::unordered_map<std::string_view, std::uint32_t> seen;
+  std::vector<std::size_t> holders;  // per distinct version: its first wheel
+  out.slot.reserve(judged.size());
+  for (std::size_t i = 0; i < judged.size(); ++i) {
+    std::string_view text = judged[i].candidate->filename;
+    const auto first = text.find('-');
+    text = text.substr(first + 1, text.find('-', first + 1) - first - 1);
+    text = text.substr(0, text.find('+'));
+    auto [it, added] = seen.try_emplace(text, static_cast<std::uint32_t>(holders.size()));
+    if (added) holders.push_back(i);
+    out.slot.push_back(it->second);
+  }
+  auto version_of = [&](std::uint32_t k) -> const pkg::Version& {
+    return judged[holders[k]].wheel->version;
+  };
+  std::vector<std::uint32_t> by_version(holders.size());
+  for (std::uint32_t k = 0; k < by_version.size(); ++k) {
+    by_version[k] = k;
+    out.normalized.push_back(version_of(k).public_str());
+  }
+  std::sort(by_version.begin(), by_version.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::is_lt(version_of(a).compare_public(version_of(b)));
+  });
+  out.rank.resize(holders.size());
+  std::uint32_t rank = 0;
+  for (std::size_t k = 0; k < by_version.size(); ++k) {
+    if (k > 0 &&
+        std::is_neq(version_of(by_version[k - 1]).compare_public(version_of(by_version[k]))))
+      ++rank;
+    out.rank[by_version[k]] = rank;
+  }
+  return out;
+}
+
+// Puts `items` into the order `order` gives (order[k]: the index of the item
+// that goes k-th), moving each item once along the permutation's cycles
+// instead of into a second vector.
+void apply_order(std::vector<Judged>& items, std::vector<std::size_t>& order) {
+  for (std::size_t start = 0; start < order.size(); ++start) {
+    if (order[start] == start) continue;
+    Judged held = std::move(items[start]);
+    std::size_t k = start;
+    while (order[k] != start) {
+      const std::size_t from = order[k];
+      items[k] = std::move(items[from]);
+      order[k] = k;
+      k = from;
+    }
+    items[k] = std::move(held);
+    order[k] = k;
   }
 }
 
@@ -94,14 +162,20 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
     int priority;
     std::size_t reasons;
     std::size_t tag_rank;
+    std::uint32_t version;
   };
+  const Versions versions = distinct_versions(r.candidates);
   std::vector<RankKey> keys;
   keys.reserve(r.candidates.size());
-  for (const Judged& j : r.candidates) {
-    keys.push_back({j.compatible(), j.certain(), unconfirmed(*j.candidate),
-                    static_cast<char>(tag_matches_version(j) ? 1 : 0),
-                    cuda_closeness(j.variant.cuda, target.torch_cuda), j.candidate->priority,
-                    j.reasons.size(), j.tag_rank});
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const Judged& j = r.candidates[i];
+    const std::uint32_t v = versions.slot[i];
+    keys.push_back(
+        {j.compatible(), j.certain(), unconfirmed(*j.candidate),
+         static_cast<char>(
+             tag_matches_version(j.candidate->release_tag, versions.normalized[v]) ? 1 : 0),
+         cuda_closeness(j.variant.cuda, target.torch_cuda), j.candidate->priority, j.reasons.size(),
+         j.tag_rank, versions.rank[v]});
   }
   std::vector<std::size_t> order(r.candidates.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -117,27 +191,19 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
     if (!x.compatible) {  // nearest first: fewest reasons, then newest
       if (x.reasons != y.reasons) return x.reasons < y.reasons;
     }
-    auto by_version = r.candidates[a].wheel->version.compare_public(r.candidates[b].wheel->version);
-    if (by_version != 0) return by_version > 0;
+    if (x.version != y.version) return x.version > y.version;
     if (x.priority != y.priority) return x.priority < y.priority;
     if (x.closeness != y.closeness) return x.closeness < y.closeness;
     if (x.tag_rank != y.tag_rank) return x.tag_rank < y.tag_rank;
     if (x.own_release != y.own_release) return x.own_release > y.own_release;
     return r.candidates[a].candidate->url < r.candidates[b].candidate->url;
   });
-  std::vector<Judged> sorted;
-  sorted.reserve(order.size());
+  apply_order(r.candidates, order);
   std::size_t rejected_explained = 0;
-  for (std::size_t i : order) {
-    Judged& j = r.candidates[i];
-    bool explain = j.compatible() || rejected_explained++ < options.explain_rejected;
-    if (explain) {
-      sorted.push_back(std::move(*judge(*j.candidate, request, recipe, target, {true, &cache})));
-    } else {
-      sorted.push_back(std::move(j));
-    }
+  for (Judged& j : r.candidates) {
+    if (j.compatible() || rejected_explained++ < options.explain_rejected)
+      j = std::move(*judge(*j.candidate, request, recipe, target, {true, &cache}));
   }
-  r.candidates = std::move(sorted);
   if (!r.candidates.empty() && r.candidates.front().compatible()) r.selected = 0;
   warn_about_torch(target, r.warnings);
   if (!r.selected && options.suggest)

@@ -16,6 +16,8 @@ namespace {
 // wheels needs the codes alone.
 template <class Message>
 void reject(Judged& j, ReasonCode code, Message message) {
+  // Room for the usual few reasons at once, not a growth series per wheel.
+  if (j.reasons.empty()) j.reasons.reserve(4);
   j.reasons.push_back(Reason{code, j.explained ? message() : std::string()});
 }
 
@@ -108,7 +110,8 @@ bool linux_plain_platform(const pkg::WheelName& wheel) {
                      [](const pkg::Tag& t) { return util::starts_with(t.platform, "linux_"); });
 }
 
-void check_python_requirements(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts) {
+void check_python_requirements(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts,
+                               JudgeCache& cache) {
   const std::optional<pkg::Version>& python = target.derived().python_version;
   if (!target.python || !python) return;
   if (j.candidate->requires_python) {
@@ -120,7 +123,7 @@ void check_python_requirements(Judged& j, const ResolveTarget& target, const Rel
       });
     }
   }
-  if (facts.python && !facts.python->contains(*python, true)) {
+  if (facts.python && !cache.contains(*facts.python, *python)) {
     reject(j, ReasonCode::python, [&] {
       return std::string(fmt::format("this release supports Python {}; this is Python {}",
                                      facts.python->str(), target.python->str()));
@@ -136,7 +139,8 @@ bool torch_extension(const Judged& j, const Recipe* recipe) {
   return recipe != nullptr || j.variant.torch.has_value();
 }
 
-void check_torch(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts) {
+void check_torch(Judged& j, const ResolveTarget& target, const ReleaseFacts& facts,
+                 JudgeCache& cache) {
   if (!target.torch_installed) {
     reject(j, ReasonCode::torch,
            [&] { return std::string("torch is not installed in this interpreter"); });
@@ -161,7 +165,7 @@ void check_torch(Judged& j, const ResolveTarget& target, const ReleaseFacts& fac
   } else if (!j.variant.torch) {
     note(j, "the file name does not say which torch it was built for; inspect checks its symbols");
   }
-  if (facts.torch && target.torch && !facts.torch->contains(*target.torch, true)) {
+  if (facts.torch && target.torch && !cache.contains(*facts.torch, *target.torch)) {
     reject(j, ReasonCode::torch, [&] {
       return std::string(fmt::format("this release supports torch {}; torch here is {}",
                                      facts.torch->str(), target.torch->str()));
@@ -389,24 +393,50 @@ void note_evidence(Judged& j) {
 }  // namespace
 
 const ReleaseFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& version,
-                                      const std::string& source,
+                                      std::string_view version_text, const std::string& source,
                                       const std::optional<pkg::CudaVersion>& cuda) {
-  std::string key = version.public_str();  // one format per wheel; a miss costs a merge
-  key += '\0';
-  key += source;
-  key += '\0';
-  if (cuda) key += cuda->str();
-  auto it = facts_.find(key);
-  if (it == facts_.end())
-    it = facts_.emplace(std::move(key), recipe.facts_for(version, source, cuda)).first;
+  key_.assign(version_text);
+  key_ += '\0';
+  key_ += source;
+  key_ += '\0';
+  if (cuda) {
+    key_ += std::to_string(cuda->major);
+    if (cuda->minor) key_ += '.' + std::to_string(*cuda->minor);
+  }
+  auto it = facts_.find(key_);
+  if (it == facts_.end()) it = facts_.emplace(key_, recipe.facts_for(version, source, cuda)).first;
   return it->second;
 }
+
+bool JudgeCache::contains(const pkg::SpecifierSet& spec, const pkg::Version& version) {
+  // Pre-releases count: the rules ask whether this release supports the version here.
+  auto [it, added] = contains_.try_emplace({&spec, &version}, false);
+  if (added) it->second = spec.contains(version, true);
+  return it->second;
+}
+
+namespace {
+
+// The public version as a wheel's file name spells it: the second '-' field
+// up to its local label ("2.8.3" of "flash_attn-2.8.3+cu12...-cp312-...").
+std::string_view public_version_text(std::string_view filename) {
+  const auto first = filename.find('-');
+  const auto second = filename.find('-', first + 1);
+  std::string_view version = filename.substr(first + 1, second - first - 1);
+  return version.substr(0, version.find('+'));
+}
+
+}  // namespace
 
 std::optional<Judged> judge(const Candidate& candidate, const Request& request,
                             const Recipe* recipe, const ResolveTarget& target,
                             const JudgeOptions& options) {
   if (!util::ends_with(candidate.filename, ".whl")) return std::nullopt;
-  auto wheel = pkg::parse_wheel_filename(candidate.filename);
+  // A cache of its own only when the caller has none (not built and torn down per wheel).
+  std::optional<JudgeCache> local_cache;
+  if (!options.cache) local_cache.emplace();
+  JudgeCache& cache = options.cache ? *options.cache : *local_cache;
+  auto wheel = cache.wheel_name(candidate.filename);
   if (!wheel || wheel->canonical_name != request.name) return std::nullopt;
   Judged j;
   j.candidate = &candidate;
@@ -448,10 +478,10 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
     });
   }
   static const ReleaseFacts no_facts;
-  JudgeCache local_cache;
-  JudgeCache& cache = options.cache ? *options.cache : local_cache;
   const ReleaseFacts& facts =
-      recipe ? cache.facts(*recipe, version, candidate.source, j.variant.cuda) : no_facts;
+      recipe ? cache.facts(*recipe, version, public_version_text(candidate.filename),
+                           candidate.source, j.variant.cuda)
+             : no_facts;
   if (recipe) {
     if (const KnownBroken* broken =
             recipe->broken(version, candidate.source, candidate.filename, j.variant.torch)) {
@@ -462,7 +492,7 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
     }
   }
   check_tags(j, target);
-  check_python_requirements(j, target, facts);
+  check_python_requirements(j, target, facts, cache);
   if (facts.min_glibc && linux_plain_platform(*j.wheel) && !target.glibc) {
     assume(j, "glibc", "--glibc X.Y",
            [&] { return fmt::format("this machine's glibc is {} or newer", *facts.min_glibc); });
@@ -486,7 +516,7 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
                    *candidate.record_doubt);
              });
     }
-    check_torch(j, target, facts);
+    check_torch(j, target, facts, cache);
     check_cuda(j, target, recipe);
     check_abi(j, target, recipe);
   } else {

@@ -4,9 +4,12 @@
 // would have to change. Pure functions of values.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "pkg/specifier.hpp"
+#include "pkg/wheel_name.hpp"
 #include "resolve/candidate.hpp"
 #include "resolve/recipe.hpp"
 #include "resolve/target.hpp"
@@ -19,15 +22,35 @@ struct Request {
   std::string text;             // as the user wrote it
 };
 
-// Memoised recipe lookups for one resolve: thousands of wheels share a few
-// hundred (version, source, CUDA) keys.
+// Memoised recipe lookups for one resolve (one target): thousands of wheels
+// share a few hundred (version, source, CUDA) keys.
 class JudgeCache {
  public:
+  // `version_text` is the public version as the file name spells it (what
+  // `version` was parsed from): one spelling gives one version, so the key needs
+  // no formatting, and the key is built in a buffer kept between calls.
   const ReleaseFacts& facts(const Recipe& recipe, const pkg::Version& version,
-                            const std::string& source, const std::optional<pkg::CudaVersion>& cuda);
+                            std::string_view version_text, const std::string& source,
+                            const std::optional<pkg::CudaVersion>& cuda);
+  // Whether a specifier of a ReleaseFacts this cache returned contains one of
+  // the target's versions (its Python, its torch): asked once per pair, the
+  // pair known by address (both outlive the cache).
+  bool contains(const pkg::SpecifierSet& spec, const pkg::Version& version);
+  // The wheel's parsed file name; the versions and tag sets its wheels share parsed once.
+  util::Result<pkg::WheelName> wheel_name(std::string_view filename) {
+    return names_.parse(filename);
+  }
 
  private:
+  pkg::WheelNameParser names_;
+  struct PairHash {
+    std::size_t operator()(const std::pair<const void*, const void*>& p) const {
+      return std::hash<const void*>{}(p.first) * 31 + std::hash<const void*>{}(p.second);
+    }
+  };
+  std::unordered_map<std::pair<const void*, const void*>, bool, PairHash> contains_;
   std::unordered_map<std::string, ReleaseFacts> facts_;
+  std::string key_;
 };
 
 struct JudgeOptions {

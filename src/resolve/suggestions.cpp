@@ -28,7 +28,10 @@ std::string with_flags(std::string command, const CommandContext& ctx,
                        std::initializer_list<std::string_view> drop = {}) {
   for (const auto& [flag, value] : ctx.flags) {
     if (std::find(drop.begin(), drop.end(), flag) != drop.end()) continue;
-    command += " " + flag + " " + value;
+    command += ' ';
+    command += flag;
+    command += ' ';
+    command += value;
   }
   return command;
 }
@@ -92,6 +95,9 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
     const Judged* example;
   };
   std::map<pkg::TorchVersion, Fit> fits;
+  // The target with another torch: copied once (its supported tags are
+  // hundreds of strings), its torch facts replaced for each release tried.
+  ResolveTarget other = target;
   for (const Judged& j : r.candidates) {
     if (!j.variant.torch || !only(j, {ReasonCode::torch, ReasonCode::cxx11_abi, ReasonCode::cuda}))
       continue;
@@ -116,7 +122,6 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
       auto as_cuda =
           pkg::Version::parse(fmt::format("{}+cu{}{}", version, pick->major, pick->minor));
       if (!as_cuda) continue;
-      ResolveTarget other = target;
       other.torch = *as_cuda;
       other.torch_cuda = std::optional<env::MajorMinor>{*pick};
       other.torch_installed = true;
@@ -130,6 +135,7 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
     }
   }
   std::vector<Fit> ordered;
+  ordered.reserve(fits.size());
   for (const auto& [minor, fit] : fits) ordered.push_back(fit);
   // Nearest minor first (a CPU torch's own first); newer wins a tie.
   auto distance = [&](const Fit& f) {

@@ -160,3 +160,58 @@ TEST(WheelName, OverLongInput) {
 
 }  // namespace
 }  // namespace flashfit::pkg
+
+namespace flashfit::pkg {
+namespace {
+
+std::string described(const util::Result<WheelName>& parsed) {
+  if (!parsed) {
+    return "error " + std::to_string(static_cast<int>(parsed.error().kind)) + " [" +
+           parsed.error().context + "] " + parsed.error().message + " (" + parsed.error().hint +
+           ")";
+  }
+  std::string out = parsed->name + " " + parsed->canonical_name + " " + parsed->version.str();
+  if (parsed->build) out += " build " + parsed->build->first + "|" + parsed->build->second;
+  for (const std::string& tag : tag_strs(*parsed)) out += " " + tag;
+  return out;
+}
+
+// The memoising parser is parse_wheel_filename: every built-in catalog's file
+// names (twice through one parser, so the second pass reads only memoised
+// parts) and every refusal, errors word for word.
+TEST(WheelNameParser, GivesWhatParseWheelFilenameGives) {
+  std::vector<std::string> names = {"",
+                                    "foo-1.0-py3-none-any.WHL",
+                                    "foo-1.0-py3-none.whl",
+                                    "foo-1.0-1-2-py3-none-any.whl",
+                                    "foo-1.0-x-py3-none-any.whl",
+                                    "foo-1.0--py3-none-any.whl",
+                                    "foo__bar-1.0-py3-none-any.whl",
+                                    "foo-1.0.-py3-none-any.whl",
+                                    "foo--py3-none-any.whl",
+                                    "foo-1.0-py3--any.whl",
+                                    "foo-1.0-py3.-none-any.whl",
+                                    "foo-1.0-2_x-py3-none-any.whl",
+                                    "foo-1.0-py3-none-any.whl",
+                                    "Foo.Bar-01.0+Local.7-PY2.py3-NONE-Any.whl",
+                                    "foo-1.0-py3-none-any.whl\x01"};
+  for (const char* file : {"flash-attn-official-wheels.tsv", "flash-attn-community-wheels.tsv",
+                           "mamba-ssm-official-wheels.tsv", "causal-conv1d-official-wheels.tsv"}) {
+    for (const std::string& line : data_lines(file)) {
+      const auto fields = util::split(line, '\t');
+      const std::string_view url_or_name = fields.size() > 1 ? fields[1] : fields[0];
+      names.emplace_back(url_or_name.substr(url_or_name.rfind('/') + 1));
+    }
+  }
+  ASSERT_GT(names.size(), 10000u);
+  WheelNameParser parser;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const std::string& name : names) {
+      EXPECT_EQ(described(parser.parse(name)), described(parse_wheel_filename(name)))
+          << util::printable(name);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace flashfit::pkg

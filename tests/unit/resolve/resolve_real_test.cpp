@@ -475,3 +475,37 @@ TEST(ResolveRealProperty, UpstreamsOwnGuessIsThePickWhereverItExists) {
 
 }  // namespace
 }  // namespace flashfit::resolve
+
+namespace flashfit::resolve {
+namespace {
+
+std::string codes_of(const std::optional<Judged>& j) {
+  if (!j) return "not judged";
+  std::string out = "rank " + std::to_string(j->tag_rank) + ":";
+  for (const Reason& r : j->reasons) out += " " + std::string(to_string(r.code));
+  out += " |";
+  for (const Assumption& a : j->assumptions) out += " " + a.fact;
+  return out;
+}
+
+// The first pass shares one JudgeCache over thousands of wheels (release facts
+// by the file name's version text, file names by their shared parts, specifier
+// answers): every wheel of the catalog, in every environment of the property
+// tests, is judged with it exactly as with a cache of its own.
+TEST(ResolveRealProperty, ASharedJudgeCacheJudgesAsAFreshOne) {
+  const World& w = world();
+  const Request request{"flash-attn", {}, "flash-attn"};
+  std::size_t judged = 0;
+  for (const ResolveTarget& t : environment_set()) {
+    JudgeCache cache;
+    for (const Candidate& c : w.candidates) {
+      const std::string shared = codes_of(judge(c, request, w.recipe, t, {false, &cache}));
+      ASSERT_EQ(shared, codes_of(judge(c, request, w.recipe, t, {false, nullptr}))) << c.filename;
+      ++judged;
+    }
+  }
+  EXPECT_GT(judged, 20000u);
+}
+
+}  // namespace
+}  // namespace flashfit::resolve
