@@ -283,6 +283,7 @@ util::Result<CacheEntry> WheelCache::fetch(const std::string& url,
   options.destination = download;
   options.expected_sha256 = expected;
   options.label = label;
+  options.durable_name = false;  // install_entry moves it into the entry and syncs there
   auto fetched = net::download_file(options);
   if (!fetched) return tl::unexpected(fetched.error());  // it names the URL
 
@@ -326,6 +327,7 @@ util::Result<CacheEntry> WheelCache::add(const std::filesystem::path& wheel,
   copy.url = std::filesystem::absolute(wheel).string();
   copy.destination = temp;
   copy.quiet = true;
+  copy.durable_name = false;  // as in fetch
   auto copied = net::download_file(copy);
   std::error_code ec;
   if (!copied) {
