@@ -214,9 +214,12 @@ std::optional<CacheEntry> lookup_url(const std::filesystem::path& root, const st
   return *entry;
 }
 
+// Not fsynced: the index is a hint. Lost or empty after a crash it names no
+// entry (lookup_url checks the sha256 and the entry), and the URL is fetched again.
 util::Result<void> index_url(const std::filesystem::path& root, const std::string& url,
                              const std::string& sha) {
-  return util::write_file_atomic(url_index_path(root, url), sha + "\n");
+  return util::write_file_atomic(url_index_path(root, url), sha + "\n",
+                                 util::Durability::atomic_only);
 }
 
 }  // namespace
