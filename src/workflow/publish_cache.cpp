@@ -86,6 +86,7 @@ util::Result<std::vector<PublishCandidate>> cache_candidates(
     if (cache_entry_matches(entry, spec)) entries.push_back(std::move(entry));
   }
   std::vector<std::filesystem::path> paths;
+  paths.reserve(entries.size());
   for (const auto& entry : entries) paths.push_back(entry.path);
   // On several threads, as named inputs are: the entries are independent.
   std::vector<PublishCandidate> candidates =
