@@ -114,27 +114,33 @@ util::Result<InspectReport> inspect_wheel(const std::filesystem::path& path, con
                                           const InspectOptions& options) {
   auto wheel = open_wheel(path, options.limits);
   if (!wheel) return tl::unexpected(std::move(wheel.error()));
+  return inspect_opened_wheel(*wheel, host, options);
+}
+
+util::Result<InspectReport> inspect_opened_wheel(const Wheel& wheel, const LoadHost& host,
+                                                 const InspectOptions& options) {
+  const std::filesystem::path& path = wheel.path();
   InspectReport report;
   report.kind = TargetKind::wheel;
   report.path = path;
-  report.name = wheel->metadata().name;
-  report.version = wheel->metadata().version;
-  report.tags = wheel->filename().tags;
+  report.name = wheel.metadata().name;
+  report.version = wheel.metadata().version;
+  report.tags = wheel.filename().tags;
 
   std::vector<std::string> modules;
-  for (const WheelMember* m : wheel->extension_modules()) modules.push_back(m->name);
-  auto verified = wheel->verify_records_extracting(modules, options.temp_dir);
+  for (const WheelMember* m : wheel.extension_modules()) modules.push_back(m->name);
+  auto verified = wheel.verify_records_extracting(modules, options.temp_dir);
   if (!verified) return tl::unexpected(std::move(verified.error()));
   TempFiles temps;
   for (const auto& entry : verified->extracted) temps.paths.push_back(entry.second);
 
   report.checks.push_back(check_record(verified->problems));
-  report.checks.push_back(check_wheel_contents(*wheel, host.required_modules));
+  report.checks.push_back(check_wheel_contents(wheel, host.required_modules));
   report.checks.push_back(check_wheel_tags(
-      wheel->wheel_fields().tags.empty() ? report.tags : wheel->wheel_fields().tags, host));
+      wheel.wheel_fields().tags.empty() ? report.tags : wheel.wheel_fields().tags, host));
 
   std::vector<std::string> members;
-  for (const WheelMember& m : wheel->members()) members.push_back(m.name);
+  for (const WheelMember& m : wheel.members()) members.push_back(m.name);
   const std::filesystem::path install_dir = host.install_dir.value_or(options.temp_dir);
   for (const auto& [member, file] : verified->extracted) {
     const std::filesystem::path origin = (install_dir / member).parent_path();

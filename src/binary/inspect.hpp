@@ -20,6 +20,10 @@ struct InspectOptions {
 // A .whl: RECORD verified and the extension modules extracted in one pass.
 util::Result<InspectReport> inspect_wheel(const std::filesystem::path& wheel, const LoadHost& host,
                                           const InspectOptions& options);
+// The same over a wheel already open (publish opens it once, from memory);
+// options.limits are the ones it was opened with.
+util::Result<InspectReport> inspect_opened_wheel(const Wheel& wheel, const LoadHost& host,
+                                                 const InspectOptions& options);
 
 // One shared object, as it lies (its own directory is $ORIGIN).
 util::Result<InspectReport> inspect_library(const std::filesystem::path& library,

@@ -211,29 +211,9 @@ util::Result<std::string> find_dist_info(const std::vector<WheelMember>& members
 
 }  // namespace
 
-util::Result<Wheel> open_wheel(const std::filesystem::path& path, const WheelLimits& limits) {
-  const std::string where = path.string();
-  auto filename = pkg::parse_wheel_filename(path.filename().string());
-  if (!filename) return tl::unexpected(std::move(filename.error()).with_context(where));
-  std::error_code ec;
-  const auto file_size = std::filesystem::file_size(path, ec);
-  if (ec) return util::input_error(fmt::format("cannot read: {}", ec.message()), where);
-  // libzip opens an empty file as an empty archive; for us it is no wheel.
-  if (file_size == 0) return util::input_error("empty file, not a zip archive", where);
-
-  int code = 0;
-  // ZIP_CHECKCONS compares every local header with the central directory, so
-  // a truncated or spliced archive fails here rather than half-way through.
-  const auto zip_library = detail::load_zip_library();
-  if (!zip_library) return tl::unexpected(zip_library.error());
-  zip_t* raw = (*zip_library)->open(where.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
-  if (raw == nullptr) return util::input_error(detail::zip_error_words(code), where);
-  Wheel wheel;
-  wheel.zip_.reset(raw);
-  wheel.path_ = path;
-  wheel.filename_ = std::move(*filename);
-
-  auto members = list_members(raw, limits);
+util::Result<Wheel> Wheel::read_structure(Wheel wheel, const WheelLimits& limits) {
+  const std::string where = wheel.path_.string();
+  auto members = list_members(wheel.zip_.get(), limits);
   if (!members) return tl::unexpected(std::move(members.error()).with_context(where));
   wheel.members_ = std::move(*members);
   auto dist_info = find_dist_info(wheel.members_, wheel.filename_);
@@ -269,6 +249,66 @@ util::Result<Wheel> open_wheel(const std::filesystem::path& path, const WheelLim
   if (!record) return tl::unexpected(std::move(record.error()).with_context(where + ": RECORD"));
   wheel.record_ = std::move(*record);
   return wheel;
+}
+
+util::Result<Wheel> open_wheel(const std::filesystem::path& path, const WheelLimits& limits) {
+  const std::string where = path.string();
+  auto filename = pkg::parse_wheel_filename(path.filename().string());
+  if (!filename) return tl::unexpected(std::move(filename.error()).with_context(where));
+  std::error_code ec;
+  const auto file_size = std::filesystem::file_size(path, ec);
+  if (ec) return util::input_error(fmt::format("cannot read: {}", ec.message()), where);
+  // libzip opens an empty file as an empty archive; for us it is no wheel.
+  if (file_size == 0) return util::input_error("empty file, not a zip archive", where);
+
+  int code = 0;
+  // ZIP_CHECKCONS compares every local header with the central directory, so
+  // a truncated or spliced archive fails here rather than half-way through.
+  const auto zip_library = detail::load_zip_library();
+  if (!zip_library) return tl::unexpected(zip_library.error());
+  zip_t* raw = (*zip_library)->open(where.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
+  if (raw == nullptr) return util::input_error(detail::zip_error_words(code), where);
+  Wheel wheel;
+  wheel.zip_.reset(raw);
+  wheel.path_ = path;
+  wheel.filename_ = std::move(*filename);
+  return Wheel::read_structure(std::move(wheel), limits);
+}
+
+util::Result<Wheel> open_wheel_bytes(const std::filesystem::path& path,
+                                     std::shared_ptr<const WheelBytes> bytes,
+                                     const WheelLimits& limits) {
+  const std::string where = path.string();
+  auto filename = pkg::parse_wheel_filename(path.filename().string());
+  if (!filename) return tl::unexpected(std::move(filename.error()).with_context(where));
+  if (!bytes || bytes->size == 0) return util::input_error("empty file, not a zip archive", where);
+
+  const auto loaded = detail::load_zip_library();
+  if (!loaded) return tl::unexpected(loaded.error());
+  const detail::ZipLibrary& zip = **loaded;
+  zip_error_t error;
+  zip.error_init(&error);
+  // freep 0: the bytes stay the caller's (the Wheel holds them).
+  zip_source_t* source = zip.source_buffer_create(bytes->data.get(), bytes->size, 0, &error);
+  if (source == nullptr) {
+    std::string words = detail::zip_error_words(&error);
+    zip.error_fini(&error);
+    return util::input_error(std::move(words), where);
+  }
+  zip_t* raw = zip.open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+  if (raw == nullptr) {
+    zip.source_free(source);  // still ours when the open failed
+    std::string words = detail::zip_error_words(&error);
+    zip.error_fini(&error);
+    return util::input_error(std::move(words), where);
+  }
+  zip.error_fini(&error);
+  Wheel wheel;
+  wheel.bytes_ = std::move(bytes);
+  wheel.zip_.reset(raw);
+  wheel.path_ = path;
+  wheel.filename_ = std::move(*filename);
+  return Wheel::read_structure(std::move(wheel), limits);
 }
 
 }  // namespace flashfit::binary

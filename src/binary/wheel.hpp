@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "binary/wheel_bytes.hpp"
 #include "pkg/tag.hpp"
 #include "pkg/wheel_name.hpp"
 #include "util/error.hpp"
@@ -146,11 +147,19 @@ class Wheel {
 
  private:
   friend util::Result<Wheel> open_wheel(const std::filesystem::path&, const WheelLimits&);
+  friend util::Result<Wheel> open_wheel_bytes(const std::filesystem::path&,
+                                              std::shared_ptr<const WheelBytes>,
+                                              const WheelLimits&);
+  // The checks and dist-info reads once the archive is open (file or memory).
+  static util::Result<Wheel> read_structure(Wheel wheel, const WheelLimits& limits);
   struct ZipCloser {
     void operator()(::zip* archive) const noexcept;
   };
   Wheel() = default;
 
+  // The bytes libzip reads from, for a wheel opened in memory (declared
+  // before zip_: they outlive the archive that points into them).
+  std::shared_ptr<const WheelBytes> bytes_;
   std::unique_ptr<::zip, ZipCloser> zip_;
   std::filesystem::path path_;
   pkg::WheelName filename_;
@@ -162,6 +171,13 @@ class Wheel {
 };
 
 util::Result<Wheel> open_wheel(const std::filesystem::path& path, const WheelLimits& limits = {});
+// The same over a wheel's bytes already in memory: publish reads a wheel once
+// and hashes the file over the same bytes libzip then reads (no second read,
+// no seeks). `path` is the wheel's name in messages and its file name is
+// parsed as open_wheel's is.
+util::Result<Wheel> open_wheel_bytes(const std::filesystem::path& path,
+                                     std::shared_ptr<const WheelBytes> bytes,
+                                     const WheelLimits& limits = {});
 
 // Parsers of the dist-info files, exposed for tests and for other readers
 // (an installed environment's dist-info directories).

@@ -39,6 +39,10 @@ std::optional<std::string> load() {
   bind(g_zip.name_locate, "zip_name_locate");
   bind(g_zip.source_buffer, "zip_source_buffer");
   bind(g_zip.source_free, "zip_source_free");
+  bind(g_zip.source_buffer_create, "zip_source_buffer_create");
+  bind(g_zip.open_from_source, "zip_open_from_source");
+  bind(g_zip.error_init, "zip_error_init");
+  bind(g_zip.error_fini, "zip_error_fini");
   bind(g_zip.file_replace, "zip_file_replace");
   bind(g_zip.strerror, "zip_strerror");
   bind(g_zip.fopen_index, "zip_fopen_index");

@@ -23,6 +23,10 @@ struct ZipLibrary {
   decltype(&::zip_name_locate) name_locate = nullptr;
   decltype(&::zip_source_buffer) source_buffer = nullptr;
   decltype(&::zip_source_free) source_free = nullptr;
+  decltype(&::zip_source_buffer_create) source_buffer_create = nullptr;
+  decltype(&::zip_open_from_source) open_from_source = nullptr;
+  decltype(&::zip_error_init) error_init = nullptr;
+  decltype(&::zip_error_fini) error_fini = nullptr;
   decltype(&::zip_file_replace) file_replace = nullptr;
   decltype(&::zip_strerror) strerror = nullptr;
   decltype(&::zip_fopen_index) fopen_index = nullptr;

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "net/body_writer.hpp"
 #include "net/curl_common.hpp"
 #include "net/download_internal.hpp"
 #include "net/progress.hpp"
@@ -85,6 +86,8 @@ struct Attempt {
   bool decided = false;
   bool writing = false;  // a 2xx body goes to the part; an error page is dropped
   bool resumed = false;  // a 206 continued the part
+  // Writes and hashes the body on its own thread, from the decision on.
+  std::optional<detail::BodyWriter> writer;
   std::optional<std::uint64_t> total;
   enum class Abort { none, too_large, write_failed, bad_range } abort = Abort::none;
   int write_errno = 0;
@@ -119,6 +122,9 @@ void decide(Attempt& a) {
     a.writing = true;
   }
   if (a.writing && a.total && *a.total > a.max_bytes) a.abort = Attempt::Abort::too_large;
+  if (a.writing && a.abort == Attempt::Abort::none) {
+    a.writer.emplace(a.part->fd.get(), a.part->hasher, a.part->size);
+  }
 }
 
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
@@ -131,12 +137,11 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
     a.abort = Attempt::Abort::too_large;
     return 0;
   }
-  if (!detail::write_all(a.part->fd.get(), data, n)) {
+  if (!a.writer->append(data, n)) {
     a.abort = Attempt::Abort::write_failed;
-    a.write_errno = errno;
+    a.write_errno = a.writer->error_number();
     return 0;
   }
-  a.part->hasher.update(data, n);
   a.part->size += n;
   a.reporter->tick(a.part->size, a.total);
   return n;
@@ -377,13 +382,19 @@ static util::Result<DownloadResult> download_once(const DownloadRequest& request
     const std::uint64_t before = part.size;
     reporter.attempt_started(part.size);
     const CURLcode code = detail::api().easy_perform(curl);
+    // Every byte taken into the file and the hash before anything is judged.
+    if (a.writer && !a.writer->finish() && a.abort == Attempt::Abort::none) {
+      a.abort = Attempt::Abort::write_failed;
+      a.write_errno = a.writer->error_number();
+    }
     Verdict verdict = judge(a, code, error_text, where);
 
     if (verdict.kind == Verdict::Kind::done) {
       result.resumed = a.resumed;
       result.bytes = part.size;
-      auto digest = detail::commit_part(std::move(part.fd), part.path, request.destination,
-                                        part.hasher, request.expected_sha256, where);
+      auto digest =
+          detail::commit_part(std::move(part.fd), part.path, request.destination, part.hasher,
+                              request.expected_sha256, where, request.durable_name);
       reporter.finish(result.bytes, digest.has_value());
       if (!digest) return tl::unexpected(digest.error());
       result.sha256 = std::move(*digest);

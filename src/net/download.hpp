@@ -4,7 +4,7 @@
 // stall timeouts, proxies from the environment, sha256 always computed and
 // checked when expected, progress on a TTY (a bar with size, speed and ETA)
 // or a few plain lines otherwise. The file appears at `destination` only when
-// complete and verified (written to `destination.part`, fsynced, renamed), so
+// complete and verified (written to `destination.part`, fdatasynced, renamed), so
 // a partial file never takes its place; a `.part` left by a killed run is
 // resumed by the next.
 #include <chrono>
@@ -39,6 +39,11 @@ struct DownloadRequest {
   // on a TTY unless NO_COLOR/TERM=dumb, else a line every 25%).
   std::function<void(const DownloadProgress&)> progress;
   bool quiet = false;  // no default progress output
+  // Whether the rename into `destination` is made durable too (its directory
+  // fsynced). The bytes are on disk before the rename either way; a caller
+  // that moves the file on at once (the cache, into its entry) syncs the
+  // directory where the file ends instead.
+  bool durable_name = true;
 };
 
 struct DownloadResult {

@@ -23,14 +23,15 @@ std::filesystem::path part_path(const std::filesystem::path& destination);
 // Writes all of `data`, retrying short writes and EINTR; false with errno set on failure.
 bool write_all(int fd, const char* data, std::size_t size);
 
-// The end of every download: fsync and close the part file, compare the
+// The end of every download: fdatasync and close the part file, compare the
 // digest with the expected one (a mismatch deletes the part: ErrorKind::input),
-// rename it to `destination` and fsync the directory. Returns the hex digest.
+// rename it to `destination` and, when `sync_directory`, fsync the directory.
+// Returns the hex digest.
 util::Result<std::string> commit_part(UniqueFd fd, const std::filesystem::path& part,
                                       const std::filesystem::path& destination,
                                       util::Sha256& hasher,
                                       const std::optional<std::string>& expected_sha256,
-                                      std::string_view where);
+                                      std::string_view where, bool sync_directory);
 
 // An absolute path or a file:// URL (copied rather than fetched).
 bool is_local_source(std::string_view url);

@@ -214,9 +214,12 @@ std::optional<CacheEntry> lookup_url(const std::filesystem::path& root, const st
   return *entry;
 }
 
+// Not fsynced: the index is a hint. Lost or empty after a crash it names no
+// entry (lookup_url checks the sha256 and the entry), and the URL is fetched again.
 util::Result<void> index_url(const std::filesystem::path& root, const std::string& url,
                              const std::string& sha) {
-  return util::write_file_atomic(url_index_path(root, url), sha + "\n");
+  return util::write_file_atomic(url_index_path(root, url), sha + "\n",
+                                 util::Durability::atomic_only);
 }
 
 }  // namespace
@@ -283,6 +286,7 @@ util::Result<CacheEntry> WheelCache::fetch(const std::string& url,
   options.destination = download;
   options.expected_sha256 = expected;
   options.label = label;
+  options.durable_name = false;  // install_entry moves it into the entry and syncs there
   auto fetched = net::download_file(options);
   if (!fetched) return tl::unexpected(fetched.error());  // it names the URL
 
@@ -326,6 +330,7 @@ util::Result<CacheEntry> WheelCache::add(const std::filesystem::path& wheel,
   copy.url = std::filesystem::absolute(wheel).string();
   copy.destination = temp;
   copy.quiet = true;
+  copy.durable_name = false;  // as in fetch
   auto copied = net::download_file(copy);
   std::error_code ec;
   if (!copied) {

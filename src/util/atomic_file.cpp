@@ -9,7 +9,8 @@
 
 namespace flashfit::util {
 
-Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content,
+                               Durability durability) {
   std::string temp_template =
       (path.parent_path() / ("." + path.filename().string() + ".XXXXXX")).string();
   const int fd = ::mkstemp(temp_template.data());
@@ -30,7 +31,7 @@ Result<void> write_file_atomic(const std::filesystem::path& path, std::string_vi
     written += static_cast<std::size_t>(n);
   }
   ::fchmod(fd, 0644);
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if ((durability == Durability::durable && ::fsync(fd) != 0) || ::close(fd) != 0) {
     auto e = error("cannot flush");
     ::unlink(temp_template.c_str());
     return e;

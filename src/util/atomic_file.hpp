@@ -12,7 +12,14 @@
 
 namespace flashfit::util {
 
-Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content);
+// Whether the new content must survive a crash (fsync before the rename), or
+// only be atomic for readers: a file whose loss or emptiness after a crash
+// reads as absent and costs only a redo (the wheel cache's URL index) need not
+// pay a journal commit and a disk cache flush.
+enum class Durability { durable, atomic_only };
+
+Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content,
+                               Durability durability = Durability::durable);
 
 // fsyncs a directory, so that a rename into it survives a crash (after
 // renaming a finished file into place).

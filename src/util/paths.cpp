@@ -1,5 +1,7 @@
 #include "util/paths.hpp"
 
+#include <string>
+
 #include "util/atomic_file.hpp"
 #include "util/env_vars.hpp"
 
@@ -34,7 +36,12 @@ bool ensure_cache_dir(const std::filesystem::path& root, const std::filesystem::
   std::filesystem::create_directories(dir, ec);
   if (ec) return false;
   const auto tag = root / "CACHEDIR.TAG";
-  if (!std::filesystem::exists(tag, ec)) (void)write_file_atomic(tag, kCacheDirTag);
+  // A marker, not data: written without an fsync (a journal commit on every
+  // new cache), and written again whenever it is missing or not whole (a crash
+  // can leave it empty), so no crash leaves a cache without its tag for long.
+  const auto size = std::filesystem::file_size(tag, ec);
+  if (ec || size != std::char_traits<char>::length(kCacheDirTag))
+    (void)write_file_atomic(tag, kCacheDirTag, Durability::atomic_only);
   return true;
 }
 

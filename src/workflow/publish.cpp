@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "binary/wheel_bytes.hpp"
 #include "util/strings.hpp"
 #include "workflow/publish_cache.hpp"
 #include "workflow/publish_inspect.hpp"
@@ -109,7 +110,12 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
   for (const auto& up : report.plan.uploads) {
     if (up.copy_wheel) {
       say(progress, fmt::format("uploading {} ({} bytes)", up.facts.filename, up.facts.size));
-      auto put = target.put_file(wheel_path(up.facts.filename), up.source, up.facts.sha256);
+      // Bytes held since inspection are the inspected bytes themselves: put
+      // as they are. Otherwise the copy hashes what it reads and refuses a
+      // file changed since.
+      auto put = up.bytes
+                     ? target.put_bytes(wheel_path(up.facts.filename), up.bytes->view())
+                     : target.put_file(wheel_path(up.facts.filename), up.source, up.facts.sha256);
       if (!put) return tl::unexpected(std::move(put.error()).with_context(up.facts.filename));
     }
     auto meta = target.put_bytes(metadata_path(up.facts.filename), up.metadata);

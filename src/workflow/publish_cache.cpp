@@ -81,14 +81,17 @@ util::Result<std::vector<PublishCandidate>> cache_candidates(
   auto cache = store::WheelCache::open(cache_root);
   if (!cache) return tl::unexpected(cache.error());
   std::vector<std::string> warnings;
-  std::vector<PublishCandidate> candidates;
-  for (const auto& entry : cache->list(&warnings)) {
-    if (!cache_entry_matches(entry, spec)) continue;
-    if (progress) progress(fmt::format("inspecting {} (cache)", entry.filename));
-    PublishCandidate c = inspect_for_publish(entry.path, temp_dir);
-    apply_cache_entry(entry, c);
-    candidates.push_back(std::move(c));
+  std::vector<store::CacheEntry> entries;
+  for (auto& entry : cache->list(&warnings)) {
+    if (cache_entry_matches(entry, spec)) entries.push_back(std::move(entry));
   }
+  std::vector<std::filesystem::path> paths;
+  paths.reserve(entries.size());
+  for (const auto& entry : entries) paths.push_back(entry.path);
+  // On several threads, as named inputs are: the entries are independent.
+  std::vector<PublishCandidate> candidates =
+      inspect_all_for_publish(paths, temp_dir, progress, " (cache)");
+  for (std::size_t i = 0; i < entries.size(); ++i) apply_cache_entry(entries[i], candidates[i]);
   if (progress)
     for (const auto& w : warnings) progress(fmt::format("warning: {}", w));
   if (candidates.empty()) {

@@ -1,22 +1,27 @@
 #include "workflow/publish_inspect.hpp"
 
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <exception>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <thread>
 
 #include "binary/inspect.hpp"
+#include "binary/wheel_bytes.hpp"
 #include "binary/wheel_rewrite.hpp"
 #include "pkg/variant.hpp"
 #include "pkg/wheel_name.hpp"
 #include "util/sha256.hpp"
+#include "util/unique_fd.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -26,22 +31,72 @@ namespace fs = std::filesystem;
 // The inspect checks about the wheel itself: they need no interpreter, torch or GPU.
 constexpr std::string_view kTargetFreeChecks[] = {"record", "wheel"};
 
-std::optional<std::string> file_sha256(const fs::path& path, std::uint64_t& size) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
+// Wheels up to this size are read into memory once: the file's sha256,
+// inspection (libzip reads the same bytes) and the put all use that read.
+// Larger ones are hashed from the file and inspected from it.
+constexpr std::uint64_t kInMemoryMax = std::uint64_t{32} << 20;
+// Bytes held for the puts across all candidates; past it a candidate's bytes
+// are let go after its inspection and its put reads the file again.
+constexpr std::uint64_t kHeldBudget = std::uint64_t{512} << 20;
+
+struct WheelRead {
+  std::string sha256;
+  std::uint64_t size = 0;
+  std::shared_ptr<const binary::WheelBytes> bytes;  // null: read from the file
+};
+
+std::optional<std::string> stream_sha256(int fd, std::uint64_t& size) {
   util::Sha256 hash;
   // Not zeroed (a vector's 1 MiB memset per wheel was ~5% of a publish's CPU).
   constexpr std::size_t kBuffer = std::size_t{1} << 20;
   const auto buffer = std::make_unique_for_overwrite<char[]>(kBuffer);
   size = 0;
-  while (in) {
-    in.read(buffer.get(), static_cast<std::streamsize>(kBuffer));
-    const auto got = in.gcount();
-    hash.update(buffer.get(), static_cast<std::size_t>(got));
-    size += static_cast<std::uint64_t>(got);
+  while (true) {
+    const ssize_t n = ::read(fd, buffer.get(), kBuffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    hash.update(buffer.get(), static_cast<std::size_t>(n));
+    size += static_cast<std::uint64_t>(n);
   }
-  if (in.bad()) return std::nullopt;
   return util::to_hex(hash.finish());
+}
+
+// Reads all of `fd` into `bytes` (sized for one byte more than the file
+// had): false on a read error or when the file grew while it was read.
+bool read_whole(int fd, binary::WheelBytes& bytes, std::size_t capacity) {
+  bytes.size = 0;
+  while (bytes.size < capacity) {
+    const ssize_t n = ::read(fd, bytes.data.get() + bytes.size, capacity - bytes.size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return true;
+    bytes.size += static_cast<std::size_t>(n);
+  }
+  return false;  // more than fstat said: being written to
+}
+
+std::optional<WheelRead> read_wheel(const fs::path& path) {
+  util::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat info {};
+  if (!fd || ::fstat(fd.get(), &info) != 0) return std::nullopt;
+  WheelRead out;
+  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) <= kInMemoryMax) {
+    auto bytes = std::make_shared<binary::WheelBytes>();
+    const auto capacity = static_cast<std::size_t>(info.st_size) + 1;
+    bytes->data = std::make_unique_for_overwrite<char[]>(capacity);
+    if (read_whole(fd.get(), *bytes, capacity)) {
+      out.size = bytes->size;
+      out.sha256 = util::to_hex(util::sha256(bytes->view()));
+      out.bytes = std::move(bytes);
+      return out;
+    }
+    if (::lseek(fd.get(), 0, SEEK_SET) != 0) return std::nullopt;
+  }
+  auto sha = stream_sha256(fd.get(), out.size);
+  if (!sha) return std::nullopt;
+  out.sha256 = std::move(*sha);
+  return out;
 }
 
 void add_unique(std::vector<int>& v, int x) {
@@ -160,14 +215,17 @@ PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp
     f.python_tag = name->tags.front().interpreter;
     f.platform_tag = name->tags.front().platform;
   }
-  auto sha = file_sha256(wheel, f.size);
-  if (!sha) {
+  auto read = read_wheel(wheel);
+  if (!read) {
     c.refusal = "cannot read the file";
     return c;
   }
-  f.sha256 = *sha;
+  f.sha256 = std::move(read->sha256);
+  f.size = read->size;
+  c.bytes = std::move(read->bytes);
 
-  auto opened = binary::open_wheel(wheel);
+  // Opened once: METADATA below, inspection after.
+  auto opened = c.bytes ? binary::open_wheel_bytes(wheel, c.bytes) : binary::open_wheel(wheel);
   if (!opened) {
     c.refusal = opened.error().message;
     return c;
@@ -188,7 +246,7 @@ PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp
 
   binary::InspectOptions options;
   options.temp_dir = temp_dir;
-  auto report = binary::inspect_wheel(wheel, binary::LoadHost{}, options);
+  auto report = binary::inspect_opened_wheel(*opened, binary::LoadHost{}, options);
   if (!report) {
     c.refusal = report.error().message;
     return c;
@@ -222,11 +280,13 @@ PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp
 
 std::vector<PublishCandidate> inspect_all_for_publish(
     const std::vector<fs::path>& wheels, const fs::path& temp_dir,
-    const std::function<void(std::string_view)>& progress, unsigned threads) {
+    const std::function<void(std::string_view)>& progress, std::string_view note,
+    unsigned threads) {
   if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, wheels.size()));
   std::vector<PublishCandidate> out(wheels.size());
   std::atomic<std::size_t> next{0};
+  std::atomic<std::uint64_t> held{0};
   std::mutex say;
   std::exception_ptr failure;
   auto work = [&] {
@@ -234,9 +294,17 @@ std::vector<PublishCandidate> inspect_all_for_publish(
       for (std::size_t i; (i = next.fetch_add(1)) < wheels.size();) {
         if (progress) {
           std::lock_guard lock(say);
-          progress(fmt::format("inspecting {}", wheels[i].filename().string()));
+          progress(fmt::format("inspecting {}{}", wheels[i].filename().string(), note));
         }
         out[i] = inspect_for_publish(wheels[i], temp_dir);
+        // A refused wheel's bytes are never put; past the budget the put reads the file.
+        if (PublishCandidate& c = out[i]; c.bytes) {
+          const std::uint64_t n = c.bytes->size;
+          if (c.refusal || held.fetch_add(n) + n > kHeldBudget) {
+            if (!c.refusal) held.fetch_sub(n);
+            c.bytes.reset();
+          }
+        }
       }
     } catch (...) {  // (bad_alloc) rethrown on the caller's thread below
       std::lock_guard lock(say);

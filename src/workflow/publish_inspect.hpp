@@ -22,10 +22,12 @@ PublishCandidate inspect_for_publish(const std::filesystem::path& wheel,
 // machine's CPUs, at most 8): inspection is most of a publish's CPU (a SHA-256
 // pass over the file and one over RECORD's members) and wheels are
 // independent. Candidates in the order of `wheels`; `progress` (may be empty)
-// gets "inspecting NAME" lines, one at a time.
+// gets "inspecting NAME<note>" lines, one at a time. Wheels read into memory
+// keep their bytes for the put while the held total stays under a budget.
 std::vector<PublishCandidate> inspect_all_for_publish(
     const std::vector<std::filesystem::path>& wheels, const std::filesystem::path& temp_dir,
-    const std::function<void(std::string_view)>& progress, unsigned threads = 0);
+    const std::function<void(std::string_view)>& progress, std::string_view note = {},
+    unsigned threads = 0);
 
 // The candidate for a copy whose METADATA Version is `version` (the file
 // name's), when upstream's wheel lacks the local label there.

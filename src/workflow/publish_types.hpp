@@ -5,9 +5,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace flashfit::binary {
+struct WheelBytes;  // binary/wheel_bytes.hpp
+}  // namespace flashfit::binary
 
 namespace flashfit::workflow {
 
@@ -57,6 +62,10 @@ struct WheelFacts {
 // One input wheel after inspection: the facts, or why it cannot be published.
 struct PublishCandidate {
   std::filesystem::path path;
+  // The file as inspected, when it was read into memory (wheels up to 32 MiB,
+  // within a budget): the sha256 is of these bytes, and they are what is
+  // put; the file is not read again. Null: put from `path`, hashed again.
+  std::shared_ptr<const binary::WheelBytes> bytes;
   WheelFacts facts;
   std::string metadata;                // METADATA's bytes (the PEP 658 file)
   std::optional<std::string> refusal;  // inspection failed: the reason
@@ -77,11 +86,12 @@ struct PublishOptions {
 };
 
 struct Upload {
-  std::filesystem::path source;  // the wheel to copy
-  bool copy_wheel = true;        // false: the same bytes are there, the record changes
-  WheelFacts facts;              // what the sidecar records
-  std::string metadata;          // <file>.metadata
-  std::string sidecar;           // <file>.variant.json
+  std::filesystem::path source;                     // the wheel to copy
+  std::shared_ptr<const binary::WheelBytes> bytes;  // its inspected bytes, when held
+  bool copy_wheel = true;  // false: the same bytes are there, the record changes
+  WheelFacts facts;        // what the sidecar records
+  std::string metadata;    // <file>.metadata
+  std::string sidecar;     // <file>.variant.json
 };
 
 struct Refusal {

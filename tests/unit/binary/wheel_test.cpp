@@ -372,3 +372,49 @@ TEST(WheelParsers, MemberNames) {
   EXPECT_TRUE(binary::unsafe_member_name_reason("a/b..c/d").empty());
   EXPECT_FALSE(binary::unsafe_member_name_reason("C:/x").empty());
 }
+
+namespace {
+
+std::shared_ptr<const binary::WheelBytes> bytes_of(std::string_view content) {
+  auto bytes = std::make_shared<binary::WheelBytes>();
+  bytes->data = std::make_unique_for_overwrite<char[]>(content.size() + 1);
+  std::copy(content.begin(), content.end(), bytes->data.get());
+  bytes->size = content.size();
+  return bytes;
+}
+
+}  // namespace
+
+TEST_F(WheelTest, OpenedFromMemoryReadsWhatTheFileHolds) {
+  const fs::path path = build_wheel(dir_, valid_spec());
+  auto wheel = binary::open_wheel_bytes(path, bytes_of(wheel_fixture::read_file(path)));
+  ASSERT_TRUE(wheel) << util::render(wheel.error());
+  EXPECT_EQ(wheel->path(), path);
+  EXPECT_EQ(wheel->dist_info(), "demo_pkg-1.0.dist-info");
+  EXPECT_EQ(wheel->members().size(), 7u);
+  EXPECT_EQ(wheel->metadata().name, "demo-pkg");
+  EXPECT_EQ(wheel->record().size(), 7u);
+  EXPECT_TRUE(problems_of(*wheel).empty());
+  const std::string so = "demo_pkg_cuda.cpython-312-x86_64-linux-gnu.so";
+  auto result = wheel->verify_records_extracting({so}, dir_);
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->extracted.size(), 1u);
+  EXPECT_EQ(wheel_fixture::read_file(result->extracted[0].second), real_elf());
+  // Moved: the bytes go with the archive that reads them.
+  binary::Wheel moved = std::move(*wheel);
+  EXPECT_TRUE(problems_of(moved).empty());
+}
+
+TEST_F(WheelTest, BadBytesInMemoryAreRefusedAsTheFileIs) {
+  const fs::path path = build_wheel(dir_, valid_spec());
+  const std::string whole = wheel_fixture::read_file(path);
+  auto truncated = binary::open_wheel_bytes(path, bytes_of(whole.substr(0, whole.size() / 2)));
+  ASSERT_FALSE(truncated);
+  EXPECT_NE(util::render(truncated.error()).find(path.string()), std::string::npos);
+  EXPECT_FALSE(binary::open_wheel_bytes(path, bytes_of("not a zip at all")));
+  auto empty = binary::open_wheel_bytes(path, bytes_of(""));
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().message.find("empty file"), std::string::npos);
+  EXPECT_FALSE(binary::open_wheel_bytes(path, nullptr));
+  EXPECT_FALSE(binary::open_wheel_bytes(dir_ / "not-a-wheel-name.zip", bytes_of(whole)));
+}

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../temp_dir.hpp"
+#include "binary/wheel_bytes.hpp"
 #include "util/atomic_file.hpp"
 #include "util/sha256.hpp"
 #include "workflow/publish.hpp"
@@ -256,6 +257,27 @@ TEST(PublishDirectory, AWheelChangedBetweenInspectionAndCopyIsNotPublished) {
   auto target = directory_target(out);
   ASSERT_TRUE(publish_to(*target, {kept, again}, {}, false, {}));
   EXPECT_EQ(slurp(out / "files" / again.facts.filename), "rewritten b");
+}
+
+// A wheel whose bytes inspection held in memory is published from them: the
+// file rewritten after inspection changes nothing that is put (what is
+// published is what was inspected, by construction).
+TEST(PublishDirectory, HeldBytesArePublishedAsInspectedWhateverTheFileBecame) {
+  test::TempDir tmp("publish");
+  const fs::path out = tmp.path() / "out";
+  auto held = candidate(tmp.path(), "c-0.1.0-py3-none-any.whl", "inspected c");
+  auto bytes = std::make_shared<binary::WheelBytes>();
+  bytes->data = std::make_unique_for_overwrite<char[]>(11);
+  std::string_view("inspected c").copy(bytes->data.get(), 11);
+  bytes->size = 11;
+  held.bytes = bytes;
+  std::ofstream(held.path, std::ios::binary | std::ios::trunc) << "rewritten c";
+  auto target = directory_target(out);
+  auto report = publish_to(*target, {held}, {}, false, {});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(slurp(out / "files" / held.facts.filename), "inspected c");
+  EXPECT_NE(slurp(out / "simple/c/index.html").find(util::sha256_hex("inspected c")),
+            std::string::npos);
 }
 
 TEST(PublishDirectory, UnchangedPagesAreNotRewritten) {

@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "../temp_dir.hpp"
+#include "binary/wheel_bytes.hpp"
+#include "util/atomic_file.hpp"
+#include "util/sha256.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -45,7 +49,7 @@ TEST(PublishInspect, InspectAllKeepsInputOrderOnAnyNumberOfThreads) {
   for (unsigned threads : {1u, 3u, 8u, 0u}) {
     std::vector<std::string> said;
     auto out = inspect_all_for_publish(
-        wheels, tmp.path(), [&](std::string_view line) { said.emplace_back(line); }, threads);
+        wheels, tmp.path(), [&](std::string_view line) { said.emplace_back(line); }, "", threads);
     ASSERT_EQ(out.size(), wheels.size()) << threads;
     EXPECT_EQ(said.size(), wheels.size()) << threads;
     for (std::size_t i = 0; i < wheels.size(); ++i) {
@@ -58,6 +62,54 @@ TEST(PublishInspect, InspectAllKeepsInputOrderOnAnyNumberOfThreads) {
     }
   }
   EXPECT_TRUE(inspect_all_for_publish({}, tmp.path(), {}).empty());
+}
+
+// Writes NAME-1.0-py3-none-any.whl into `dir` with Python's zipfile (stored
+// members, a true RECORD unless `lie`): a real wheel for the read-once path.
+std::filesystem::path python_wheel(const std::filesystem::path& dir, const std::string& name,
+                                   bool lie) {
+  const std::string script = R"(
+import base64, hashlib, sys, zipfile
+out, name, lie = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+di = name + "-1.0.dist-info"
+files = {name + "/__init__.py": b"x = 1\n", name + "/data.bin": bytes(range(256)) * 4096,
+         di + "/METADATA": ("Metadata-Version: 2.1\nName: %s\nVersion: 1.0\n\n" % name).encode(),
+         di + "/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+def h(d):
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode()
+rec = "".join("%s,%s,%d\n" % (p, h(b"lie" if lie and p.endswith(".bin") else d), len(d)) for p, d in files.items())
+with zipfile.ZipFile(out + "/" + name + "-1.0-py3-none-any.whl", "w") as z:
+    for p, d in files.items():
+        z.writestr(p, d)
+    z.writestr(di + "/RECORD", rec + di + "/RECORD,,\n")
+)";
+  const auto script_path = dir / (name + "-make.py");
+  std::ofstream(script_path) << script;
+  const std::string command = std::string(FLASHFIT_TEST_PYTHON) + " '" + script_path.string() +
+                              "' '" + dir.string() + "' " + name + (lie ? " 1" : " 0");
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  return dir / (name + "-1.0-py3-none-any.whl");
+}
+
+// A small wheel is read once: its sha256 is of the bytes libzip inspected, and
+// those bytes stay with the candidate for the put. A refused wheel keeps none.
+TEST(PublishInspect, ASmallWheelIsReadOnceAndItsInspectedBytesKeptForThePut) {
+  test::TempDir tmp("publish-inspect");
+  const auto good = python_wheel(tmp.path(), "goodpkg", false);
+  const auto bad = python_wheel(tmp.path(), "badpkg", true);
+  auto out = inspect_all_for_publish({good, bad}, tmp.path(), {});
+  ASSERT_EQ(out.size(), 2u);
+  ASSERT_FALSE(out[0].refusal) << *out[0].refusal;
+  const std::string file = util::read_small_file(good).value_or("");
+  ASSERT_FALSE(file.empty());
+  ASSERT_TRUE(out[0].bytes);
+  EXPECT_EQ(out[0].bytes->view(), file);
+  EXPECT_EQ(out[0].facts.sha256, util::sha256_hex(file));
+  EXPECT_EQ(out[0].facts.size, file.size());
+  EXPECT_EQ(out[0].metadata.substr(0, 21), "Metadata-Version: 2.1");
+  ASSERT_TRUE(out[1].refusal);
+  EXPECT_NE(out[1].refusal->find("record"), std::string::npos) << *out[1].refusal;
+  EXPECT_FALSE(out[1].bytes);
 }
 
 }  // namespace
