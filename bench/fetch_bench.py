@@ -22,8 +22,6 @@ time; bench/README.md has the record.
 """
 
 import argparse
-import base64
-import hashlib
 import os
 import resource
 import shutil
@@ -32,34 +30,18 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
+
+from bench_wheel import write_wheel
 
 PYTHON = "/usr/bin/python3"
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, ".work")
 
 
-def record_hash(data):
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-
-
 def make_wheel(path, size):
     if os.path.exists(path) and os.path.getsize(path) > size:
         return
-    files = {
-        "fffetch/__init__.py": b"",
-        "fffetch/blob.bin": os.urandom(size),
-        "fffetch-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: fffetch\nVersion: 1.0\n",
-        "fffetch-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: bench\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = "".join(f"{name},{record_hash(data)},{len(data)}\n" for name, data in files.items())
-    record += "fffetch-1.0.dist-info/RECORD,,\n"
-    tmp = path + ".tmp"
-    with zipfile.ZipFile(tmp, "w") as z:
-        for name, data in files.items():
-            z.writestr(name, data, compress_type=zipfile.ZIP_STORED)
-        z.writestr("fffetch-1.0.dist-info/RECORD", record)
-    os.replace(tmp, path)
+    write_wheel(path, "fffetch", {"fffetch/__init__.py": b"", "fffetch/blob.bin": os.urandom(size)})
 
 
 def timed(argv, env=None):

@@ -27,8 +27,6 @@ record.
 """
 
 import argparse
-import base64
-import hashlib
 import os
 import shutil
 import statistics
@@ -36,7 +34,8 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
+
+from bench_wheel import write_wheel
 
 PYTHON = "/usr/bin/python3"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,29 +43,10 @@ WORK = os.path.join(HERE, ".work")
 SIZE = 100 * 1024 * 1024
 
 
-def record_hash(data):
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-
-
 def make_wheel(path):
     if os.path.exists(path):
         return
-    blob = os.urandom(SIZE)
-    files = {
-        "ffbig/__init__.py": b"BLOB = __file__\n",
-        "ffbig/blob.bin": blob,
-        "ffbig-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: ffbig\nVersion: 1.0\n",
-        "ffbig-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: bench\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-        "ffbig-1.0.dist-info/top_level.txt": b"ffbig\n",
-    }
-    record = "".join(f"{name},{record_hash(data)},{len(data)}\n" for name, data in files.items())
-    record += "ffbig-1.0.dist-info/RECORD,,\n"
-    tmp = path + ".tmp"
-    with zipfile.ZipFile(tmp, "w") as z:
-        for name, data in files.items():
-            z.writestr(name, data, compress_type=zipfile.ZIP_STORED if name.endswith(".bin") else zipfile.ZIP_DEFLATED)
-        z.writestr("ffbig-1.0.dist-info/RECORD", record)
-    os.replace(tmp, path)
+    write_wheel(path, "ffbig", {"ffbig/__init__.py": b"BLOB = __file__\n", "ffbig/blob.bin": os.urandom(SIZE)})
 
 
 def timed(argv, env=None):
