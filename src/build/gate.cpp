@@ -8,14 +8,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "build/sentinel.hpp"
 #include "util/files.hpp"
 
 namespace flashfit::build {
 namespace {
 
 util::Error usage(std::string message) {
-  return util::Error{util::ErrorKind::usage, std::move(message), kGateCommand,
-                     "flashfit starts it itself; it is not meant to be run by hand"};
+  return internal_command_usage(kGateCommand, std::move(message));
 }
 
 }  // namespace

@@ -25,8 +25,7 @@ std::optional<long long> whole_number(std::string_view text) {
 }
 
 util::Error usage(std::string message) {
-  return util::Error{util::ErrorKind::usage, std::move(message), kSentinelCommand,
-                     "flashfit starts it itself; it is not meant to be run by hand"};
+  return internal_command_usage(kSentinelCommand, std::move(message));
 }
 
 std::optional<std::filesystem::path>& registered() {
@@ -35,6 +34,11 @@ std::optional<std::filesystem::path>& registered() {
 }
 
 }  // namespace
+
+util::Error internal_command_usage(const char* command, std::string message) {
+  return util::Error{util::ErrorKind::usage, std::move(message), command,
+                     "flashfit starts it itself; it is not meant to be run by hand"};
+}
 
 util::Result<SentinelCall> parse_sentinel_call(const std::vector<std::string>& words) {
   if (words.size() != 2) return tl::unexpected(usage("expected ROOT_PID GRACE_MS"));

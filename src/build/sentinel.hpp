@@ -29,6 +29,11 @@ namespace flashfit::build {
 
 inline constexpr const char* kSentinelCommand = "build-sentinel";
 
+// The usage error of an internal subcommand (build-sentinel, build-gate):
+// flashfit writes their arguments itself, so a bad one names the command and
+// says it is not for hand use.
+util::Error internal_command_usage(const char* command, std::string message);
+
 struct SentinelCall {
   int root = 0;  // the build's root: its process group and session id
   std::chrono::milliseconds grace{0};

@@ -2,7 +2,7 @@
 // `flashfit lock` reads; pip writes it, but from whatever the indexes said):
 // hostile text is an error with a message, never a throw; every package kept
 // has a name, a version and a URL, and a sha256 that is empty or 64 hex digits.
-#include "fuzz_common.hpp"
+#include "reported_package_checks.hpp"
 #include "workflow/pip_report.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -12,12 +12,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(!packages.error().message.empty(), "an error without a message");
     return 0;
   }
-  for (const ReportedPackage& p : *packages) {
-    FUZZ_CHECK(!p.name.empty() && !p.version.empty() && !p.url.empty(),
-               "a package without name, version or url: " + p.name);
-    FUZZ_CHECK(p.sha256.empty() || p.sha256.size() == 64, "a bad sha256 kept: " + p.sha256);
-    for (char c : p.sha256)
-      FUZZ_CHECK((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'), "a sha256 not lower hex");
-  }
+  flashfit::fuzz::check_reported_packages(*packages);
   return 0;
 }

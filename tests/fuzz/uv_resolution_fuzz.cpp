@@ -5,8 +5,8 @@
 // 64 lower-case hex digits; reading the same text twice gives the same files
 // (the pick among a package's wheels depends on nothing but the text and the
 // interpreter's tags).
-#include "fuzz_common.hpp"
 #include "pkg/tags.hpp"
+#include "reported_package_checks.hpp"
 #include "workflow/uv_compile.hpp"
 
 namespace {
@@ -21,17 +21,6 @@ const flashfit::pkg::SupportedTags& interpreter_tags() {
   return tags;
 }
 
-bool same_packages(const std::vector<flashfit::workflow::ReportedPackage>& a,
-                   const std::vector<flashfit::workflow::ReportedPackage>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].name != b[i].name || a[i].version != b[i].version || a[i].url != b[i].url ||
-        a[i].sha256 != b[i].sha256)
-      return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -42,15 +31,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(!packages.error().message.empty(), "an error without a message");
     return 0;
   }
-  for (const ReportedPackage& p : *packages) {
-    FUZZ_CHECK(!p.name.empty() && !p.version.empty() && !p.url.empty(),
-               "a package without name, version or url: " + p.name);
-    FUZZ_CHECK(p.sha256.empty() || p.sha256.size() == 64, "a bad sha256 kept: " + p.sha256);
-    for (char c : p.sha256)
-      FUZZ_CHECK((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'), "a sha256 not lower hex");
-  }
+  flashfit::fuzz::check_reported_packages(*packages);
   auto again = parse_uv_resolution(text, "uv's pylock.toml", interpreter_tags());
-  FUZZ_CHECK(again.has_value() && same_packages(*again, *packages),
+  FUZZ_CHECK(again.has_value() && flashfit::fuzz::same_packages(*again, *packages),
              "the same text read twice gave other files");
   return 0;
 }

@@ -5,7 +5,6 @@
 
 #include <fstream>
 #include <map>
-#include <sstream>
 
 #include "../http_server.hpp"
 #include "../temp_dir.hpp"
@@ -19,10 +18,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string read_data(const std::string& name) {
-  std::ifstream in(std::string(FLASHFIT_DATA_DIR) + "/" + name, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return test::read(std::filesystem::path(FLASHFIT_DATA_DIR) / name);
 }
 
 void write(const std::filesystem::path& path, std::string_view content) {

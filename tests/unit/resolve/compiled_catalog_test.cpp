@@ -3,11 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <tuple>
 
+#include "../temp_dir.hpp"
 #include "resolve/embedded.hpp"
 
 namespace flashfit::resolve {
@@ -16,10 +15,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string read_data(const std::string& name) {
-  std::ifstream in(std::string(FLASHFIT_DATA_DIR) + "/" + name, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return test::read(std::filesystem::path(FLASHFIT_DATA_DIR) / name);
 }
 
 void expect_rows_equal(const CompiledCatalog& compiled, const Catalog& parsed) {
