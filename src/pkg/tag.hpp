@@ -26,7 +26,10 @@ struct Tag {
 // Expands "py2.py3-none-any" into its tags, lower-cased as packaging does,
 // sorted and without duplicates. Exactly three '-'-separated fields are required.
 util::Result<std::vector<Tag>> parse_tag_set(std::string_view text);
-// More tags than a compressed tag set expands to is an input error.
-inline constexpr std::size_t kMaxExpandedTags = 4096;
+// More tags than a compressed tag set expands to is an input error. Large
+// enough for any real name (a file name with 10,001 platform tags still
+// parses: WheelName.OverLongInput), small enough that a hostile line of dots
+// (hundreds of thousands of tags from 200 bytes) is refused before expansion.
+inline constexpr std::size_t kMaxExpandedTags = 65536;
 
 }  // namespace flashfit::pkg

@@ -28,32 +28,32 @@ bool is_hex(char c) {
 // no lower-cased copy of its input (it runs once per candidate wheel).
 class Cursor {
  public:
-  explicit Cursor(std::string_view text) : input(text) {}
+  explicit Cursor(std::string_view text) : input_(text) {}
 
-  bool done() const { return pos == input.size(); }
+  bool done() const { return pos_ == input_.size(); }
 
   // Consumes `word` (given in lower case) if the text continues with it.
   bool take(std::string_view word) {
-    if (input.size() - pos < word.size()) return false;
+    if (input_.size() - pos_ < word.size()) return false;
     for (std::size_t i = 0; i < word.size(); ++i) {
-      if (lower(input[pos + i]) != word[i]) return false;
+      if (lower(input_[pos_ + i]) != word[i]) return false;
     }
-    pos += word.size();
+    pos_ += word.size();
     return true;
   }
 
   // Consumes the longest run of characters that satisfy `accept` (may be empty).
   template <class Predicate>
   std::string_view take_run(Predicate accept) {
-    const std::size_t start = pos;
-    while (pos < input.size() && accept(input[pos])) ++pos;
-    return input.substr(start, pos - start);
+    const std::size_t start = pos_;
+    while (pos_ < input_.size() && accept(input_[pos_])) ++pos_;
+    return input_.substr(start, pos_ - start);
   }
   std::string_view take_digits() { return take_run(is_digit); }
 
  private:
-  std::string_view input;
-  std::size_t pos = 0;
+  std::string_view input_;
+  std::size_t pos_ = 0;
 };
 
 // A version component: 1..max_digits digits and no leading zero ("0" itself is

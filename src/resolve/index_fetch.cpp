@@ -39,7 +39,7 @@ IndexPageFetch fetch_index_page(const std::string& url, bool simple) {
   }
   if (response->status != 200) {
     out.outcome = Outcome::http_status;
-    out.status = response->status;
+    out.status = static_cast<int>(response->status);  // three digits, as libcurl reads it
     return out;
   }
   const std::string& base = response->effective_url.empty() ? url : response->effective_url;
