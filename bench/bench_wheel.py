@@ -1,11 +1,39 @@
 """The pure wheels the download and install benchmarks serve and install:
-one home for writing a wheel with a RECORD whose hashes are right (imported
-by fetch_bench.py and install_bench.py, which run from bench/)."""
+one home for writing a wheel with a RECORD whose hashes are right, and for
+the local server they fetch it from (imported by fetch_bench.py and
+install_bench.py, which run from bench/)."""
 
 import base64
+import contextlib
 import hashlib
 import os
+import subprocess
+import time
 import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@contextlib.contextmanager
+def serving(root, tmp):
+    """tests/fixtures/http_server.py serving `root` on 127.0.0.1 (a free port,
+    written to a file in `tmp`) while the block runs; yields its base URL.
+    Waits at most 10 s for the port."""
+    port_file = os.path.join(tmp, "port")
+    server = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "..", "tests", "fixtures", "http_server.py"),
+                               "--root", root, "--port-file", port_file],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if os.path.exists(port_file) and open(port_file).read().strip():
+                break
+            time.sleep(0.1)
+        else:
+            raise RuntimeError("the local HTTP server did not start within 10 s")
+        yield f"http://127.0.0.1:{open(port_file).read().strip()}"
+    finally:
+        server.terminate()
+        server.wait()
 
 
 def record_hash(data):

@@ -31,9 +31,8 @@ import sys
 import tempfile
 import time
 
-from bench_wheel import write_wheel
+from bench_wheel import serving, write_wheel
 
-PYTHON = "/usr/bin/python3"
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, ".work")
 
@@ -77,16 +76,8 @@ def main():
         config = os.path.join(tmp, "empty.toml")
         with open(config, "w") as f:
             f.write("# no recipes, no indexes\n")
-        port_file = os.path.join(tmp, "port")
-        server = subprocess.Popen([PYTHON, os.path.join(HERE, "..", "tests", "fixtures", "http_server.py"),
-                                   "--root", wheels, "--port-file", port_file],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            for _ in range(100):
-                if os.path.exists(port_file) and open(port_file).read().strip():
-                    break
-                time.sleep(0.1)
-            url = f"http://127.0.0.1:{open(port_file).read().strip()}/fffetch-1.0-py3-none-any.whl"
+        with serving(wheels, tmp) as base:
+            url = f"{base}/fffetch-1.0-py3-none-any.whl"
             env = dict(os.environ, FLASHFIT_CONFIG=config, no_proxy="127.0.0.1")
             out = os.path.join(tmp, "curl.out")
             curl = ["curl", "-s", "--noproxy", "127.0.0.1", "-o", out, url]
@@ -112,9 +103,6 @@ def main():
                     shutil.rmtree(os.path.join(tmp, f"{name}-{i}"), ignore_errors=True)
                     if os.path.exists(out):
                         os.remove(out)
-        finally:
-            server.terminate()
-            server.wait()
     med = {k: statistics.median(v) for k, v in times.items()}
     print(f"{size / 1e6:.0f} MB, {args.runs} runs, load average {os.getloadavg()[0]:.2f} at the end")
     print("| step | min | median | max | CPU (median) | MB/s (median) | median / curl |")

@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 
-from bench_wheel import write_wheel
+from bench_wheel import serving, write_wheel
 
 PYTHON = "/usr/bin/python3"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -83,16 +83,8 @@ def main():
         pip = [py, "-m", "pip", "install", "--no-deps", "--no-index", "--force-reinstall",
                "--disable-pip-version-check", "-q", wheel]
         timed(install, env)  # fills the cache and the interpreter facts
-        port_file = os.path.join(tmp, "port")
-        server = subprocess.Popen([PYTHON, os.path.join(HERE, "..", "tests", "fixtures", "http_server.py"),
-                                   "--root", os.path.dirname(wheel), "--port-file", port_file],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            for _ in range(100):
-                if os.path.exists(port_file) and open(port_file).read().strip():
-                    break
-                time.sleep(0.1)
-            url = f"http://127.0.0.1:{open(port_file).read().strip()}/ffbig-1.0-py3-none-any.whl"
+        with serving(os.path.dirname(wheel), tmp) as base:
+            url = f"{base}/ffbig-1.0-py3-none-any.whl"
             fetch_env = dict(env, no_proxy="127.0.0.1")
             times = {"install": [], "pip": []}
             before = None
@@ -116,9 +108,6 @@ def main():
                 out = os.path.join(tmp, "curl.out")
                 times["curl"].append(timed(["curl", "-s", "--noproxy", "127.0.0.1", "-o", out, url]))
                 os.remove(out)
-        finally:
-            server.terminate()
-            server.wait()
     med = {k: statistics.median(v) for k, v in times.items()}
     print("| run | median | min | max |")
     print("| --- | --- | --- | --- |")
