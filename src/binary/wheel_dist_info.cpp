@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "binary/wheel.hpp"
+#include "pkg/tag.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::binary {
@@ -75,6 +76,11 @@ util::Result<WheelFields> parse_wheel_file(std::string_view text) {
     } else if (header_is(key, "Tag")) {
       auto tags = pkg::parse_tag_set(value);
       if (!tags) return tl::unexpected(std::move(tags.error()).with_context("Tag"));
+      // Each line is bounded; so is their sum (a WHEEL of many wide lines).
+      if (tags->size() > pkg::kMaxExpandedTags - fields.tags.size()) {
+        return util::input_error(
+            fmt::format("the Tag lines expand to more than {} tags", pkg::kMaxExpandedTags));
+      }
       fields.tags.insert(fields.tags.end(), tags->begin(), tags->end());
     }
   }

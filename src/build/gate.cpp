@@ -41,7 +41,12 @@ std::optional<std::filesystem::path> gate_program(const std::string& argv0,
   if (argv0.find('/') == std::string::npos) {
     // posix_spawnp searches PATH as it is in flashfit's environment (util::Child).
     const char* path = std::getenv("PATH");
-    return util::find_on_path(argv0, path != nullptr ? path : "");
+    auto found = util::find_on_path(argv0, path != nullptr ? path : "");
+    // A relative PATH entry ("", ".", "bin") is found here from flashfit's
+    // cwd, but posix_spawnp would look in the build's: such a program is
+    // spawned as before, ungated (the sentinel still watches it once started).
+    if (found && found->is_relative()) return std::nullopt;
+    return found;
   }
   const std::filesystem::path program = argv0;
   const std::filesystem::path seen = program.is_relative() && cwd ? *cwd / program : program;

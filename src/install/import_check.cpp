@@ -22,7 +22,8 @@ namespace {
 // - every loaded module and mapped file (torch's libraries) has the device,
 //   inode, size, mtime and ctime it had once torch was imported, and a ctime
 //   older than the interpreter (a file replaced while it was being imported
-//   has a newer one);
+//   has a newer one), and no mapped library was replaced before the first
+//   snapshot (maps then names it "PATH (deleted)" while PATH is a new file);
 // - every loaded module still resolves to the same file (nothing new shadows
 //   one, in a site dir earlier on sys.path);
 // - the site dirs exist or not as at startup, and their .pth files (run only
@@ -105,6 +106,8 @@ def shadowed():
     return None
 def changed(before, after):
     for p in sorted(set(before) | set(after)):
+        if p.endswith(" (deleted)") and not p.startswith("/memfd:") and os.path.exists(p[:-10]):
+            return "%s was replaced after the interpreter loaded it" % p[:-10]
         was, now = before.get(p), after.get(p)
         if p not in before:
             return "%s appeared" % p

@@ -75,6 +75,7 @@ void RealInstallSteps::start_import_check(bool import_torch) {
   // One started earlier (install -r starts one before its installer run, or a
   // candidate whose install failed left its own) serves if it imports the same.
   if (preloaded_ && preloaded_->imports_torch() == import_torch) return;
+  if (preloaded_) preloaded_->abandon();  // other copies of the handle may live on
   preloaded_.reset();
   auto started = PreloadedCheck::start(environment_, import_torch);
   // Without one the check simply runs fresh afterwards.
@@ -87,6 +88,7 @@ util::Result<ImportCheck> RealInstallSteps::check_imports(const ImportCheckOptio
   if (preloaded && (preloaded->python() != options.python ||
                     preloaded->imports_torch() != options.import_torch)) {
     set_aside = "it was started for another check";
+    preloaded->abandon();
   } else if (preloaded) {
     auto answer = preloaded->finish(options);
     if (!answer && answer.error().kind == util::ErrorKind::interrupted)

@@ -36,7 +36,8 @@ util::Result<PreloadedCheck> PreloadedCheck::start(const env::Environment& envir
 
 util::Result<CheckAnswer> PreloadedCheck::finish(const ImportCheckOptions& options) {
   // The check's timeout counts from here: the interpreter waited while pip ran.
-  auto run = process_.finish(check_request(options), options.timeout);
+  if (!process_) return util::fail(util::ErrorKind::internal, "the interpreter was abandoned");
+  auto run = process_->finish(check_request(options), options.timeout);
   if (!run) return tl::unexpected(run.error());
   CheckAnswer answer = read_check_output(*run, options);
   answer.check.preloaded = true;

@@ -36,17 +36,23 @@ class PreloadedCheck {
   // and waits for its answer. Once only.
   util::Result<CheckAnswer> finish(const ImportCheckOptions& options);
 
+  // Ends its interpreter now (an interpreter with torch imported holds
+  // hundreds of MB): for one set aside while copies of its handle are still
+  // held (install -r's options), e.g. through a source build. finish() is then
+  // an error.
+  void abandon() { process_.reset(); }
+
  private:
   PreloadedCheck(std::string python, bool import_torch, std::vector<std::string> torch_before,
                  util::StartedProcess process)
       : python_(std::move(python)),
         import_torch_(import_torch),
         torch_before_(std::move(torch_before)),
-        process_(std::move(process)) {}
+        process_(std::in_place, std::move(process)) {}
   std::string python_;
   bool import_torch_ = false;
   std::vector<std::string> torch_before_;
-  util::StartedProcess process_;
+  std::optional<util::StartedProcess> process_;  // nullopt once abandoned
 };
 
 // Why a preloaded interpreter's answer is set aside and the check runs again

@@ -23,12 +23,20 @@ util::Result<std::vector<Tag>> parse_tag_set(std::string_view text) {
   // tags (a hostile WHEEL file's Tag line; found by the dist_info fuzzer). The
   // widest real sets (every CPython x manylinux/musllinux spelling) are a few
   // hundred.
-  const std::size_t count = interpreters.size() * abis.size() * platforms.size();
-  if (count > kMaxExpandedTags) {
-    return util::input_error(fmt::format("a tag set that expands to {} tags (at most {} are read)",
-                                         count, kMaxExpandedTags),
-                             util::printable(text, 80));
-  }
+  // The product is checked a factor at a time: three fields of millions of
+  // dots each would wrap a size_t product round to a small number.
+  const auto too_many = [&] {
+    return util::input_error(
+        fmt::format("a tag set that expands to more than {} tags ({} x {} x {})", kMaxExpandedTags,
+                    interpreters.size(), abis.size(), platforms.size()),
+        util::printable(text, 80));
+  };
+  if (interpreters.size() > kMaxExpandedTags || abis.size() > kMaxExpandedTags) return too_many();
+  const std::size_t pairs = interpreters.size() * abis.size();  // at most 2^32
+  if (pairs > kMaxExpandedTags ||
+      platforms.size() > kMaxExpandedTags / std::max<std::size_t>(pairs, 1))
+    return too_many();
+  const std::size_t count = pairs * platforms.size();
   std::vector<Tag> tags;
   tags.reserve(count);
   for (auto interpreter : interpreters) {

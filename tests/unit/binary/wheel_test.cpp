@@ -364,6 +364,20 @@ TEST(WheelParsers, WheelFileNeedsVersionAndPurelib) {
   EXPECT_EQ(fields->tags.size(), 2u);
 }
 
+TEST(WheelParsers, TheTagLinesTogetherAreBounded) {
+  // One line may expand to 65,536 tags; 65,536 lines of one tag each may
+  // not add a 65,537th (each line bounded, and so their sum).
+  std::string one_wide = "Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: py3-none-";
+  for (int i = 0; i < 65536; ++i) one_wide += (i ? ".p" : "p") + std::to_string(i);
+  one_wide += "\n";
+  auto fields = binary::parse_wheel_file(one_wide);
+  ASSERT_TRUE(fields) << fields.error().message;
+  EXPECT_EQ(fields->tags.size(), 65536u);
+  auto over = binary::parse_wheel_file(one_wide + "Tag: py2-none-any\n");
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().message, "the Tag lines expand to more than 65536 tags");
+}
+
 TEST(WheelParsers, MemberNames) {
   EXPECT_EQ(binary::normalise_member_name("./a//b/./c"), "a/b/c");
   EXPECT_EQ(binary::normalise_member_name("./a/"), "a/");

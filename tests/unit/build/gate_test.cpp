@@ -53,6 +53,13 @@ TEST(GateProgram, FoundAsTheSpawnWouldFindIt) {
   EXPECT_EQ(gate_program("buildtool", std::nullopt), tool);  // on PATH
   EXPECT_FALSE(gate_program("notes.txt", std::nullopt));     // not executable
   EXPECT_FALSE(gate_program("missing", std::nullopt));
+  // A relative PATH entry is the build's cwd's for posix_spawnp, not ours:
+  // not gated (spawned as before).
+  {
+    test::InDirectory here(dir.path());
+    ::setenv("PATH", "bin", 1);
+    EXPECT_FALSE(gate_program("buildtool", dir.path()));
+  }
   ::setenv("PATH", saved.c_str(), 1);
 
   EXPECT_EQ(gate_program(tool.string(), std::nullopt), tool);  // absolute

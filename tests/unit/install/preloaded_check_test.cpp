@@ -8,8 +8,11 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 
+#include "../temp_dir.hpp"
 #include "install/import_check.hpp"
+#include "util/process.hpp"
 
 namespace flashfit::install {
 namespace {
@@ -177,6 +180,53 @@ TEST(PreloadedInterpreter, AFileNewerThanTheInterpreterMakesItStale) {
   EXPECT_NE(answer.stale->find("changed after the check's interpreter started"), std::string::npos)
       << *answer.stale;
   EXPECT_TRUE(answer.check.modules.empty());  // it imported nothing
+}
+
+// A real interpreter (Debian's python3): a library it mapped at startup and
+// that was replaced by a new file before its first snapshot shows in
+// /proc/self/maps as "PATH (deleted)" with the same identity (none) in both
+// snapshots; it is stale all the same, since a fresh interpreter would load
+// the new file. sitecustomize (imported at startup) maps a copy of libz and
+// replaces it, as an installer upgrading a library torch loaded would.
+TEST(ImportCheckInterpreter, ALibraryReplacedBeforeTheSnapshotIsStale) {
+  test::TempDir dir("preload");
+  const std::string lib = (dir.path() / "libreplaced.so").string();
+  test::write(dir.path() / "sitecustomize.py",
+              "import ctypes, os, shutil\n"
+              "shutil.copyfile('/usr/lib/x86_64-linux-gnu/libz.so.1', '" +
+                  lib +
+                  "')\n"
+                  "ctypes.CDLL('" +
+                  lib +
+                  "')\n"
+                  "shutil.copyfile('/usr/lib/x86_64-linux-gnu/libz.so.1', '" +
+                  lib +
+                  ".new')\n"
+                  "os.replace('" +
+                  lib + ".new', '" + lib + "')\n");
+  // Started after sitecustomize.py is written (a file newer than the
+  // interpreter is stale for another reason).
+  const auto check = [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds{100});
+    util::ProcessSpec spec = check_process("/usr/bin/python3", false, true);
+    spec.set_env.emplace_back("PYTHONPATH", dir.path().string());
+    spec.stdin_data = check_request(options({"json"}));
+    spec.timeout = std::chrono::seconds{60};
+    return util::run_process(spec);
+  };
+  auto run = check();
+  ASSERT_TRUE(run) << run.error().message;
+  auto answer = read_check_output(*run, options({"json"}));
+  ASSERT_TRUE(answer.stale) << run->out << run->err;
+  EXPECT_EQ(*answer.stale, lib + " was replaced after the interpreter loaded it");
+
+  // The same interpreter with nothing replaced answers.
+  test::write(dir.path() / "sitecustomize.py", "");
+  auto plain = check();
+  ASSERT_TRUE(plain) << plain.error().message;
+  auto answered = read_check_output(*plain, options({"json"}));
+  EXPECT_FALSE(answered.stale) << *answered.stale;
+  EXPECT_TRUE(answered.complete) << plain->out << plain->err;
 }
 
 }  // namespace
