@@ -244,6 +244,7 @@ std::vector<WheelFinding> Wheel::findings() const {
   const auto extensions = extension_modules();
   if ((any_tag || wheel_fields_.root_is_purelib) && !extensions.empty()) {
     std::vector<std::string> names;
+    names.reserve(extensions.size() + 1);
     for (const WheelMember* m : extensions) names.push_back(printable(m->name));
     if (names.size() > 5) names.resize(5), names.emplace_back("...");
     out.push_back({WheelFinding::Kind::pure_with_extensions, false,
