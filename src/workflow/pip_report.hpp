@@ -16,6 +16,8 @@ struct ReportedPackage {
   std::string version;  // metadata.version
   std::string url;      // download_info.url
   std::string sha256;   // lower-case hex; empty when pip gave none (a directory, a VCS URL)
+
+  bool operator==(const ReportedPackage&) const = default;
 };
 
 // archive_info.hashes.sha256 (pip >= 23.1) or archive_info.hash "sha256=<hex>"
