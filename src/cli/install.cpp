@@ -53,9 +53,9 @@ util::Result<InstallCliOptions> dry_run_for_what_if(InstallCliOptions options) {
 // The flags one SPEC is installed with (install -r sets the spec, sources and
 // dry run per package).
 InstallSpecOptions spec_options(const InstallCliOptions& options) {
-  return {options.spec,    &options.environment, options.sources,
-          options.dry_run, options.no_build,     options.json,
-          options.toolkit, options.max_attempts, nullptr};
+  return {
+      options.spec, &options.environment, options.sources,      options.dry_run, options.no_build,
+      options.json, options.toolkit,      options.max_attempts, nullptr,         nullptr};
 }
 
 util::Result<int> run_install(const InstallCliOptions& given) {

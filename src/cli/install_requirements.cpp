@@ -96,12 +96,14 @@ util::Result<int> run_install_requirements(const InstallRequirementsRequest& req
   // Each compiled package through `flashfit install SPEC`'s own flow, its report captured.
   input.install_one = [&request](const std::string& spec, const resolve::SourceFlags& sources,
                                  bool dry_run, std::shared_ptr<install::PreloadedCheck> preloaded,
+                                 std::shared_ptr<install::SharedLinesRun> lines,
                                  std::string& report) {
     InstallSpecOptions one = request.each;
     one.spec = spec;
     one.sources = sources;
     one.dry_run = dry_run;
     one.preloaded = std::move(preloaded);
+    one.lines = std::move(lines);
     StdoutCapture capture(report);
     return install_spec(one);
   };

@@ -50,8 +50,9 @@ std::vector<std::string> remaining(const InstallRequirementsReport& report) {
 std::string requirements_text(const InstallRequirementsReport& report) {
   const auto& plan = report.plan;
   std::string out = report.dry_run ? "plan (dry run: nothing is installed)\n" : "plan\n";
-  out += fmt::format("  for {} ({} line{}, one run, first):\n", report.installer,
-                     plan.installer.size(), plan.installer.size() == 1 ? "" : "s");
+  out += fmt::format("  for {} ({} line{}, one run, {}):\n", report.installer,
+                     plan.installer.size(), plan.installer.size() == 1 ? "" : "s",
+                     report.installer_shared ? "with the first compiled wheel" : "first");
   if (plan.installer.empty()) out += "    (none)\n";
   for (const auto& line : plan.installer)
     out += fmt::format("    {}:{}  {}\n", line.file, line.line, line.text);
@@ -83,8 +84,13 @@ std::string requirements_text(const InstallRequirementsReport& report) {
   for (const auto& link : plan.sources.find_links) out += "  find-links: " + link + "\n";
 
   if (report.installer_ok) {
-    out += fmt::format("\n{}: {}\n", report.installer,
-                       *report.installer_ok ? "done" : "FAILED: " + report.installer_failure);
+    out += fmt::format(
+        "\n{}: {}\n", report.installer,
+        !*report.installer_ok ? "FAILED: " + report.installer_failure
+        : report.installer_shared
+            ? fmt::format("done, in one run with {}'s wheel (torch held at its version)",
+                          report.plan.flashfit.front().recipe)
+            : std::string("done"));
     if (report.installer_changes.empty()) out += "  (nothing changed)\n";
     for (const auto& change : report.installer_changes)
       out += "  " + workflow::describe(change) + "\n";
@@ -195,6 +201,9 @@ json requirements_json(const InstallRequirementsReport& report) {
         {"constraints", constraints},
         {"ran", report.installer_ok.has_value()},
         {"ok", report.installer_ok ? json(*report.installer_ok) : json(nullptr)},
+        // The compiled package whose wheel went into the same run, or null.
+        {"shared_with",
+         report.installer_shared ? json(report.plan.flashfit.front().recipe) : json(nullptr)},
         {"failure",
          report.installer_failure.empty() ? json(nullptr) : json(report.installer_failure)},
         {"changes", changes}}},

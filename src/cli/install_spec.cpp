@@ -34,6 +34,7 @@ util::Result<int> install_spec(const InstallSpecOptions& options) {
   pass_options.max_attempts = options.max_attempts;
   pass_options.wheel_file = pipeline.wheel_file.has_value();
   pass_options.preloaded = options.preloaded;
+  pass_options.lines = options.lines;
   pass_options.progress = [](std::string_view line) { note(line); };
   pass_options.warning = [](std::string_view line) {
     std::fprintf(stderr, "flashfit: warning: %.*s\n", static_cast<int>(line.size()), line.data());
@@ -50,6 +51,9 @@ util::Result<int> install_spec(const InstallSpecOptions& options) {
           resolve_text({first.resolution, first.recipe, first.environment, first.sources, false}));
     note("no prebuilt wheel works here: building " + options.spec + " from source");
   };
+  if (options.lines) {
+    flow.before_build = [lines = options.lines] { return lines->ensure_lines(); };
+  }
   flow.on_built = [&options](const build::BuildOutcome& built) {
     if (!options.json) write_stdout(build_outcome_text(built));
   };

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/what_if_flags.hpp"
+#include "install/lines_run.hpp"
 #include "install/preloaded_check.hpp"
 #include "resolve/gather.hpp"
 #include "util/error.hpp"
@@ -27,6 +28,9 @@ struct InstallSpecOptions {
   std::size_t max_attempts = 5;
   // An import check's interpreter started earlier (install -r), or null.
   std::shared_ptr<install::PreloadedCheck> preloaded;
+  // install -r's other lines, to go into the first installer run (or null);
+  // still to run when a source build takes over, they run before it.
+  std::shared_ptr<install::SharedLinesRun> lines;
 };
 
 util::Result<int> install_spec(const InstallSpecOptions& options);

@@ -8,8 +8,10 @@
 #include "install/install_plan.hpp"
 #include "install/install_steps.hpp"
 #include "install/installed.hpp"
+#include "install/lines_run.hpp"
 #include "install/preloaded_check.hpp"
 #include "install/restore_guard.hpp"
+#include "pkg/version.hpp"
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
 
@@ -19,6 +21,39 @@ namespace fs = std::filesystem;
 
 void say(const InstallOptions& options, const std::string& line) {
   if (options.progress) options.progress(line);
+}
+
+// Whether pip would skip `wheel_version` over the installed version (the
+// same public version is "already satisfied" without --force-reinstall,
+// which a run over the user's lines cannot take). Unreadable: assumed so.
+bool installer_may_skip(const std::optional<InstalledDist>& before,
+                        const std::string& wheel_version) {
+  if (!before) return false;
+  auto installed = pkg::Version::parse(before->version);
+  auto wheel = pkg::Version::parse(wheel_version);
+  return !installed || !wheel || installed->compare_public(*wheel) == std::strong_ordering::equal;
+}
+
+// The attempt's installer run. install -r's other lines, while still to
+// run, go into it (one installer start instead of two); a combined run that
+// fails leaves the verdict to the lines by themselves and then to the wheel
+// by itself, so neither is blamed for the other.
+util::Result<util::ProcessResult> install_run(const PlanRun& w, InstallSteps& steps,
+                                              const store::CacheEntry& entry) {
+  const InstallOptions& options = w.options;
+  SharedLinesRun* lines = options.lines.get();
+  if (lines != nullptr && lines->pending() && !installer_may_skip(w.before, entry.version)) {
+    say(options, fmt::format("installing {} with the requirements' other lines, in one {} run",
+                             entry.filename, to_string(w.installer.kind)));
+    auto ran = lines->run_with(entry.path);
+    if (!ran || ran->succeeded()) return ran;
+    say(options, fmt::format("that run {}: the lines by themselves, then {} by itself",
+                             ran->describe(), entry.filename));
+    if (auto alone = lines->ensure_lines(); !alone) return tl::unexpected(alone.error());
+  }
+  say(options,
+      fmt::format("installing {} with {} --no-deps", entry.filename, to_string(w.installer.kind)));
+  return steps.run_installer(install_argv(w.installer, entry.path));
 }
 
 // Tries the plan's candidates in order until one is installed and proven.
@@ -96,11 +131,9 @@ util::Result<void> try_candidates(const PlanRun& w, InstallSteps& steps, Restore
       guard.keep_backup(std::move(*made));
     }
     attempt.stage = AttemptStage::install;
-    say(options, fmt::format("installing {} with {} --no-deps", entry->filename,
-                             to_string(w.installer.kind)));
     // From here the environment may change, even when pip fails or is stopped.
     guard.changing(steps.members(entry->path));
-    auto ran = steps.run_installer(install_argv(w.installer, entry->path));
+    auto ran = install_run(w, steps, *entry);
     if (!ran) return tl::unexpected(ran.error());
     if (!ran->succeeded()) {
       attempt.detail = fmt::format("{} {}: {}", to_string(w.installer.kind), ran->describe(),

@@ -25,6 +25,7 @@
 namespace flashfit::install {
 
 class PreloadedCheck;  // install/preloaded_check.hpp
+class SharedLinesRun;  // install/lines_run.hpp
 
 struct InstallOptions {
   bool dry_run = false;
@@ -43,6 +44,9 @@ struct InstallOptions {
   // before its installer run): the first attempt's check uses it when it
   // proves still valid.
   std::shared_ptr<PreloadedCheck> preloaded;
+  // install -r's run over its other lines, still to run: the first attempt
+  // that reaches the installer takes them into its run (install/lines_run).
+  std::shared_ptr<SharedLinesRun> lines;
   std::function<void(std::string_view)> progress;  // one line per step, to stderr
 };
 

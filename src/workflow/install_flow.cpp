@@ -48,6 +48,7 @@ util::Result<InstallPass> install_resolved(std::unique_ptr<Resolved> resolved,
     install_options.progress = options.progress;
     install_options.keep_replaced = !options.dry_run;  // for install --undo
     install_options.preloaded = options.preloaded;
+    install_options.lines = options.lines;
     auto done =
         install::install_resolution(r.resolution, r.recipe, r.environment, *cache, install_options);
     fs::remove_all(install_options.temp_dir, ec);

@@ -28,6 +28,8 @@ struct InstallPassOptions {
   bool wheel_file = false;  // the request was a local .whl
   // An import check's interpreter started earlier (install -r), for the first attempt.
   std::shared_ptr<install::PreloadedCheck> preloaded;
+  // install -r's other lines, for the first attempt's installer run (or null).
+  std::shared_ptr<install::SharedLinesRun> lines;
   std::function<void(std::string_view)> progress;  // one line per step
   std::function<void(std::string_view)> warning;   // one line per warning
 };

@@ -18,6 +18,9 @@ util::Result<InstallPackageReport> install_package(InstallPackageSteps& steps,
     return report;
   }
   if (options.on_hand_over) options.on_hand_over(*pass->resolved);
+  if (options.before_build) {
+    if (auto ready = options.before_build(); !ready) return tl::unexpected(ready.error());
+  }
   auto built = steps.build(*pass->resolved);
   if (!built) return tl::unexpected(built.error());
   HandOver hand_over{std::move(*built), nullptr};

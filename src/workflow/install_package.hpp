@@ -54,6 +54,10 @@ struct InstallPackageOptions {
   bool no_build = false;
   // Told when nothing installed and the build takes over, before it starts.
   std::function<void(const Resolved& first)> on_hand_over;
+  // Run before a source build starts (install -r: its other lines, when no
+  // attempt took them, since the build may need what they install); an
+  // error ends the command.
+  std::function<util::Result<void>()> before_build;
   // Told when the build succeeded, before the second pass.
   std::function<void(const build::BuildOutcome&)> on_built;
 };

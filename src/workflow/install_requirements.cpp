@@ -176,6 +176,22 @@ bool preload_check_before_lines(const InstallRequirementsPlan& plan, bool dry_ru
   return !dry_run && torch_installed && !plan.installer.empty() && !plan.flashfit.empty();
 }
 
+std::optional<std::string> shared_run_pins(const InstallRequirementsPlan& plan, bool dry_run,
+                                           std::string_view torch_version) {
+  if (dry_run || plan.installer.empty() || plan.flashfit.empty() || torch_version.empty())
+    return std::nullopt;
+  auto version = pkg::Version::parse(torch_version);
+  if (!version || !plan.passthrough.empty()) return std::nullopt;
+  const auto names_torch_or_hashes = [](const pkg::RequirementLine& line) {
+    return !line.hashes.empty() ||
+           (line.requirement && pkg::canonicalize_name(line.requirement->name) == "torch");
+  };
+  if (std::any_of(plan.installer.begin(), plan.installer.end(), names_torch_or_hashes) ||
+      std::any_of(plan.constraints.begin(), plan.constraints.end(), names_torch_or_hashes))
+    return std::nullopt;
+  return "torch==" + version->str() + "\n";
+}
+
 std::string installer_constraints_text(const InstallRequirementsPlan& plan) {
   std::string out;
   for (const auto& line : plan.constraints) {

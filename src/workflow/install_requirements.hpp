@@ -83,4 +83,16 @@ std::string_view to_string(RecipeLineForm form);  // "spec", "wheel-url", "sdist
 bool preload_check_before_lines(const InstallRequirementsPlan& plan, bool dry_run,
                                 bool torch_installed);
 
+// The constraint ("torch==2.14.1+cu130\n") under which the installer's run
+// over the lines may take the first compiled package's wheel too, so that
+// one installer start does what two did: torch held at `torch_version`, the
+// version installed now, so the package picked before the run stays right
+// after it. nullopt (the lines run first and alone, as without sharing) for
+// a dry run, nothing to share, no torch installed, or lines that could make
+// the shared run fail for the wheel's sake or mean to change torch: a line or
+// constraint naming torch, a hash (pip's hash-checking mode would refuse the
+// wheel's path) or an option line flashfit does not read.
+std::optional<std::string> shared_run_pins(const InstallRequirementsPlan& plan, bool dry_run,
+                                           std::string_view torch_version);
+
 }  // namespace flashfit::workflow

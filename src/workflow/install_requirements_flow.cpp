@@ -163,28 +163,76 @@ std::vector<std::string> lines_argv(const install::Installer& installer,
   return install::requirements_argv(installer, requirements);
 }
 
+// The user's own lines: their pip configuration (a mirror, find-links)
+// applies, as it would to `pip install -r`.
+util::Result<util::ProcessResult> run_users_installer(const std::vector<std::string>& argv) {
+  return install::run_installer(argv, std::chrono::seconds{1800}, install::InstallerConfig::users);
+}
+
+// How the run that decided the lines ended, into the report.
+void report_lines_run(InstallRequirementsReport& report, const install::Installer& installer,
+                      const util::ProcessResult& ran) {
+  report.installer_ok = ran.succeeded();
+  if (!ran.succeeded()) {
+    report.installer_failure = fmt::format("{} {}: {}", to_string(installer.kind), ran.describe(),
+                                           tail_lines(ran.err.empty() ? ran.out : ran.err, 6));
+  }
+}
+
 util::Result<void> run_installer_lines(InstallRequirementsReport& report,
                                        const install::Installer& installer,
-                                       const env::Interpreter& interpreter, const Say& note) {
-  auto inputs = InstallerInputFiles::write(report.plan, "install-r");
-  if (!inputs) return tl::unexpected(inputs.error());
-
-  const InstalledVersions before = installed_versions(interpreter.site_dirs);
-  const std::vector<std::string> argv = lines_argv(installer, inputs->requirements().string());
+                                       const InstallerInputFiles& inputs,
+                                       const env::Interpreter& interpreter,
+                                       const InstalledVersions& before, const Say& note) {
+  const std::vector<std::string> argv = lines_argv(installer, inputs.requirements().string());
   tell(note, fmt::format("installing {} line{} with {}", report.plan.installer.size(),
                          report.plan.installer.size() == 1 ? "" : "s", to_string(installer.kind)));
-  // The user's own lines: their pip configuration (a mirror, find-links) applies, as it
-  // would to `pip install -r`.
-  auto ran =
-      install::run_installer(argv, std::chrono::seconds{1800}, install::InstallerConfig::users);
+  auto ran = run_users_installer(argv);
   // What pip changed, whatever the outcome (a failed run may leave some).
   report.installer_changes = diff_installed(before, installed_versions(interpreter.site_dirs));
   if (!ran) return tl::unexpected(ran.error());
-  report.installer_ok = ran->succeeded();
-  if (!ran->succeeded()) {
-    report.installer_failure = fmt::format("{} {}: {}", to_string(installer.kind), ran->describe(),
-                                           tail_lines(ran->err.empty() ? ran->out : ran->err, 6));
-  }
+  report_lines_run(report, installer, *ran);
+  return {};
+}
+
+// The lines' run to be shared with the first compiled package's install
+// (install/lines_run), torch held by `pins`.
+std::shared_ptr<install::SharedLinesRun> share_lines_run(const install::Installer& installer,
+                                                         const InstallerInputFiles& inputs,
+                                                         const env::Environment& environment) {
+  // torch as an install changes it: its files where it was probed, and the
+  // version import order finds now (a torch installed in front shadows it).
+  auto torch_state = [environment] {
+    std::vector<std::string> state = install::torch_fingerprint(environment);
+    const InstalledVersions now = installed_versions(environment.python.interpreter->site_dirs);
+    const auto torch = now.find("torch");
+    state.push_back(torch == now.end() ? "no torch" : "torch " + torch->second);
+    return state;
+  };
+  return std::make_shared<install::SharedLinesRun>(
+      lines_argv(installer, inputs.requirements().string()),
+      std::vector<std::string>{"-c", inputs.pins().string()}, run_users_installer,
+      std::move(torch_state));
+}
+
+// After the first compiled package's flow: the shared run's part of the
+// report, the lines run by themselves if no attempt took them.
+util::Result<void> settle_lines_run(InstallRequirementsReport& report,
+                                    install::SharedLinesRun& lines,
+                                    const install::Installer& installer,
+                                    const env::Interpreter& interpreter,
+                                    const InstalledVersions& before) {
+  auto ran = lines.run_alone();
+  // What the installer changed for the lines (the packages flashfit takes
+  // report their own changes).
+  report.installer_changes = diff_installed(before, installed_versions(interpreter.site_dirs));
+  std::erase_if(report.installer_changes, [&report](const InstalledChange& change) {
+    return std::any_of(report.plan.flashfit.begin(), report.plan.flashfit.end(),
+                       [&change](const TakenPackage& t) { return t.recipe == change.name; });
+  });
+  if (!ran) return tl::unexpected(ran.error());
+  if (lines.deciding_run()) report_lines_run(report, installer, *lines.deciding_run());
+  report.installer_shared = lines.shared();
   return {};
 }
 
@@ -203,6 +251,25 @@ std::shared_ptr<install::PreloadedCheck> preload_check(const InstallRequirements
   auto started = install::PreloadedCheck::start(environment, true);
   if (!started) return nullptr;
   return std::make_shared<install::PreloadedCheck>(std::move(*started));
+}
+
+// One compiled package through the caller's `flashfit install` flow, into
+// `run`; only Ctrl-C is an error here (any other is the package's outcome).
+util::Result<void> install_one(const InstallRequirementsInput& input,
+                               const InstallRequirementsReport& report, const TakenPackage& taken,
+                               std::shared_ptr<install::PreloadedCheck> preloaded,
+                               std::shared_ptr<install::SharedLinesRun> lines, PackageRun& run) {
+  run = PackageRun{taken.recipe, taken.spec, std::nullopt, {}, {}};
+  util::Result<int> done = input.install_one(taken.spec, report.plan.sources, report.dry_run,
+                                             std::move(preloaded), std::move(lines), run.report);
+  if (!done) {
+    if (done.error().kind == util::ErrorKind::interrupted) return tl::unexpected(done.error());
+    run.exit_code = util::exit_code(done.error().kind);
+    run.error = util::render(done.error());
+  } else {
+    run.exit_code = *done;
+  }
+  return {};
 }
 
 }  // namespace
@@ -236,33 +303,68 @@ util::Result<InstallRequirementsReport> install_requirements(
   // overlaps the installer's run over the lines.
   std::shared_ptr<install::PreloadedCheck> preloaded =
       preload_check(report.plan, report.dry_run, environment);
+  const InstalledVersions before = installed_versions(interpreter.site_dirs);
+  // The lines' input files live until every installer run over them is over.
+  std::optional<InstallerInputFiles> inputs;
+  // The lines' run, when it goes into the first compiled package's install.
+  std::shared_ptr<install::SharedLinesRun> lines;
   if (!report.plan.installer.empty()) {
     report.installer_argv = lines_argv(*installer, "<the lines>");
     if (!report.dry_run) {
-      auto ran = run_installer_lines(report, *installer, interpreter, input.note);
-      if (!ran) return tl::unexpected(ran.error());
+      const auto torch = before.find("torch");
+      const std::optional<std::string> pins =
+          shared_run_pins(report.plan, report.dry_run, torch == before.end() ? "" : torch->second);
+      auto written = InstallerInputFiles::write(report.plan, "install-r", pins.value_or(""));
+      if (!written) return tl::unexpected(written.error());
+      inputs.emplace(std::move(*written));
+      if (pins) {
+        lines = share_lines_run(*installer, *inputs, environment);
+      } else {
+        auto ran =
+            run_installer_lines(report, *installer, *inputs, interpreter, before, input.note);
+        if (!ran) return tl::unexpected(ran.error());
+      }
     }
   }
-  const bool installer_failed = report.installer_ok == false;
-  // Named wheels judged after the installer's run: torch may have changed.
-  if (!installer_failed) report.url_verdicts = judge_urls(report.plan, *input.book, input.probe);
+  // Named wheels judged before the packages: torch may have changed in the
+  // lines' run, or is held by the shared one.
+  if (report.installer_ok != false)
+    report.url_verdicts = judge_urls(report.plan, *input.book, input.probe);
   report.url_verdicts.resize(report.plan.flashfit.size());
 
-  bool failed = installer_failed;
+  bool failed = report.installer_ok == false;
   for (const TakenPackage& taken : report.plan.flashfit) {
     PackageRun run{taken.recipe, taken.spec, std::nullopt, {}, {}};
     if (!failed) {
       if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
       tell(input.note,
            fmt::format("{} ({}): flashfit install {}", taken.recipe, taken.where, taken.spec));
-      util::Result<int> done = input.install_one(taken.spec, report.plan.sources, report.dry_run,
-                                                 std::exchange(preloaded, nullptr), run.report);
-      if (!done) {
-        if (done.error().kind == util::ErrorKind::interrupted) return tl::unexpected(done.error());
-        run.exit_code = util::exit_code(done.error().kind);
-        run.error = util::render(done.error());
-      } else {
-        run.exit_code = *done;
+      if (lines) {
+        tell(input.note, fmt::format("its first install goes into one {} run with the {} other "
+                                     "line{}, torch held at its version",
+                                     to_string(installer->kind), report.plan.installer.size(),
+                                     report.plan.installer.size() == 1 ? "" : "s"));
+      }
+      if (auto one =
+              install_one(input, report, taken, std::exchange(preloaded, nullptr), lines, run);
+          !one)
+        return tl::unexpected(one.error());
+      if (lines) {
+        auto settled = settle_lines_run(report, *lines, *installer, interpreter, before);
+        if (!settled) return tl::unexpected(settled.error());
+        if (report.installer_ok == false) {
+          // The lines failed by themselves: nothing of theirs is the package's doing.
+          run = PackageRun{taken.recipe, taken.spec, std::nullopt, {}, {}};
+        } else if (lines->torch_changed()) {
+          // The lines by themselves changed torch: the package is picked again for it.
+          tell(input.note,
+               fmt::format("the other lines changed torch: {} is picked again", taken.recipe));
+          report.url_verdicts = judge_urls(report.plan, *input.book, input.probe);
+          report.url_verdicts.resize(report.plan.flashfit.size());
+          if (auto again = install_one(input, report, taken, nullptr, nullptr, run); !again)
+            return tl::unexpected(again.error());
+        }
+        lines = nullptr;
       }
       failed = run.exit_code != 0;
     }

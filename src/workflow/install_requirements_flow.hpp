@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "env/environment.hpp"
+#include "install/lines_run.hpp"
 #include "install/preloaded_check.hpp"
 #include "pkg/requirements_file.hpp"
 #include "resolve/gather.hpp"
@@ -45,7 +46,9 @@ struct InstallRequirementsReport {
   std::string installer;                    // "pip 23.0.1 ..." / "uv 0.8.0"
   std::vector<std::string> installer_argv;  // empty: nothing for the installer
   std::optional<bool> installer_ok;         // nullopt: not run
-  std::string installer_failure;            // how it ended, its output's tail
+  // The lines went in with the first compiled package's wheel, in one run.
+  bool installer_shared = false;
+  std::string installer_failure;  // how it ended, its output's tail
   std::vector<InstalledChange> installer_changes;
   std::vector<PackageRun> packages;
   std::vector<UnmetDependency> unmet;
@@ -56,10 +59,12 @@ struct InstallRequirementsReport {
 // One compiled package installed as `flashfit install SPEC` would be, with
 // these sources and dry-run setting: its exit code, its report in `report`.
 // `preloaded`: an import check's interpreter started before the installer's
-// run over the lines (or null), for its first attempt.
+// run over the lines (or null), for its first attempt; `lines`: that run, when
+// it is to go into the first attempt's installer run (or null).
 using InstallOnePackage = std::function<util::Result<int>(
     const std::string& spec, const resolve::SourceFlags& sources, bool dry_run,
-    std::shared_ptr<install::PreloadedCheck> preloaded, std::string& report)>;
+    std::shared_ptr<install::PreloadedCheck> preloaded,
+    std::shared_ptr<install::SharedLinesRun> lines, std::string& report)>;
 
 struct InstallRequirementsInput {
   const std::vector<pkg::RequirementsFile>* files = nullptr;

@@ -13,7 +13,8 @@ namespace flashfit::workflow {
 namespace fs = std::filesystem;
 
 util::Result<InstallerInputFiles> InstallerInputFiles::write(const InstallRequirementsPlan& plan,
-                                                             std::string_view purpose) {
+                                                             std::string_view purpose,
+                                                             std::string_view pins) {
   auto cache_root = util::require_cache_root();
   if (!cache_root) return tl::unexpected(cache_root.error());
   InstallerInputFiles files;
@@ -31,11 +32,18 @@ util::Result<InstallerInputFiles> InstallerInputFiles::write(const InstallRequir
   auto wrote = util::write_file_atomic(files.requirements_,
                                        installer_requirements_text(plan, constraints.string()));
   if (!wrote) return tl::unexpected(wrote.error());
+  if (!pins.empty()) {
+    files.pins_ = dir / "flashfit-pins.txt";
+    auto pinned = util::write_file_atomic(files.pins_, pins);
+    if (!pinned) return tl::unexpected(pinned.error());
+  }
   return files;
 }
 
 InstallerInputFiles::InstallerInputFiles(InstallerInputFiles&& other) noexcept
-    : dir_(std::exchange(other.dir_, {})), requirements_(std::move(other.requirements_)) {}
+    : dir_(std::exchange(other.dir_, {})),
+      requirements_(std::move(other.requirements_)),
+      pins_(std::move(other.pins_)) {}
 
 InstallerInputFiles::~InstallerInputFiles() {
   if (dir_.empty()) return;

@@ -7,7 +7,8 @@
 #   package ffinst (upstream-style +cu12torch...cxx11abiTRUE): --dry-run shows
 #   the plan and changes nothing; the run installs pip's lines first, then the
 #   variant that fits (1.0+pt...cpu), which imports; the URL is reported as not
-#   fitting, with why;
+#   fitting, with why; pip's lines and that wheel go in one pip run (torch held
+#   by a constraint);
 # - a bare `ffinst` from a local index on 127.0.0.1: the ABI-mismatched 1.1 is
 #   refused by inspection, 1.0 installed;
 # - a compiled package that fails after pip's run: rolled back, the report
@@ -16,6 +17,11 @@
 #   output, no compiled package attempted, nothing installed;
 # - a compiled package whose Requires-Dist the environment does not satisfy:
 #   exit 1, the unmet dependency and a fix that pins torch;
+# - the one shared run fails for the wheel's sake (that unmet dependency): the
+#   lines by themselves, then the wheel by itself, as with two runs;
+# - a line that needs another torch (the pinned shared run fails; the lines
+#   by themselves replace torch): the package is picked again, the stale pick
+#   is never installed on top of the new torch;
 # - bad input (unknown option, bad marker, unterminated continuation, missing
 #   -r file and include, include loop, two pins): exit 2 naming file and line,
 #   nothing installed.
@@ -84,7 +90,9 @@ expect_rc 0 "install -r"
 [[ $(json_field "$TMP/out" 'sorted(c["name"] for c in d["installer"]["changes"])') == "['ffdep', 'ffpure']" ]] ||
   fail "pip's changes are misreported: $(json_field "$TMP/out" 'd["installer"]["changes"]')"
 [[ $(json_field "$TMP/out" 'd["unmet_dependencies"]') == "[]" ]] || fail "unmet dependencies reported"
-pass_note "install -r: pip's lines installed first, the fitting variant for the URL pin installed and imported"
+[[ $(json_field "$TMP/out" 'd["installer"]["shared_with"]') == ffinst ]] ||
+  fail "pip's lines and ffinst's wheel did not go in one run: $(json_field "$TMP/out" 'd["installer"]')"
+pass_note "install -r: pip's lines and the fitting variant for the URL pin in one pip run, imported"
 
 # --- a compiled package that fails after pip's run: rolled back -----------------
 new_venv
@@ -194,3 +202,45 @@ expect_rc 1 "an unmet dependency of the compiled package"
 [[ $(version_of ffdep) == 1.2 ]] || fail "flashfit changed ffdep itself"
 "$PY" -c 'import torch, ffinst' || fail "ffinst does not import"
 pass_note "an unmet dependency of a compiled package is reported with a fix that keeps torch"
+
+# --- the one shared run fails for the wheel's sake: the lines, then the wheel ---
+# The needy ffinst (ffdep>=2.0, which no source has) with a pure line: the
+# shared run cannot resolve; the lines by themselves install, the wheel by
+# itself (--no-deps) installs and imports, its unmet dependency is reported.
+new_venv
+export FLASHFIT_CACHE_DIR=$TMP/cache-needy-shared
+cp "$TMP"/links/ffpure-* "$TMP"/links/ffdep-* "$TMP/needy/"
+printf -- '--find-links %s\n--no-index\nffpure\nffinst\n' "$TMP/needy" >"$TMP/needy-shared.txt"
+ff install -r "$TMP/needy-shared.txt" --python "$PY" --json
+expect_rc 1 "a shared run that fails for the wheel's sake"
+[[ $(json_field "$TMP/out" 'd["installer"]["ok"]') == True ]] || fail "the lines were said to fail: $(json_field "$TMP/out" 'd["installer"]')"
+[[ $(json_field "$TMP/out" 'd["installer"]["shared_with"]') == None ]] || fail "a failed shared run is reported as shared"
+[[ $(version_of ffpure) == 1.0 && $(version_of ffdep) == 1.2 ]] || fail "the lines by themselves were not installed"
+[[ $(version_of ffinst) == 1.0+pt* ]] || fail "the wheel by itself was not installed"
+[[ $(json_field "$TMP/out" '[u["name"] for u in d["unmet_dependencies"]]') == "['ffdep']" ]] ||
+  fail "the unmet ffdep>=2.0 is not reported: $(json_field "$TMP/out" 'd["unmet_dependencies"]')"
+"$PY" -c 'import torch, ffinst, ffpure' || fail "an installed package does not import"
+pass_note "a shared run that fails for the wheel: the lines alone, then the wheel alone; the unmet dependency reported"
+
+# --- a line that needs another torch: the package is picked again -------------
+# fftorchneed needs torch==2.0 (a pure stand-in, installed in front of Debian's
+# torch): the shared run, torch held at Debian's version, cannot resolve; the
+# lines by themselves replace torch, and ffinst's pick for the old torch is
+# stale: picked again (the stand-in has no library for the probe to read, so
+# the same file is picked, and its import proves it wrong: rolled back), the
+# stale pick never installed on top of the new torch.
+new_venv
+export FLASHFIT_CACHE_DIR=$TMP/cache-newtorch
+mkdir -p "$TMP/newtorch"
+"$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/pure_wheel.py" "$TMP/newtorch" 'torch==2.0' 'fftorchneed==1.0;torch==2.0' ||
+  fail "cannot make the torch 2.0 stand-in"
+cp "$W10" "$TMP/newtorch/"
+printf -- '--find-links %s\n--no-index\nfftorchneed\nffinst\n' "$TMP/newtorch" >"$TMP/newtorch.txt"
+ff install -r "$TMP/newtorch.txt" --python "$PY" --json --no-build
+expect_rc 1 "a line that needs another torch"
+[[ $(version_of torch) == 2.0 && $(version_of fftorchneed) == 1.0 ]] || fail "the lines did not install torch 2.0: $(cat "$TMP/err")"
+[[ -z $(version_of ffinst) ]] || fail "ffinst picked for the torch before the lines was installed: $(version_of ffinst)"
+[[ $(json_field "$TMP/out" 'd["installer"]["ok"]') == True ]] || fail "the lines were said to fail"
+[[ $(json_field "$TMP/out" 'd["packages"][0]["exit_code"]') == 1 ]] || fail "ffinst's new pick was not tried: $(json_field "$TMP/out" 'd["packages"][0]')"
+expect_err_contains "is picked again"
+pass_note "a line that needs another torch: the stale pick dropped, ffinst picked again for the new torch"

@@ -13,6 +13,7 @@
 #include "install/install.hpp"
 #include "install/install_plan.hpp"
 #include "install/install_steps.hpp"
+#include "install/lines_run.hpp"
 #include "util/interrupt.hpp"
 
 namespace flashfit::install {
@@ -455,6 +456,168 @@ TEST(InstallRun, CtrlCBeforeTheFirstCandidateTouchesNothing) {
   EXPECT_TRUE(r.world.calls.empty());
   EXPECT_EQ(r.outcome.restore, "");
   EXPECT_EQ(r.world.installed(), "0.9");
+}
+
+// install -r's other lines, shared with the first attempt's installer run.
+// The combined run is World's real installer write (the wheel is its last
+// argument) when it succeeds; `combined_fails` / `lines_fail` make it fail
+// for the wheel's sake or for the lines'.
+struct LinesWorld {
+  bool combined_fails = false;
+  bool lines_fail = false;
+  bool lines_change_torch = false;
+  std::string torch = "torch 2.9";
+  std::vector<std::vector<std::string>> runs;
+
+  std::shared_ptr<SharedLinesRun> make(World& world) {
+    return std::make_shared<SharedLinesRun>(
+        std::vector<std::string>{"pip", "install", "-r", "lines.txt"},
+        std::vector<std::string>{"-c", "pins.txt"},
+        [this, &world](const std::vector<std::string>& argv) -> util::Result<util::ProcessResult> {
+          runs.push_back(argv);
+          world.calls.push_back(argv.back() == "lines.txt" ? "lines" : "lines + wheel");
+          util::ProcessResult result;
+          const bool combined = argv.back() != "lines.txt";
+          result.exit_code = (combined && (combined_fails || lines_fail)) || lines_fail ? 1 : 0;
+          if (result.exit_code == 0 && combined) return world.run_installer(argv);
+          if (result.exit_code == 0 && lines_change_torch) torch = "torch 2.10";
+          return result;
+        },
+        [this] { return std::vector<std::string>{torch}; });
+  }
+};
+
+TEST(InstallRun, TheFirstAttemptTakesTheLinesIntoItsInstallerRun) {
+  PlanRunner r;
+  LinesWorld lines;
+  r.options.lines = lines.make(r.world);
+  ASSERT_TRUE(r.go());
+  EXPECT_EQ(r.world.calls,
+            (std::vector<std::string>{"fetch ff-1.2-py3-none-any.whl", "inspect", "preload",
+                                      "backup", "lines + wheel", "installer", "import", "record"}));
+  ASSERT_EQ(lines.runs.size(), 1u);
+  EXPECT_EQ(lines.runs[0], (std::vector<std::string>{
+                               "pip", "install", "-r", "lines.txt", "-c", "pins.txt",
+                               r.world.dir.path().string() + "/cache/ff-1.2-py3-none-any.whl"}));
+  EXPECT_TRUE(r.options.lines->shared());
+  EXPECT_EQ(r.world.installed(), "1.2");
+}
+
+// A second candidate after a failed import installs by itself: the lines ran once.
+TEST(InstallRun, OnlyTheFirstInstallerRunTakesTheLines) {
+  PlanRunner r;
+  LinesWorld lines;
+  r.options.lines = lines.make(r.world);
+  r.world.failing_step = Step::import_check;
+  r.world.failure = Failure::error;
+  r.world.failing_candidate = 0;
+  ASSERT_TRUE(r.go());
+  EXPECT_EQ(lines.runs.size(), 1u);
+  // The combined run (World writes the wheel) and 1.1 by itself.
+  EXPECT_EQ(std::count(r.world.calls.begin(), r.world.calls.end(), "installer"), 2);
+  EXPECT_EQ(r.world.installed(), "1.1");
+  EXPECT_TRUE(r.options.lines->shared());
+}
+
+// The combined run fails for the wheel's sake: the lines alone install, and
+// the wheel then goes in by itself, as without sharing.
+TEST(InstallRun, AFailedCombinedRunLeavesTheVerdictToTheLinesThenTheWheel) {
+  PlanRunner r;
+  LinesWorld lines;
+  lines.combined_fails = true;
+  r.options.lines = lines.make(r.world);
+  ASSERT_TRUE(r.go());
+  EXPECT_EQ(r.world.calls, (std::vector<std::string>{"fetch ff-1.2-py3-none-any.whl", "inspect",
+                                                     "preload", "backup", "lines + wheel", "lines",
+                                                     "installer", "import", "record"}));
+  EXPECT_EQ(r.options.lines->lines_ok(), true);
+  EXPECT_FALSE(r.options.lines->shared());
+  EXPECT_EQ(r.world.installed(), "1.2");
+}
+
+// The lines fail by themselves too: nothing more is tried, and the guard
+// puts the previous version back.
+TEST(InstallRun, LinesThatFailByThemselvesEndTheRunAndRestore) {
+  PlanRunner r;
+  LinesWorld lines;
+  lines.lines_fail = true;
+  r.options.lines = lines.make(r.world);
+  auto ran = r.go();
+  ASSERT_FALSE(ran);
+  EXPECT_NE(ran.error().message.find("other lines"), std::string::npos) << ran.error().message;
+  EXPECT_EQ(r.options.lines->lines_ok(), false);
+  EXPECT_EQ(std::count(r.world.calls.begin(), r.world.calls.end(), "installer"), 0);
+  EXPECT_EQ(r.world.installed(), "0.9");
+}
+
+// The lines by themselves replaced torch: the wheel picked for the old torch
+// is not installed on top; the caller is told to pick again.
+TEST(InstallRun, LinesThatChangeTorchStopTheStalePick) {
+  PlanRunner r;
+  LinesWorld lines;
+  lines.combined_fails = true;
+  lines.lines_change_torch = true;
+  r.options.lines = lines.make(r.world);
+  ASSERT_FALSE(r.go());
+  EXPECT_TRUE(r.options.lines->torch_changed());
+  EXPECT_EQ(r.options.lines->lines_ok(), true);
+  EXPECT_EQ(std::count(r.world.calls.begin(), r.world.calls.end(), "installer"), 0);
+  EXPECT_EQ(r.world.installed(), "0.9");
+}
+
+// pip would answer "already satisfied" for the same public version without
+// --force-reinstall, which a run over the user's lines cannot take: that
+// wheel installs by itself and the lines stay for the caller.
+TEST(InstallRun, TheSameVersionInstalledIsNotShared) {
+  PlanRunner r(false);
+  test::write(r.world.site / "ff-1.2.dist-info/METADATA", "Name: ff\nVersion: 1.2+old\n");
+  test::write(r.world.site / "ff-1.2.dist-info/RECORD", "ff-1.2.dist-info/METADATA,,\n");
+  r.before = find_installed({r.world.site.string()}, "ff");
+  ASSERT_TRUE(r.before);
+  LinesWorld lines;
+  r.options.lines = lines.make(r.world);
+  ASSERT_TRUE(r.go());
+  EXPECT_TRUE(lines.runs.empty());
+  EXPECT_TRUE(r.options.lines->pending());
+  EXPECT_EQ(r.world.installed(), "1.2");
+}
+
+TEST(SharedLinesRun, RunsTheLinesAtMostOnceSuccessfully) {
+  int calls = 0;
+  SharedLinesRun lines(
+      {"pip", "install", "-r", "l.txt"}, {"-c", "p.txt"},
+      [&calls](const std::vector<std::string>&) -> util::Result<util::ProcessResult> {
+        ++calls;
+        util::ProcessResult ok;
+        ok.exit_code = 0;
+        return ok;
+      },
+      [] { return std::vector<std::string>{}; });
+  EXPECT_TRUE(lines.pending());
+  EXPECT_FALSE(lines.lines_ok());
+  ASSERT_TRUE(lines.ensure_lines());
+  EXPECT_EQ(calls, 1);
+  ASSERT_TRUE(lines.ensure_lines());
+  ASSERT_TRUE(lines.run_alone());
+  EXPECT_EQ(calls, 1);
+  EXPECT_FALSE(lines.shared());  // they ran alone
+  auto again = lines.run_with("/w.whl");
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().kind, util::ErrorKind::internal);
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(SharedLinesRun, ASpawnFailureIsAnErrorAndDecidesNothing) {
+  SharedLinesRun lines(
+      {"pip"}, {},
+      [](const std::vector<std::string>&) -> util::Result<util::ProcessResult> {
+        return util::fail(util::ErrorKind::failed, "cannot start pip");
+      },
+      [] { return std::vector<std::string>{}; });
+  EXPECT_FALSE(lines.run_with("/w.whl"));
+  EXPECT_FALSE(lines.lines_ok());
+  EXPECT_FALSE(lines.ensure_lines());
+  EXPECT_FALSE(lines.lines_ok());
 }
 
 }  // namespace

@@ -139,6 +139,36 @@ TEST(InstallPackage, ABuildStepErrorEndsTheCommand) {
   EXPECT_EQ(steps.pass_calls, 1);
 }
 
+// install -r's other lines, when no attempt took them, go in before the
+// build (it may need what they install); their failure builds nothing.
+TEST(InstallPackage, WhatMustPrecedeTheBuildRunsBeforeIt) {
+  FakeSteps steps;
+  steps.passes.push_back(nothing_installed());
+  steps.passes.push_back(installed("flash_attn-2.8.3+built.whl"));
+  std::vector<std::string> events;
+  InstallPackageOptions options;
+  options.on_hand_over = [&](const Resolved&) { events.push_back("hand over"); };
+  options.before_build = [&]() -> util::Result<void> {
+    events.push_back("lines (builds so far: " + std::to_string(steps.build_calls) + ")");
+    return {};
+  };
+  options.on_built = [&](const build::BuildOutcome&) { events.push_back("built"); };
+  auto report = install_package(steps, options);
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(events, (std::vector<std::string>{"hand over", "lines (builds so far: 0)", "built"}));
+
+  FakeSteps failing;
+  failing.passes.push_back(nothing_installed());
+  options.before_build = [] {
+    return util::Result<void>(util::fail(util::ErrorKind::failed, "the lines failed"));
+  };
+  auto stopped = install_package(failing, options);
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().message, "the lines failed");
+  EXPECT_EQ(failing.build_calls, 0);
+  EXPECT_EQ(failing.pass_calls, 1);
+}
+
 TEST(InstallPackage, ASecondPassErrorIsTheCommandsError) {
   FakeSteps steps;
   steps.passes.push_back(nothing_installed());

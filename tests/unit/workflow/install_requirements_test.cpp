@@ -213,5 +213,45 @@ TEST(InstallRequirementsPreload, OnlyForARealRunWithLinesCompiledPackagesAndTorc
   EXPECT_FALSE(preload_check_before_lines(*compiled_only, false, true));
 }
 
+// The lines' run takes the first compiled package's wheel only with torch
+// installed and held, and only where nothing in the lines could make the
+// shared run fail for the wheel's sake or means to change torch.
+TEST(InstallRequirementsShare, TorchHeldAtTheInstalledVersion) {
+  auto both = plan({parse("numpy\nflash-attn\n")});
+  ASSERT_TRUE(both);
+  EXPECT_EQ(shared_run_pins(*both, false, "2.9.1+cu128"), "torch==2.9.1+cu128\n");
+  EXPECT_EQ(shared_run_pins(*both, false, "1.13.0a0+gitunknown"), "torch==1.13.0a0+gitunknown\n");
+  EXPECT_EQ(shared_run_pins(*both, false, "2.9.01"), "torch==2.9.1\n");  // normalised
+  EXPECT_FALSE(shared_run_pins(*both, true, "2.9.1"));     // a dry run installs nothing
+  EXPECT_FALSE(shared_run_pins(*both, false, ""));         // no torch to hold
+  EXPECT_FALSE(shared_run_pins(*both, false, "2.9.1 x"));  // a version pip cannot pin
+  auto lines_only = plan({parse("numpy\neinops\n")});
+  ASSERT_TRUE(lines_only);
+  EXPECT_FALSE(shared_run_pins(*lines_only, false, "2.9.1"));  // no wheel to share with
+  auto compiled_only = plan({parse("flash-attn\n")});
+  ASSERT_TRUE(compiled_only);
+  EXPECT_FALSE(shared_run_pins(*compiled_only, false, "2.9.1"));  // no lines to share with
+}
+
+TEST(InstallRequirementsShare, NotWhenTheLinesNameTorchHashesOrUnreadOptions) {
+  const std::string hash = " --hash=sha256:" + std::string(64, 'c');
+  MemoryFiles reader;
+  reader.files["c.txt"] = "Torch<3\n";
+  for (const std::string& text :
+       {std::string("torch==2.10\nflash-attn\n"), std::string("TORCH\nflash-attn\n"),
+        "numpy" + hash + "\nflash-attn\n", std::string("-c c.txt\nnumpy\nflash-attn\n"),
+        std::string("--prefer-binary\nnumpy\nflash-attn\n")}) {
+    auto planned = plan({parse(text, "r.txt", &reader)});
+    ASSERT_TRUE(planned) << text;
+    EXPECT_FALSE(shared_run_pins(*planned, false, "2.9.1")) << text;
+  }
+  // Other constraints and index options do not stop it.
+  reader.files["c.txt"] = "numpy<2\n";
+  auto fine = plan(
+      {parse("--index-url https://mine/simple\n-c c.txt\nnumpy\nflash-attn\n", "r.txt", &reader)});
+  ASSERT_TRUE(fine);
+  EXPECT_EQ(shared_run_pins(*fine, false, "2.9.1"), "torch==2.9.1\n");
+}
+
 }  // namespace
 }  // namespace flashfit::workflow
