@@ -186,8 +186,7 @@ util::Result<int> run_publish(const PublishCliOptions& options) {
   }
   request.dry_run = options.dry_run;
   request.temp_dir = wheel_extraction_dir();
-  if (!options.json)
-    request.progress = [](std::string_view line) { fmt::print(stderr, "{}\n", line); };
+  if (!options.json) request.progress = [](std::string_view line) { note(line); };
   auto report = workflow::publish(request);
   if (!report) return tl::unexpected(report.error());
   return write_report(*report, options.json);
@@ -198,7 +197,7 @@ util::Result<int> run_publish(const PublishCliOptions& options) {
 util::Result<int> publish_built_wheel(const store::CacheEntry& built, const std::string& target,
                                       bool as_json) {
   std::function<void(std::string_view)> progress;
-  if (!as_json) progress = [](std::string_view line) { fmt::print(stderr, "{}\n", line); };
+  if (!as_json) progress = [](std::string_view line) { note(line); };
   auto report = workflow::publish_built(built, target, wheel_extraction_dir(), progress);
   if (!report) return tl::unexpected(report.error());
   // --json: the build's JSON is the one document on stdout; the status says it.

@@ -69,6 +69,7 @@ std::vector<std::string> xml_values(std::string_view xml, std::string_view tag) 
 struct Response {
   long status = 0;
   std::string body;
+  int tries = 1;  // how many times it was asked (a 5xx answer is asked again)
 };
 
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
@@ -106,6 +107,15 @@ std::string signing_hint(std::string_view code, const S3Config& c) {
 util::Error status_error(const S3Config& c, const std::string& what, const Response& r) {
   const std::string code = s3_code(r.body);
   std::string hint = signing_hint(code, c);
+  if (r.status >= 500) {
+    return util::Error{
+        util::ErrorKind::failed,
+        fmt::format("S3 {} failed: the endpoint answered HTTP {}{} to each of {} tries", what,
+                    r.status, code.empty() ? "" : " (" + code + ")", r.tries),
+        c.endpoint,
+        "a failure of the server's own: publish again later (files go before the pages "
+        "that name them, so what is there stays consistent)"};
+  }
   if (r.status == 403) {
     return util::Error{util::ErrorKind::failed,
                        fmt::format("the S3 endpoint refused {} (HTTP 403{})", what,
@@ -123,11 +133,14 @@ util::Error status_error(const S3Config& c, const std::string& what, const Respo
 
 // One signed request, retried with a growing pause while the failure is
 // transient (5xx, connection refused, timeouts); at most `attempts` tries.
+// A 5xx on the last try is returned as the answer (its status and tries say
+// what happened); a connection failure on the last try is an error.
 util::Result<Response> request(const S3Config& c, const std::string& method, const std::string& url,
                                std::optional<std::string_view> body,
                                std::string_view content_type) {
   if (auto init = detail::global_init(); !init) return tl::unexpected(init.error());
   std::string last_failure;
+  std::optional<Response> last_answer;  // the last 5xx, while the tries last
   for (int attempt = 1; attempt <= c.attempts; ++attempt) {
     if (attempt > 1) std::this_thread::sleep_for(std::chrono::milliseconds(200 << (attempt - 2)));
     std::unique_ptr<CURL, EasyDeleter> curl(detail::api().easy_init());
@@ -172,18 +185,21 @@ util::Result<Response> request(const S3Config& c, const std::string& method, con
       return util::fail(util::ErrorKind::interrupted, "interrupted");
     if (code != CURLE_OK) {
       last_failure = detail::curl_cause(code, error_text);
+      last_answer.reset();
       if (transient_code(code)) continue;
       return util::fail(util::ErrorKind::failed,
                         fmt::format("cannot reach the S3 endpoint: {}", last_failure), c.endpoint,
                         "check --endpoint-url / AWS_ENDPOINT_URL and that the server is up");
     }
     detail::api().easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &r.status);
+    r.tries = attempt;
     if (r.status >= 500) {
-      last_failure = fmt::format("HTTP {}", r.status);
+      last_answer = std::move(r);
       continue;
     }
     return r;
   }
+  if (last_answer) return std::move(*last_answer);
   return util::fail(
       util::ErrorKind::failed,
       fmt::format("cannot reach the S3 endpoint after {} tries: {}", c.attempts, last_failure),

@@ -147,7 +147,7 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
                               report.plan.pages.size() - changed.size()));
     for (const auto* page : changed) {
       auto put = target.put_bytes(page->path, page->content);
-      if (!put) return tl::unexpected(std::move(put.error()).with_context(page->path));
+      if (!put) return tl::unexpected(put.error());
     }
     if (auto flushed = target.flush(); !flushed) return tl::unexpected(flushed.error());
     return report;
@@ -168,7 +168,7 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
     say(progress, fmt::format("writing {} pages", pages.pages.size()));
     for (const auto& page : pages.pages) {
       auto put = target.put_bytes(page.path, page.content);
-      if (!put) return tl::unexpected(std::move(put.error()).with_context(page.path));
+      if (!put) return tl::unexpected(put.error());
     }
     report.plan.pages = std::move(pages.pages);
   }

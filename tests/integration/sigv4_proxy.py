@@ -21,9 +21,16 @@ and matches the body (unless UNSIGNED-PAYLOAD). A request that fails answers
 403 (or 400) with an S3-style XML error and is never forwarded; one that
 passes is forwarded to the upstream server and its answer relayed.
 
+Faults, for the tests of a client's retries (after the signature is
+verified, instead of forwarding): --flaky N answers 503 SlowDown to the
+first N tries of each distinct METHOD TARGET (a transient failure that a
+retry gets past); --fail-matching REGEX answers 500 InternalError to every
+request whose target matches (a lasting one). Logged "faulted STATUS METHOD TARGET".
+
 Standard library only. Usage:
   sigv4_proxy.py --upstream HOST:PORT --access-key K --secret-key S
                  [--region us-east-1] [--service s3] [--port-file FILE] [--lifetime SECONDS]
+                 [--flaky N] [--fail-matching REGEX]
 Binds 127.0.0.1 on a free port; prints "listening on 127.0.0.1:PORT" and
 writes PORT to --port-file. One line per request on stderr:
   "ok METHOD TARGET" or "refused CODE METHOD TARGET: why".
@@ -282,8 +289,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.answer(refusal.status, [("Content-Type", "application/xml")],
                         error_xml(refusal, self.path))
             return
+        fault = self.fault()
+        if fault:
+            self.log_verdict(f"faulted {fault.status} {self.command} {self.path}")
+            self.answer(fault.status, [("Content-Type", "application/xml")],
+                        error_xml(fault, self.path))
+            return
         self.log_verdict(f"ok {self.command} {self.path}")
         self.forward(headers, body)
+
+    def fault(self):
+        cfg = self.server.config
+        if cfg["fail_matching"] and cfg["fail_matching"].search(self.path):
+            return Refusal(500, "InternalError", "a lasting fault (--fail-matching)")
+        if cfg["flaky"]:
+            key = (self.command, self.path)
+            with self.server.log_lock:
+                seen = cfg["tries"].get(key, 0)
+                cfg["tries"][key] = seen + 1
+            if seen < cfg["flaky"]:
+                return Refusal(503, "SlowDown", "a transient fault (--flaky)")
+        return None
 
     def forward(self, headers, body):
         host, port = self.server.config["upstream"]
@@ -318,6 +344,10 @@ def main(argv=None):
     parser.add_argument("--service", default="s3")
     parser.add_argument("--port-file")
     parser.add_argument("--lifetime", type=float, default=900.0)
+    parser.add_argument("--flaky", type=int, default=0,
+                        help="answer 503 to the first N tries of each METHOD TARGET")
+    parser.add_argument("--fail-matching", type=re.compile, default=None,
+                        help="answer 500 to every request whose target matches")
     args = parser.parse_args(argv)
     host, _, port = args.upstream.rpartition(":")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -325,7 +355,8 @@ def main(argv=None):
     server.log_lock = threading.Lock()
     server.config = {"upstream": (host, int(port)),
                      "credentials": {args.access_key: args.secret_key},
-                     "region": args.region, "service": args.service}
+                     "region": args.region, "service": args.service,
+                     "flaky": args.flaky, "fail_matching": args.fail_matching, "tries": {}}
     bound = server.server_address[1]
     if args.port_file:
         temp = args.port_file + ".tmp"

@@ -84,17 +84,25 @@ export AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER AWS_REGION=us-east-
 
 # --- The verifying proxy in front of s3rver: SIGNED is the API endpoint that
 # checks signatures; pip still reads the website (anonymous GETs) from s3rver ---
-"$TEST_PYTHON" "$SOURCE_DIR/tests/integration/sigv4_proxy.py" --upstream "127.0.0.1:$PORT" \
-  --access-key S3RVER --secret-key S3RVER --region us-east-1 --port-file "$TMP/proxy.port" \
-  >/dev/null 2>"$TMP/proxy.log" &
-BACKGROUND_PIDS+=("$!")
-disown "$!"
-for ((i = 0; i < 100; i++)); do
-  [[ -s $TMP/proxy.port ]] && break
-  sleep 0.1
-done
-[[ -s $TMP/proxy.port ]] || fail "sigv4_proxy.py did not start: $(head -c 800 "$TMP/proxy.log")"
-SIGNED="http://127.0.0.1:$(cat "$TMP/proxy.port")"
+# start_proxy NAME [FAULT OPTION...]: a proxy logging to $TMP/NAME.log; its URL in $PROXY_URL.
+start_proxy() {
+  local name=$1
+  shift
+  "$TEST_PYTHON" "$SOURCE_DIR/tests/integration/sigv4_proxy.py" --upstream "127.0.0.1:$PORT" \
+    --access-key S3RVER --secret-key S3RVER --region us-east-1 --port-file "$TMP/$name.port" "$@" \
+    >/dev/null 2>"$TMP/$name.log" &
+  BACKGROUND_PIDS+=("$!")
+  disown "$!"
+  local i
+  for ((i = 0; i < 100; i++)); do
+    [[ -s $TMP/$name.port ]] && break
+    sleep 0.1
+  done
+  [[ -s $TMP/$name.port ]] || fail "sigv4_proxy.py $* did not start: $(head -c 800 "$TMP/$name.log")"
+  PROXY_URL="http://127.0.0.1:$(cat "$TMP/$name.port")"
+}
+start_proxy proxy
+SIGNED=$PROXY_URL
 # bucket_state: every object s3rver holds, with its bytes' sha256.
 bucket_state() { (cd "$S3/data" && find . -type f -print0 | sort -z | xargs -0 -r sha256sum); }
 
@@ -181,17 +189,23 @@ pa=$!
 pb=$!
 wait "$pa" || fail "publisher alpha failed: $(cat "$TMP/a.out")"
 wait "$pb" || fail "publisher beta failed: $(cat "$TMP/b.out")"
-"$TEST_PYTHON" - "$URL" <<'PY' || fail "after two publishers the index does not name every wheel"
+# index_names NAME...: the simple index names each NAME, and every link of
+# every project page resolves with its sha256 (the tree is consistent).
+index_names() {
+  "$TEST_PYTHON" - "$URL" "$@" <<'PY'
 import hashlib, re, sys, urllib.request
 base = sys.argv[1]
 root = urllib.request.urlopen(base + "/simple/", timeout=10).read().decode()
-for name in ("alpha", "beta", "ffext-abi1"):
+for name in sys.argv[2:]:
     assert f'href="{name}/"' in root, (name, root)
+for name in re.findall(r'href="([^"/]+)/"', root):
     page = urllib.request.urlopen(f"{base}/simple/{name}/", timeout=10).read().decode()
     for href, digest in re.findall(r'href="([^"#]+)#sha256=([0-9a-f]{64})"', page):
         data = urllib.request.urlopen(f"{base}/simple/{name}/{href}", timeout=30).read()
         assert hashlib.sha256(data).hexdigest() == digest, href
 PY
+}
+index_names alpha beta ffext-abi1 || fail "after two publishers the index does not name every wheel"
 pass_note "two concurrent publishers to one prefix: every wheel on the index, every link's sha256 right"
 
 # Every request of the good publishes above was verified and none refused:
@@ -204,6 +218,35 @@ for kind in '^ok PUT /wheels/team/files/.*\.whl$' '^ok PUT /wheels/team/files/.*
   grep -q "$kind" "$TMP/proxy.log" || fail "no verified request matches $kind: $(cat "$TMP/proxy.log")"
 done
 pass_note "SigV4: $(grep -c '^ok ' "$TMP/proxy.log") requests verified by the proxy (PUT, GET, ListObjectsV2), none refused"
+
+# --- S3 faults: a transient 503 is retried; a lasting 500 fails cleanly, pages intact ---
+# (Each behind its own proxy: every request still signature-checked.)
+start_proxy flaky --flaky 1
+pure_wheel gamma
+ff publish --to s3://wheels/team --endpoint-url "$PROXY_URL" "$TMP/pure/gamma-1.0-py3-none-any.whl"
+expect_rc 0 "publish while every request's first try answers 503"
+grep -q '^faulted 503 PUT /wheels/team/files/gamma-1.0-py3-none-any.whl$' "$TMP/flaky.log" &&
+  grep -q '^ok PUT /wheels/team/files/gamma-1.0-py3-none-any.whl$' "$TMP/flaky.log" ||
+  fail "the wheel's PUT was not retried after its 503: $(cat "$TMP/flaky.log")"
+grep -q '^ok PUT /wheels/team/simple/index\.html$' "$TMP/flaky.log" || fail "the root page was not retried"
+index_names alpha beta ffext-abi1 gamma || fail "after retried 503s the index is not consistent"
+pass_note "a transient 503 on each of $(grep -c '^faulted 503' "$TMP/flaky.log") requests: retried, published, index consistent"
+
+start_proxy pages500 --fail-matching '^/wheels/team/simple/'
+pure_wheel delta
+before_pages=$(cd "$S3/data" && find . -path '*simple*' -type f -print0 | sort -z | xargs -0 -r sha256sum)
+ff publish --to s3://wheels/team --endpoint-url "$PROXY_URL" "$TMP/pure/delta-1.0-py3-none-any.whl"
+expect_clean_error 1 "publish while every page upload answers 500"
+expect_err_contains "answered HTTP 500 (InternalError) to each of 4 tries"
+[[ $(grep -c '^faulted 500 PUT /wheels/team/simple/' "$TMP/pages500.log") -ge 4 ]] ||
+  fail "the page upload was not tried 4 times: $(cat "$TMP/pages500.log")"
+[[ $(cd "$S3/data" && find . -path '*simple*' -type f -print0 | sort -z | xargs -0 -r sha256sum) == "$before_pages" ]] ||
+  fail "a failed page upload changed a page"
+index_names alpha beta ffext-abi1 gamma || fail "after a failed page upload the index is not consistent"
+ff publish --to s3://wheels/team --endpoint-url "$SIGNED" "$TMP/pure/delta-1.0-py3-none-any.whl"
+expect_rc 0 "publish delta again once the fault is gone"
+index_names alpha beta ffext-abi1 gamma delta || fail "delta is not on the index after the fault is gone"
+pass_note "a lasting 500 on page uploads: exit 1 after 4 tries, no page changed, index consistent; the next publish converges"
 
 # --- --from-cache: the cache's wheels, their entries as the variant facts ---
 ff cache add "$WHEEL1"
