@@ -84,13 +84,13 @@ std::string requirements_text(const InstallRequirementsReport& report) {
   for (const auto& link : plan.sources.find_links) out += "  find-links: " + link + "\n";
 
   if (report.installer_ok) {
-    out += fmt::format(
-        "\n{}: {}\n", report.installer,
-        !*report.installer_ok ? "FAILED: " + report.installer_failure
-        : report.installer_shared
-            ? fmt::format("done, in one run with {}'s wheel (torch held at its version)",
-                          report.plan.flashfit.front().recipe)
-            : std::string("done"));
+    out += fmt::format("\n{}: {}\n", report.installer,
+                       !*report.installer_ok ? "FAILED: " + report.installer_failure
+                       : report.installer_shared
+                           ? fmt::format("done, in one run with {}'s wheel and its dependencies "
+                                         "(torch held at its version)",
+                                         report.plan.flashfit.front().recipe)
+                           : std::string("done"));
     if (report.installer_changes.empty()) out += "  (nothing changed)\n";
     for (const auto& change : report.installer_changes)
       out += "  " + workflow::describe(change) + "\n";

@@ -24,20 +24,23 @@ void say(const InstallOptions& options, const std::string& line) {
 }
 
 // Whether pip would skip `wheel_version` over the installed version (the
-// same public version is "already satisfied" without --force-reinstall,
-// which a run over the user's lines cannot take). Unreadable: assumed so.
+// same version, local label included, is "already satisfied" without
+// --force-reinstall, which a run over the user's lines cannot take).
+// Unreadable: assumed so.
 bool installer_may_skip(const std::optional<InstalledDist>& before,
                         const std::string& wheel_version) {
   if (!before) return false;
   auto installed = pkg::Version::parse(before->version);
   auto wheel = pkg::Version::parse(wheel_version);
-  return !installed || !wheel || installed->compare_public(*wheel) == std::strong_ordering::equal;
+  return !installed || !wheel || *installed == *wheel;
 }
 
 // The attempt's installer run. install -r's other lines, while still to
 // run, go into it (one installer start instead of two); a combined run that
 // fails leaves the verdict to the lines by themselves and then to the wheel
-// by itself, so neither is blamed for the other.
+// by itself, so neither is blamed for the other. Lines that cannot share
+// this run go in first by themselves, as without sharing: nothing of the
+// package is installed before them.
 util::Result<util::ProcessResult> install_run(const PlanRun& w, InstallSteps& steps,
                                               const store::CacheEntry& entry) {
   const InstallOptions& options = w.options;
@@ -49,6 +52,12 @@ util::Result<util::ProcessResult> install_run(const PlanRun& w, InstallSteps& st
     if (!ran || ran->succeeded()) return ran;
     say(options, fmt::format("that run {}: the lines by themselves, then {} by itself",
                              ran->describe(), entry.filename));
+  }
+  if (lines != nullptr) {
+    if (lines->pending())
+      say(options, fmt::format("{} {} is installed: the requirements' other lines first, by "
+                               "themselves (pip would take the same version as satisfied)",
+                               w.plan.package, entry.version));
     if (auto alone = lines->ensure_lines(); !alone) return tl::unexpected(alone.error());
   }
   say(options,

@@ -24,6 +24,8 @@ util::Result<void> SharedLinesRun::run_alone() {
   if (!ran) return tl::unexpected(ran.error());
   lines_ok_ = ran->succeeded();
   deciding_ = std::move(*ran);
+  // Not held by the pin here: a dependency of the lines may have moved torch.
+  torch_changed_ = *lines_ok_ && torch_state_() != torch_before_;
   return {};
 }
 
@@ -34,8 +36,7 @@ util::Result<void> SharedLinesRun::ensure_lines() {
                       "the installer could not install the requirements' other lines",
                       deciding_ ? deciding_->describe() : std::string());
   }
-  if (state_ == State::alone && torch_state_() != torch_before_) {
-    torch_changed_ = true;
+  if (torch_changed_) {
     return util::fail(util::ErrorKind::failed,
                       "the requirements' other lines changed torch: the wheel picked for the "
                       "torch before them is picked again");

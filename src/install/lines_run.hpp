@@ -54,12 +54,13 @@ class SharedLinesRun {
   util::Result<util::ProcessResult> run_with(const std::filesystem::path& wheel);
   // The lines by themselves: when no wheel took them, or the combined run
   // failed. Does nothing once a run decided whether the lines install.
+  // After it, torch_changed() says whether they moved torch.
   util::Result<void> run_alone();
   // run_alone(), then an error unless the lines are installed (the deciding
   // run says why) with torch as it was: what must hold before a wheel picked
   // for that torch goes on top of them.
   util::Result<void> ensure_lines();
-  // The lines by themselves changed torch (ensure_lines said so).
+  // The lines by themselves changed torch: a pick made before them is stale.
   bool torch_changed() const { return torch_changed_; }
 
   // Whether the lines are installed; nullopt before a run decided it.

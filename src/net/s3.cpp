@@ -69,7 +69,8 @@ std::vector<std::string> xml_values(std::string_view xml, std::string_view tag) 
 struct Response {
   long status = 0;
   std::string body;
-  int tries = 1;  // how many times it was asked (a 5xx answer is asked again)
+  int tries = 1;          // how many times it was asked (a 5xx answer is asked again)
+  int server_errors = 0;  // how many of those tries the server answered with a 5xx
 };
 
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
@@ -110,8 +111,13 @@ util::Error status_error(const S3Config& c, const std::string& what, const Respo
   if (r.status >= 500) {
     return util::Error{
         util::ErrorKind::failed,
-        fmt::format("S3 {} failed: the endpoint answered HTTP {}{} to each of {} tries", what,
-                    r.status, code.empty() ? "" : " (" + code + ")", r.tries),
+        fmt::format("S3 {} failed: the endpoint answered HTTP {}{} {}", what, r.status,
+                    code.empty() ? "" : " (" + code + ")",
+                    r.server_errors == r.tries
+                        ? fmt::format("to each of {} tries", r.tries)
+                        : fmt::format("to the last of {} tries ({} answered with a server error, "
+                                      "the others failed before an answer)",
+                                      r.tries, r.server_errors)),
         c.endpoint,
         "a failure of the server's own: publish again later (files go before the pages "
         "that name them, so what is there stays consistent)"};
@@ -141,6 +147,7 @@ util::Result<Response> request(const S3Config& c, const std::string& method, con
   if (auto init = detail::global_init(); !init) return tl::unexpected(init.error());
   std::string last_failure;
   std::optional<Response> last_answer;  // the last 5xx, while the tries last
+  int server_errors = 0;
   for (int attempt = 1; attempt <= c.attempts; ++attempt) {
     if (attempt > 1) std::this_thread::sleep_for(std::chrono::milliseconds(200 << (attempt - 2)));
     std::unique_ptr<CURL, EasyDeleter> curl(detail::api().easy_init());
@@ -194,6 +201,7 @@ util::Result<Response> request(const S3Config& c, const std::string& method, con
     detail::api().easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &r.status);
     r.tries = attempt;
     if (r.status >= 500) {
+      r.server_errors = ++server_errors;
       last_answer = std::move(r);
       continue;
     }

@@ -200,11 +200,14 @@ util::Result<void> run_installer_lines(InstallRequirementsReport& report,
 std::shared_ptr<install::SharedLinesRun> share_lines_run(const install::Installer& installer,
                                                          const InstallerInputFiles& inputs,
                                                          const env::Environment& environment) {
-  // torch as an install changes it: its files where it was probed, and the
-  // version import order finds now (a torch installed in front shadows it).
-  auto torch_state = [environment] {
-    std::vector<std::string> state = install::torch_fingerprint(environment);
-    const InstalledVersions now = installed_versions(environment.python.interpreter->site_dirs);
+  // torch as an install changes it: its files where it is found now, and the
+  // version import order finds later (a torch installed in front shadows it).
+  env::Environment probed = environment;
+  const std::vector<std::string>& site_dirs = environment.python.interpreter->site_dirs;
+  probed.torch = env::probe_torch(std::vector<fs::path>(site_dirs.begin(), site_dirs.end()));
+  auto torch_state = [probed = std::move(probed)] {
+    std::vector<std::string> state = install::torch_fingerprint(probed);
+    const InstalledVersions now = installed_versions(probed.python.interpreter->site_dirs);
     const auto torch = now.find("torch");
     state.push_back(torch == now.end() ? "no torch" : "torch " + torch->second);
     return state;
@@ -233,6 +236,12 @@ util::Result<void> settle_lines_run(InstallRequirementsReport& report,
   if (!ran) return tl::unexpected(ran.error());
   if (lines.deciding_run()) report_lines_run(report, installer, *lines.deciding_run());
   report.installer_shared = lines.shared();
+  if (report.installer_shared) {
+    // The argv that ran: the lines', the torch pin and the wheel.
+    report.installer_argv.insert(
+        report.installer_argv.end(),
+        {"-c", "<torch pin>", "<" + report.plan.flashfit.front().recipe + "'s wheel>"});
+  }
   return {};
 }
 
@@ -340,8 +349,8 @@ util::Result<InstallRequirementsReport> install_requirements(
       tell(input.note,
            fmt::format("{} ({}): flashfit install {}", taken.recipe, taken.where, taken.spec));
       if (lines) {
-        tell(input.note, fmt::format("its first install goes into one {} run with the {} other "
-                                     "line{}, torch held at its version",
+        tell(input.note, fmt::format("its wheel, once verified, may go into one {} run with the "
+                                     "{} other line{}, torch held at its version",
                                      to_string(installer->kind), report.plan.installer.size(),
                                      report.plan.installer.size() == 1 ? "" : "s"));
       }
@@ -352,8 +361,9 @@ util::Result<InstallRequirementsReport> install_requirements(
       if (lines) {
         auto settled = settle_lines_run(report, *lines, *installer, interpreter, before);
         if (!settled) return tl::unexpected(settled.error());
-        if (report.installer_ok == false) {
-          // The lines failed by themselves: nothing of theirs is the package's doing.
+        if (report.installer_ok == false && run.exit_code != 0) {
+          // The lines failed by themselves, before anything of the package
+          // was installed (install_run puts them first): it was never tried.
           run = PackageRun{taken.recipe, taken.spec, std::nullopt, {}, {}};
         } else if (lines->torch_changed()) {
           // The lines by themselves changed torch: the package is picked again for it.

@@ -244,3 +244,16 @@ expect_rc 1 "a line that needs another torch"
 [[ $(json_field "$TMP/out" 'd["packages"][0]["exit_code"]') == 1 ]] || fail "ffinst's new pick was not tried: $(json_field "$TMP/out" 'd["packages"][0]')"
 expect_err_contains "is picked again"
 pass_note "a line that needs another torch: the stale pick dropped, ffinst picked again for the new torch"
+
+# The same, when the package's flow never reaches an installer run (no
+# ffinst 1.1 among these files, --no-build): the lines run after it, by
+# themselves, and the torch they brought still makes the package be picked again.
+new_venv
+printf -- '--find-links %s\n--no-index\nfftorchneed\nffinst==1.1\n' "$TMP/newtorch" >"$TMP/newtorch-nopick.txt"
+ff install -r "$TMP/newtorch-nopick.txt" --python "$PY" --json --no-build
+expect_rc 1 "a line that needs another torch, the package never reaching the installer"
+[[ $(version_of torch) == 2.0 && $(version_of fftorchneed) == 1.0 ]] || fail "the lines were not installed after the package: $(cat "$TMP/err")"
+[[ $(json_field "$TMP/out" 'd["installer"]["ok"]') == True ]] || fail "the lines were said to fail"
+expect_err_contains "is picked again"
+[[ -z $(version_of ffinst) ]] || fail "ffinst was installed"
+pass_note "the lines after a package that reached no installer run: torch's change still noticed, the package picked again"

@@ -565,21 +565,48 @@ TEST(InstallRun, LinesThatChangeTorchStopTheStalePick) {
   EXPECT_EQ(r.world.installed(), "0.9");
 }
 
-// pip would answer "already satisfied" for the same public version without
-// --force-reinstall, which a run over the user's lines cannot take: that
-// wheel installs by itself and the lines stay for the caller.
-TEST(InstallRun, TheSameVersionInstalledIsNotShared) {
+// pip would answer "already satisfied" for the same version without
+// --force-reinstall, which a run over the user's lines cannot take: the
+// lines go in first by themselves (as without sharing), then the wheel by
+// itself; another local label is another version, and is shared.
+TEST(InstallRun, TheSameVersionInstalledGoesAfterTheLinesByThemselves) {
+  for (const std::string installed : {"1.2", "1.2+old"}) {
+    PlanRunner r(false);
+    const std::string dist_info = "ff-" + installed + ".dist-info";
+    test::write(r.world.site / dist_info / "METADATA", "Name: ff\nVersion: " + installed + "\n");
+    test::write(r.world.site / dist_info / "RECORD", dist_info + "/METADATA,,\n");
+    r.before = find_installed({r.world.site.string()}, "ff");
+    ASSERT_TRUE(r.before);
+    LinesWorld lines;
+    r.options.lines = lines.make(r.world);
+    ASSERT_TRUE(r.go()) << installed;
+    ASSERT_EQ(lines.runs.size(), 1u) << installed;
+    if (installed == "1.2") {
+      EXPECT_EQ(lines.runs[0], (std::vector<std::string>{"pip", "install", "-r", "lines.txt"}));
+      EXPECT_FALSE(r.options.lines->shared());
+      EXPECT_EQ(r.world.calls,
+                (std::vector<std::string>{"fetch ff-1.2-py3-none-any.whl", "inspect", "preload",
+                                          "backup", "lines", "installer", "import", "record"}));
+    } else {
+      EXPECT_TRUE(r.options.lines->shared()) << installed;
+    }
+    EXPECT_EQ(r.world.installed(), "1.2");
+  }
+}
+
+// The lines by themselves after a skipped share move torch: the wheel picked
+// before them is not installed on top.
+TEST(InstallRun, LinesFirstThatChangeTorchStopTheStalePick) {
   PlanRunner r(false);
-  test::write(r.world.site / "ff-1.2.dist-info/METADATA", "Name: ff\nVersion: 1.2+old\n");
+  test::write(r.world.site / "ff-1.2.dist-info/METADATA", "Name: ff\nVersion: 1.2\n");
   test::write(r.world.site / "ff-1.2.dist-info/RECORD", "ff-1.2.dist-info/METADATA,,\n");
   r.before = find_installed({r.world.site.string()}, "ff");
-  ASSERT_TRUE(r.before);
   LinesWorld lines;
+  lines.lines_change_torch = true;
   r.options.lines = lines.make(r.world);
-  ASSERT_TRUE(r.go());
-  EXPECT_TRUE(lines.runs.empty());
-  EXPECT_TRUE(r.options.lines->pending());
-  EXPECT_EQ(r.world.installed(), "1.2");
+  ASSERT_FALSE(r.go());
+  EXPECT_TRUE(r.options.lines->torch_changed());
+  EXPECT_EQ(std::count(r.world.calls.begin(), r.world.calls.end(), "installer"), 0);
 }
 
 TEST(SharedLinesRun, RunsTheLinesAtMostOnceSuccessfully) {
