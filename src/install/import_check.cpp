@@ -220,6 +220,8 @@ CheckAnswer read_check_output(const util::ProcessResult& run, const ImportCheckO
     }
   }
   if (answer.stale) return answer;  // it imported nothing
+  answer.timed_out = run.timed_out;
+  answer.torch_said = torch_said;
   answer.complete = run.succeeded() && torch_said && check.modules.size() == options.modules.size();
   // A crash (segfault in a module's init) or a timeout leaves results missing.
   if (!answer.complete) {

@@ -63,7 +63,11 @@ struct CheckAnswer {
   // A preloaded interpreter's evidence that something it had loaded changed
   // ("/x/torch/version.py changed"): it imported nothing, and its answer is void.
   std::optional<std::string> stale;
-  bool complete = false;  // it exited 0 with a result for torch and every module
+  bool complete = false;   // it exited 0 with a result for torch and every module
+  bool timed_out = false;  // it ran past the check's timeout
+  // It said torch's result: a preloaded interpreter does so only after proving
+  // that nothing it had loaded changed, so from there it is as good as fresh.
+  bool torch_said = false;
 };
 CheckAnswer read_check_output(const util::ProcessResult& run, const ImportCheckOptions& options);
 

@@ -51,7 +51,11 @@ std::optional<std::string> preload_set_aside(const CheckAnswer& answer, bool imp
   // torch may be what the installer just put there (install -r's lines).
   if (import_torch && !answer.check.torch_ok)
     return std::string("torch did not import when it started");
-  // A crash or a timeout: the fresh interpreter's answer is the one to trust.
+  // A module's import that hung past the timeout after the interpreter proved
+  // itself current (it said torch's result) hangs in a fresh one too: that
+  // answer stands, rather than a second full timeout for the same verdict.
+  if (!answer.complete && answer.timed_out && answer.torch_said) return std::nullopt;
+  // A crash, or a timeout before that proof: the fresh interpreter's answer is the one to trust.
   if (!answer.complete) return std::string("it did not answer in full");
   return std::nullopt;
 }

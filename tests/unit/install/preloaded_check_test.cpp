@@ -144,12 +144,40 @@ TEST(PreloadSetAside, TorchThatDidNotImportAtStartMayBeThereNow) {
 }
 
 TEST(PreloadSetAside, AnIncompleteAnswerIsRedone) {
-  util::ProcessResult run = exited("torch\t1.13.1\tok\n");
-  run.timed_out = true;
-  auto answer = read_check_output(run, options({"ffinst"}));
+  // A crash after torch: the fresh interpreter's answer is the one to trust.
+  util::ProcessResult crashed = exited("torch\t1.13.1\tok\n");
+  crashed.exit_code = -1;
+  crashed.term_signal = 11;
+  auto answer = read_check_output(crashed, options({"ffinst"}));
   auto why = preload_set_aside(answer, true, true);
   ASSERT_TRUE(why);
   EXPECT_EQ(*why, "it did not answer in full");
+  // A timeout before it proved itself current (no torch line yet): redone
+  // (without torch to import, the script still says torch's line first).
+  util::ProcessResult early = exited("");
+  early.exit_code = -1;
+  early.timed_out = true;
+  answer = read_check_output(early, options({"ffinst"}));
+  EXPECT_EQ(preload_set_aside(answer, false, true), "it did not answer in full");
+  EXPECT_EQ(preload_set_aside(answer, true, true), "torch did not import when it started");
+}
+
+// A module whose import hangs past the timeout, after the interpreter proved
+// nothing it had loaded changed: a fresh one would hang as long; the answer
+// (that module failed, timed out) stands instead of a second full timeout.
+TEST(PreloadSetAside, AHangAfterTheProofIsTheAnswer) {
+  util::ProcessResult run = exited("torch\t1.13.1\tok\n");
+  run.exit_code = -1;
+  run.timed_out = true;
+  auto answer = read_check_output(run, options({"ffinst"}));
+  EXPECT_FALSE(answer.complete);
+  EXPECT_EQ(preload_set_aside(answer, true, true), std::nullopt);
+  ASSERT_EQ(answer.check.modules.size(), 1u);
+  EXPECT_FALSE(answer.check.modules[0].ok);
+  EXPECT_NE(answer.check.modules[0].error.find("timed out"), std::string::npos)
+      << answer.check.modules[0].error;
+  // torch's files changed: set aside all the same.
+  EXPECT_TRUE(preload_set_aside(answer, true, false));
 }
 
 // The interpreter's own evidence, with a real interpreter: started "now" it
