@@ -67,7 +67,6 @@ class SharedLinesRun {
   std::optional<bool> lines_ok() const { return lines_ok_; }
   // The run that decided it (the combined or the lone one), for the report.
   const std::optional<util::ProcessResult>& deciding_run() const { return deciding_; }
-  const std::vector<std::string>& lines_argv() const { return lines_argv_; }
 
  private:
   enum class State { pending, with_wheel, alone };

@@ -15,11 +15,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(!(req->url && !req->specifier.empty()), "a URL and a specifier");
   const std::string printed = req->str();
   auto again = parse_requirement(printed);
-  // A marker value holding '"' prints inside '"', as packaging 23.0 prints it
-  // (see marker_fuzz.cpp); such a value needs a '"' in the input.
-  if (!again && text.find('"') != std::string_view::npos) return 0;
+  // A marker value holding '"' prints inside '"', and one holding a line break
+  // decoded from an escape prints it raw, as packaging 23.0 prints them (see
+  // marker_fuzz.cpp): neither reads back. The first needs a '"' in the input.
+  if (!again && (text.find('"') != std::string_view::npos ||
+                 printed.find_first_of("\r\n") != std::string::npos))
+    return 0;
   FUZZ_CHECK(again.has_value(), "str() does not parse: " + printed);
-  FUZZ_CHECK(again->str() == printed, "str() is not stable: " + printed + " -> " + again->str());
+  // A marker value holding '\' prints unescaped, so each reprint decodes its
+  // escapes once more (packaging 23.0 too: str(Requirement(str(r))) differs
+  // from str(r) for `os_name == 'a\\\\'`): the print is stable only without one.
+  if (printed.find('\\') == std::string::npos) {
+    FUZZ_CHECK(again->str() == printed, "str() is not stable: " + printed + " -> " + again->str());
+  }
   FUZZ_CHECK(again->name == req->name && again->extras == req->extras,
              "name or extras: " + printed);
   FUZZ_CHECK(again->url == req->url, "url: " + printed);
