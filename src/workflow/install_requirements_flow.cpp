@@ -370,7 +370,6 @@ util::Result<InstallRequirementsReport> install_requirements(
           tell(input.note,
                fmt::format("the other lines changed torch: {} is picked again", taken.recipe));
           report.url_verdicts = judge_urls(report.plan, *input.book, input.probe);
-          report.url_verdicts.resize(report.plan.flashfit.size());
           if (auto again = install_one(input, report, taken, nullptr, nullptr, run); !again)
             return tl::unexpected(again.error());
         }
