@@ -13,7 +13,7 @@
 #include "util/atomic_file.hpp"
 #include "util/env_vars.hpp"
 #include "util/paths.hpp"
-#include "util/sha256.hpp"
+#include "util/strings.hpp"
 
 namespace flashfit::env {
 namespace {
@@ -66,8 +66,8 @@ std::optional<InterpreterStamp> stamp_interpreter(const std::string& program) {
 
 std::filesystem::path InterpreterCache::entry_path(const InterpreterStamp& stamp) const {
   // The name only spreads entries over files; the full stamp inside the entry
-  // is what decides a hit.
-  return root_ / "interpreters" / (util::sha256_hex(stamp.program).substr(0, 16) + ".json");
+  // is what decides a hit (so a non-cryptographic hash: libcrypto stays unloaded).
+  return root_ / "interpreters" / (util::name_hash_hex(stamp.program) + ".json");
 }
 
 std::optional<std::string> InterpreterCache::load(const InterpreterStamp& stamp) const {

@@ -1,6 +1,7 @@
 #include "util/strings.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace flashfit::util {
 
@@ -43,6 +44,18 @@ std::string_view trim(std::string_view text) {
   while (!text.empty() && is_ascii_space(text.front())) text.remove_prefix(1);
   while (!text.empty() && is_ascii_space(text.back())) text.remove_suffix(1);
   return text;
+}
+
+std::string name_hash_hex(std::string_view text) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a's 64-bit offset basis and prime
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (std::size_t i = 16; i-- > 0; hash >>= 4) out[i] = kDigits[hash & 0xf];
+  return out;
 }
 
 bool is_ascii(std::string_view text) {

@@ -28,6 +28,11 @@ bool valid_utf8(std::string_view text);
 // or garble the terminal.
 std::string printable(std::string_view text, std::size_t max_length = 200);
 
+// 16 lower-case hex digits of the text's 64-bit FNV-1a hash: a file name that
+// spreads cache entries (the entry itself says what it is for), where a
+// cryptographic hash would load libcrypto for nothing. Not for integrity.
+std::string name_hash_hex(std::string_view text);
+
 // Edit distance counting a swap of neighbours as one edit, for "did you mean".
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

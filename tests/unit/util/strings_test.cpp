@@ -55,3 +55,16 @@ TEST(Strings, ValidUtf8IsRfc3629) {
   };
   for (const auto& text : bad) EXPECT_FALSE(valid_utf8(text)) << printable(text);
 }
+
+TEST(Strings, NameHashIsFnv1a64InSixteenHexDigits) {
+  // FNV-1a's published 64-bit test values.
+  EXPECT_EQ(name_hash_hex(""), "cbf29ce484222325");
+  EXPECT_EQ(name_hash_hex("a"), "af63dc4c8601ec8c");
+  EXPECT_EQ(name_hash_hex("foobar"), "85944171f73967e8");
+  // Leading zero digits are kept, every byte counts (NUL, high bytes), and
+  // neighbouring paths differ.
+  EXPECT_EQ(name_hash_hex("p6500"), "00d4d0185f34cc9a");
+  EXPECT_NE(name_hash_hex(std::string("a\0", 2)), name_hash_hex("a"));
+  EXPECT_NE(name_hash_hex("/usr/bin/python3"), name_hash_hex("/usr/bin/python3.11"));
+  EXPECT_NE(name_hash_hex("\xff"), name_hash_hex("\x7f"));
+}

@@ -1,0 +1,58 @@
+#include "util/heap_pages.hpp"
+
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+
+namespace flashfit::util {
+namespace {
+
+constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+
+char* heap_end() {
+  void* end = sbrk(0);
+  return end == reinterpret_cast<void*>(-1) ? nullptr : static_cast<char*>(end);
+}
+
+}  // namespace
+
+HeapPreparation prepare_heap(std::size_t bytes) {
+  HeapPreparation done;
+  char* before = heap_end();
+  if (before == nullptr || bytes == 0) return done;
+  // Each growth of the heap adds `bytes` beyond what the request needs, and a
+  // trim keeps that much: the records that follow are carved from one region.
+  if (mallopt(M_TOP_PAD, static_cast<int>(bytes)) != 1) return done;
+  // Grow it now, while its new end can still be advised: ask for a little more
+  // than the free space at the top (mallinfo2's keepcost), from the heap, not
+  // from mmap (whose threshold is raised for requests below 32 MiB, as glibc
+  // allows), and give it back: it stays in the heap, padded.
+  constexpr std::size_t kMaxFromHeap = std::size_t{32} << 20;
+  const std::size_t top = mallinfo2().keepcost;
+  const std::size_t ask = top + 4096;
+  if (ask >= kMaxFromHeap) return done;
+  mallopt(M_MMAP_THRESHOLD, static_cast<int>(kMaxFromHeap));
+  void* grow = std::malloc(ask);
+  // Kept from the optimiser, which may drop a malloc whose block is never used.
+  asm volatile("" : : "r"(grow) : "memory");
+  std::free(grow);
+  char* after = heap_end();
+  if (after == nullptr || after <= before) return done;
+  done.grown = static_cast<std::size_t>(after - before);
+  // Only whole 2 MiB pages can be huge; the pages below `before` are in use
+  // and keep their small pages.
+  const std::uintptr_t first =
+      (reinterpret_cast<std::uintptr_t>(before) + kHugePage - 1) & ~(kHugePage - 1);
+  const std::uintptr_t last = reinterpret_cast<std::uintptr_t>(after) & ~(kHugePage - 1);
+  if (last <= first) return done;
+  if (madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE) == 0) {
+    done.advised = last - first;
+    done.advised_at = reinterpret_cast<const void*>(first);
+  }
+  return done;
+}
+
+}  // namespace flashfit::util
