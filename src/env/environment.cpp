@@ -180,7 +180,11 @@ Environment probe_interpreter_environment(const ProbeOptions& options) {
 Environment probe_environment(const ProbeOptions& options) {
   Environment env;
   probe_machine_and_python(env, options);
-  if (env.python.interpreter.known()) {
+  if (options.what_if.torch) {
+    // apply_what_if below replaces every torch fact for a what-if torch (the
+    // installed one's files do not describe it): its files are not read.
+    env.torch = torch_unknown("replaced by --torch");
+  } else if (env.python.interpreter.known()) {
     util::TraceSpan span("probe: torch");
     std::vector<std::filesystem::path> site_dirs;
     for (const auto& dir : env.python.interpreter->site_dirs) site_dirs.emplace_back(dir);

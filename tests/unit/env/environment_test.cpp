@@ -637,6 +637,39 @@ TEST(ProbeEnvironment, DebianPythonWithItsTorch) {
   ASSERT_TRUE(env.tag_facts());
 }
 
+// A what-if torch replaces every fact of the installed one, so its files are
+// not read: the answer is the same as probing them and then applying the what-if.
+TEST(ProbeEnvironment, WhatIfTorchGivesWhatApplyingItToTheProbedTorchGives) {
+  if (!std::filesystem::exists("/usr/lib/python3/dist-packages/torch/version.py")) {
+    GTEST_SKIP() << "no Debian python3-torch here";
+  }
+  WhatIfOptions o;
+  o.torch = "2.9.1+cu128";
+  ProbeOptions options = this_machine("/usr/bin/python3");
+  options.what_if = parse_ok(o);
+  const Environment direct = probe_environment(options);
+  Environment probed = probe_environment(this_machine("/usr/bin/python3"));
+  ASSERT_TRUE(probed.torch.installed()) << "the installed torch is read without a what-if";
+  apply_what_if(probed, options.what_if);
+  const TorchFacts& a = direct.torch;
+  const TorchFacts& b = probed.torch;
+  EXPECT_EQ(a.installed(), b.installed());
+  EXPECT_EQ(a.package_dir.unknown_reason, b.package_dir.unknown_reason);
+  ASSERT_TRUE(a.version.known() && b.version.known());
+  EXPECT_EQ(a.version->str(), b.version->str());
+  EXPECT_EQ(a.version.source, b.version.source);
+  EXPECT_EQ(*a.version_text, *b.version_text);
+  ASSERT_TRUE(a.cuda.known() && b.cuda.known());
+  EXPECT_EQ(a.cuda->version, b.cuda->version);
+  EXPECT_EQ(a.cuda.source, b.cuda.source);
+  EXPECT_EQ(a.cxx11_abi.known(), b.cxx11_abi.known());
+  EXPECT_EQ(a.cxx11_abi.unknown_reason, b.cxx11_abi.unknown_reason);
+  EXPECT_EQ(a.hip.source, b.hip.source);
+  EXPECT_EQ(a.library_dir.unknown_reason, b.library_dir.unknown_reason);
+  EXPECT_EQ(a.pybind11_internals_id.unknown_reason, b.pybind11_internals_id.unknown_reason);
+  EXPECT_EQ(a.cuda_runtime_packages.unknown_reason, b.cuda_runtime_packages.unknown_reason);
+}
+
 TEST(ProbeEnvironment, NoInterpreterLeavesTorchUnknownWithTheReason) {
   const Environment env = probe_environment(this_machine("/nonexistent"));
   EXPECT_FALSE(env.python.interpreter.known());
