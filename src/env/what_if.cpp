@@ -30,10 +30,13 @@ bool is_none(std::string_view text) {
 }  // namespace
 
 std::optional<MajorMinor> parse_major_minor(std::string_view text) {
-  const auto parts = util::split(util::trim(text), '.');
-  if (parts.size() != 2) return std::nullopt;
-  auto major = small_number(parts[0]);
-  auto minor = small_number(parts[1]);
+  // Exactly two '.'-separated parts (no vector of them: the resolver asks per wheel).
+  text = util::trim(text);
+  const auto dot = text.find('.');
+  if (dot == std::string_view::npos || text.find('.', dot + 1) != std::string_view::npos)
+    return std::nullopt;
+  auto major = small_number(text.substr(0, dot));
+  auto minor = small_number(text.substr(dot + 1));
   if (!major || !minor) return std::nullopt;
   return MajorMinor{*major, *minor};
 }

@@ -340,10 +340,10 @@ void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe,
     for (const GpuArch& a : built_ptx) out.push_back(a.str() + " (PTX)");
     return out;
   };
-  std::vector<env::ComputeCapability> said;
-  for (const env::ComputeCapability& cc : *target.gpus) {
-    if (std::find(said.begin(), said.end(), cc) != said.end()) continue;
-    said.push_back(cc);
+  const std::vector<env::ComputeCapability>& gpus = *target.gpus;
+  for (auto it = gpus.begin(); it != gpus.end(); ++it) {
+    const env::ComputeCapability& cc = *it;
+    if (std::find(gpus.begin(), it, cc) != it) continue;  // said for an earlier GPU
     if (min_cc && cc < *min_cc) {
       reject(j, ReasonCode::compute_capability, [&] {
         return std::string(fmt::format("{} needs compute capability {} or newer; a GPU here has {}",
@@ -408,6 +408,16 @@ const ReleaseFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& 
   return it->second;
 }
 
+const pkg::VariantLabel& JudgeCache::variant(std::string_view label_text,
+                                             const pkg::Version& version) {
+  key_.assign(label_text);
+  auto it = variants_.find(key_);
+  // Decoded from Version::local() as before (its lower-cased spelling is the label's `raw`).
+  if (it == variants_.end())
+    it = variants_.emplace(key_, pkg::decode_variant(version.local())).first;
+  return it->second;
+}
+
 bool JudgeCache::contains(const pkg::SpecifierSet& spec, const pkg::Version& version) {
   // Pre-releases count: the rules ask whether this release supports the version here.
   auto [it, added] = contains_.try_emplace({&spec, &version}, false);
@@ -417,13 +427,25 @@ bool JudgeCache::contains(const pkg::SpecifierSet& spec, const pkg::Version& ver
 
 namespace {
 
-// The public version as a wheel's file name spells it: the second '-' field
-// up to its local label ("2.8.3" of "flash_attn-2.8.3+cu12...-cp312-...").
-std::string_view public_version_text(std::string_view filename) {
+// The version as a wheel's file name spells it: the second '-' field
+// ("2.8.3+cu12torch2.8cxx11abiTRUE" of "flash_attn-2.8.3+cu12...-cp312-...").
+std::string_view version_text(std::string_view filename) {
   const auto first = filename.find('-');
   const auto second = filename.find('-', first + 1);
-  std::string_view version = filename.substr(first + 1, second - first - 1);
+  return filename.substr(first + 1, second - first - 1);
+}
+
+// Its public part, up to the local label ("2.8.3").
+std::string_view public_version_text(std::string_view filename) {
+  const std::string_view version = version_text(filename);
   return version.substr(0, version.find('+'));
+}
+
+// Its local label as written, with the '+' ("+cu12torch2.8cxx11abiTRUE"; empty: none).
+std::string_view local_label_text(std::string_view filename) {
+  const std::string_view version = version_text(filename);
+  const auto plus = version.find('+');
+  return plus == std::string_view::npos ? std::string_view() : version.substr(plus);
 }
 
 }  // namespace
@@ -444,8 +466,9 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
   j.wheel = std::move(*wheel);
   const pkg::Version& version = j.wheel->version;
   // The label as written in the file name keeps its case; Version::local() lower-cases it.
-  j.variant =
-      candidate.built_variant ? *candidate.built_variant : pkg::decode_variant(version.local());
+  j.variant = candidate.built_variant
+                  ? *candidate.built_variant
+                  : cache.variant(local_label_text(candidate.filename), version);
   if (j.variant.scheme == pkg::VariantScheme::unknown) {
     note(j, fmt::format("unrecognised variant label '{}'", j.variant.raw));
   }

@@ -36,6 +36,9 @@ class JudgeCache {
   // the target's versions (its Python, its torch): asked once per pair, the
   // pair known by address (both outlive the cache).
   bool contains(const pkg::SpecifierSet& spec, const pkg::Version& version);
+  // The variant label of a version whose local label the file name spells
+  // `label_text`: the few dozen labels thousands of wheels share decoded once.
+  const pkg::VariantLabel& variant(std::string_view label_text, const pkg::Version& version);
   // The wheel's parsed file name; the versions and tag sets its wheels share parsed once.
   util::Result<pkg::WheelName> wheel_name(std::string_view filename) {
     return names_.parse(filename);
@@ -50,6 +53,7 @@ class JudgeCache {
   };
   std::unordered_map<std::pair<const void*, const void*>, bool, PairHash> contains_;
   std::unordered_map<std::string, ReleaseFacts> facts_;
+  std::unordered_map<std::string, pkg::VariantLabel> variants_;
   std::string key_;
 };
 

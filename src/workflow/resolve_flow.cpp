@@ -10,6 +10,7 @@
 #include "util/interrupt.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
+#include "util/verbosity.hpp"
 
 namespace flashfit::workflow {
 
@@ -108,6 +109,7 @@ util::Result<std::unique_ptr<Resolved>> resolve_flow(ResolveFlowInput input) {
     }
   }
   if (plan) {
+    util::TraceSpan span("gather: the sources' wheels");
     resolve::Gathered gathered = resolve::gather(request->name, out->recipe, *plan, cache_root);
     if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
     candidates = std::move(gathered.candidates);
@@ -120,11 +122,15 @@ util::Result<std::unique_ptr<Resolved>> resolve_flow(ResolveFlowInput input) {
   resolve_options.explain_rejected = options.explain_rejected;
   resolve_options.suggest = false;  // below, once the toolkit is known
   if (plan) {
+    util::TraceSpan span("judge: what each config setting changes");
     out->config_effects = resolve::config_effects(*request, out->recipe, target, out->config, flags,
                                                   cache_root, candidates);
   }
-  out->resolution =
-      resolve::resolve(*request, out->recipe, target, std::move(candidates), resolve_options);
+  {
+    util::TraceSpan span("judge: every candidate");
+    out->resolution =
+        resolve::resolve(*request, out->recipe, target, std::move(candidates), resolve_options);
+  }
   // A catalog row may be a prediction: ask for the pick's URL before presenting it.
   resolve::UrlCheckStore url_checks(cache_root);
   resolve::confirm_pick(out->resolution, out->recipe, target, resolve_options, url_checks,
