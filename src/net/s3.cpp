@@ -96,7 +96,14 @@ std::string signing_hint(std::string_view code, const S3Config& c) {
   if (code == "SignatureDoesNotMatch")
     return "the signature was computed with another secret: check AWS_SECRET_ACCESS_KEY "
            "belongs to AWS_ACCESS_KEY_ID (and AWS_SESSION_TOKEN, for temporary keys)";
-  if (code == "InvalidAccessKeyId") return "the endpoint does not know AWS_ACCESS_KEY_ID";
+  if (code == "InvalidAccessKeyId")
+    return c.session_token.empty()
+               ? "the endpoint does not know AWS_ACCESS_KEY_ID (a temporary key also needs "
+                 "AWS_SESSION_TOKEN)"
+               : "the endpoint does not know AWS_ACCESS_KEY_ID";
+  if (code == "InvalidToken" || code == "ExpiredToken")
+    return "AWS_SESSION_TOKEN is not the one issued with AWS_ACCESS_KEY_ID, or has expired: "
+           "get a fresh set of temporary credentials";
   if (code == "RequestTimeTooSkewed")
     return "this machine's clock is more than 15 minutes off: the signature carries the time";
   if (code == "AuthorizationHeaderMalformed")

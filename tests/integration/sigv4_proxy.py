@@ -30,7 +30,7 @@ request whose target matches (a lasting one). Logged "faulted STATUS METHOD TARG
 Standard library only. Usage:
   sigv4_proxy.py --upstream HOST:PORT --access-key K --secret-key S
                  [--region us-east-1] [--service s3] [--port-file FILE] [--lifetime SECONDS]
-                 [--flaky N] [--fail-matching REGEX]
+                 [--session-token TOKEN] [--flaky N] [--fail-matching REGEX]
 Binds 127.0.0.1 on a free port; prints "listening on 127.0.0.1:PORT" and
 writes PORT to --port-file. One line per request on stderr:
   "ok METHOD TARGET" or "refused CODE METHOD TARGET: why".
@@ -142,10 +142,12 @@ class Refusal(Exception):
         self.status, self.code, self.message, self.extra = status, code, message, extra or {}
 
 
-def verify(method, target, headers, body, credentials, region, service, now=None):
+def verify(method, target, headers, body, credentials, region, service, now=None, tokens=None):
     """Raises Refusal unless the request carries a right SigV4 signature.
     `target`: the request line's target (path?query); `headers`: [(name, value)];
-    `credentials`: {access key: secret}; `now`: a UTC datetime, None to skip the clock check."""
+    `credentials`: {access key: secret}; `now`: a UTC datetime, None to skip the clock check;
+    `tokens`: {access key: session token} for temporary keys, whose requests must carry
+    that token in x-amz-security-token (signed, as every x-amz-* header)."""
     def header(name):
         values = [v for n, v in headers if n.lower() == name]
         return canonical_header_value(values) if values else None
@@ -166,6 +168,15 @@ def verify(method, target, headers, body, credentials, region, service, now=None
     if access_key not in credentials:
         raise Refusal(403, "InvalidAccessKeyId",
                       "The AWS Access Key Id you provided does not exist in our records.")
+    token = (tokens or {}).get(access_key)
+    if token is not None:
+        given_token = header("x-amz-security-token")
+        if given_token is None:
+            raise Refusal(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does "
+                          "not exist in our records (a temporary key needs its session token).")
+        if not hmac.compare_digest(given_token.encode(), token.encode()):
+            raise Refusal(400, "InvalidToken",
+                          "The provided token is malformed or otherwise invalid.")
     amz_date = header("x-amz-date")
     if amz_date is None or not re.fullmatch(r"\d{8}T\d{6}Z", amz_date):
         raise Refusal(403, "AccessDenied", "AWS authentication requires a valid x-amz-date header")
@@ -282,7 +293,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         cfg = self.server.config
         try:
             verify(self.command, self.path, headers, body, cfg["credentials"], cfg["region"],
-                   cfg["service"], datetime.datetime.now(datetime.timezone.utc))
+                   cfg["service"], datetime.datetime.now(datetime.timezone.utc), cfg["tokens"])
         except Refusal as refusal:
             self.log_verdict(f"refused {refusal.code} {self.command} {self.path}: "
                              f"{refusal.message}")
@@ -344,6 +355,9 @@ def main(argv=None):
     parser.add_argument("--service", default="s3")
     parser.add_argument("--port-file")
     parser.add_argument("--lifetime", type=float, default=900.0)
+    parser.add_argument("--session-token", default=None,
+                        help="the access key is a temporary one: its requests must carry this "
+                             "x-amz-security-token, signed")
     parser.add_argument("--flaky", type=int, default=0,
                         help="answer 503 to the first N tries of each METHOD TARGET")
     parser.add_argument("--fail-matching", type=re.compile, default=None,
@@ -355,6 +369,8 @@ def main(argv=None):
     server.log_lock = threading.Lock()
     server.config = {"upstream": (host, int(port)),
                      "credentials": {args.access_key: args.secret_key},
+                     "tokens": ({args.access_key: args.session_token}
+                                if args.session_token is not None else {}),
                      "region": args.region, "service": args.service,
                      "flaky": args.flaky, "fail_matching": args.fail_matching, "tries": {}}
     bound = server.server_address[1]

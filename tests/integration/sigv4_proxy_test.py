@@ -73,7 +73,8 @@ S3_LIST = {
 
 def check(example, keys, **changes):
     r = dict(example, **changes)
-    p.verify(r["method"], r["target"], r["headers"], r["body"], keys, r["region"], r["service"])
+    p.verify(r["method"], r["target"], r["headers"], r["body"], keys, r["region"], r["service"],
+             None, r.get("tokens"))
 
 
 def replace_header(headers, name, value):
@@ -150,6 +151,17 @@ class TamperedRequests(unittest.TestCase):
                    for n, v in S3_GET_OBJECT["headers"] if n.lower() != "x-amz-content-sha256"]
         self.refused("InvalidRequest", S3_GET_OBJECT, S3_KEYS, headers=no_hash)
         self.refused("AccessDenied", S3_GET_OBJECT, S3_KEYS, headers=no_hash[:2] + no_hash[3:])
+
+    def test_session_tokens(self):
+        # A temporary key: its requests must carry its token, and sign it.
+        tokens = {"AKIAIOSFODNN7EXAMPLE": "the-session-token"}
+        self.refused("InvalidAccessKeyId", S3_GET_OBJECT, S3_KEYS, tokens=tokens)
+        wrong = S3_GET_OBJECT["headers"] + [("x-amz-security-token", "another-token")]
+        self.refused("InvalidToken", S3_GET_OBJECT, S3_KEYS, tokens=tokens, headers=wrong)
+        unsigned = S3_GET_OBJECT["headers"] + [("x-amz-security-token", "the-session-token")]
+        self.refused("AccessDenied", S3_GET_OBJECT, S3_KEYS, tokens=tokens, headers=unsigned)
+        # Without a token configured the published example passes as before.
+        check(S3_GET_OBJECT, S3_KEYS, tokens={})
 
     def test_clock_skew(self):
         with self.assertRaises(p.Refusal) as caught:

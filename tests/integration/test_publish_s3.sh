@@ -7,7 +7,8 @@
 # published --for-torch that torch; pip installs it through the simple index
 # and through the env page, and the import works. Two publishers at once
 # converge (each one's wheels on the pages). Bad input: unknown credentials (403),
-# a refused connection, no credentials: clear errors, nothing published.
+# a refused connection, no credentials, a missing or wrong session token for a
+# temporary key: clear errors, nothing published.
 # s3rver does not check SigV4 signatures, so every publish here goes through
 # sigv4_proxy.py, which recomputes each request's signature from AWS's
 # specification and forwards only the right ones: a wrong secret or region is
@@ -247,6 +248,27 @@ ff publish --to s3://wheels/team --endpoint-url "$SIGNED" "$TMP/pure/delta-1.0-p
 expect_rc 0 "publish delta again once the fault is gone"
 index_names alpha beta ffext-abi1 gamma delta || fail "delta is not on the index after the fault is gone"
 pass_note "a lasting 500 on page uploads: exit 1 after 4 tries, no page changed, index consistent; the next publish converges"
+
+# --- Temporary credentials: AWS_SESSION_TOKEN is sent as x-amz-security-token, signed ---
+start_proxy tokened --session-token flashfit-session-token-1
+pure_wheel epsilon
+before=$(bucket_state)
+ff publish --to s3://wheels/team --endpoint-url "$PROXY_URL" "$TMP/pure/epsilon-1.0-py3-none-any.whl"
+expect_clean_error 1 "publish with a temporary key and no AWS_SESSION_TOKEN"
+expect_err_contains "InvalidAccessKeyId"
+expect_err_contains "a temporary key also needs AWS_SESSION_TOKEN"
+AWS_SESSION_TOKEN=not-the-token ff publish --to s3://wheels/team --endpoint-url "$PROXY_URL" "$TMP/pure/epsilon-1.0-py3-none-any.whl"
+expect_clean_error 1 "publish with the wrong AWS_SESSION_TOKEN"
+expect_err_contains "InvalidToken"
+expect_err_contains "get a fresh set of temporary credentials"
+grep -q '^ok ' "$TMP/tokened.log" && fail "the proxy forwarded a request without the right token: $(cat "$TMP/tokened.log")"
+[[ $(bucket_state) == "$before" ]] || fail "a publish refused for its token changed the bucket"
+AWS_SESSION_TOKEN=flashfit-session-token-1 ff publish --to s3://wheels/team --endpoint-url "$PROXY_URL" "$TMP/pure/epsilon-1.0-py3-none-any.whl"
+expect_rc 0 "publish with the temporary key's session token"
+grep -q '^ok PUT /wheels/team/files/epsilon-1.0-py3-none-any.whl$' "$TMP/tokened.log" ||
+  fail "the wheel's PUT did not pass the token check: $(cat "$TMP/tokened.log")"
+index_names alpha beta ffext-abi1 gamma delta epsilon || fail "epsilon is not on the index after a publish with a session token"
+pass_note "temporary credentials: no token (InvalidAccessKeyId) and a wrong one (InvalidToken) refused with the fix, bucket unchanged; the right one signed and published"
 
 # --- --from-cache: the cache's wheels, their entries as the variant facts ---
 ff cache add "$WHEEL1"
