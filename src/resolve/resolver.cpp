@@ -147,8 +147,10 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
   // First pass: codes only. Thousands of wheels are judged; few are shown.
   r.candidates.reserve(r.inputs->size());
   for (const Candidate& c : *r.inputs) {
-    if (auto j = judge(c, request, recipe, target, {false, &cache}))
-      r.candidates.push_back(std::move(*j));
+    // Judged in place: a record is hundreds of bytes, and thousands are judged.
+    r.candidates.emplace_back();
+    if (!judge_into(r.candidates.back(), c, request, recipe, target, {false, &cache}))
+      r.candidates.pop_back();
   }
   // The ranking's facts, read once per candidate: the sort compares each
   // thousands of times, and through the Judged (a large record) and its

@@ -453,14 +453,20 @@ std::string_view local_label_text(std::string_view filename) {
 std::optional<Judged> judge(const Candidate& candidate, const Request& request,
                             const Recipe* recipe, const ResolveTarget& target,
                             const JudgeOptions& options) {
-  if (!util::ends_with(candidate.filename, ".whl")) return std::nullopt;
+  Judged j;
+  if (!judge_into(j, candidate, request, recipe, target, options)) return std::nullopt;
+  return j;
+}
+
+bool judge_into(Judged& j, const Candidate& candidate, const Request& request, const Recipe* recipe,
+                const ResolveTarget& target, const JudgeOptions& options) {
+  if (!util::ends_with(candidate.filename, ".whl")) return false;
   // A cache of its own only when the caller has none (not built and torn down per wheel).
   std::optional<JudgeCache> local_cache;
   if (!options.cache) local_cache.emplace();
   JudgeCache& cache = options.cache ? *options.cache : *local_cache;
   auto wheel = cache.wheel_name(candidate.filename);
-  if (!wheel || wheel->canonical_name != request.name) return std::nullopt;
-  Judged j;
+  if (!wheel || wheel->canonical_name != request.name) return false;
   j.candidate = &candidate;
   j.explained = options.explain;
   j.wheel = std::move(*wheel);
@@ -557,7 +563,7 @@ std::optional<Judged> judge(const Candidate& candidate, const Request& request,
     });
   }
   note_evidence(j);
-  return j;
+  return true;
 }
 
 }  // namespace flashfit::resolve

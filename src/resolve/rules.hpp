@@ -70,5 +70,10 @@ struct JudgeOptions {
 std::optional<Judged> judge(const Candidate& candidate, const Request& request,
                             const Recipe* recipe, const ResolveTarget& target,
                             const JudgeOptions& options = {});
+// The same, into `out` (a default-constructed Judged, left unspecified when it
+// returns false): the resolver judges thousands straight into their vector.
+bool judge_into(Judged& out, const Candidate& candidate, const Request& request,
+                const Recipe* recipe, const ResolveTarget& target,
+                const JudgeOptions& options = {});
 
 }  // namespace flashfit::resolve
