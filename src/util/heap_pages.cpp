@@ -10,11 +10,17 @@
 namespace flashfit::util {
 namespace {
 
-constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 char* heap_end() {
   void* end = sbrk(0);
-  return end == reinterpret_cast<void*>(-1) ? nullptr : static_cast<char*>(end);
+  // sbrk's failure value is (void*)-1.
+  return reinterpret_cast<std::uintptr_t>(end) == UINTPTR_MAX ? nullptr : static_cast<char*>(end);
+}
+
+// How far `at` is past the last 2 MiB boundary.
+std::size_t past_boundary(const char* at) {
+  return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(at) % kHugePage);
 }
 
 }  // namespace
@@ -47,13 +53,15 @@ HeapPreparation prepare_heap(std::size_t bytes) {
   done.grown = static_cast<std::size_t>(after - before);
   // Only whole 2 MiB pages can be huge; the pages below `before` are in use
   // and keep their small pages.
-  const std::uintptr_t first =
-      (reinterpret_cast<std::uintptr_t>(before) + kHugePage - 1) & ~(kHugePage - 1);
-  const std::uintptr_t last = reinterpret_cast<std::uintptr_t>(after) & ~(kHugePage - 1);
+  const std::size_t up = past_boundary(before) == 0 ? 0 : kHugePage - past_boundary(before);
+  if (done.grown <= up) return done;
+  char* first = before + up;
+  char* last = after - past_boundary(after);
   if (last <= first) return done;
-  if (madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE) == 0) {
-    done.advised = last - first;
-    done.advised_at = reinterpret_cast<const void*>(first);
+  const auto length = static_cast<std::size_t>(last - first);
+  if (madvise(first, length, MADV_HUGEPAGE) == 0) {
+    done.advised = length;
+    done.advised_at = first;
   }
   return done;
 }
