@@ -267,6 +267,12 @@ util::Result<Interpreter> parse_interpreter_facts(std::string_view text,
   return py;
 }
 
+bool runs_itself(const Interpreter& answer, const InterpreterStamp& stamp) {
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(answer.realpath, ec);
+  return !ec && real.string() == stamp.resolved;
+}
+
 util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
                                             const InterpreterCache* cache) {
   // A pyenv shim is followed to the interpreter it would exec: that one is
@@ -321,7 +327,7 @@ util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
             : "check that the interpreter starts: " + util::printable(choice.program) + " -c pass");
   }
   auto parsed = parse_interpreter_facts(run->out, choice);
-  if (parsed && stamp) cache->store(*stamp, run->out);
+  if (parsed && stamp && runs_itself(*parsed, *stamp)) cache->store(*stamp, run->out);
   return parsed;
 }
 

@@ -52,11 +52,20 @@ struct Interpreter {
 };
 
 class InterpreterCache;
+struct InterpreterStamp;
 
 // Runs the interpreter with the embedded script (30 s limit) and reads its
 // answer; with a cache, an answer for the unchanged interpreter is reused.
+// Only an answer from the stamped file itself is stored: a launcher (an ELF
+// shim such as mise's, which execs the interpreter its version files and
+// variables pick at each call) answers with another file's facts, and the
+// next call may pick another interpreter without the launcher changing.
 util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
                                             const InterpreterCache* cache = nullptr);
+
+// Whether `answer` came from the file `stamp` stamped (its sys.executable,
+// symlinks resolved, is that file), so that it may be cached under the stamp.
+bool runs_itself(const Interpreter& answer, const InterpreterStamp& stamp);
 
 // Reads the script's JSON answer; separate from running it so that garbled,
 // truncated or hostile answers are tested directly.

@@ -305,6 +305,30 @@ expect_clean_error 1 "a full answer with exit status 4"
 expect_err_contains 'exited with status 4'
 pass_note "edited real answers: Python 2, libc versions, junk facts, odd strings"
 
+# --- A launcher: an ELF that execs the interpreter something else picks -------
+# (as mise's shims do: a symlink to mise, which reads version files and
+# variables at each call). Its stamp does not change when its pick does, so an
+# answer from the picked interpreter must never be cached under it.
+LAUNCHER=$BIN/launcher-python3
+printf '%s\n' '#include <stdlib.h>' '#include <unistd.h>' \
+  'int main(int argc, char** argv) { (void)argc; const char* t = getenv("FAKE_SHIM_TARGET");' \
+  '  if (!t) return 99; argv[0] = (char*)t; execv(t, argv); return 98; }' |
+  cc -x c -o "$LAUNCHER" - || fail "cannot compile the launcher with cc"
+"$TEST_PYTHON" -m venv --without-pip --copies "$TMP/copied-venv" || fail "cannot make a venv"
+COPIED=$TMP/copied-venv/bin/python3
+for target in /usr/bin/python3 "$COPIED" /usr/bin/python3; do
+  capture env FAKE_SHIM_TARGET="$target" "$FLASHFIT" tags --python "$LAUNCHER" --json
+  expect_rc 0 "tags through the launcher picking $target"
+  got=$(json_field "$TMP/out" 'd["interpreter"]["executable"]')
+  [[ $got == "$target" ]] || fail "through the launcher picking $target, flashfit answered for $got (a stale cached answer)"
+done
+# The interpreter itself is still cached: its second query runs nothing.
+capture "$FLASHFIT" -v tags --python "$COPIED"
+capture "$FLASHFIT" -v tags --python "$COPIED"
+expect_rc 0 "tags --python the copied venv's interpreter, again"
+grep -q ' -c ' "$TMP/err" && fail "the interpreter's answer was not cached: $(head -c 600 "$TMP/err")"
+pass_note "an ELF launcher picking another interpreter at each call: answered for its pick every time, never from a cache; a real interpreter still cached"
+
 # --- It never answers: Ctrl-C and SIGTERM stop it -----------------------------
 # interrupt SIGNAL NAME: starts flashfit against $BIN/NAME (which writes its
 # pid to $TMP/NAME.pid), sends SIGNAL a second after the child is up, and

@@ -151,3 +151,25 @@ TEST(InterpreterCache, FailedAnswersAreNotCached) {
   ASSERT_TRUE(stamp);
   EXPECT_FALSE(cache.load(*stamp));
 }
+
+// An answer is cached under a stamp only when it came from the stamped file
+// itself: a launcher's pick (another file) is not.
+TEST(InterpreterCache, OnlyAnAnswerFromTheStampedFileItselfIsCacheable) {
+  auto stamp = stamp_interpreter("/usr/bin/python3");
+  ASSERT_TRUE(stamp);
+  Interpreter answer;
+  answer.executable = "/usr/bin/python3";
+  answer.realpath = "/usr/bin/python3";  // a symlink: resolved before comparing
+  EXPECT_TRUE(runs_itself(answer, *stamp));
+  answer.realpath = stamp->resolved;
+  EXPECT_TRUE(runs_itself(answer, *stamp));
+  TempDir dir;
+  const fs::path other = dir.path() / "python3";
+  fs::copy_file(stamp->resolved, other);
+  answer.realpath = other.string();  // the same bytes, another file
+  EXPECT_FALSE(runs_itself(answer, *stamp));
+  answer.realpath = "/nonexistent/python3";
+  EXPECT_FALSE(runs_itself(answer, *stamp));
+  answer.realpath = "";
+  EXPECT_FALSE(runs_itself(answer, *stamp));
+}
