@@ -1,5 +1,6 @@
 #include "env/interpreter.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -211,6 +212,14 @@ util::Result<Interpreter> parse_interpreter_facts(std::string_view text,
       if (dir.is_string()) py.site_dirs.push_back(dir.get<std::string>());
     }
   }
+  const json& user_site = object_at(doc, "user_site");
+  if (bool_at(user_site, "enabled").value_or(false)) {
+    if (auto path = str_at(user_site, "path"); path && !path->empty()) {
+      std::error_code ec;
+      place_user_site(py.site_dirs, *path, std::filesystem::is_directory(*path, ec),
+                      {py.purelib, py.platlib});
+    }
+  }
   for (const auto& dir : py.site_dirs) {
     std::error_code ec;
     if (std::filesystem::exists(std::filesystem::path(dir) / "pip" / "__init__.py", ec)) {
@@ -265,6 +274,21 @@ util::Result<Interpreter> parse_interpreter_facts(std::string_view text,
     }
   }
   return py;
+}
+
+void place_user_site(std::vector<std::string>& site_dirs, const std::string& user_site,
+                     bool exists_now, const std::vector<std::string>& own_site_dirs) {
+  const auto at = std::find(site_dirs.begin(), site_dirs.end(), user_site);
+  if (!exists_now) {
+    if (at != site_dirs.end()) site_dirs.erase(at);
+    return;
+  }
+  if (at != site_dirs.end()) return;
+  // site.py adds it before the interpreter's own site-packages.
+  const auto own = std::find_if(site_dirs.begin(), site_dirs.end(), [&](const std::string& dir) {
+    return std::find(own_site_dirs.begin(), own_site_dirs.end(), dir) != own_site_dirs.end();
+  });
+  site_dirs.insert(own, user_site);
 }
 
 bool runs_itself(const Interpreter& answer, const InterpreterStamp& stamp) {

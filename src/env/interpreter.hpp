@@ -63,6 +63,14 @@ struct InterpreterStamp;
 util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
                                             const InterpreterCache* cache = nullptr);
 
+// The user site on `site_dirs` (sys.path's site directories) as Python would
+// put it now: there, before the interpreter's own site directories, when it
+// is enabled and exists; gone when it does not exist. site.py adds it only if
+// it existed at start, so a cached answer from before `pip install --user`
+// created it would miss a torch installed there.
+void place_user_site(std::vector<std::string>& site_dirs, const std::string& user_site,
+                     bool exists_now, const std::vector<std::string>& own_site_dirs);
+
 // Whether `answer` came from the file `stamp` stamped (its sys.executable,
 // symlinks resolved, is that file), so that it may be cached under the stamp.
 bool runs_itself(const Interpreter& answer, const InterpreterStamp& stamp);

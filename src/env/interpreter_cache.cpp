@@ -58,8 +58,14 @@ std::optional<InterpreterStamp> stamp_interpreter(const std::string& program) {
   stamp.size = static_cast<std::uintmax_t>(st.st_size);
   stamp.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   stamp.inode = static_cast<std::uint64_t>(st.st_ino);
-  stamp.environment = "PYTHONHOME=" + util::getenv_opt("PYTHONHOME").value_or("") +
-                      "\nPYTHONPATH=" + util::getenv_opt("PYTHONPATH").value_or("");
+  // What else decides sys.path: the user site's place (HOME, PYTHONUSERBASE) and
+  // whether it is used at all (PYTHONNOUSERSITE).
+  stamp.environment.clear();
+  for (const char* name :
+       {"PYTHONHOME", "PYTHONPATH", "PYTHONUSERBASE", "PYTHONNOUSERSITE", "HOME"}) {
+    if (!stamp.environment.empty()) stamp.environment += '\n';
+    stamp.environment += std::string(name) + "=" + util::getenv_opt(name).value_or("");
+  }
   stamp.script_version = kInterpreterScriptVersion;
   return stamp;
 }

@@ -19,7 +19,8 @@ struct InterpreterStamp {
   std::uintmax_t size = 0;
   std::int64_t mtime_ns = 0;
   std::uint64_t inode = 0;
-  std::string environment;  // PYTHONHOME and PYTHONPATH as set now
+  std::string
+      environment;  // PYTHONHOME, PYTHONPATH, PYTHONUSERBASE, PYTHONNOUSERSITE, HOME as set now
   int script_version = 0;
 
   friend bool operator==(const InterpreterStamp&, const InterpreterStamp&) = default;

@@ -5,9 +5,9 @@ namespace flashfit::env {
 // Each fact mirrors what pip (packaging 21.3) or PEP 508 reads, so the tag
 // list and marker values computed from them match pip's own.
 const char* const kInterpreterScript = R"PY(
-import importlib.machinery, json, os, platform, struct, subprocess, sys, sysconfig
+import importlib.machinery, json, os, platform, site, struct, subprocess, sys, sysconfig
 
-facts = {"script_version": 2}
+facts = {"script_version": 3}
 
 def fact(name, compute):
     try:
@@ -40,6 +40,11 @@ fact("paths", lambda: {k: v for k, v in sysconfig.get_paths().items()
 # Where installed distributions live, in import order (torch, pip, flash_attn).
 fact("site_dirs", lambda: [p for p in sys.path if p and os.path.basename(p) in
                            ("site-packages", "dist-packages") and os.path.isdir(p)])
+# The user site is on sys.path only if it existed when Python started: flashfit
+# places it by whether it exists when the answer is used (a cached answer
+# outlives `pip install --user` creating it).
+fact("user_site", lambda: {"enabled": site.ENABLE_USER_SITE is True,
+                           "path": site.getusersitepackages()})
 
 def glibc():
     try:

@@ -10,6 +10,6 @@ extern const char* const kInterpreterScript;
 
 // Bumped whenever the script's output changes, so cached answers (the probe
 // caches them on disk) from an older flashfit are not reused.
-inline constexpr int kInterpreterScriptVersion = 2;
+inline constexpr int kInterpreterScriptVersion = 3;
 
 }  // namespace flashfit::env

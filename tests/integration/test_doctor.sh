@@ -538,3 +538,34 @@ i = d['python']['interpreter']['value']
 assert i is not None and i['executable'] == '$TMP/path-no-ninja/python3', d['python']['interpreter']
 "
 pass_note "PATH without ninja -> no-ninja"
+
+# --- The user site: where Python looks now, even from a cached answer ---
+# site.py puts ~/.local/lib/pythonX.Y/site-packages on sys.path only when it
+# exists at start; an answer cached before `pip install --user` created it must
+# not hide a torch installed there (it comes before the system's).
+USER_HOME=$TMP/user-home
+mkdir -p "$USER_HOME"
+user_torch() { capture env HOME="$USER_HOME" "$@" "$FLASHFIT" doctor --python "$TEST_PYTHON" --json; }
+user_torch env
+expect_rc 0 "doctor with an empty home"
+[[ $(json_field "$TMP/out" 'd["torch"]["version"]["value"]') == 1.13* ]] ||
+  fail "without a user site, not Debian's torch: $(json_field "$TMP/out" 'd["torch"]["version"]')"
+USER_SITE=$(HOME=$USER_HOME "$TEST_PYTHON" -c 'import site; print(site.getusersitepackages())')
+mkdir -p "$USER_SITE/torch"
+: >"$USER_SITE/torch/__init__.py"
+printf '__version__ = "2.9.1+cu128"\ncuda = "12.8"\n' >"$USER_SITE/torch/version.py"
+python_sees=$(HOME=$USER_HOME "$TEST_PYTHON" -c 'import torch.version as v; print(v.__version__)')
+[[ $python_sees == 2.9.1+cu128 ]] || fail "Python itself does not see the user site's torch: $python_sees"
+user_torch env
+expect_rc 0 "doctor after the user site was created (the interpreter's answer cached before)"
+[[ $(json_field "$TMP/out" 'd["torch"]["version"]["value"]') == 2.9.1+cu128 ]] ||
+  fail "the user site's torch, which Python imports, is not the one found: $(json_field "$TMP/out" 'd["torch"]["version"]')"
+user_torch env PYTHONNOUSERSITE=1
+expect_rc 0 "doctor with PYTHONNOUSERSITE=1"
+[[ $(json_field "$TMP/out" 'd["torch"]["version"]["value"]') == 1.13* ]] ||
+  fail "PYTHONNOUSERSITE=1 still found the user site's torch"
+rm -rf "$USER_SITE"
+user_torch env
+[[ $(json_field "$TMP/out" 'd["torch"]["version"]["value"]') == 1.13* ]] ||
+  fail "the user site is gone, but its torch is still found"
+pass_note "user site: a torch put there after the interpreter's answer was cached is found (as Python imports it); PYTHONNOUSERSITE and its removal are followed"

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "../temp_dir.hpp"
 #include "env/interpreter.hpp"
@@ -172,4 +175,31 @@ TEST(InterpreterCache, OnlyAnAnswerFromTheStampedFileItselfIsCacheable) {
   EXPECT_FALSE(runs_itself(answer, *stamp));
   answer.realpath = "";
   EXPECT_FALSE(runs_itself(answer, *stamp));
+}
+
+TEST(InterpreterFacts, TheUserSiteIsPlacedByWhetherItExistsNow) {
+  const std::string user = "/home/u/.local/lib/python3.11/site-packages";
+  const std::vector<std::string> own = {"/usr/lib/python3.11/site-packages"};
+  // Created after the answer: before the interpreter's own, as site.py puts it.
+  std::vector<std::string> dirs = {"/pp/site-packages", "/usr/lib/python3.11/site-packages",
+                                   "/usr/lib/python3/dist-packages"};
+  place_user_site(dirs, user, true, own);
+  EXPECT_EQ(dirs, (std::vector<std::string>{"/pp/site-packages", user,
+                                            "/usr/lib/python3.11/site-packages",
+                                            "/usr/lib/python3/dist-packages"}));
+  // Already there: unchanged, not twice.
+  place_user_site(dirs, user, true, own);
+  EXPECT_EQ(std::count(dirs.begin(), dirs.end(), user), 1);
+  // Gone since: removed.
+  place_user_site(dirs, user, false, own);
+  EXPECT_EQ(std::find(dirs.begin(), dirs.end(), user), dirs.end());
+  EXPECT_EQ(dirs.size(), 3u);
+  // No own site directory on the list: at the end.
+  std::vector<std::string> other = {"/pp/site-packages"};
+  place_user_site(other, user, true, own);
+  EXPECT_EQ(other, (std::vector<std::string>{"/pp/site-packages", user}));
+  // Absent and not there: nothing to do.
+  std::vector<std::string> none;
+  place_user_site(none, user, false, own);
+  EXPECT_TRUE(none.empty());
 }
