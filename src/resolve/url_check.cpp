@@ -126,6 +126,11 @@ void UrlCheckStore::record(const std::string& recipe, const Candidate& candidate
   (void)util::write_file_atomic(*path, text);
 }
 
+bool missing_answer_stale(const UrlCheck& check, std::time_t now) {
+  const auto at = util::parse_utc(check.checked_at);
+  return !at || now - *at > kMissingAnswerLifetime.count();
+}
+
 bool needs_url_check(const Candidate& candidate) {
   bool catalog = candidate.role == SourceRole::upstream || candidate.role == SourceRole::community;
   return catalog && (util::starts_with(candidate.url, "https://") ||
@@ -143,6 +148,7 @@ void confirm_pick(Resolution& r, const Recipe* recipe, const ResolveTarget& targ
     if (!marked) marked = *r.inputs;
     return *marked;
   };
+  const std::time_t now = std::time(nullptr);
   auto mark_known = [&] {
     bool changed = false;
     const std::string* source = nullptr;  // the rows of one source come together
@@ -157,6 +163,8 @@ void confirm_pick(Resolution& r, const Recipe* recipe, const ResolveTarget& targ
       }
       auto known = checks->find(c.url);
       if (known == checks->end() || known->second.state != UrlState::missing) continue;
+      // Asked again below if it is picked: it may have been uploaded since.
+      if (confirm.network && missing_answer_stale(known->second, now)) continue;
       candidates()[i].missing = fmt::format("{} when flashfit asked on {}", known->second.detail,
                                             known->second.checked_at);
       changed = true;

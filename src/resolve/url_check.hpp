@@ -5,7 +5,11 @@
 // and the next one is picked. Answers are kept next to the catalog in the
 // cache (<cache>/catalogs/<recipe>/<source>.url-checks.tsv) until the next
 // `flashfit catalog update`, so a URL is asked about once; `--offline` asks
-// nothing (what was learnt before still counts).
+// nothing (what was learnt before still counts). A 404 older than a day is
+// asked again when it would be picked and the network may be used: release
+// assets are uploaded for hours after their tag, so "missing" can end.
+#include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -50,6 +54,11 @@ class UrlCheckStore {
 std::optional<std::filesystem::path> url_checks_path(const std::filesystem::path& cache_root,
                                                      const std::string& recipe,
                                                      const std::string& source);
+
+inline constexpr std::chrono::seconds kMissingAnswerLifetime{24 * 3600};
+// A missing answer older than kMissingAnswerLifetime at `now`, or of a time
+// that does not read: worth asking again.
+bool missing_answer_stale(const UrlCheck& check, std::time_t now);
 
 // Whether a candidate's URL is one flashfit should confirm: a catalog row
 // (an index listed it, a local file exists) with an http(s) URL.

@@ -6,11 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <fstream>
 
 #include "../http_server.hpp"
 #include "../temp_dir.hpp"
 #include "targets.hpp"
+#include "util/utc_time.hpp"
 
 namespace flashfit::resolve {
 namespace {
@@ -184,6 +186,61 @@ TEST_F(UrlCheckTest, KnownMissingAnswersApplyPerSource) {
   EXPECT_EQ(r.candidates[*r.selected].candidate->source, "upstream");
   EXPECT_EQ(r.candidates[*r.selected].candidate->url, url);
   for (const Candidate& c : *inputs) EXPECT_FALSE(c.missing) << c.source << " " << c.filename;
+}
+
+// A 404 can end (release assets are uploaded for hours after their tag): one
+// older than a day is asked again when it would be picked; a fresh one, or
+// any one offline, still counts.
+TEST_F(UrlCheckTest, AnOldMissingAnswerIsAskedAgainAFreshOneIsNot) {
+  test::HttpServer server(files_.path());
+  const std::vector<Candidate> rows = candidates(server.url());
+  auto record_missing = [&](std::time_t when) {
+    UrlCheck gone;
+    gone.state = UrlState::missing;
+    gone.detail = "HTTP 404";
+    gone.checked_at = util::format_utc(when);
+    UrlCheckStore(cache_.path()).record("flash-attn", rows[0], gone);
+  };
+  // Uploaded since the answer: now on the server.
+  std::ofstream(files_.path() / "dl" / kMissing) << "uploaded later";
+  const std::time_t now = std::time(nullptr);
+
+  record_missing(now - 3600);  // an hour ago: kept, nothing asked about it
+  UrlCheckStore fresh(cache_.path());
+  Resolution r = run(server.url(), fresh, true);
+  EXPECT_EQ(pick(r), kPresent);
+  EXPECT_EQ(heads(server), 1) << "only the next candidate is asked";
+
+  record_missing(now - 2 * 24 * 3600);  // two days ago: offline it still counts ...
+  UrlCheckStore offline(cache_.path());
+  EXPECT_EQ(pick(run(server.url(), offline, false)), kPresent);
+  EXPECT_EQ(heads(server), 1);
+  UrlCheckStore online(cache_.path());  // ... online it is asked again, and now exists
+  Resolution again = run(server.url(), online, true);
+  EXPECT_EQ(pick(again), kMissing);
+  EXPECT_EQ(heads(server), 2);
+  EXPECT_NE(notes(again).find("confirmed to exist (HTTP 200)"), std::string::npos) << notes(again);
+  // The new answer replaced the old one.
+  UrlCheckStore later(cache_.path());
+  auto known = later.known("flash-attn", rows[0]);
+  ASSERT_TRUE(known);
+  EXPECT_EQ(known->state, UrlState::exists);
+}
+
+TEST(UrlCheckAge, MissingAnswersAgeOutAfterADayOrWhenTheirTimeDoesNotRead) {
+  UrlCheck c;
+  c.state = UrlState::missing;
+  const std::time_t now = 1'800'000'000;
+  c.checked_at = util::format_utc(now - 3600);
+  EXPECT_FALSE(missing_answer_stale(c, now));
+  c.checked_at = util::format_utc(now - kMissingAnswerLifetime.count());
+  EXPECT_FALSE(missing_answer_stale(c, now));
+  c.checked_at = util::format_utc(now - kMissingAnswerLifetime.count() - 1);
+  EXPECT_TRUE(missing_answer_stale(c, now));
+  for (const char* bad : {"", "yesterday", "2026-13-01T00:00:00Z", "2026-11-27 00:00:00Z"}) {
+    c.checked_at = bad;
+    EXPECT_TRUE(missing_answer_stale(c, now)) << bad;
+  }
 }
 
 TEST_F(UrlCheckTest, LocalAndIndexCandidatesAreNotChecked) {
