@@ -27,26 +27,29 @@ std::size_t past_boundary(const char* at) {
 
 HeapPreparation prepare_heap(std::size_t bytes) {
   HeapPreparation done;
+  constexpr std::size_t kMaxFromHeap = std::size_t{32} << 20;  // glibc's largest mmap threshold
+  constexpr int kDefaultTopPad = 128 * 1024;                   // mallopt(3)'s M_TOP_PAD default
   char* before = heap_end();
-  if (before == nullptr || bytes == 0) return done;
-  // Each growth of the heap adds `bytes` beyond what the request needs, and a
-  // trim keeps that much: the records that follow are carved from one region.
-  if (mallopt(M_TOP_PAD, static_cast<int>(bytes)) != 1) return done;
-  // Grow it now, while its new end can still be advised: ask for a little more
-  // than the free space at the top (mallinfo2's keepcost), from the heap, not
-  // from mmap, and give it back: it stays in the heap, padded. The mmap
-  // threshold stays raised to the 32 MiB glibc allows, so that the resolver's
-  // large vectors (the candidates, the judged wheels: a few MB each) come from
-  // the huge pages too, not from mappings of their own (1 ms more per resolve
-  // when it was put back); a command's freed memory then stays with it until it ends.
-  constexpr std::size_t kMaxFromHeap = std::size_t{32} << 20;
-  const std::size_t top = mallinfo2().keepcost;
-  const std::size_t ask = top + 4096;
+  if (before == nullptr || bytes == 0 || bytes > (std::size_t{1} << 30)) return done;
+  // Grow it now, while its new end can still be advised: ask for more than
+  // all the free memory the heap holds (mallinfo2's fordblks, so that no free
+  // chunk can serve it), from the heap, not from mmap, with `bytes` of padding
+  // (M_TOP_PAD) for this one growth only; then give it back, kept at the top
+  // (the trim threshold raised above it). Later growths are glibc's usual size
+  // again: a process near its memory limit is never asked for the pad twice.
+  // The mmap threshold stays raised, so that the resolver's large vectors (the
+  // candidates, the judged wheels: a few MB each) come from the huge pages
+  // too (1 ms more per resolve when it was put back); a command's freed memory
+  // then stays with it until it ends.
+  const std::size_t ask = mallinfo2().fordblks + 4096;
   if (ask >= kMaxFromHeap) return done;
+  if (mallopt(M_TOP_PAD, static_cast<int>(bytes)) != 1) return done;
   mallopt(M_MMAP_THRESHOLD, static_cast<int>(kMaxFromHeap));
+  mallopt(M_TRIM_THRESHOLD, static_cast<int>(bytes + ask + kHugePage));
   void* grow = std::malloc(ask);
   // Kept from the optimiser, which may drop a malloc whose block is never used.
   asm volatile("" : : "r"(grow) : "memory");
+  mallopt(M_TOP_PAD, kDefaultTopPad);
   std::free(grow);
   char* after = heap_end();
   if (after == nullptr || after <= before) return done;

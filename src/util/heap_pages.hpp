@@ -20,8 +20,11 @@ struct HeapPreparation {
   const void* advised_at = nullptr;  // the first advised byte (2 MiB aligned)
 };
 
-// Best effort and harmless: a refusal anywhere leaves the heap as it was
-// before, and allocation works as always. Call once, early in a command.
+// Best effort: a refusal leaves allocation working as always, and only this
+// one growth is padded (later ones are glibc's usual size). What stays: the
+// mmap threshold at 32 MiB and the trim threshold above the pad, so the
+// command keeps up to `bytes` of freed memory until it ends. Call once, early
+// in a command.
 HeapPreparation prepare_heap(std::size_t bytes);
 
 }  // namespace flashfit::util
