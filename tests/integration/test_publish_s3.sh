@@ -257,9 +257,13 @@ ff publish --to s3://wheels/team --endpoint-url "$PROXY_URL" "$TMP/pure/epsilon-
 expect_clean_error 1 "publish with a temporary key and no AWS_SESSION_TOKEN"
 expect_err_contains "InvalidAccessKeyId"
 expect_err_contains "a temporary key also needs AWS_SESSION_TOKEN"
+grep -q '^refused InvalidAccessKeyId .*needs its session token' "$TMP/tokened.log" ||
+  fail "the proxy did not refuse for the missing token: $(cat "$TMP/tokened.log")"
 AWS_SESSION_TOKEN=not-the-token ff publish --to s3://wheels/team --endpoint-url "$PROXY_URL" "$TMP/pure/epsilon-1.0-py3-none-any.whl"
 expect_clean_error 1 "publish with the wrong AWS_SESSION_TOKEN"
 expect_err_contains "InvalidToken"
+grep -q '^refused InvalidToken ' "$TMP/tokened.log" ||
+  fail "the proxy did not refuse for the wrong token: $(cat "$TMP/tokened.log")"
 expect_err_contains "get a fresh set of temporary credentials"
 grep -q '^ok ' "$TMP/tokened.log" && fail "the proxy forwarded a request without the right token: $(cat "$TMP/tokened.log")"
 [[ $(bucket_state) == "$before" ]] || fail "a publish refused for its token changed the bucket"
