@@ -76,10 +76,10 @@ std::optional<long long> int_at(const json& obj, const char* key) {
 }
 
 const json& object_at(const json& obj, const char* key) {
-  static const json kEmpty = json::object();
-  if (!obj.is_object()) return kEmpty;
+  static const json empty_object = json::object();
+  if (!obj.is_object()) return empty_object;
   auto it = obj.find(key);
-  return it != obj.end() && it->is_object() ? *it : kEmpty;
+  return it != obj.end() && it->is_object() ? *it : empty_object;
 }
 
 // config vars are None, ints or strings; Python truthiness of a string is "non-empty".
@@ -314,7 +314,7 @@ util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
     }
   }
   util::ProcessSpec spec;
-  spec.argv = {program, "-c", kInterpreterScript};
+  spec.argv = {program, "-c", interpreter_script};
   // "/" as the working directory: a project's own json.py or platform.py must
   // not shadow the standard library the script relies on.
   spec.cwd = "/";

@@ -4,7 +4,7 @@ namespace flashfit::env {
 
 // Each fact mirrors what pip (packaging 21.3) or PEP 508 reads, so the tag
 // list and marker values computed from them match pip's own.
-const char* const kInterpreterScript = R"PY(
+const char* const interpreter_script = R"PY(
 import importlib.machinery, json, os, platform, site, struct, subprocess, sys, sysconfig
 
 facts = {"script_version": 3}

@@ -6,7 +6,7 @@ namespace flashfit::env {
 // Prints one JSON object on stdout. It imports only the standard library
 // (never torch, pip or setuptools), survives any single fact failing (that
 // fact is null), and runs on Python 3.6 and later.
-extern const char* const kInterpreterScript;
+extern const char* const interpreter_script;
 
 // Bumped whenever the script's output changes, so cached answers (the probe
 // caches them on disk) from an older flashfit are not reused.

@@ -47,7 +47,7 @@ util::ProcessResult run_python(std::vector<std::string> args) {
 // What the real interpreter answers to the embedded script, asked once.
 const std::string& real_answer() {
   static const std::string answer = [] {
-    auto run = run_python({"-c", kInterpreterScript});
+    auto run = run_python({"-c", interpreter_script});
     return run.succeeded() ? run.out : std::string();
   }();
   return answer;
