@@ -14,7 +14,10 @@ resolve::CommandContext command_context(const env::Environment& environment,
 util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& options) {
   // The full catalog's candidates and judged wheels are about 17 MB of small
   // records, touched once each: one heap region on huge pages (bench/README.md).
-  util::prepare_heap(std::size_t{64} << 20);
+  // Once per process: lock and install run the pipeline per package, and each
+  // call would grow the heap by another pad.
+  static const util::HeapPreparation heap = util::prepare_heap(std::size_t{64} << 20);
+  (void)heap;
   workflow::ResolveFlowInput input;
   util::Result<resolve::Request> request =
       options.wheel_file ? workflow::request_for_file(*options.wheel_file, input.wheel_candidate)
