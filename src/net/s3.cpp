@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -69,12 +70,22 @@ std::vector<std::string> xml_values(std::string_view xml, std::string_view tag) 
 struct Response {
   long status = 0;
   std::string body;
+  std::string etag;       // the ETag header, quotes kept (an uploaded part's name)
   int tries = 1;          // how many times it was asked (a 5xx answer is asked again)
   int server_errors = 0;  // how many of those tries the server answered with a 5xx
 };
 
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
   static_cast<std::string*>(user)->append(data, size * count);
+  return size * count;
+}
+
+// Keeps the ETag header: UploadPart answers with the part's name in it.
+std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
+  const std::string_view line(data, size * count);
+  const auto colon = line.find(':');
+  if (colon != std::string_view::npos && util::ascii_lower(line.substr(0, colon)) == "etag")
+    *static_cast<std::string*>(user) = std::string(util::trim(line.substr(colon + 1)));
   return size * count;
 }
 
@@ -194,6 +205,8 @@ util::Result<Response> request(const S3Config& c, const std::string& method, con
     Response r;
     detail::api().easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, on_body);
     detail::api().easy_setopt(curl.get(), CURLOPT_WRITEDATA, &r.body);
+    detail::api().easy_setopt(curl.get(), CURLOPT_HEADERFUNCTION, on_header);
+    detail::api().easy_setopt(curl.get(), CURLOPT_HEADERDATA, &r.etag);
     const CURLcode code = detail::api().easy_perform(curl.get());
     if (code == CURLE_ABORTED_BY_CALLBACK)
       return util::fail(util::ErrorKind::interrupted, "interrupted");
@@ -227,7 +240,45 @@ std::string object_url(const S3Config& c, std::string_view key) {
                      percent_encode(full, true));
 }
 
+struct FileCloser {
+  void operator()(std::FILE* f) const noexcept { std::fclose(f); }
+};
+
+// Reads up to `size` bytes (fewer only at the end of the file).
+bool read_part(std::FILE* file, std::string& buffer, std::uint64_t size) {
+  buffer.resize(size);
+  const std::size_t got = std::fread(buffer.data(), 1, buffer.size(), file);
+  buffer.resize(got);
+  return !std::ferror(file);
+}
+
 }  // namespace
+
+std::uint64_t part_size_for(std::uint64_t size, std::uint64_t wanted) {
+  const std::uint64_t fewest = (size + kMaxParts - 1) / kMaxParts;
+  if (fewest <= wanted) return wanted;
+  constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+  return (fewest + mib - 1) / mib * mib;
+}
+
+std::string complete_multipart_body(const std::vector<std::string>& etags) {
+  std::string xml = "<CompleteMultipartUpload>";
+  for (std::size_t i = 0; i < etags.size(); ++i) {
+    std::string etag;
+    for (const char ch : etags[i]) {
+      if (ch == '&')
+        etag += "&amp;";
+      else if (ch == '<')
+        etag += "&lt;";
+      else if (ch == '>')
+        etag += "&gt;";
+      else
+        etag += ch;
+    }
+    xml += fmt::format("<Part><PartNumber>{}</PartNumber><ETag>{}</ETag></Part>", i + 1, etag);
+  }
+  return xml + "</CompleteMultipartUpload>";
+}
 
 S3Environment s3_environment(const std::optional<std::string>& endpoint_url) {
   S3Environment e;
@@ -237,6 +288,7 @@ S3Environment s3_environment(const std::optional<std::string>& endpoint_url) {
   e.session_token = util::getenv_nonempty("AWS_SESSION_TOKEN");
   e.region = util::getenv_nonempty("AWS_REGION");
   e.default_region = util::getenv_nonempty("AWS_DEFAULT_REGION");
+  e.part_mib = util::getenv_nonempty("FLASHFIT_S3_PART_MIB");
   return e;
 }
 
@@ -261,6 +313,18 @@ util::Result<S3Config> parse_s3_target(std::string_view target, const S3Environm
   c.secret_key = *e.secret_key;
   c.session_token = e.session_token.value_or("");
   c.region = e.region ? *e.region : e.default_region.value_or("us-east-1");
+  if (e.part_mib) {
+    std::uint64_t mib = 0;
+    const std::string& text = *e.part_mib;
+    const auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), mib);
+    if (err != std::errc() || end != text.data() + text.size() || mib < (kMinPartSize >> 20) ||
+        mib > (kMaxPartSize >> 20))
+      return util::fail(util::ErrorKind::usage,
+                        "FLASHFIT_S3_PART_MIB must be a whole number of MiB from 5 to 5120 (S3's "
+                        "part sizes)",
+                        *e.part_mib, "unset it for the default, 64");
+    c.part_size = mib << 20;
+  }
   if (e.endpoint_url) {
     std::string ep = *e.endpoint_url;
     while (!ep.empty() && ep.back() == '/') ep.pop_back();
@@ -275,10 +339,111 @@ util::Result<S3Config> parse_s3_target(std::string_view target, const S3Environm
 
 util::Result<void> S3Client::put(std::string_view key, std::string_view bytes,
                                  std::string_view content_type) {
+  if (bytes.size() > config_.part_size) {
+    std::uint64_t offset = 0;
+    const NextPart slice = [&](std::uint64_t length) -> std::optional<std::string_view> {
+      const auto part = bytes.substr(offset, length);
+      offset += part.size();
+      return part;
+    };
+    return put_parts(key, bytes.size(), content_type, slice, nullptr);
+  }
   auto r = request(config_, "PUT", object_url(config_, key), bytes, content_type);
   if (!r) return tl::unexpected(std::move(r.error()).with_context(std::string(key)));
   if (r->status / 100 != 2)
     return tl::unexpected(status_error(config_, fmt::format("PUT {}", key), *r));
+  return {};
+}
+
+util::Result<void> S3Client::put_file(std::string_view key, const std::filesystem::path& source,
+                                      std::string_view content_type, const SentCheck& check) {
+  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(source.c_str(), "rbe"));
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(source, ec);
+  if (!file || ec)
+    return util::fail(util::ErrorKind::failed, "cannot read the wheel", source.string());
+  if (size > config_.part_size) {
+    std::string buffer;
+    const NextPart read = [&](std::uint64_t length) -> std::optional<std::string_view> {
+      if (!read_part(file.get(), buffer, length)) return std::nullopt;
+      return std::string_view(buffer);
+    };
+    return put_parts(key, size, content_type, read, &check);
+  }
+  std::string bytes;
+  if (!read_part(file.get(), bytes, size + 1))
+    return util::fail(util::ErrorKind::failed, "cannot read the wheel", source.string());
+  if (auto checked = check(util::sha256_hex(bytes)); !checked) return checked;
+  return put(key, bytes, content_type);
+}
+
+// Initiate, UploadPart per part, CompleteMultipartUpload; after the
+// initiation any failure aborts the upload (S3 keeps a dangling upload's parts,
+// and bills them, until it is aborted).
+util::Result<void> S3Client::put_parts(std::string_view key, std::uint64_t size,
+                                       std::string_view content_type, const NextPart& next,
+                                       const SentCheck* check) {
+  const std::string url = object_url(config_, key);
+  const std::string k(key);
+  // "uploads=": SigV4's canonical query gives every name a value, and libcurl
+  // signs the query as written.
+  auto started = request(config_, "POST", url + "?uploads=", std::string_view{}, content_type);
+  if (!started) return tl::unexpected(std::move(started.error()).with_context(k));
+  if (started->status / 100 != 2)
+    return tl::unexpected(
+        status_error(config_, fmt::format("starting the upload of {}", k), *started));
+  const auto ids = xml_values(started->body, "UploadId");
+  if (ids.empty() || ids.front().empty())
+    return util::fail(util::ErrorKind::failed,
+                      "the S3 endpoint started a multipart upload without naming it (no UploadId)",
+                      config_.endpoint);
+  const std::string upload = "uploadId=" + percent_encode(ids.front(), false);
+  const auto abort_with = [&](util::Error error) -> util::Result<void> {
+    (void)request(config_, "DELETE", url + "?" + upload, std::nullopt, {});
+    return tl::unexpected(std::move(error));
+  };
+
+  const std::uint64_t part = part_size_for(size, config_.part_size);
+  std::optional<util::Sha256> sent;
+  if (check) sent.emplace();
+  std::vector<std::string> etags;
+  for (std::uint64_t offset = 0; offset < size; offset += part) {
+    const std::uint64_t length = std::min(part, size - offset);
+    const auto bytes = next(length);
+    if (!bytes || bytes->size() != length)
+      return abort_with(util::Error{util::ErrorKind::failed,
+                                    "cannot read the wheel (did it shrink while it was sent?)",
+                                    k,
+                                    {}});
+    if (sent) sent->update(*bytes);
+    const std::string part_url = fmt::format("{}?partNumber={}&{}", url, etags.size() + 1, upload);
+    auto r = request(config_, "PUT", part_url, *bytes, {});
+    if (!r) return abort_with(std::move(r.error()).with_context(k));
+    if (r->status / 100 != 2)
+      return abort_with(status_error(
+          config_,
+          fmt::format("PUT {} (part {} of {})", k, etags.size() + 1, (size + part - 1) / part),
+          *r));
+    if (r->etag.empty())
+      return abort_with(util::Error{util::ErrorKind::failed,
+                                    "the S3 endpoint accepted a part without naming it (no ETag)",
+                                    config_.endpoint,
+                                    {}});
+    etags.push_back(std::move(r->etag));
+  }
+  // What was sent is the inspected wheel, or nothing becomes visible (bytes
+  // appended since are not sent and change nothing).
+  if (check) {
+    if (auto checked = (*check)(util::to_hex(sent->finish())); !checked)
+      return abort_with(std::move(checked.error()));
+  }
+  auto done = request(config_, "POST", url + "?" + upload, complete_multipart_body(etags),
+                      "application/xml");
+  if (!done) return abort_with(std::move(done.error()).with_context(k));
+  // S3 may answer 200 and put the error in the body (a failure found while
+  // it assembled the parts).
+  if (done->status / 100 != 2 || done->body.find("<Error>") != std::string::npos)
+    return abort_with(status_error(config_, fmt::format("completing the upload of {}", k), *done));
   return {};
 }
 

@@ -4,8 +4,6 @@
 #include <fmt/core.h>
 
 #include "net/s3.hpp"
-#include "util/atomic_file.hpp"
-#include "util/sha256.hpp"
 #include "util/strings.hpp"
 #include "workflow/publish_target.hpp"
 
@@ -45,15 +43,15 @@ class S3Target : public PublishTarget {
   util::Result<std::optional<std::string>> read(std::string_view path) override {
     return client_.get(path);
   }
-  // The bytes are read once into memory: hashed, then sent.
+  // The bytes are read once, hashed as they are sent; a file that is not
+  // the one inspected never becomes visible (the upload is aborted).
   util::Result<void> put_file(std::string_view path, const std::filesystem::path& source,
                               std::string_view sha256) override {
-    auto bytes = util::read_small_file(source, std::size_t{1} << 34);
-    if (!bytes)
-      return util::fail(util::ErrorKind::failed, "cannot read the wheel", source.string());
-    if (const auto copied = util::sha256_hex(*bytes); copied != sha256)
-      return tl::unexpected(changed_since_inspected(source, sha256, copied));
-    return client_.put(path, *bytes, content_type(path));
+    return client_.put_file(
+        path, source, content_type(path), [&](const std::string& sent) -> util::Result<void> {
+          if (sent != sha256) return tl::unexpected(changed_since_inspected(source, sha256, sent));
+          return {};
+        });
   }
   util::Result<void> put_bytes(std::string_view path, std::string_view content) override {
     return client_.put(path, content, content_type(path));

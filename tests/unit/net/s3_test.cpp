@@ -57,5 +57,45 @@ TEST(S3Target, BadInputIsAUsageError) {
   EXPECT_FALSE(parse_s3_target("s3://wheels", e));
 }
 
+TEST(S3Target, PartSizeFromTheEnvironment) {
+  auto e = with_keys();
+  EXPECT_EQ(parse_s3_target("s3://wheels", e)->part_size, kDefaultPartSize);
+  e.part_mib = "5";
+  EXPECT_EQ(parse_s3_target("s3://wheels", e)->part_size, std::uint64_t{5} << 20);
+  e.part_mib = "5120";
+  EXPECT_EQ(parse_s3_target("s3://wheels", e)->part_size, std::uint64_t{5} << 30);
+  // Outside S3's part sizes, or not a number: a usage error naming the variable.
+  for (const char* bad : {"4", "5121", "0", "-8", "8MiB", " 8", "8.5", "99999999999999999999999"}) {
+    e.part_mib = bad;
+    auto c = parse_s3_target("s3://wheels", e);
+    ASSERT_FALSE(c) << bad;
+    EXPECT_EQ(c.error().kind, util::ErrorKind::usage) << bad;
+    EXPECT_NE(c.error().message.find("FLASHFIT_S3_PART_MIB"), std::string::npos) << bad;
+  }
+}
+
+TEST(S3Multipart, PartSizeKeepsWithinTenThousandParts) {
+  constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+  EXPECT_EQ(part_size_for(100 * mib, 64 * mib), 64 * mib);
+  EXPECT_EQ(part_size_for(kMaxParts * 64 * mib, 64 * mib), 64 * mib);  // exactly 10,000 parts
+  // One byte more needs a bigger part: raised to whole MiB, the file then fits.
+  const std::uint64_t big = kMaxParts * 64 * mib + 1;
+  const std::uint64_t part = part_size_for(big, 64 * mib);
+  EXPECT_EQ(part, 65 * mib);
+  EXPECT_LE((big + part - 1) / part, kMaxParts);
+  const std::uint64_t huge = std::uint64_t{5} << 40;  // 5 TiB, S3's largest object
+  const std::uint64_t huge_part = part_size_for(huge, 5 * mib);
+  EXPECT_LE((huge + huge_part - 1) / huge_part, kMaxParts);
+  EXPECT_LE(huge_part, kMaxPartSize);
+}
+
+TEST(S3Multipart, CompleteBodyNumbersThePartsAndEscapesTheirNames) {
+  EXPECT_EQ(complete_multipart_body({"\"a1\"", "\"b<2>&\""}),
+            "<CompleteMultipartUpload>"
+            "<Part><PartNumber>1</PartNumber><ETag>\"a1\"</ETag></Part>"
+            "<Part><PartNumber>2</PartNumber><ETag>\"b&lt;2&gt;&amp;\"</ETag></Part>"
+            "</CompleteMultipartUpload>");
+}
+
 }  // namespace
 }  // namespace flashfit::net
