@@ -15,11 +15,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(!(req->url && !req->specifier.empty()), "a URL and a specifier");
   const std::string printed = req->str();
   auto again = parse_requirement(printed);
-  // A marker value holding '"' prints inside '"', and one holding a line break
-  // decoded from an escape prints it raw, as packaging 23.0 prints them (see
-  // marker_fuzz.cpp): neither reads back. The first needs a '"' in the input.
+  // A marker value holding '"' prints inside '"', one holding a line break
+  // decoded from an escape prints it raw, and one ending in '\' prints it raw
+  // before the closing quote, escaping it, as packaging 23.0 prints them (see
+  // marker_fuzz.cpp; checked on the same inputs): none reads back. The first
+  // needs a '"' in the input, the last a backslash before a quote in the print.
   if (!again && (text.find('"') != std::string_view::npos ||
-                 printed.find_first_of("\r\n") != std::string::npos))
+                 printed.find_first_of("\r\n") != std::string::npos ||
+                 printed.find("\\\"") != std::string::npos ||
+                 printed.find("\\'") != std::string::npos))
     return 0;
   FUZZ_CHECK(again.has_value(), "str() does not parse: " + printed);
   // A marker value holding '\' prints unescaped, so each reprint decodes its
