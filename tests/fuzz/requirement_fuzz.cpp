@@ -16,14 +16,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string printed = req->str();
   auto again = parse_requirement(printed);
   // A marker value holding '"' prints inside '"', one holding a line break
-  // decoded from an escape prints it raw, and one ending in '\' prints it raw
-  // before the closing quote, escaping it, as packaging 23.0 prints them (see
-  // marker_fuzz.cpp; checked on the same inputs): none reads back. The first
-  // needs a '"' in the input, the last a backslash before a quote in the print.
+  // decoded from an escape prints it raw, and one holding '\' prints it
+  // unescaped (before the closing quote it escapes the quote; `\x ` is a
+  // truncated escape when read again), as packaging 23.0 prints them (see
+  // marker_fuzz.cpp; checked on the same inputs): none need read back. The
+  // first needs a '"' in the input.
   if (!again && (text.find('"') != std::string_view::npos ||
-                 printed.find_first_of("\r\n") != std::string::npos ||
-                 printed.find("\\\"") != std::string::npos ||
-                 printed.find("\\'") != std::string::npos))
+                 printed.find_first_of("\r\n\\") != std::string::npos))
     return 0;
   FUZZ_CHECK(again.has_value(), "str() does not parse: " + printed);
   // A marker value holding '\' prints unescaped, so each reprint decodes its
