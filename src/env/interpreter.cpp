@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "env/asdf_shim.hpp"
 #include "env/interpreter_cache.hpp"
 #include "env/interpreter_script.hpp"
 #include "env/pyenv_shim.hpp"
@@ -299,9 +300,12 @@ bool runs_itself(const Interpreter& answer, const InterpreterStamp& stamp) {
 
 util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
                                             const InterpreterCache* cache) {
-  // A pyenv shim is followed to the interpreter it would exec: that one is
-  // stamped, cached and run (the shim's own start costs ~100 ms each call).
-  const auto through_shim = resolve_pyenv_shim(choice.program, pyenv_inputs_from_environment());
+  // A pyenv or asdf shim is followed to the interpreter it would exec: that
+  // one is stamped, cached and run (the shim's own start costs 50-150 ms each
+  // call). Where its rules are not certain, the shim itself is run.
+  auto through_shim = resolve_pyenv_shim(choice.program, pyenv_inputs_from_environment());
+  if (!through_shim)
+    through_shim = resolve_asdf_shim(choice.program, asdf_inputs_from_environment());
   const std::string program = through_shim ? through_shim->string() : choice.program;
   const auto stamp = cache ? stamp_interpreter(program) : std::nullopt;
   if (stamp) {
@@ -315,9 +319,9 @@ util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
   }
   util::ProcessSpec spec;
   spec.argv = {program, "-c", interpreter_script};
-  // "/" as the working directory: a project's own json.py or platform.py must
-  // not shadow the standard library the script relies on.
-  spec.cwd = "/";
+  // The caller's working directory, as when they run the program themselves:
+  // a shim not followed above (mise, a wrapper) picks its interpreter by it.
+  // The script drops that directory from sys.path before it imports anything.
   spec.timeout = kQueryTimeout;
   spec.max_output = 4 << 20;
   auto run = util::run_process(spec);

@@ -569,3 +569,61 @@ user_torch env
 [[ $(json_field "$TMP/out" 'd["torch"]["version"]["value"]') == 1.13* ]] ||
   fail "the user site is gone, but its torch is still found"
 pass_note "user site: a torch put there after the interpreter's answer was cached is found (as Python imports it); PYTHONNOUSERSITE and its removal are followed"
+
+# --- Version-manager shims: asdf's followed without running it; any other
+# launcher runs in the caller's working directory, as when they run it ---
+# An asdf tree as asdf leaves it (its Go line's shim template, the python
+# plugin without callbacks); asdf itself is not installed here, so `asdf` on
+# PATH is a stand-in that notes each run and execs what asdf would.
+new_cache
+AH=$TMP/asdf-home
+mkdir -p "$AH/.asdf/shims" "$AH/.asdf/plugins/python/bin" "$AH/.asdf/installs/python/3.11.99/bin" \
+  "$AH/bin" "$AH/project/sub"
+ln -s "$(readlink -f "$TEST_PYTHON")" "$AH/.asdf/installs/python/3.11.99/bin/python3"
+printf '#!/usr/bin/env bash\n# asdf-plugin: python 3.11.99\nexec asdf exec "python3" "$@"' \
+  >"$AH/.asdf/shims/python3"
+printf '#!/bin/sh\necho "$PWD" >>"%s/asdf-ran"\nshift 2\nexec "%s" "$@"\n' "$AH" \
+  "$AH/.asdf/installs/python/3.11.99/bin/python3" >"$AH/bin/asdf"
+chmod +x "$AH/.asdf/shims/python3" "$AH/bin/asdf"
+echo "python 3.11.99" >"$AH/project/.tool-versions"
+asdf_doctor() {
+  capture env HOME="$AH" PATH="$AH/.asdf/shims:$AH/bin:/usr/bin:/bin" "$@" \
+    sh -c 'cd "$1/project/sub" && exec "$2" doctor --python "$1/.asdf/shims/python3" --json' \
+    sh "$AH" "$FLASHFIT"
+}
+asdf_doctor
+expect_doctor_ok "doctor through an asdf shim"
+jcheck "doctor through an asdf shim" '
+i = d["python"]["interpreter"]["value"]
+assert i["executable"].endswith("/installs/python/3.11.99/bin/python3"), i'
+[[ ! -e $AH/asdf-ran ]] || fail "the asdf shim was run: its rules were not followed here"
+asdf_doctor
+jcheck "doctor through the asdf shim again" 'assert d["python"]["interpreter"]["value"]["from_cache"], d["python"]'
+# A pre-exec hook in ~/.asdfrc runs before the interpreter: the shim must run.
+echo "pre_python_python3 = true" >"$AH/.asdfrc"
+asdf_doctor
+expect_doctor_ok "doctor through an asdf shim with a hook"
+[[ $(cat "$AH/asdf-ran" 2>/dev/null) == "$AH/project/sub" ]] ||
+  fail "with a hook the shim did not run, or not in the caller's directory: $(cat "$AH/asdf-ran" 2>&1)"
+pass_note "an asdf shim is followed to installs/python/3.11.99 without running asdf (then cached); with a pre-exec hook the shim runs, in the caller's directory"
+
+# A launcher flashfit cannot follow picks by the working directory; a
+# project's json.py there does not stand in for the standard library.
+VENV_PICK=$TMP/venv-pick
+timeout 120 "$TEST_PYTHON" -m venv --without-pip "$VENV_PICK" || fail "cannot create a venv"
+printf '#!/bin/sh\nif [ -f .use-venv ]; then exec "%s" "$@"; fi\nexec "%s" "$@"\n' \
+  "$VENV_PICK/bin/python3" "$TEST_PYTHON" >"$AH/bin/pick-python"
+chmod +x "$AH/bin/pick-python"
+mkdir -p "$TMP/pick-project"
+: >"$TMP/pick-project/.use-venv"
+echo 'raise SystemExit("the project json.py was imported")' >"$TMP/pick-project/json.py"
+echo 'raise SystemExit("the project platform.py was imported")' >"$TMP/pick-project/platform.py"
+capture sh -c 'cd "$1" && exec "$2" doctor --python "$3" --json' sh "$TMP/pick-project" "$FLASHFIT" \
+  "$AH/bin/pick-python"
+expect_doctor_ok "doctor through a launcher that picks by the working directory"
+jcheck "the launcher's pick in the caller's directory" "
+assert d['python']['interpreter']['value']['prefix'] == '$VENV_PICK', d['python']['interpreter']"
+capture sh -c 'cd / && exec "$1" doctor --python "$2" --json' sh "$FLASHFIT" "$AH/bin/pick-python"
+jcheck "the launcher's pick elsewhere" "
+assert d['python']['interpreter']['value']['prefix'] != '$VENV_PICK', d['python']['interpreter']"
+pass_note "a launcher is asked in the caller's directory (it picked the project's venv there, not from /); a project json.py/platform.py there is not imported"

@@ -7,8 +7,9 @@
 source "$(dirname "$0")/lib.sh"
 
 # pip's list: the lines after "Compatible tags: N", leading spaces stripped;
-# fails unless exactly N lines follow. Run from / as flashfit runs its query
-# (a pyenv shim picks its version by the working directory).
+# fails unless exactly N lines follow. Run from /: a pyenv shim picks its
+# version by the working directory, and flashfit (run in the suite's, which
+# sets none) must be compared with the interpreter the shim picks by default.
 pip_compatible_tags() {
   local python=$1 dest=$2
   (cd / && timeout "$FF_TIMEOUT" "$python" -m pip debug --verbose 2>/dev/null) >"$TMP/pip-debug" ||

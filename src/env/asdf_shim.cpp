@@ -1,0 +1,255 @@
+#include "env/asdf_shim.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+#include "util/atomic_file.hpp"
+#include "util/env_vars.hpp"
+#include "util/files.hpp"
+#include "util/strings.hpp"
+
+namespace flashfit::env {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The plugin this resolver knows: asdf-python, whose executables are
+// <data>/installs/python/<version>/bin/<name>.
+constexpr std::string_view kPlugin = "python";
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  auto lines = util::split(text, '\n');
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();  // the final newline
+  return lines;
+}
+
+bool plain_path(std::string_view path) {
+  return !path.empty() && path.front() == '/' &&
+         path.find_first_of("$`\\\"' \t;&|<>(){}*?[]~") == std::string_view::npos;
+}
+
+// The versions an asdf shim lists, when its text is exactly what asdf writes:
+//   #!/usr/bin/env bash
+//   # asdf-plugin: python 3.12.1          (one line per installed version)
+//   exec asdf exec "python3" "$@"                                 (Go, 0.16 on)
+//   exec /home/u/.asdf/bin/asdf exec "python3" "$@" # asdf_allow: ' asdf '  (bash)
+std::optional<std::vector<std::string>> shim_versions(std::string_view text,
+                                                      const std::string& name) {
+  const auto lines = lines_of(text);
+  if (lines.size() < 3 || lines.front() != "#!/usr/bin/env bash") return std::nullopt;
+  const std::string go_exec = "exec asdf exec \"" + name + "\" \"$@\"";
+  const std::string bash_tail = "/bin/asdf exec \"" + name + "\" \"$@\" # asdf_allow: ' asdf '";
+  const std::string_view last = lines.back();
+  const bool go = last == go_exec;
+  const bool bash = util::starts_with(last, "exec /") && util::ends_with(last, bash_tail) &&
+                    plain_path(last.substr(5, last.size() - 5 - bash_tail.size()));
+  if (!go && !bash) return std::nullopt;
+  std::vector<std::string> versions;
+  constexpr std::string_view tag = "# asdf-plugin: ";
+  for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
+    std::string_view line = lines[i];
+    if (!util::starts_with(line, tag)) return std::nullopt;
+    line.remove_prefix(tag.size());
+    const auto space = line.find(' ');
+    if (space == std::string_view::npos || line.substr(0, space) != kPlugin) return std::nullopt;
+    const std::string_view version = line.substr(space + 1);
+    if (version.empty() || version.find_first_of(" \t\r") != std::string_view::npos)
+      return std::nullopt;
+    versions.emplace_back(version);
+  }
+  return versions;
+}
+
+// Hooks (pre_python_python3, pre_asdf_exec_...) run before the interpreter
+// and may change its environment; legacy version files (.python-version) are
+// read through the plugin's own scripts. Either: the shim must run. A config
+// that exists but cannot be read is as unsure.
+bool config_may_choose(const fs::path& file) {
+  std::error_code ec;
+  if (fs::symlink_status(file, ec).type() == fs::file_type::not_found) return false;
+  auto text = util::read_small_file(file, 1 << 16);
+  if (!text) return true;
+  for (auto line : lines_of(*text)) {
+    line = util::trim(line);
+    if (line.empty() || line.front() == '#') continue;
+    const auto eq = line.find('=');
+    const auto key = util::trim(line.substr(0, eq));
+    const auto value =
+        eq == std::string_view::npos ? std::string_view{} : util::trim(line.substr(eq + 1));
+    if (util::starts_with(key, "pre_") || util::starts_with(key, "post_")) return true;
+    if (key == "legacy_version_file" && value != "no") return true;
+  }
+  return false;
+}
+
+enum class Named { no, yes, unsure };
+
+// The python line of a .tool-versions: tokens split on spaces, `#` starts a
+// comment (asdf's rule). Tabs and carriage returns are split differently by
+// the two asdf lines, a second python line or one with no version is read
+// differently too: unsure.
+Named python_line(std::string_view text, std::vector<std::string>& versions) {
+  Named named = Named::no;
+  for (auto line : lines_of(text)) {
+    line = line.substr(0, line.find('#'));
+    std::vector<std::string_view> tokens;
+    for (auto token : util::split(line, ' ')) {
+      if (!token.empty()) tokens.push_back(token);
+    }
+    if (tokens.empty()) continue;
+    if (line.find_first_of("\t\r\v\f") != std::string_view::npos) return Named::unsure;
+    if (tokens.front() != kPlugin) continue;
+    if (named != Named::no || tokens.size() < 2) return Named::unsure;
+    versions.assign(tokens.begin() + 1, tokens.end());
+    named = Named::yes;
+  }
+  return named;
+}
+
+// `file`'s python versions: Named::no when it is absent or does not name python.
+Named read_tool_versions(const fs::path& file, std::vector<std::string>& versions) {
+  std::error_code ec;
+  const auto status = fs::status(file, ec);
+  if (status.type() == fs::file_type::not_found) return Named::no;  // (a dangling link too)
+  if (!fs::is_regular_file(status)) return Named::unsure;
+  auto text = util::read_small_file(file, 1 << 20);
+  if (!text) return Named::unsure;
+  return python_line(*text, versions);
+}
+
+// The versions set for python: $ASDF_PYTHON_VERSION, else the nearest
+// .tool-versions naming python from the working directory up, else the one in
+// $HOME. nullopt: unsure, or none set (the shim then says so itself).
+std::optional<std::vector<std::string>> set_versions(const AsdfInputs& in) {
+  std::vector<std::string> versions;
+  if (in.python_version && !in.python_version->empty()) {
+    if (in.python_version->find_first_of("\t\r\n\v\f") != std::string::npos) return std::nullopt;
+    for (auto token : util::split(*in.python_version, ' ')) {
+      if (!token.empty()) versions.emplace_back(token);
+    }
+    return versions;
+  }
+  if (in.cwd.empty() || !in.cwd.is_absolute() || in.cwd != in.cwd.lexically_normal())
+    return std::nullopt;
+  for (fs::path dir = in.cwd;; dir = dir.parent_path()) {
+    // The bash line stops below `/`, the Go line reads it too.
+    if (!dir.has_relative_path()) {
+      if (read_tool_versions(dir / ".tool-versions", versions) != Named::no) return std::nullopt;
+      break;
+    }
+    const Named named = read_tool_versions(dir / ".tool-versions", versions);
+    if (named == Named::yes) return versions;
+    if (named == Named::unsure) return std::nullopt;
+  }
+  if (!in.home || in.home->empty() || in.home->front() != '/') return std::nullopt;
+  if (read_tool_versions(fs::path(*in.home) / ".tool-versions", versions) == Named::yes)
+    return versions;
+  return std::nullopt;
+}
+
+// `command -v NAME` on PATH without the shims directory (asdf's `system`).
+// An empty or relative entry is looked up differently by the two lines.
+std::optional<fs::path> system_command(const std::string& name, const fs::path& shims,
+                                       const AsdfInputs& in) {
+  if (!in.path) return std::nullopt;
+  std::string path;
+  for (auto dir : util::split(*in.path, ':')) {
+    if (dir.empty() || dir.front() != '/') return std::nullopt;
+    if (fs::path(dir) == shims) continue;
+    if (!path.empty()) path += ':';
+    path += dir;
+  }
+  if (path.empty()) return std::nullopt;
+  return util::find_on_path(name, path);
+}
+
+// Present, or not known to be absent (a directory that cannot be read).
+bool present(const fs::path& p) {
+  std::error_code ec;
+  return fs::symlink_status(p, ec).type() != fs::file_type::not_found;
+}
+
+}  // namespace
+
+AsdfInputs asdf_inputs_from_environment() {
+  AsdfInputs in;
+  in.data_dir = util::getenv_nonempty("ASDF_DATA_DIR");
+  in.config_file = util::getenv_nonempty("ASDF_CONFIG_FILE");
+  in.home = util::getenv_nonempty("HOME");
+  in.python_version = util::getenv_nonempty("ASDF_PYTHON_VERSION");
+  in.version_filename_set =
+      util::getenv_nonempty("ASDF_TOOL_VERSIONS_FILENAME").has_value() ||
+      util::getenv_nonempty("ASDF_DEFAULT_TOOL_VERSIONS_FILENAME").has_value();
+  in.path = util::getenv_opt("PATH");
+  // Both lines take $PWD when it names the working directory (bash keeps it,
+  // Go's os.Getwd checks it), so a directory reached through a symlink
+  // searches the symlink's parents.
+  std::error_code ec;
+  in.cwd = fs::current_path(ec);
+  const auto pwd = util::getenv_nonempty("PWD");
+  struct stat here {};
+  struct stat named {};
+  if (pwd && pwd->front() == '/' && ::stat(".", &here) == 0 && ::stat(pwd->c_str(), &named) == 0 &&
+      here.st_dev == named.st_dev && here.st_ino == named.st_ino) {
+    in.cwd = *pwd;
+  }
+  return in;
+}
+
+std::optional<fs::path> resolve_asdf_shim(const fs::path& program, const AsdfInputs& in) {
+  if (in.version_filename_set) return std::nullopt;
+  fs::path data;
+  if (in.data_dir) {
+    data = *in.data_dir;
+  } else if (in.home) {
+    data = fs::path(*in.home) / ".asdf";
+  } else {
+    return std::nullopt;
+  }
+  if (!data.is_absolute()) return std::nullopt;
+  const fs::path shims = data / "shims";
+  // asdf reads the shim under its data directory, whatever file ran it.
+  if (program.parent_path().lexically_normal() != shims.lexically_normal()) return std::nullopt;
+  const std::string name = program.filename().string();
+  auto text = util::read_small_file(program, 1 << 16);
+  if (!text) return std::nullopt;
+  const auto installed = shim_versions(*text, name);
+  if (!installed) return std::nullopt;
+
+  // Anything of the plugin's that changes the executable or its environment.
+  const fs::path plugin = data / "plugins" / std::string(kPlugin);
+  std::error_code ec;
+  if (!fs::is_directory(plugin, ec)) return std::nullopt;
+  for (const char* callback : {"bin/exec-env", "bin/exec-path", "bin/list-bin-paths", "shims"}) {
+    if (present(plugin / callback)) return std::nullopt;
+  }
+  const fs::path config = in.config_file ? fs::path(*in.config_file)
+                                         : (in.home ? fs::path(*in.home) / ".asdfrc" : fs::path());
+  if (config.empty() || config_may_choose(config)) return std::nullopt;
+
+  const auto versions = set_versions(in);
+  if (!versions || versions->empty()) return std::nullopt;
+  // The Go line tries `system` after the other versions, the bash line where
+  // it stands; `path:`/`ref:` installs are elsewhere.
+  for (std::size_t i = 0; i < versions->size(); ++i) {
+    const std::string& v = (*versions)[i];
+    if (v == "system" && i + 1 != versions->size()) return std::nullopt;
+    if (v.find(':') != std::string::npos || v.find('/') != std::string::npos || v == "..")
+      return std::nullopt;
+  }
+  for (const auto& v : *versions) {
+    if (v == "system") return system_command(name, shims, in);
+    if (std::find(installed->begin(), installed->end(), v) == installed->end()) continue;
+    // Named and listed: the bash line takes it whether or not the file is
+    // there (then looks on PATH), the Go line goes on to the next version.
+    fs::path exe = data / "installs" / std::string(kPlugin) / v / "bin" / name;
+    if (util::is_executable_file(exe)) return exe;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace flashfit::env

@@ -1,0 +1,184 @@
+// env::resolve_asdf_shim on asdf trees laid out as asdf leaves them, the shim
+// in each of asdf's two templates (the bash line up to 0.15, the Go line from
+// 0.16: internal/shims/shims.go's encode()). asdf itself is not installed
+// here; the rules are checked against both lines' sources (docs/resolve.md).
+#include "env/asdf_shim.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace flashfit::env;
+using flashfit::test::TempDir;
+
+namespace {
+
+void write_file(const fs::path& p, const std::string& text, bool executable = false) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+  if (executable) fs::permissions(p, fs::perms::owner_all, fs::perm_options::add);
+}
+
+// ~/.asdf after `asdf plugin add python`, two `asdf install python ...` and
+// a reshim; a system python3 elsewhere on PATH; a project two levels down.
+struct FakeAsdf {
+  TempDir dir{"asdf"};
+  fs::path home = dir.path() / "home";
+  fs::path data = home / ".asdf";
+  fs::path shim = data / "shims" / "python3";
+  fs::path system_bin = dir.path() / "usr-bin";
+  fs::path project = dir.path() / "work" / "project" / "sub";
+
+  static std::string go_shim() {
+    return "#!/usr/bin/env bash\n# asdf-plugin: python 3.11.7\n# asdf-plugin: python 3.12.1\n"
+           "exec asdf exec \"python3\" \"$@\"";
+  }
+  std::string bash_shim() const {
+    return "#!/usr/bin/env bash\n# asdf-plugin: python 3.11.7\n# asdf-plugin: python 3.12.1\n"
+           "exec " +
+           (home / ".asdf").string() + "/bin/asdf exec \"python3\" \"$@\" # asdf_allow: ' asdf '\n";
+  }
+
+  FakeAsdf() {
+    write_file(shim, go_shim(), true);
+    fs::create_directories(data / "plugins" / "python" / "bin");
+    write_file(data / "plugins" / "python" / "bin" / "install", "#!/bin/sh\n", true);
+    for (const char* v : {"3.11.7", "3.12.1"}) {
+      write_file(version(v), "#!/bin/sh\n", true);
+    }
+    write_file(system_bin / "python3", "#!/bin/sh\n", true);
+    fs::create_directories(project);
+  }
+
+  AsdfInputs inputs() const {
+    AsdfInputs in;
+    in.home = home.string();
+    in.path = (data / "shims").string() + ":" + system_bin.string();
+    in.cwd = project;
+    return in;
+  }
+  fs::path version(const std::string& v) const {
+    return data / "installs" / "python" / v / "bin" / "python3";
+  }
+};
+
+}  // namespace
+
+TEST(AsdfShim, NearestToolVersionsUpTheTreeThenHome) {
+  FakeAsdf t;
+  write_file(t.home / ".tool-versions", "nodejs 20.1.0\npython 3.12.1\n");
+  EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.12.1"));
+  // A file up the tree that names python wins; one that does not is passed.
+  write_file(t.dir.path() / "work" / ".tool-versions", "# pinned\npython 3.11.7 # the CI's\n");
+  write_file(t.project / ".tool-versions", "nodejs 20.1.0\n");
+  EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.11.7"));
+}
+
+TEST(AsdfShim, BothTemplatesAreRead) {
+  FakeAsdf t;
+  write_file(t.project / ".tool-versions", "python 3.11.7\n");
+  write_file(t.shim, t.bash_shim(), true);
+  EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.11.7"));
+  write_file(t.shim, FakeAsdf::go_shim() + "\n", true);
+  EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.11.7"));
+}
+
+TEST(AsdfShim, TheVariableBeatsFilesAndVersionsNotInstalledAreSkipped) {
+  FakeAsdf t;
+  write_file(t.project / ".tool-versions", "python 3.11.7\n");
+  auto in = t.inputs();
+  in.python_version = "3.10.0  3.12.1";  // 3.10.0: not in the shim, not installed
+  EXPECT_EQ(resolve_asdf_shim(t.shim, in), t.version("3.12.1"));
+  in.python_version = "system";
+  EXPECT_EQ(resolve_asdf_shim(t.shim, in), t.system_bin / "python3");
+  write_file(t.project / ".tool-versions", "python 3.9.1 system\n");
+  EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.system_bin / "python3");
+}
+
+TEST(AsdfShim, DataDirFromTheEnvironment) {
+  FakeAsdf t;
+  const fs::path moved = t.dir.path() / "asdf-data";
+  fs::rename(t.data, moved);
+  write_file(t.project / ".tool-versions", "python 3.12.1\n");
+  auto in = t.inputs();
+  in.data_dir = moved.string();
+  EXPECT_EQ(resolve_asdf_shim(moved / "shims" / "python3", in),
+            moved / "installs" / "python" / "3.12.1" / "bin" / "python3");
+  // Without it, a shim outside ~/.asdf/shims is not one asdf would read.
+  in.data_dir.reset();
+  EXPECT_EQ(resolve_asdf_shim(moved / "shims" / "python3", in), std::nullopt);
+}
+
+TEST(AsdfShim, UncertainCasesLeaveItToTheShim) {
+  FakeAsdf t;
+  write_file(t.project / ".tool-versions", "python 3.12.1\n");
+  ASSERT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.12.1"));
+  const auto unsure = [&](const AsdfInputs& in) { return resolve_asdf_shim(t.shim, in); };
+
+  // Plugin callbacks that change the executable or its environment.
+  for (const char* callback : {"bin/exec-env", "bin/exec-path", "bin/list-bin-paths"}) {
+    const fs::path file = t.data / "plugins" / "python" / callback;
+    write_file(file, "#!/bin/sh\n", true);
+    EXPECT_EQ(unsure(t.inputs()), std::nullopt) << callback;
+    fs::remove(file);
+  }
+  // Hooks and legacy version files in the config; a harmless key is fine.
+  write_file(t.home / ".asdfrc", "always_keep_download = no\nlegacy_version_file = no\n");
+  EXPECT_EQ(unsure(t.inputs()), t.version("3.12.1"));
+  for (const char* line : {"legacy_version_file = yes", "pre_python_python3 = export X=1",
+                           "pre_asdf_exec_python3 = true", "post_asdf_install = x"}) {
+    write_file(t.home / ".asdfrc", std::string(line) + "\n");
+    EXPECT_EQ(unsure(t.inputs()), std::nullopt) << line;
+  }
+  fs::remove(t.home / ".asdfrc");
+  // Version kinds installed elsewhere, system before a version (the two
+  // lines order it differently), a prefix asdf would not expand either.
+  for (const char* versions : {"path:/opt/py", "ref:v3.12.1", "system 3.12.1", "../../x"}) {
+    write_file(t.project / ".tool-versions", std::string("python ") + versions + "\n");
+    EXPECT_EQ(unsure(t.inputs()), std::nullopt) << versions;
+  }
+  // Lines the two asdf parsers split differently, or read twice.
+  for (const char* text : {"python\t3.12.1\n", "python 3.12.1\r\n", "python\n",
+                           "python 3.12.1\npython 3.11.7\n"}) {
+    write_file(t.project / ".tool-versions", text);
+    EXPECT_EQ(unsure(t.inputs()), std::nullopt) << text;
+  }
+  write_file(t.project / ".tool-versions", "python 3.12.1\n");
+  // The version file named by a variable; a version listed but not installed.
+  auto in = t.inputs();
+  in.version_filename_set = true;
+  EXPECT_EQ(unsure(in), std::nullopt);
+  fs::remove(t.version("3.12.1"));
+  EXPECT_EQ(unsure(t.inputs()), std::nullopt);
+}
+
+TEST(AsdfShim, NoVersionSetLeavesTheErrorToTheShim) {
+  FakeAsdf t;
+  EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), std::nullopt);
+  auto in = t.inputs();
+  in.home.reset();
+  EXPECT_EQ(resolve_asdf_shim(t.shim, in), std::nullopt);
+}
+
+TEST(AsdfShim, OtherProgramsAreNotShims) {
+  FakeAsdf t;
+  write_file(t.project / ".tool-versions", "python 3.12.1\n");
+  EXPECT_EQ(resolve_asdf_shim(t.version("3.11.7"), t.inputs()), std::nullopt);
+  EXPECT_EQ(resolve_asdf_shim(t.data / "shims" / "missing", t.inputs()), std::nullopt);
+  // A shim with anything asdf does not write, or for another plugin.
+  for (const char* text :
+       {"#!/usr/bin/env bash\n# asdf-plugin: python 3.12.1\nexport X=1\nexec asdf exec "
+        "\"python3\" \"$@\"\n",
+        "#!/usr/bin/env bash\n# asdf-plugin: pypy 7.3\nexec asdf exec \"python3\" \"$@\"\n",
+        "#!/usr/bin/env bash\n# asdf-plugin: python 3.12.1\nexec asdf exec \"python\" \"$@\"\n",
+        "#!/usr/bin/env bash\n# asdf-plugin: python 3.12.1\nexec $HOME/bin/asdf exec \"python3\" "
+        "\"$@\" # asdf_allow: ' asdf '\n",
+        "#!/bin/sh\n# asdf-plugin: python 3.12.1\nexec asdf exec \"python3\" \"$@\"\n"}) {
+    write_file(t.shim, text, true);
+    EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), std::nullopt) << text;
+  }
+}
