@@ -88,11 +88,26 @@ std::optional<std::string> InterpreterCache::load(const InterpreterStamp& stamp)
   return answer->get<std::string>();
 }
 
+namespace {
+// Entries named by the SHA-256 of the path (flashfit before 2026-11-27):
+// never read again, since names are FNV-1a now.
+bool old_entry_name(const std::string& name) {
+  constexpr std::size_t hex = 64;
+  return name.size() == hex + 5 && name.ends_with(".json") &&
+         name.find_first_not_of("0123456789abcdef") == hex;
+}
+}  // namespace
+
 void InterpreterCache::store(const InterpreterStamp& stamp, std::string_view answer) const {
   const auto path = entry_path(stamp);
   if (!util::ensure_cache_dir(root_, path.parent_path())) return;
   const json entry{{"stamp", stamp_json(stamp)}, {"answer", std::string(answer)}};
-  (void)util::write_file_atomic(path, entry.dump());
+  if (!util::write_file_atomic(path, entry.dump())) return;
+  // A store is a miss (rare): the moment to drop what older flashfit left.
+  std::error_code ec;
+  for (const auto& file : std::filesystem::directory_iterator(path.parent_path(), ec)) {
+    if (old_entry_name(file.path().filename().string())) std::filesystem::remove(file.path(), ec);
+  }
 }
 
 }  // namespace flashfit::env

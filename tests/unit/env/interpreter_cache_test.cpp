@@ -71,6 +71,25 @@ TEST(InterpreterCache, RoundTripAndMissesOnAnyChange) {
   }
 }
 
+TEST(InterpreterCache, AStoreDropsEntriesOlderFlashfitNamedBySha256) {
+  TempDir dir;
+  InterpreterCache cache(dir.path());
+  const fs::path entries = dir.path() / "interpreters";
+  fs::create_directories(entries);
+  const std::string old_name(64, 'a');
+  std::ofstream(entries / (old_name + ".json")) << "{}";
+  std::ofstream(entries / "notes.json") << "{}";                      // not an entry name: kept
+  std::ofstream(entries / (old_name + ".tmp")) << "{}";               // not .json: kept
+  std::ofstream(entries / (std::string(64, 'G') + ".json")) << "{}";  // not hex: kept
+  auto stamp = *stamp_interpreter("/usr/bin/python3");
+  cache.store(stamp, "{\"answer\": 1}");
+  EXPECT_EQ(cache.load(stamp), "{\"answer\": 1}");
+  EXPECT_FALSE(fs::exists(entries / (old_name + ".json")));
+  EXPECT_TRUE(fs::exists(entries / "notes.json"));
+  EXPECT_TRUE(fs::exists(entries / (old_name + ".tmp")));
+  EXPECT_TRUE(fs::exists(entries / (std::string(64, 'G') + ".json")));
+}
+
 TEST(InterpreterCache, CorruptOrForeignEntriesAreMisses) {
   TempDir dir;
   InterpreterCache cache(dir.path());
