@@ -26,28 +26,43 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   return lines;
 }
 
+// Printable ASCII without blanks: what both asdf lines split and compare
+// alike (Go's TrimSpace also strips Unicode spaces, bash does not).
+bool plain_token(std::string_view token) {
+  return std::all_of(token.begin(), token.end(), [](char ch) { return ch > ' ' && ch < 0x7f; });
+}
+
 bool plain_path(std::string_view path) {
   return !path.empty() && path.front() == '/' &&
          path.find_first_of("$`\\\"' \t;&|<>(){}*?[]~") == std::string_view::npos;
 }
 
-// The versions an asdf shim lists, when its text is exactly what asdf writes:
+struct ShimText {
+  std::vector<std::string> versions;  // in the shim's line order
+  // The asdf the shim execs: "asdf" (looked up on PATH) or an absolute path.
+  std::string asdf;
+};
+
+// The shim's versions, when its text is exactly what asdf writes:
 //   #!/usr/bin/env bash
 //   # asdf-plugin: python 3.12.1          (one line per installed version)
 //   exec asdf exec "python3" "$@"                                 (Go, 0.16 on)
 //   exec /home/u/.asdf/bin/asdf exec "python3" "$@" # asdf_allow: ' asdf '  (bash)
-std::optional<std::vector<std::string>> shim_versions(std::string_view text,
-                                                      const std::string& name) {
+std::optional<ShimText> parse_shim(std::string_view text, const std::string& name) {
   const auto lines = lines_of(text);
   if (lines.size() < 3 || lines.front() != "#!/usr/bin/env bash") return std::nullopt;
   const std::string go_exec = "exec asdf exec \"" + name + "\" \"$@\"";
-  const std::string bash_tail = "/bin/asdf exec \"" + name + "\" \"$@\" # asdf_allow: ' asdf '";
+  const std::string bash_tail = " exec \"" + name + "\" \"$@\" # asdf_allow: ' asdf '";
   const std::string_view last = lines.back();
-  const bool go = last == go_exec;
-  const bool bash = util::starts_with(last, "exec /") && util::ends_with(last, bash_tail) &&
-                    plain_path(last.substr(5, last.size() - 5 - bash_tail.size()));
-  if (!go && !bash) return std::nullopt;
-  std::vector<std::string> versions;
+  ShimText shim;
+  if (last == go_exec) {
+    shim.asdf = "asdf";
+  } else if (util::starts_with(last, "exec /") && util::ends_with(last, bash_tail)) {
+    shim.asdf = std::string(last.substr(5, last.size() - 5 - bash_tail.size()));
+    if (!plain_path(shim.asdf) || !util::ends_with(shim.asdf, "/bin/asdf")) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
   constexpr std::string_view tag = "# asdf-plugin: ";
   for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
     std::string_view line = lines[i];
@@ -56,31 +71,40 @@ std::optional<std::vector<std::string>> shim_versions(std::string_view text,
     const auto space = line.find(' ');
     if (space == std::string_view::npos || line.substr(0, space) != kPlugin) return std::nullopt;
     const std::string_view version = line.substr(space + 1);
-    if (version.empty() || version.find_first_of(" \t\r") != std::string_view::npos)
-      return std::nullopt;
-    versions.emplace_back(version);
+    if (version.empty() || !plain_token(version)) return std::nullopt;
+    shim.versions.emplace_back(version);
   }
-  return versions;
+  return shim;
 }
 
-// Hooks (pre_python_python3, pre_asdf_exec_...) run before the interpreter
-// and may change its environment; legacy version files (.python-version) are
-// read through the plugin's own scripts. Either: the shim must run. A config
-// that exists but cannot be read is as unsure.
+// Whether a config file may make asdf pick or run differently: hooks
+// (pre_python_python3, pre_asdf_exec_...) run before the interpreter and may
+// change its environment; legacy version files (.python-version) are read
+// through the plugin's own scripts. The bash line reads `key = value` lines
+// with grep, the Go line an ini file (`:` too, quoted keys, sections): only
+// lines both read alike and keys known to be harmless pass. A file that exists
+// but cannot be read is as unsure.
 bool config_may_choose(const fs::path& file) {
   std::error_code ec;
   if (fs::symlink_status(file, ec).type() == fs::file_type::not_found) return false;
   auto text = util::read_small_file(file, 1 << 16);
   if (!text) return true;
+  if (text->find('\r') != std::string::npos || !util::is_ascii(*text)) return true;
+  static constexpr std::string_view harmless[] = {
+      "always_keep_download", "use_release_candidates", "plugin_repository_last_check_duration",
+      "disable_plugin_short_name_repository", "concurrency"};
   for (auto line : lines_of(*text)) {
     line = util::trim(line);
-    if (line.empty() || line.front() == '#') continue;
+    if (line.empty() || line.front() == '#' || line.front() == ';') continue;
     const auto eq = line.find('=');
+    if (eq == std::string_view::npos || line.find(':') < eq) return true;
     const auto key = util::trim(line.substr(0, eq));
-    const auto value =
-        eq == std::string_view::npos ? std::string_view{} : util::trim(line.substr(eq + 1));
-    if (util::starts_with(key, "pre_") || util::starts_with(key, "post_")) return true;
-    if (key == "legacy_version_file" && value != "no") return true;
+    const auto value = util::trim(line.substr(eq + 1));
+    if (key == "legacy_version_file") {
+      if (value != "no") return true;
+      continue;
+    }
+    if (std::find(std::begin(harmless), std::end(harmless), key) == std::end(harmless)) return true;
   }
   return false;
 }
@@ -100,9 +124,13 @@ Named python_line(std::string_view text, std::vector<std::string>& versions) {
       if (!token.empty()) tokens.push_back(token);
     }
     if (tokens.empty()) continue;
-    if (line.find_first_of("\t\r\v\f") != std::string_view::npos) return Named::unsure;
+    // Tabs split differently; a line starting with a blank is skipped by the
+    // bash line (`grep "^python "`) and read by the Go line (it trims).
+    if (line.find_first_of("\t\r\v\f") != std::string_view::npos || line.front() == ' ')
+      return Named::unsure;
     if (tokens.front() != kPlugin) continue;
     if (named != Named::no || tokens.size() < 2) return Named::unsure;
+    if (!std::all_of(tokens.begin(), tokens.end(), plain_token)) return Named::unsure;
     versions.assign(tokens.begin() + 1, tokens.end());
     named = Named::yes;
   }
@@ -144,26 +172,55 @@ std::optional<std::vector<std::string>> set_versions(const AsdfInputs& in) {
     if (named == Named::yes) return versions;
     if (named == Named::unsure) return std::nullopt;
   }
-  if (!in.home || in.home->empty() || in.home->front() != '/') return std::nullopt;
-  if (read_tool_versions(fs::path(*in.home) / ".tool-versions", versions) == Named::yes)
-    return versions;
+  // Nothing up the tree: asdf 0.16.1 on falls back to $HOME/.tool-versions,
+  // 0.16.0 does not (a working directory under $HOME has read it above).
   return std::nullopt;
 }
 
-// `command -v NAME` on PATH without the shims directory (asdf's `system`).
-// An empty or relative entry is looked up differently by the two lines.
+// PATH with the shims directory taken out, as the bash line does it: every
+// occurrence of its text replaced by nothing, then "::" by ":" (so shims first
+// leaves an empty entry: the working directory).
+std::string bash_path_without(std::string_view path, const std::string& shims) {
+  std::string out;
+  for (std::size_t at = 0;;) {
+    const auto found = shims.empty() ? std::string_view::npos : path.find(shims, at);
+    out += path.substr(at, found == std::string_view::npos ? found : found - at);
+    if (found == std::string_view::npos) break;
+    at = found + shims.size();
+  }
+  std::string collapsed;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    collapsed += out[i];
+    if (out[i] == ':' && i + 1 < out.size() && out[i + 1] == ':') ++i;
+  }
+  return collapsed;
+}
+
+// `command -v NAME` on PATH without the shims directory (asdf's `system`):
+// the bash line's PATH (where an empty entry, left when the shims come first,
+// is the working directory) and the Go line's (the entry removed exactly)
+// must find the same file; relative entries are not settled here.
 std::optional<fs::path> system_command(const std::string& name, const fs::path& shims,
                                        const AsdfInputs& in) {
   if (!in.path) return std::nullopt;
-  std::string path;
+  std::string go_path;
   for (auto dir : util::split(*in.path, ':')) {
+    if (dir == shims.string()) continue;
     if (dir.empty() || dir.front() != '/') return std::nullopt;
-    if (fs::path(dir) == shims) continue;
-    if (!path.empty()) path += ':';
-    path += dir;
+    if (!go_path.empty()) go_path += ':';
+    go_path += dir;
   }
-  if (path.empty()) return std::nullopt;
-  return util::find_on_path(name, path);
+  const std::string without = bash_path_without(*in.path, shims.string());
+  std::string bash_path;
+  for (auto dir : util::split(without, ':')) {
+    if (!dir.empty() && dir.front() != '/') return std::nullopt;
+    if (!bash_path.empty()) bash_path += ':';
+    bash_path += dir.empty() ? in.cwd.string() : std::string(dir);
+  }
+  if (go_path.empty() || bash_path.empty()) return std::nullopt;
+  auto by_go = util::find_on_path(name, go_path);
+  if (by_go != util::find_on_path(name, bash_path)) return std::nullopt;
+  return by_go;
 }
 
 // Present, or not known to be absent (a directory that cannot be read).
@@ -178,6 +235,7 @@ AsdfInputs asdf_inputs_from_environment() {
   AsdfInputs in;
   in.data_dir = util::getenv_nonempty("ASDF_DATA_DIR");
   in.config_file = util::getenv_nonempty("ASDF_CONFIG_FILE");
+  in.config_default_file = util::getenv_nonempty("ASDF_CONFIG_DEFAULT_FILE");
   in.home = util::getenv_nonempty("HOME");
   in.python_version = util::getenv_nonempty("ASDF_PYTHON_VERSION");
   in.version_filename_set =
@@ -200,15 +258,11 @@ AsdfInputs asdf_inputs_from_environment() {
 }
 
 std::optional<fs::path> resolve_asdf_shim(const fs::path& program, const AsdfInputs& in) {
-  if (in.version_filename_set) return std::nullopt;
-  fs::path data;
-  if (in.data_dir) {
-    data = *in.data_dir;
-  } else if (in.home) {
-    data = fs::path(*in.home) / ".asdf";
-  } else {
-    return std::nullopt;
-  }
+  // Without $HOME the Go line fails before it reads anything.
+  if (in.version_filename_set || !in.home || !fs::path(*in.home).is_absolute()) return std::nullopt;
+  const fs::path home = *in.home;
+  const fs::path data = in.data_dir ? fs::path(*in.data_dir) : home / ".asdf";
+  // (A `~` the Go line would expand, a relative path: not settled here.)
   if (!data.is_absolute()) return std::nullopt;
   const fs::path shims = data / "shims";
   // asdf reads the shim under its data directory, whatever file ran it.
@@ -216,8 +270,16 @@ std::optional<fs::path> resolve_asdf_shim(const fs::path& program, const AsdfInp
   const std::string name = program.filename().string();
   auto text = util::read_small_file(program, 1 << 16);
   if (!text) return std::nullopt;
-  const auto installed = shim_versions(*text, name);
+  const auto installed = parse_shim(*text, name);
   if (!installed) return std::nullopt;
+  // The asdf it execs must be there, or the shim fails instead.
+  std::optional<fs::path> asdf = fs::path(installed->asdf);
+  if (installed->asdf == "asdf") {
+    asdf = in.path ? util::find_on_path("asdf", *in.path) : std::nullopt;
+  } else if (!util::is_executable_file(*asdf)) {
+    asdf.reset();
+  }
+  if (!asdf) return std::nullopt;
 
   // Anything of the plugin's that changes the executable or its environment.
   const fs::path plugin = data / "plugins" / std::string(kPlugin);
@@ -226,9 +288,32 @@ std::optional<fs::path> resolve_asdf_shim(const fs::path& program, const AsdfInp
   for (const char* callback : {"bin/exec-env", "bin/exec-path", "bin/list-bin-paths", "shims"}) {
     if (present(plugin / callback)) return std::nullopt;
   }
-  const fs::path config = in.config_file ? fs::path(*in.config_file)
-                                         : (in.home ? fs::path(*in.home) / ".asdfrc" : fs::path());
-  if (config.empty() || config_may_choose(config)) return std::nullopt;
+  // Every config either line may read: $ASDF_CONFIG_FILE or ~/.asdfrc (both),
+  // an .asdfrc up the tree from the working directory and the install's
+  // `defaults` or $ASDF_CONFIG_DEFAULT_FILE (the bash line).
+  std::vector<fs::path> configs;
+  if (in.config_file) {
+    if (!fs::path(*in.config_file).is_absolute()) return std::nullopt;
+    configs.emplace_back(*in.config_file);
+  } else {
+    configs.push_back(home / ".asdfrc");
+  }
+  if (in.config_default_file) {
+    if (!fs::path(*in.config_default_file).is_absolute()) return std::nullopt;
+    configs.emplace_back(*in.config_default_file);
+  } else {
+    configs.push_back(asdf->parent_path().parent_path() / "defaults");
+    const auto real = fs::canonical(*asdf, ec);
+    if (!ec) configs.push_back(real.parent_path().parent_path() / "defaults");
+  }
+  if (in.cwd.empty() || !in.cwd.is_absolute()) return std::nullopt;
+  for (fs::path dir = in.cwd;; dir = dir.parent_path()) {
+    configs.push_back(dir / ".asdfrc");
+    if (!dir.has_relative_path()) break;
+  }
+  for (const auto& config : configs) {
+    if (config_may_choose(config)) return std::nullopt;
+  }
 
   const auto versions = set_versions(in);
   if (!versions || versions->empty()) return std::nullopt;
@@ -240,9 +325,19 @@ std::optional<fs::path> resolve_asdf_shim(const fs::path& program, const AsdfInp
     if (v.find(':') != std::string::npos || v.find('/') != std::string::npos || v == "..")
       return std::nullopt;
   }
+  // asdf 0.16.0 to 0.16.7 tried the set versions in the shim's line order,
+  // the others in the order they are set: with two or more of them in the
+  // shim, those orders must pick the same one.
+  const auto set_first = std::find_first_of(versions->begin(), versions->end(),
+                                            installed->versions.begin(), installed->versions.end());
+  const auto shim_first = std::find_first_of(installed->versions.begin(), installed->versions.end(),
+                                             versions->begin(), versions->end());
+  if (set_first != versions->end() && *set_first != *shim_first) return std::nullopt;
   for (const auto& v : *versions) {
     if (v == "system") return system_command(name, shims, in);
-    if (std::find(installed->begin(), installed->end(), v) == installed->end()) continue;
+    if (std::find(installed->versions.begin(), installed->versions.end(), v) ==
+        installed->versions.end())
+      continue;
     // Named and listed: the bash line takes it whether or not the file is
     // there (then looks on PATH), the Go line goes on to the next version.
     fs::path exe = data / "installs" / std::string(kPlugin) / v / "bin" / name;

@@ -8,7 +8,10 @@
 // asdf's own template, a plugin with exec-env/exec-path/list-bin-paths
 // callbacks or shim templates, hooks or legacy version files in the config,
 // `path:`/`ref:` versions, `system` before another version, a version file in
-// `/`, a version named but not installed.
+// `/`, a version named but not installed, an .asdfrc up the tree that is not
+// harmless, versions the 0.16.0-0.16.7 order would pick otherwise, no
+// .tool-versions up the tree (0.16.0 reads none in $HOME), a `system` the two
+// lines' PATHs find differently.
 
 #include <filesystem>
 #include <optional>
@@ -18,10 +21,11 @@ namespace flashfit::env {
 
 // What the shim reads from its environment, passed in for tests.
 struct AsdfInputs {
-  std::optional<std::string> data_dir;        // $ASDF_DATA_DIR (default $HOME/.asdf)
-  std::optional<std::string> config_file;     // $ASDF_CONFIG_FILE (default $HOME/.asdfrc)
-  std::optional<std::string> home;            // $HOME
-  std::optional<std::string> python_version;  // $ASDF_PYTHON_VERSION
+  std::optional<std::string> data_dir;             // $ASDF_DATA_DIR (default $HOME/.asdf)
+  std::optional<std::string> config_file;          // $ASDF_CONFIG_FILE (default $HOME/.asdfrc)
+  std::optional<std::string> config_default_file;  // $ASDF_CONFIG_DEFAULT_FILE (bash line)
+  std::optional<std::string> home;                 // $HOME
+  std::optional<std::string> python_version;       // $ASDF_PYTHON_VERSION
   // $ASDF_TOOL_VERSIONS_FILENAME or $ASDF_DEFAULT_TOOL_VERSIONS_FILENAME: set,
   // the two lines read it differently, so the shim runs.
   bool version_filename_set = false;

@@ -307,8 +307,9 @@ util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
   if (!through_shim)
     through_shim = resolve_asdf_shim(choice.program, asdf_inputs_from_environment());
   const std::string program = through_shim ? through_shim->string() : choice.program;
-  const auto stamp = cache ? stamp_interpreter(program) : std::nullopt;
-  if (stamp) {
+  // (Stamped: an ELF file, the only kind whose answer can be cached.)
+  const auto stamp = stamp_interpreter(program);
+  if (cache && stamp) {
     if (auto answer = cache->load(*stamp)) {
       auto cached = parse_interpreter_facts(*answer, choice);
       if (cached) {
@@ -319,9 +320,14 @@ util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
   }
   util::ProcessSpec spec;
   spec.argv = {program, "-c", interpreter_script};
-  // The caller's working directory, as when they run the program themselves:
-  // a shim not followed above (mise, a wrapper) picks its interpreter by it.
-  // The script drops that directory from sys.path before it imports anything.
+  // Python itself runs in "/": a project's json.py or sitecustomize.py must
+  // not stand in for the standard library (the script drops `-c`'s own
+  // sys.path entry, but an empty PYTHONPATH entry adds the directory before
+  // site runs). A launcher that is not followed above (mise's ELF shim, a
+  // wrapper script) runs in the caller's working directory, as when they run
+  // it themselves: it picks its interpreter by it.
+  if (stamp && std::filesystem::path(stamp->resolved).filename().string().starts_with("python"))
+    spec.cwd = "/";
   spec.timeout = kQueryTimeout;
   spec.max_output = 4 << 20;
   auto run = util::run_process(spec);
@@ -355,7 +361,7 @@ util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
             : "check that the interpreter starts: " + util::printable(choice.program) + " -c pass");
   }
   auto parsed = parse_interpreter_facts(run->out, choice);
-  if (parsed && stamp && runs_itself(*parsed, *stamp)) cache->store(*stamp, run->out);
+  if (parsed && cache && stamp && runs_itself(*parsed, *stamp)) cache->store(*stamp, run->out);
   return parsed;
 }
 

@@ -6,9 +6,9 @@ namespace flashfit::env {
 // list and marker values computed from them match pip's own.
 const char* const interpreter_script = R"PY(
 import sys
-# `-c` puts the working directory first on sys.path; flashfit runs this in
-# the caller's (a shim picks its interpreter by it), and a project's json.py
-# or _manylinux.py must not stand in for what is imported below.
+# `-c` puts the working directory first on sys.path; flashfit runs a
+# launcher in the caller's (it picks its interpreter by it), and a project's
+# json.py or _manylinux.py must not stand in for what is imported below.
 if sys.path and sys.path[0] == "":
     del sys.path[0]
 import importlib.machinery, json, os, platform, site, struct, subprocess, sys, sysconfig

@@ -159,14 +159,18 @@ util::Error status_error(const S3Config& c, const std::string& what, const Respo
 // transient (5xx, connection refused, timeouts); at most `attempts` tries.
 // A 5xx on the last try is returned as the answer (its status and tries say
 // what happened); a connection failure on the last try is an error.
+// `cleanup`: a request that must go out even after Ctrl-C (aborting a
+// multipart upload whose parts S3 would otherwise keep): not interrupted,
+// one try, at most 15 s.
 util::Result<Response> request(const S3Config& c, const std::string& method, const std::string& url,
-                               std::optional<std::string_view> body,
-                               std::string_view content_type) {
+                               std::optional<std::string_view> body, std::string_view content_type,
+                               bool cleanup = false) {
   if (auto init = detail::global_init(); !init) return tl::unexpected(init.error());
   std::string last_failure;
   std::optional<Response> last_answer;  // the last 5xx, while the tries last
   int server_errors = 0;
-  for (int attempt = 1; attempt <= c.attempts; ++attempt) {
+  const int attempts = cleanup ? 1 : c.attempts;
+  for (int attempt = 1; attempt <= attempts; ++attempt) {
     if (attempt > 1) std::this_thread::sleep_for(std::chrono::milliseconds(200 << (attempt - 2)));
     std::unique_ptr<CURL, EasyDeleter> curl(detail::api().easy_init());
     if (!curl) return util::fail(util::ErrorKind::internal, "libcurl could not make a handle");
@@ -180,6 +184,10 @@ util::Result<Response> request(const S3Config& c, const std::string& method, con
     detail::api().easy_setopt(curl.get(), CURLOPT_AWS_SIGV4, sigv4.c_str());
     detail::api().easy_setopt(curl.get(), CURLOPT_USERPWD, userpwd.c_str());
     detail::api().easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, method.c_str());
+    if (cleanup) {
+      detail::api().easy_setopt(curl.get(), CURLOPT_NOPROGRESS, 1L);
+      detail::api().easy_setopt(curl.get(), CURLOPT_TIMEOUT, 15L);
+    }
     curl_slist* raw = nullptr;
     const std::string payload_hash =
         "x-amz-content-sha256: " + util::sha256_hex(body.value_or(std::string_view{}));
@@ -230,12 +238,16 @@ util::Result<Response> request(const S3Config& c, const std::string& method, con
   if (last_answer) return std::move(*last_answer);
   return util::fail(
       util::ErrorKind::failed,
-      fmt::format("cannot reach the S3 endpoint after {} tries: {}", c.attempts, last_failure),
+      fmt::format("cannot reach the S3 endpoint after {} tries: {}", attempts, last_failure),
       c.endpoint, "check --endpoint-url / AWS_ENDPOINT_URL and that the server is up");
 }
 
+std::string full_key(const S3Config& c, std::string_view key) {
+  return c.prefix.empty() ? std::string(key) : c.prefix + "/" + std::string(key);
+}
+
 std::string object_url(const S3Config& c, std::string_view key) {
-  std::string full = c.prefix.empty() ? std::string(key) : c.prefix + "/" + std::string(key);
+  const std::string full = full_key(c, key);
   return fmt::format("{}/{}/{}", c.endpoint, percent_encode(c.bucket, false),
                      percent_encode(full, true));
 }
@@ -398,8 +410,23 @@ util::Result<void> S3Client::put_parts(std::string_view key, std::uint64_t size,
                       "the S3 endpoint started a multipart upload without naming it (no UploadId)",
                       config_.endpoint);
   const std::string upload = "uploadId=" + percent_encode(ids.front(), false);
+  // An abort that fails is said, with how to finish it: S3 keeps (and
+  // bills) the parts of an upload until it is aborted or a lifecycle rule
+  // removes them.
   const auto abort_with = [&](util::Error error) -> util::Result<void> {
-    (void)request(config_, "DELETE", url + "?" + upload, std::nullopt, {});
+    auto aborted = request(config_, "DELETE", url + "?" + upload, std::nullopt, {}, true);
+    if (!aborted || aborted->status / 100 != 2) {
+      const std::string why =
+          !aborted ? aborted.error().message
+                   : fmt::format(
+                         "HTTP {}{}", aborted->status,
+                         s3_code(aborted->body).empty() ? "" : " (" + s3_code(aborted->body) + ")");
+      error.message += fmt::format(
+          "; the upload could not be aborted ({}): its parts stay in the bucket until `aws "
+          "s3api abort-multipart-upload --bucket {} --key {} --upload-id {}` or a lifecycle "
+          "rule removes them",
+          why, config_.bucket, full_key(config_, key), ids.front());
+    }
     return tl::unexpected(std::move(error));
   };
 
@@ -440,9 +467,19 @@ util::Result<void> S3Client::put_parts(std::string_view key, std::uint64_t size,
   auto done = request(config_, "POST", url + "?" + upload, complete_multipart_body(etags),
                       "application/xml");
   if (!done) return abort_with(std::move(done.error()).with_context(k));
+  // A try whose answer was lost may have completed it: a later try is then
+  // told the upload no longer exists, and the object is there (with the
+  // checked bytes: nothing else was sent).
+  if (done->status == 404 && done->tries > 1 && s3_code(done->body) == "NoSuchUpload") {
+    const auto slash = k.rfind('/');
+    auto listed = list(slash == std::string::npos ? std::string_view{}
+                                                  : std::string_view(k).substr(0, slash));
+    const std::string file = slash == std::string::npos ? k : k.substr(slash + 1);
+    if (listed && std::find(listed->begin(), listed->end(), file) != listed->end()) return {};
+  }
   // S3 may answer 200 and put the error in the body (a failure found while
   // it assembled the parts).
-  if (done->status / 100 != 2 || done->body.find("<Error>") != std::string::npos)
+  if (done->status / 100 != 2 || done->body.find("<Error") != std::string::npos)
     return abort_with(status_error(config_, fmt::format("completing the upload of {}", k), *done));
   return {};
 }

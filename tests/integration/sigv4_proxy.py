@@ -26,11 +26,15 @@ verified, instead of forwarding): --flaky N answers 503 SlowDown to the
 first N tries of each distinct METHOD TARGET (a transient failure that a
 retry gets past); --fail-matching REGEX answers 500 InternalError to every
 request whose target matches (a lasting one). Logged "faulted STATUS METHOD TARGET".
+--stall-matching REGEX holds a matching request 30 s before forwarding it
+(logged "stalled METHOD TARGET" when the hold starts), for a client
+interrupted in the middle of a transfer.
 
 Standard library only. Usage:
   sigv4_proxy.py --upstream HOST:PORT --access-key K --secret-key S
                  [--region us-east-1] [--service s3] [--port-file FILE] [--lifetime SECONDS]
                  [--session-token TOKEN] [--flaky N] [--fail-matching REGEX]
+                 [--stall-matching REGEX]
 Binds 127.0.0.1 on a free port; prints "listening on 127.0.0.1:PORT" and
 writes PORT to --port-file. One line per request on stderr:
   "ok METHOD TARGET" or "refused CODE METHOD TARGET: why".
@@ -306,6 +310,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.answer(fault.status, [("Content-Type", "application/xml")],
                         error_xml(fault, self.path))
             return
+        if cfg["stall_matching"] and cfg["stall_matching"].search(self.path):
+            self.log_verdict(f"stalled {self.command} {self.path}")
+            time.sleep(30)
         self.log_verdict(f"ok {self.command} {self.path}")
         self.forward(headers, body)
 
@@ -362,6 +369,8 @@ def main(argv=None):
                         help="answer 503 to the first N tries of each METHOD TARGET")
     parser.add_argument("--fail-matching", type=re.compile, default=None,
                         help="answer 500 to every request whose target matches")
+    parser.add_argument("--stall-matching", type=re.compile, default=None,
+                        help="hold every request whose target matches 30 s, then forward it")
     args = parser.parse_args(argv)
     host, _, port = args.upstream.rpartition(":")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -372,7 +381,8 @@ def main(argv=None):
                      "tokens": ({args.access_key: args.session_token}
                                 if args.session_token is not None else {}),
                      "region": args.region, "service": args.service,
-                     "flaky": args.flaky, "fail_matching": args.fail_matching, "tries": {}}
+                     "flaky": args.flaky, "fail_matching": args.fail_matching,
+                     "stall_matching": args.stall_matching, "tries": {}}
     bound = server.server_address[1]
     if args.port_file:
         temp = args.port_file + ".tmp"

@@ -626,4 +626,14 @@ assert d['python']['interpreter']['value']['prefix'] == '$VENV_PICK', d['python'
 capture sh -c 'cd / && exec "$1" doctor --python "$2" --json' sh "$FLASHFIT" "$AH/bin/pick-python"
 jcheck "the launcher's pick elsewhere" "
 assert d['python']['interpreter']['value']['prefix'] != '$VENV_PICK', d['python']['interpreter']"
-pass_note "a launcher is asked in the caller's directory (it picked the project's venv there, not from /); a project json.py/platform.py there is not imported"
+# Python itself is asked from /: with an empty PYTHONPATH entry (as
+# `export PYTHONPATH=$PYTHONPATH:/opt` leaves) Python puts the working
+# directory on sys.path before site runs, and would import these.
+echo 'raise SystemExit("the project sitecustomize.py was imported")' >"$TMP/pick-project/sitecustomize.py"
+echo 'raise SystemExit("the project usercustomize.py was imported")' >"$TMP/pick-project/usercustomize.py"
+capture env PYTHONPATH=":$TMP/nonexistent" sh -c 'cd "$1" && exec "$2" doctor --python "$3" --json' sh \
+  "$TMP/pick-project" "$FLASHFIT" "$VENV_PICK/bin/python3"
+expect_doctor_ok "doctor of a venv's python from a project directory, PYTHONPATH with an empty entry"
+jcheck "the venv's facts from a project directory" "
+assert d['python']['interpreter']['value']['prefix'] == '$VENV_PICK', d['python']['interpreter']"
+pass_note "a launcher is asked in the caller's directory (it picked the project's venv there, not from /); Python itself from / (a project's json.py, platform.py, sitecustomize.py are not imported, even with an empty PYTHONPATH entry)"

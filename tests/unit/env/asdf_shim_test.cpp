@@ -24,14 +24,16 @@ void write_file(const fs::path& p, const std::string& text, bool executable = fa
 }
 
 // ~/.asdf after `asdf plugin add python`, two `asdf install python ...` and
-// a reshim; a system python3 elsewhere on PATH; a project two levels down.
+// a reshim; `asdf` itself and a system python3 in a bin directory on PATH
+// after the shims (as asdf's setup puts them); a project two levels down
+// in $HOME.
 struct FakeAsdf {
   TempDir dir{"asdf"};
   fs::path home = dir.path() / "home";
   fs::path data = home / ".asdf";
   fs::path shim = data / "shims" / "python3";
   fs::path system_bin = dir.path() / "usr-bin";
-  fs::path project = dir.path() / "work" / "project" / "sub";
+  fs::path project = home / "work" / "project" / "sub";
 
   static std::string go_shim() {
     return "#!/usr/bin/env bash\n# asdf-plugin: python 3.11.7\n# asdf-plugin: python 3.12.1\n"
@@ -40,17 +42,19 @@ struct FakeAsdf {
   std::string bash_shim() const {
     return "#!/usr/bin/env bash\n# asdf-plugin: python 3.11.7\n# asdf-plugin: python 3.12.1\n"
            "exec " +
-           (home / ".asdf").string() + "/bin/asdf exec \"python3\" \"$@\" # asdf_allow: ' asdf '\n";
+           data.string() + "/bin/asdf exec \"python3\" \"$@\" # asdf_allow: ' asdf '\n";
   }
 
   FakeAsdf() {
     write_file(shim, go_shim(), true);
-    fs::create_directories(data / "plugins" / "python" / "bin");
+    write_file(data / "bin" / "asdf", "#!/bin/sh\n", true);  // the bash line's own
+    write_file(data / "defaults", "legacy_version_file = no\nconcurrency = auto\n");
     write_file(data / "plugins" / "python" / "bin" / "install", "#!/bin/sh\n", true);
     for (const char* v : {"3.11.7", "3.12.1"}) {
       write_file(version(v), "#!/bin/sh\n", true);
     }
     write_file(system_bin / "python3", "#!/bin/sh\n", true);
+    write_file(system_bin / "asdf", "#!/bin/sh\n", true);
     fs::create_directories(project);
   }
 
@@ -68,14 +72,18 @@ struct FakeAsdf {
 
 }  // namespace
 
-TEST(AsdfShim, NearestToolVersionsUpTheTreeThenHome) {
+TEST(AsdfShim, NearestToolVersionsUpTheTree) {
   FakeAsdf t;
   write_file(t.home / ".tool-versions", "nodejs 20.1.0\npython 3.12.1\n");
   EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.12.1"));
   // A file up the tree that names python wins; one that does not is passed.
-  write_file(t.dir.path() / "work" / ".tool-versions", "# pinned\npython 3.11.7 # the CI's\n");
+  write_file(t.home / "work" / ".tool-versions", "# pinned\npython 3.11.7 # the CI's\n");
   write_file(t.project / ".tool-versions", "nodejs 20.1.0\n");
   EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.11.7"));
+  // Outside $HOME only asdf 0.16.1 on falls back to $HOME/.tool-versions.
+  auto in = t.inputs();
+  in.cwd = t.dir.path();
+  EXPECT_EQ(resolve_asdf_shim(t.shim, in), std::nullopt);
 }
 
 TEST(AsdfShim, BothTemplatesAreRead) {
@@ -113,6 +121,77 @@ TEST(AsdfShim, DataDirFromTheEnvironment) {
   EXPECT_EQ(resolve_asdf_shim(moved / "shims" / "python3", in), std::nullopt);
 }
 
+TEST(AsdfShim, ConfigFilesEitherLineReads) {
+  FakeAsdf t;
+  write_file(t.project / ".tool-versions", "python 3.12.1\n");
+  const auto answer = [&](const AsdfInputs& in) { return resolve_asdf_shim(t.shim, in); };
+  const fs::path up_tree = t.home / "work" / ".asdfrc";
+  const std::string legacy = "legacy_version_file = yes\n";
+  // Harmless keys: the answer stands.
+  write_file(up_tree, "# project\nconcurrency = 4\nlegacy_version_file = no\n");
+  EXPECT_EQ(answer(t.inputs()), t.version("3.12.1"));
+  // An .asdfrc up the tree (the bash line reads it first), ~/.asdfrc.
+  for (const fs::path& file : {up_tree, t.home / ".asdfrc"}) {
+    write_file(file, legacy);
+    EXPECT_EQ(answer(t.inputs()), std::nullopt) << file;
+    fs::remove(file);
+  }
+  // $ASDF_CONFIG_FILE and $ASDF_CONFIG_DEFAULT_FILE.
+  write_file(t.dir.path() / "custom-rc", legacy);
+  auto in = t.inputs();
+  in.config_file = (t.dir.path() / "custom-rc").string();
+  EXPECT_EQ(answer(in), std::nullopt);
+  in = t.inputs();
+  in.config_default_file = (t.dir.path() / "custom-rc").string();
+  EXPECT_EQ(answer(in), std::nullopt);
+  // The bash install's own `defaults` (next to its bin/asdf).
+  write_file(t.shim, t.bash_shim(), true);
+  EXPECT_EQ(answer(t.inputs()), t.version("3.12.1"));
+  write_file(t.data / "defaults", legacy);
+  EXPECT_EQ(answer(t.inputs()), std::nullopt);
+  write_file(t.data / "defaults", "legacy_version_file = no\n");
+  // Lines the Go line's ini reader takes otherwise, unknown keys, sections.
+  for (const char* text :
+       {"legacy_version_file: yes\n", "[core]\nconcurrency = 1\n",
+        "\"legacy_version_file\" = yes\n", "pre_python_python3 = true\n", "concurrency = 1\r\n"}) {
+    write_file(t.home / ".asdfrc", text);
+    EXPECT_EQ(answer(t.inputs()), std::nullopt) << text;
+  }
+  fs::remove(t.home / ".asdfrc");
+  EXPECT_EQ(answer(t.inputs()), t.version("3.12.1"));
+  // A config path the Go line would expand, or resolve against elsewhere.
+  for (const char* path : {"~/.asdfrc", "rc/asdfrc"}) {
+    in = t.inputs();
+    in.config_file = path;
+    EXPECT_EQ(answer(in), std::nullopt) << path;
+  }
+}
+
+TEST(AsdfShim, SystemIsWhereBothLinesLook) {
+  FakeAsdf t;
+  write_file(t.project / ".tool-versions", "python system\n");
+  EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.system_bin / "python3");
+  // With the shims first, the bash line's PATH starts with an empty entry: the
+  // working directory, where a python3 of its own is found first.
+  write_file(t.project / "python3", "#!/bin/sh\n", true);
+  EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), std::nullopt);
+  fs::remove(t.project / "python3");
+  // A relative entry: not settled here.
+  auto in = t.inputs();
+  in.path = *in.path + ":bin";
+  EXPECT_EQ(resolve_asdf_shim(t.shim, in), std::nullopt);
+}
+
+TEST(AsdfShim, TheShimLineOrderOfAsdf016MustAgree) {
+  FakeAsdf t;
+  // Both set versions are installed; the shim lists 3.11.7 first, so asdf
+  // 0.16.0-0.16.7 would run 3.11.7 where later asdf runs 3.12.1.
+  write_file(t.project / ".tool-versions", "python 3.12.1 3.11.7\n");
+  EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), std::nullopt);
+  write_file(t.project / ".tool-versions", "python 3.11.7 3.12.1\n");
+  EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.11.7"));
+}
+
 TEST(AsdfShim, UncertainCasesLeaveItToTheShim) {
   FakeAsdf t;
   write_file(t.project / ".tool-versions", "python 3.12.1\n");
@@ -142,12 +221,29 @@ TEST(AsdfShim, UncertainCasesLeaveItToTheShim) {
     EXPECT_EQ(unsure(t.inputs()), std::nullopt) << versions;
   }
   // Lines the two asdf parsers split differently, or read twice.
-  for (const char* text : {"python\t3.12.1\n", "python 3.12.1\r\n", "python\n",
-                           "python 3.12.1\npython 3.11.7\n"}) {
+  for (const char* text :
+       {"python\t3.12.1\n", "python 3.12.1\r\n", "python\n", "python 3.12.1\npython 3.11.7\n",
+        "  python 3.12.1\n", "python 3.12.1\xc2\xa0\n"}) {
     write_file(t.project / ".tool-versions", text);
     EXPECT_EQ(unsure(t.inputs()), std::nullopt) << text;
   }
   write_file(t.project / ".tool-versions", "python 3.12.1\n");
+  // The plugin's own shims; no asdf to exec (Go template: none on PATH; bash
+  // template: its path gone); no $HOME.
+  fs::create_directories(t.data / "plugins" / "python" / "shims");
+  EXPECT_EQ(unsure(t.inputs()), std::nullopt);
+  fs::remove(t.data / "plugins" / "python" / "shims");
+  fs::remove(t.system_bin / "asdf");
+  EXPECT_EQ(unsure(t.inputs()), std::nullopt);
+  write_file(t.shim, t.bash_shim(), true);
+  EXPECT_EQ(unsure(t.inputs()), t.version("3.12.1"));
+  fs::remove(t.data / "bin" / "asdf");
+  EXPECT_EQ(unsure(t.inputs()), std::nullopt);
+  write_file(t.data / "bin" / "asdf", "#!/bin/sh\n", true);
+  auto no_home = t.inputs();
+  no_home.home.reset();
+  no_home.data_dir = t.data.string();
+  EXPECT_EQ(unsure(no_home), std::nullopt);
   // The version file named by a variable; a version listed but not installed.
   auto in = t.inputs();
   in.version_filename_set = true;
