@@ -26,10 +26,28 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   return lines;
 }
 
-// Printable ASCII without blanks: what both asdf lines split and compare
-// alike (Go's TrimSpace also strips Unicode spaces, bash does not).
+// A version both asdf lines read alike: letters, digits and . _ + - (bash
+// splits on `|` and blanks, Go's TrimSpace also strips Unicode spaces).
 bool plain_token(std::string_view token) {
-  return std::all_of(token.begin(), token.end(), [](char ch) { return ch > ' ' && ch < 0x7f; });
+  return !token.empty() && std::all_of(token.begin(), token.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '.' || ch == '_' || ch == '+' || ch == '-';
+  });
+}
+
+// Text both lines read alike: printable ASCII lines (grep takes a file with
+// a NUL as binary and prints nothing; Go trims Unicode spaces bash keeps).
+bool plain_text(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](char ch) { return ch == '\n' || (ch >= ' ' && ch < 0x7f); });
+}
+
+// A path both lines take as it is: absolute, no `.`/`..`/empty component, no
+// trailing slash (bash uses the text, Go cleans it, `~` only Go expands).
+bool normal_path(std::string_view path) {
+  return !path.empty() && path.front() == '/' && (path.size() == 1 || path.back() != '/') &&
+         fs::path(path).lexically_normal().string() == path &&
+         path.find("//") == std::string_view::npos;
 }
 
 bool plain_path(std::string_view path) {
@@ -89,7 +107,7 @@ bool config_may_choose(const fs::path& file) {
   if (fs::symlink_status(file, ec).type() == fs::file_type::not_found) return false;
   auto text = util::read_small_file(file, 1 << 16);
   if (!text) return true;
-  if (text->find('\r') != std::string::npos || !util::is_ascii(*text)) return true;
+  if (!plain_text(*text)) return true;
   static constexpr std::string_view harmless[] = {
       "always_keep_download", "use_release_candidates", "plugin_repository_last_check_duration",
       "disable_plugin_short_name_repository", "concurrency"};
@@ -100,6 +118,8 @@ bool config_may_choose(const fs::path& file) {
     if (eq == std::string_view::npos || line.find(':') < eq) return true;
     const auto key = util::trim(line.substr(0, eq));
     const auto value = util::trim(line.substr(eq + 1));
+    // A value go-ini cannot read (an unclosed quote) fails the Go line.
+    if (!plain_token(value)) return true;
     if (key == "legacy_version_file") {
       if (value != "no") return true;
       continue;
@@ -144,7 +164,7 @@ Named read_tool_versions(const fs::path& file, std::vector<std::string>& version
   if (status.type() == fs::file_type::not_found) return Named::no;  // (a dangling link too)
   if (!fs::is_regular_file(status)) return Named::unsure;
   auto text = util::read_small_file(file, 1 << 20);
-  if (!text) return Named::unsure;
+  if (!text || !plain_text(*text)) return Named::unsure;
   return python_line(*text, versions);
 }
 
@@ -154,9 +174,10 @@ Named read_tool_versions(const fs::path& file, std::vector<std::string>& version
 std::optional<std::vector<std::string>> set_versions(const AsdfInputs& in) {
   std::vector<std::string> versions;
   if (in.python_version && !in.python_version->empty()) {
-    if (in.python_version->find_first_of("\t\r\n\v\f") != std::string::npos) return std::nullopt;
     for (auto token : util::split(*in.python_version, ' ')) {
-      if (!token.empty()) versions.emplace_back(token);
+      if (token.empty()) continue;
+      if (!plain_token(token)) return std::nullopt;
+      versions.emplace_back(token);
     }
     return versions;
   }
@@ -236,6 +257,7 @@ AsdfInputs asdf_inputs_from_environment() {
   in.data_dir = util::getenv_nonempty("ASDF_DATA_DIR");
   in.config_file = util::getenv_nonempty("ASDF_CONFIG_FILE");
   in.config_default_file = util::getenv_nonempty("ASDF_CONFIG_DEFAULT_FILE");
+  in.asdf_dir = util::getenv_nonempty("ASDF_DIR");
   in.home = util::getenv_nonempty("HOME");
   in.python_version = util::getenv_nonempty("ASDF_PYTHON_VERSION");
   in.version_filename_set =
@@ -259,7 +281,10 @@ AsdfInputs asdf_inputs_from_environment() {
 
 std::optional<fs::path> resolve_asdf_shim(const fs::path& program, const AsdfInputs& in) {
   // Without $HOME the Go line fails before it reads anything.
-  if (in.version_filename_set || !in.home || !fs::path(*in.home).is_absolute()) return std::nullopt;
+  if (in.version_filename_set || !in.home || !normal_path(*in.home)) return std::nullopt;
+  for (const auto* path : {&in.data_dir, &in.config_file, &in.config_default_file, &in.asdf_dir}) {
+    if (*path && !normal_path(**path)) return std::nullopt;
+  }
   const fs::path home = *in.home;
   const fs::path data = in.data_dir ? fs::path(*in.data_dir) : home / ".asdf";
   // (A `~` the Go line would expand, a relative path: not settled here.)
@@ -293,15 +318,15 @@ std::optional<fs::path> resolve_asdf_shim(const fs::path& program, const AsdfInp
   // `defaults` or $ASDF_CONFIG_DEFAULT_FILE (the bash line).
   std::vector<fs::path> configs;
   if (in.config_file) {
-    if (!fs::path(*in.config_file).is_absolute()) return std::nullopt;
     configs.emplace_back(*in.config_file);
   } else {
     configs.push_back(home / ".asdfrc");
   }
   if (in.config_default_file) {
-    if (!fs::path(*in.config_default_file).is_absolute()) return std::nullopt;
     configs.emplace_back(*in.config_default_file);
   } else {
+    // The bash line's install: $ASDF_DIR, else where its bin/asdf is.
+    if (in.asdf_dir) configs.push_back(fs::path(*in.asdf_dir) / "defaults");
     configs.push_back(asdf->parent_path().parent_path() / "defaults");
     const auto real = fs::canonical(*asdf, ec);
     if (!ec) configs.push_back(real.parent_path().parent_path() / "defaults");

@@ -24,8 +24,9 @@ struct AsdfInputs {
   std::optional<std::string> data_dir;             // $ASDF_DATA_DIR (default $HOME/.asdf)
   std::optional<std::string> config_file;          // $ASDF_CONFIG_FILE (default $HOME/.asdfrc)
   std::optional<std::string> config_default_file;  // $ASDF_CONFIG_DEFAULT_FILE (bash line)
-  std::optional<std::string> home;                 // $HOME
-  std::optional<std::string> python_version;       // $ASDF_PYTHON_VERSION
+  std::optional<std::string> asdf_dir;  // $ASDF_DIR (bash line: its install, `defaults` in it)
+  std::optional<std::string> home;      // $HOME
+  std::optional<std::string> python_version;  // $ASDF_PYTHON_VERSION
   // $ASDF_TOOL_VERSIONS_FILENAME or $ASDF_DEFAULT_TOOL_VERSIONS_FILENAME: set,
   // the two lines read it differently, so the shim runs.
   bool version_filename_set = false;

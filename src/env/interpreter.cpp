@@ -320,17 +320,26 @@ util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
   }
   util::ProcessSpec spec;
   spec.argv = {program, "-c", interpreter_script};
-  // Python itself runs in "/": a project's json.py or sitecustomize.py must
-  // not stand in for the standard library (the script drops `-c`'s own
-  // sys.path entry, but an empty PYTHONPATH entry adds the directory before
-  // site runs). A launcher that is not followed above (mise's ELF shim, a
-  // wrapper script) runs in the caller's working directory, as when they run
-  // it themselves: it picks its interpreter by it.
-  if (stamp && std::filesystem::path(stamp->resolved).filename().string().starts_with("python"))
-    spec.cwd = "/";
   spec.timeout = kQueryTimeout;
   spec.max_output = 4 << 20;
+  // Python itself is asked from "/": a project's json.py or sitecustomize.py
+  // must not stand in for the standard library (the script drops `-c`'s own
+  // sys.path entry, but an empty PYTHONPATH entry adds the working directory
+  // before site runs, and the answer is cached for every directory). A
+  // launcher not followed above is asked in the caller's working directory,
+  // as when they run it themselves: it picks its interpreter by it. A script
+  // is a launcher; an ELF file is one when its answer names another file
+  // (mise's and rye's shims are ELF files) or it fails outside a project.
+  if (stamp) spec.cwd = "/";
   auto run = util::run_process(spec);
+  if (stamp && run && !run->timed_out && run->out.size() < spec.max_output) {
+    auto from_root = run->succeeded() ? parse_interpreter_facts(run->out, choice)
+                                      : util::Result<Interpreter>(tl::unexpected(util::Error{}));
+    if (!from_root || !runs_itself(*from_root, *stamp)) {
+      spec.cwd.reset();
+      run = util::run_process(spec);
+    }
+  }
   const std::string where = "interpreter " + util::printable(choice.program);
   if (!run) return tl::unexpected(std::move(run).error().with_context(where));
   if (run->succeeded() && run->out.size() >= spec.max_output) {

@@ -161,7 +161,7 @@ util::Error status_error(const S3Config& c, const std::string& what, const Respo
 // what happened); a connection failure on the last try is an error.
 // `cleanup`: a request that must go out even after Ctrl-C (aborting a
 // multipart upload whose parts S3 would otherwise keep): not interrupted,
-// one try, at most 15 s.
+// two tries, at most 15 s each.
 util::Result<Response> request(const S3Config& c, const std::string& method, const std::string& url,
                                std::optional<std::string_view> body, std::string_view content_type,
                                bool cleanup = false) {
@@ -169,7 +169,7 @@ util::Result<Response> request(const S3Config& c, const std::string& method, con
   std::string last_failure;
   std::optional<Response> last_answer;  // the last 5xx, while the tries last
   int server_errors = 0;
-  const int attempts = cleanup ? 1 : c.attempts;
+  const int attempts = cleanup ? std::min(2, c.attempts) : c.attempts;
   for (int attempt = 1; attempt <= attempts; ++attempt) {
     if (attempt > 1) std::this_thread::sleep_for(std::chrono::milliseconds(200 << (attempt - 2)));
     std::unique_ptr<CURL, EasyDeleter> curl(detail::api().easy_init());
@@ -397,6 +397,10 @@ util::Result<void> S3Client::put_parts(std::string_view key, std::uint64_t size,
                                        const SentCheck* check) {
   const std::string url = object_url(config_, key);
   const std::string k(key);
+  // What is under the key now, to tell this upload's object from it should
+  // the answer to the completion be lost.
+  auto before = object_facts(key);
+  if (!before) return tl::unexpected(std::move(before.error()).with_context(k));
   // "uploads=": SigV4's canonical query gives every name a value, and libcurl
   // signs the query as written.
   auto started = request(config_, "POST", url + "?uploads=", std::string_view{}, content_type);
@@ -415,7 +419,9 @@ util::Result<void> S3Client::put_parts(std::string_view key, std::uint64_t size,
   // removes them.
   const auto abort_with = [&](util::Error error) -> util::Result<void> {
     auto aborted = request(config_, "DELETE", url + "?" + upload, std::nullopt, {}, true);
-    if (!aborted || aborted->status / 100 != 2) {
+    // NoSuchUpload: nothing is left to abort (a completion that went through).
+    const bool gone = aborted && aborted->status == 404 && s3_code(aborted->body) == "NoSuchUpload";
+    if (!gone && (!aborted || aborted->status / 100 != 2)) {
       const std::string why =
           !aborted ? aborted.error().message
                    : fmt::format(
@@ -467,21 +473,48 @@ util::Result<void> S3Client::put_parts(std::string_view key, std::uint64_t size,
   auto done = request(config_, "POST", url + "?" + upload, complete_multipart_body(etags),
                       "application/xml");
   if (!done) return abort_with(std::move(done.error()).with_context(k));
-  // A try whose answer was lost may have completed it: a later try is then
-  // told the upload no longer exists, and the object is there (with the
-  // checked bytes: nothing else was sent).
-  if (done->status == 404 && done->tries > 1 && s3_code(done->body) == "NoSuchUpload") {
-    const auto slash = k.rfind('/');
-    auto listed = list(slash == std::string::npos ? std::string_view{}
-                                                  : std::string_view(k).substr(0, slash));
-    const std::string file = slash == std::string::npos ? k : k.substr(slash + 1);
-    if (listed && std::find(listed->begin(), listed->end(), file) != listed->end()) return {};
+  // A try whose answer was lost may have completed it; a later try is then
+  // refused (S3: 404 NoSuchUpload; s3rver: 500), and the object is there,
+  // with the checked bytes: nothing else was sent. Its size, and an ETag
+  // other than the one there before the upload, tell it from an old object.
+  const bool failed = done->status / 100 != 2 || done->body.find("<Error") != std::string::npos;
+  const int unanswered = done->tries - done->server_errors - (done->status < 500 ? 1 : 0);
+  if (failed && unanswered > 0) {
+    auto there = object_facts(key);
+    if (!there) return abort_with(std::move(there.error()));
+    if (*there && (*there)->size == size && (!*before || (*before)->etag != (*there)->etag))
+      return {};
   }
   // S3 may answer 200 and put the error in the body (a failure found while
   // it assembled the parts).
-  if (done->status / 100 != 2 || done->body.find("<Error") != std::string::npos)
+  if (failed)
     return abort_with(status_error(config_, fmt::format("completing the upload of {}", k), *done));
   return {};
+}
+
+util::Result<std::optional<S3Client::ObjectFacts>> S3Client::object_facts(std::string_view key) {
+  // ListObjectsV2 with the key itself as the prefix: its size and ETag, no body.
+  const std::string full = full_key(config_, key);
+  const std::string url =
+      fmt::format("{}/{}?list-type=2&prefix={}", config_.endpoint,
+                  percent_encode(config_.bucket, false), percent_encode(full, false));
+  auto r = request(config_, "GET", url, std::nullopt, {});
+  if (!r) return tl::unexpected(r.error());
+  if (r->status / 100 != 2) return tl::unexpected(status_error(config_, "listing", *r));
+  const auto keys = xml_values(r->body, "Key");
+  const auto sizes = xml_values(r->body, "Size");
+  const auto etags = xml_values(r->body, "ETag");
+  if (keys.size() != sizes.size() || keys.size() != etags.size())
+    return std::optional<ObjectFacts>{};  // not a listing read here: not known to be there
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] != full) continue;
+    std::uint64_t size = 0;
+    const auto [end, err] =
+        std::from_chars(sizes[i].data(), sizes[i].data() + sizes[i].size(), size);
+    if (err != std::errc() || end != sizes[i].data() + sizes[i].size()) break;
+    return std::optional<ObjectFacts>(ObjectFacts{size, etags[i]});
+  }
+  return std::optional<ObjectFacts>{};
 }
 
 util::Result<std::optional<std::string>> S3Client::get(std::string_view key) {

@@ -80,6 +80,12 @@ class S3Client {
   util::Result<std::vector<std::string>> list(std::string_view dir);
 
  private:
+  struct ObjectFacts {
+    std::uint64_t size = 0;
+    std::string etag;  // as S3 gives it, quotes kept
+  };
+  // The object's size and ETag, or nullopt when it is not there.
+  util::Result<std::optional<ObjectFacts>> object_facts(std::string_view key);
   // The next `length` bytes of what is uploaded (a file's, read into a
   // buffer, or a slice of bytes held); an empty result means a read failed.
   using NextPart = std::function<std::optional<std::string_view>(std::uint64_t length)>;

@@ -26,6 +26,9 @@ verified, instead of forwarding): --flaky N answers 503 SlowDown to the
 first N tries of each distinct METHOD TARGET (a transient failure that a
 retry gets past); --fail-matching REGEX answers 500 InternalError to every
 request whose target matches (a lasting one). Logged "faulted STATUS METHOD TARGET".
+--drop-answer-matching REGEX forwards the first matching request but closes
+the connection instead of relaying its answer (logged "dropped METHOD
+TARGET"): a request that took effect and whose answer was lost.
 --stall-matching REGEX holds a matching request 30 s before forwarding it
 (logged "stalled METHOD TARGET" when the hold starts), for a client
 interrupted in the middle of a transfer.
@@ -34,7 +37,7 @@ Standard library only. Usage:
   sigv4_proxy.py --upstream HOST:PORT --access-key K --secret-key S
                  [--region us-east-1] [--service s3] [--port-file FILE] [--lifetime SECONDS]
                  [--session-token TOKEN] [--flaky N] [--fail-matching REGEX]
-                 [--stall-matching REGEX]
+                 [--stall-matching REGEX] [--drop-answer-matching REGEX]
 Binds 127.0.0.1 on a free port; prints "listening on 127.0.0.1:PORT" and
 writes PORT to --port-file. One line per request on stderr:
   "ok METHOD TARGET" or "refused CODE METHOD TARGET: why".
@@ -313,6 +316,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if cfg["stall_matching"] and cfg["stall_matching"].search(self.path):
             self.log_verdict(f"stalled {self.command} {self.path}")
             time.sleep(30)
+        drop = cfg["drop_answer_matching"]
+        if drop and drop.search(self.path):
+            with self.server.log_lock:
+                first = self.path not in cfg["dropped"]
+                cfg["dropped"].add(self.path)
+            if first:
+                self.log_verdict(f"dropped {self.command} {self.path}")
+                self.forward(headers, body, relay=False)
+                return
         self.log_verdict(f"ok {self.command} {self.path}")
         self.forward(headers, body)
 
@@ -329,7 +341,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return Refusal(503, "SlowDown", "a transient fault (--flaky)")
         return None
 
-    def forward(self, headers, body):
+    def forward(self, headers, body, relay=True):
         host, port = self.server.config["upstream"]
         upstream = http.client.HTTPConnection(host, port, timeout=60)
         try:
@@ -340,6 +352,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             upstream.request(self.command, self.path, body=body if body else None, headers=kept)
             response = upstream.getresponse()
             data = response.read()
+            if not relay:
+                self.close_connection = True
+                return
             relayed = [(n, v) for n, v in response.getheaders()
                        if n.lower() not in HOP_BY_HOP and n.lower() != "content-length"]
             head_length = response.getheader("Content-Length") if self.command == "HEAD" else None
@@ -369,6 +384,8 @@ def main(argv=None):
                         help="answer 503 to the first N tries of each METHOD TARGET")
     parser.add_argument("--fail-matching", type=re.compile, default=None,
                         help="answer 500 to every request whose target matches")
+    parser.add_argument("--drop-answer-matching", type=re.compile, default=None,
+                        help="forward the first request whose target matches, send no answer")
     parser.add_argument("--stall-matching", type=re.compile, default=None,
                         help="hold every request whose target matches 30 s, then forward it")
     args = parser.parse_args(argv)
@@ -382,7 +399,9 @@ def main(argv=None):
                                 if args.session_token is not None else {}),
                      "region": args.region, "service": args.service,
                      "flaky": args.flaky, "fail_matching": args.fail_matching,
-                     "stall_matching": args.stall_matching, "tries": {}}
+                     "stall_matching": args.stall_matching,
+                     "drop_answer_matching": args.drop_answer_matching, "dropped": set(),
+                     "tries": {}}
     bound = server.server_address[1]
     if args.port_file:
         temp = args.port_file + ".tmp"

@@ -626,6 +626,24 @@ assert d['python']['interpreter']['value']['prefix'] == '$VENV_PICK', d['python'
 capture sh -c 'cd / && exec "$1" doctor --python "$2" --json' sh "$FLASHFIT" "$AH/bin/pick-python"
 jcheck "the launcher's pick elsewhere" "
 assert d['python']['interpreter']['value']['prefix'] != '$VENV_PICK', d['python']['interpreter']"
+# The same as an ELF file named python3 (rye's and proto's shims are ELF
+# copies of their tool under Python's name): known by its answer, not its name.
+mkdir -p "$AH/elf"
+cc -x c -o "$AH/elf/python3" - <<C || fail "cannot compile the launcher with cc"
+#include <unistd.h>
+int main(int argc, char **argv) {
+  (void)argc;
+  const char *python = access(".use-venv", F_OK) == 0 ? "$VENV_PICK/bin/python3" : "$TEST_PYTHON";
+  argv[0] = (char *)python;
+  execv(python, argv);
+  return 127;
+}
+C
+capture sh -c 'cd "$1" && exec "$2" doctor --python "$3" --json' sh "$TMP/pick-project" "$FLASHFIT" \
+  "$AH/elf/python3"
+expect_doctor_ok "doctor through an ELF launcher named python3"
+jcheck "the ELF launcher's pick in the caller's directory" "
+assert d['python']['interpreter']['value']['prefix'] == '$VENV_PICK', d['python']['interpreter']"
 # Python itself is asked from /: with an empty PYTHONPATH entry (as
 # `export PYTHONPATH=$PYTHONPATH:/opt` leaves) Python puts the working
 # directory on sys.path before site runs, and would import these.

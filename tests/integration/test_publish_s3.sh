@@ -330,6 +330,16 @@ wait "$stall_pid" || rc=$?
 grep -q "^ok DELETE $BIG_KEY?uploadId=" "$TMP/stall.log" ||
   fail "the interrupted upload was not aborted: $(cat "$TMP/stall.log")"
 grep -q "^ok POST $BIG_KEY?uploadId=" "$TMP/stall.log" && fail "an interrupted upload was completed"
+# The completion takes effect but its answer is lost: the retry is told
+# NoSuchUpload, and the object (its size, a 3-part ETag) is found there.
+big_wheel bigpart2 11
+start_proxy dropped --drop-answer-matching '[?]uploadId='
+FLASHFIT_S3_PART_MIB=5 ff publish --to s3://wheels/team --endpoint-url "$PROXY_URL" "$TMP/pure/bigpart2-1.0-py3-none-any.whl"
+expect_rc 0 "a multipart publish whose completion's answer was lost"
+grep -q '^dropped POST /wheels/team/files/bigpart2-1.0-py3-none-any.whl?uploadId=' "$TMP/dropped.log" &&
+  grep -q '^ok POST /wheels/team/files/bigpart2-1.0-py3-none-any.whl?uploadId=' "$TMP/dropped.log" ||
+  fail "the completion was not dropped and retried: $(cat "$TMP/dropped.log")"
+grep -q '^ok DELETE' "$TMP/dropped.log" && fail "a completed upload was aborted"
 # FLASHFIT_S3_PART_MIB outside S3's part sizes: a usage error before anything is sent.
 FLASHFIT_S3_PART_MIB=4 ff publish --to s3://wheels/team --endpoint-url "$SIGNED" "$BIG"
 expect_clean_error 2 "FLASHFIT_S3_PART_MIB below S3's 5 MiB parts"
@@ -343,7 +353,7 @@ for n in 1 2 3; do
 done
 grep -q "^ok POST $BIG_KEY?uploadId=" "$TMP/proxy.log" || fail "the upload was not completed (signed)"
 grep -q "^ok PUT $BIG_KEY\$" "$TMP/proxy.log" && fail "the wheel also went up in one PUT"
-index_names alpha beta ffext-abi1 gamma delta epsilon bigpart ||
+index_names alpha beta ffext-abi1 gamma delta epsilon bigpart bigpart2 ||
   fail "the multipart wheel is not on the index with its sha256"
 capture "$TEST_PYTHON" - "$ENDPOINT/wheels/team/files/bigpart-1.0-py3-none-any.whl" "$BIG" <<'PY'
 import hashlib, sys, urllib.request

@@ -252,6 +252,44 @@ TEST(AsdfShim, UncertainCasesLeaveItToTheShim) {
   EXPECT_EQ(unsure(t.inputs()), std::nullopt);
 }
 
+TEST(AsdfShim, TextAndPathsTheTwoLinesReadDifferently) {
+  FakeAsdf t;
+  write_file(t.home / ".tool-versions", "python 3.11.7\n");
+  const auto answer = [&](const AsdfInputs& in) { return resolve_asdf_shim(t.shim, in); };
+  ASSERT_EQ(answer(t.inputs()), t.version("3.11.7"));
+  // bash reads `version|source` pairs (3.12.1 here), Go the whole token; a
+  // NUL makes grep skip the file (bash goes on up the tree); Go trims U+00A0.
+  for (const std::string& text : {std::string("python 3.12.1|x 3.11.7\n"),
+                                  std::string("nodejs 20.1.0\0\npython 3.12.1\n", 29),
+                                  std::string("\xc2\xa0python 3.12.1\n")}) {
+    write_file(t.project / ".tool-versions", text);
+    EXPECT_EQ(answer(t.inputs()), std::nullopt) << text;
+  }
+  fs::remove(t.project / ".tool-versions");
+  auto in = t.inputs();
+  for (const char* v : {"3.12.1|x", "3.12.1\xc2\xa0 3.11.7"}) {
+    in.python_version = v;
+    EXPECT_EQ(answer(in), std::nullopt) << v;
+  }
+  // Paths bash uses as written and Go cleans (or expands).
+  for (const std::string& data : {t.data.string() + "/", t.data.string() + "/./",
+                                  t.home.string() + "//.asdf", std::string("~/.asdf")}) {
+    in = t.inputs();
+    in.data_dir = data;
+    EXPECT_EQ(answer(in), std::nullopt) << data;
+  }
+  in = t.inputs();
+  in.home = t.home.string() + "/";
+  EXPECT_EQ(answer(in), std::nullopt);
+  // $ASDF_DIR's `defaults` (the bash line's install), a value go-ini cannot read.
+  write_file(t.dir.path() / "asdf-dir" / "defaults", "legacy_version_file = yes\n");
+  in = t.inputs();
+  in.asdf_dir = (t.dir.path() / "asdf-dir").string();
+  EXPECT_EQ(answer(in), std::nullopt);
+  write_file(t.home / ".asdfrc", "concurrency = \"\"\"4\n");
+  EXPECT_EQ(answer(t.inputs()), std::nullopt);
+}
+
 TEST(AsdfShim, NoVersionSetLeavesTheErrorToTheShim) {
   FakeAsdf t;
   EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), std::nullopt);
