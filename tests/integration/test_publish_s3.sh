@@ -40,16 +40,19 @@ TORCH_ABI=$("$TEST_PYTHON" -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX
 PAGE="torch-$TORCH.html"
 [[ $TORCH_ABI == 0 ]] && PAGE="torch-$TORCH-cxx11abi0.html"
 
-# pure_wheel NAME [VERSION]: a small pure wheel in $TMP/pure, RECORD right.
+# pure_wheel NAME [VERSION [MIB]]: a pure wheel in $TMP/pure, RECORD right;
+# with MIB, carrying that many MiB of random (incompressible) data.
 mkdir -p "$TMP/pure"
 pure_wheel() {
-  "$TEST_PYTHON" - "$TMP/pure" "$1" "${2:-1.0}" <<'PY'
-import base64, hashlib, sys, zipfile
-out, name, version = sys.argv[1:4]
+  "$TEST_PYTHON" - "$TMP/pure" "$1" "${2:-1.0}" "${3:-0}" <<'PY'
+import base64, hashlib, os, sys, zipfile
+out, name, version, mib = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 di = f"{name}-{version}.dist-info"
 files = {f"{name}/__init__.py": b"VALUE = 1\n",
          f"{di}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\n".encode(),
          f"{di}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+if mib:
+    files[f"{name}/blob.bin"] = os.urandom(mib << 20)
 rec = "".join(f"{p},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}\n" for p, d in files.items())
 files[f"{di}/RECORD"] = (rec + f"{di}/RECORD,,\n").encode()
 with zipfile.ZipFile(f"{out}/{name}-{version}-py3-none-any.whl", "w") as z:
@@ -276,22 +279,8 @@ index_names alpha beta ffext-abi1 gamma delta epsilon || fail "epsilon is not on
 pass_note "temporary credentials: no token (InvalidAccessKeyId) and a wrong one (InvalidToken) refused with the fix, bucket unchanged; the right one signed and published"
 
 # --- A wheel larger than one part: a multipart upload (initiate, parts, complete) ---
-# big_wheel NAME MIB: a pure wheel carrying MIB MiB of random (incompressible) data.
-big_wheel() {
-  "$TEST_PYTHON" - "$TMP/pure" "$1" "$2" <<'PY'
-import base64, hashlib, os, sys, zipfile
-out, name, mib = sys.argv[1], sys.argv[2], int(sys.argv[3])
-di = f"{name}-1.0.dist-info"
-files = {f"{name}/__init__.py": b"VALUE = 1\n", f"{name}/blob.bin": os.urandom(mib << 20),
-         f"{di}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n\n".encode(),
-         f"{di}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-rec = "".join(f"{p},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}\n" for p, d in files.items())
-files[f"{di}/RECORD"] = (rec + f"{di}/RECORD,,\n").encode()
-with zipfile.ZipFile(f"{out}/{name}-1.0-py3-none-any.whl", "w") as z:
-    for p, d in files.items():
-        z.writestr(p, d)
-PY
-}
+# big_wheel NAME MIB: pure_wheel NAME 1.0 MIB.
+big_wheel() { pure_wheel "$1" 1.0 "$2"; }
 big_wheel bigpart 11
 BIG=$TMP/pure/bigpart-1.0-py3-none-any.whl
 BIG_KEY=/wheels/team/files/bigpart-1.0-py3-none-any.whl

@@ -53,6 +53,13 @@ inline void write(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
+// write(), then executable by its owner (a script, a stand-in program).
+inline void write_executable(const std::filesystem::path& path, const std::string& text) {
+  write(path, text);
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::add);
+}
+
 // The whole file's bytes ("" when it cannot be read).
 inline std::string read(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

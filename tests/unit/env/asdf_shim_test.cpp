@@ -7,21 +7,16 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "../temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace flashfit::env;
 using flashfit::test::TempDir;
+using flashfit::test::write;
+using flashfit::test::write_executable;
 
 namespace {
-
-void write_file(const fs::path& p, const std::string& text, bool executable = false) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-  if (executable) fs::permissions(p, fs::perms::owner_all, fs::perm_options::add);
-}
 
 // ~/.asdf after `asdf plugin add python`, two `asdf install python ...` and
 // a reshim; `asdf` itself and a system python3 in a bin directory on PATH
@@ -46,15 +41,15 @@ struct FakeAsdf {
   }
 
   FakeAsdf() {
-    write_file(shim, go_shim(), true);
-    write_file(data / "bin" / "asdf", "#!/bin/sh\n", true);  // the bash line's own
-    write_file(data / "defaults", "legacy_version_file = no\nconcurrency = auto\n");
-    write_file(data / "plugins" / "python" / "bin" / "install", "#!/bin/sh\n", true);
+    write_executable(shim, go_shim());
+    write_executable(data / "bin" / "asdf", "#!/bin/sh\n");  // the bash line's own
+    write(data / "defaults", "legacy_version_file = no\nconcurrency = auto\n");
+    write_executable(data / "plugins" / "python" / "bin" / "install", "#!/bin/sh\n");
     for (const char* v : {"3.11.7", "3.12.1"}) {
-      write_file(version(v), "#!/bin/sh\n", true);
+      write_executable(version(v), "#!/bin/sh\n");
     }
-    write_file(system_bin / "python3", "#!/bin/sh\n", true);
-    write_file(system_bin / "asdf", "#!/bin/sh\n", true);
+    write_executable(system_bin / "python3", "#!/bin/sh\n");
+    write_executable(system_bin / "asdf", "#!/bin/sh\n");
     fs::create_directories(project);
   }
 
@@ -74,11 +69,11 @@ struct FakeAsdf {
 
 TEST(AsdfShim, NearestToolVersionsUpTheTree) {
   FakeAsdf t;
-  write_file(t.home / ".tool-versions", "nodejs 20.1.0\npython 3.12.1\n");
+  write(t.home / ".tool-versions", "nodejs 20.1.0\npython 3.12.1\n");
   EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.12.1"));
   // A file up the tree that names python wins; one that does not is passed.
-  write_file(t.home / "work" / ".tool-versions", "# pinned\npython 3.11.7 # the CI's\n");
-  write_file(t.project / ".tool-versions", "nodejs 20.1.0\n");
+  write(t.home / "work" / ".tool-versions", "# pinned\npython 3.11.7 # the CI's\n");
+  write(t.project / ".tool-versions", "nodejs 20.1.0\n");
   EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.11.7"));
   // Outside $HOME only asdf 0.16.1 on falls back to $HOME/.tool-versions.
   auto in = t.inputs();
@@ -88,22 +83,22 @@ TEST(AsdfShim, NearestToolVersionsUpTheTree) {
 
 TEST(AsdfShim, BothTemplatesAreRead) {
   FakeAsdf t;
-  write_file(t.project / ".tool-versions", "python 3.11.7\n");
-  write_file(t.shim, t.bash_shim(), true);
+  write(t.project / ".tool-versions", "python 3.11.7\n");
+  write_executable(t.shim, t.bash_shim());
   EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.11.7"));
-  write_file(t.shim, FakeAsdf::go_shim() + "\n", true);
+  write_executable(t.shim, FakeAsdf::go_shim() + "\n");
   EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.11.7"));
 }
 
 TEST(AsdfShim, TheVariableBeatsFilesAndVersionsNotInstalledAreSkipped) {
   FakeAsdf t;
-  write_file(t.project / ".tool-versions", "python 3.11.7\n");
+  write(t.project / ".tool-versions", "python 3.11.7\n");
   auto in = t.inputs();
   in.python_version = "3.10.0  3.12.1";  // 3.10.0: not in the shim, not installed
   EXPECT_EQ(resolve_asdf_shim(t.shim, in), t.version("3.12.1"));
   in.python_version = "system";
   EXPECT_EQ(resolve_asdf_shim(t.shim, in), t.system_bin / "python3");
-  write_file(t.project / ".tool-versions", "python 3.9.1 system\n");
+  write(t.project / ".tool-versions", "python 3.9.1 system\n");
   EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.system_bin / "python3");
 }
 
@@ -111,7 +106,7 @@ TEST(AsdfShim, DataDirFromTheEnvironment) {
   FakeAsdf t;
   const fs::path moved = t.dir.path() / "asdf-data";
   fs::rename(t.data, moved);
-  write_file(t.project / ".tool-versions", "python 3.12.1\n");
+  write(t.project / ".tool-versions", "python 3.12.1\n");
   auto in = t.inputs();
   in.data_dir = moved.string();
   EXPECT_EQ(resolve_asdf_shim(moved / "shims" / "python3", in),
@@ -123,21 +118,21 @@ TEST(AsdfShim, DataDirFromTheEnvironment) {
 
 TEST(AsdfShim, ConfigFilesEitherLineReads) {
   FakeAsdf t;
-  write_file(t.project / ".tool-versions", "python 3.12.1\n");
+  write(t.project / ".tool-versions", "python 3.12.1\n");
   const auto answer = [&](const AsdfInputs& in) { return resolve_asdf_shim(t.shim, in); };
   const fs::path up_tree = t.home / "work" / ".asdfrc";
   const std::string legacy = "legacy_version_file = yes\n";
   // Harmless keys: the answer stands.
-  write_file(up_tree, "# project\nconcurrency = 4\nlegacy_version_file = no\n");
+  write(up_tree, "# project\nconcurrency = 4\nlegacy_version_file = no\n");
   EXPECT_EQ(answer(t.inputs()), t.version("3.12.1"));
   // An .asdfrc up the tree (the bash line reads it first), ~/.asdfrc.
   for (const fs::path& file : {up_tree, t.home / ".asdfrc"}) {
-    write_file(file, legacy);
+    write(file, legacy);
     EXPECT_EQ(answer(t.inputs()), std::nullopt) << file;
     fs::remove(file);
   }
   // $ASDF_CONFIG_FILE and $ASDF_CONFIG_DEFAULT_FILE.
-  write_file(t.dir.path() / "custom-rc", legacy);
+  write(t.dir.path() / "custom-rc", legacy);
   auto in = t.inputs();
   in.config_file = (t.dir.path() / "custom-rc").string();
   EXPECT_EQ(answer(in), std::nullopt);
@@ -145,16 +140,16 @@ TEST(AsdfShim, ConfigFilesEitherLineReads) {
   in.config_default_file = (t.dir.path() / "custom-rc").string();
   EXPECT_EQ(answer(in), std::nullopt);
   // The bash install's own `defaults` (next to its bin/asdf).
-  write_file(t.shim, t.bash_shim(), true);
+  write_executable(t.shim, t.bash_shim());
   EXPECT_EQ(answer(t.inputs()), t.version("3.12.1"));
-  write_file(t.data / "defaults", legacy);
+  write(t.data / "defaults", legacy);
   EXPECT_EQ(answer(t.inputs()), std::nullopt);
-  write_file(t.data / "defaults", "legacy_version_file = no\n");
+  write(t.data / "defaults", "legacy_version_file = no\n");
   // Lines the Go line's ini reader takes otherwise, unknown keys, sections.
   for (const char* text :
        {"legacy_version_file: yes\n", "[core]\nconcurrency = 1\n",
         "\"legacy_version_file\" = yes\n", "pre_python_python3 = true\n", "concurrency = 1\r\n"}) {
-    write_file(t.home / ".asdfrc", text);
+    write(t.home / ".asdfrc", text);
     EXPECT_EQ(answer(t.inputs()), std::nullopt) << text;
   }
   fs::remove(t.home / ".asdfrc");
@@ -169,11 +164,11 @@ TEST(AsdfShim, ConfigFilesEitherLineReads) {
 
 TEST(AsdfShim, SystemIsWhereBothLinesLook) {
   FakeAsdf t;
-  write_file(t.project / ".tool-versions", "python system\n");
+  write(t.project / ".tool-versions", "python system\n");
   EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.system_bin / "python3");
   // With the shims first, the bash line's PATH starts with an empty entry: the
   // working directory, where a python3 of its own is found first.
-  write_file(t.project / "python3", "#!/bin/sh\n", true);
+  write_executable(t.project / "python3", "#!/bin/sh\n");
   EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), std::nullopt);
   fs::remove(t.project / "python3");
   // A relative entry: not settled here.
@@ -186,48 +181,48 @@ TEST(AsdfShim, TheShimLineOrderOfAsdf016MustAgree) {
   FakeAsdf t;
   // Both set versions are installed; the shim lists 3.11.7 first, so asdf
   // 0.16.0-0.16.7 would run 3.11.7 where later asdf runs 3.12.1.
-  write_file(t.project / ".tool-versions", "python 3.12.1 3.11.7\n");
+  write(t.project / ".tool-versions", "python 3.12.1 3.11.7\n");
   EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), std::nullopt);
-  write_file(t.project / ".tool-versions", "python 3.11.7 3.12.1\n");
+  write(t.project / ".tool-versions", "python 3.11.7 3.12.1\n");
   EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.11.7"));
 }
 
 TEST(AsdfShim, UncertainCasesLeaveItToTheShim) {
   FakeAsdf t;
-  write_file(t.project / ".tool-versions", "python 3.12.1\n");
+  write(t.project / ".tool-versions", "python 3.12.1\n");
   ASSERT_EQ(resolve_asdf_shim(t.shim, t.inputs()), t.version("3.12.1"));
   const auto unsure = [&](const AsdfInputs& in) { return resolve_asdf_shim(t.shim, in); };
 
   // Plugin callbacks that change the executable or its environment.
   for (const char* callback : {"bin/exec-env", "bin/exec-path", "bin/list-bin-paths"}) {
     const fs::path file = t.data / "plugins" / "python" / callback;
-    write_file(file, "#!/bin/sh\n", true);
+    write_executable(file, "#!/bin/sh\n");
     EXPECT_EQ(unsure(t.inputs()), std::nullopt) << callback;
     fs::remove(file);
   }
   // Hooks and legacy version files in the config; a harmless key is fine.
-  write_file(t.home / ".asdfrc", "always_keep_download = no\nlegacy_version_file = no\n");
+  write(t.home / ".asdfrc", "always_keep_download = no\nlegacy_version_file = no\n");
   EXPECT_EQ(unsure(t.inputs()), t.version("3.12.1"));
   for (const char* line : {"legacy_version_file = yes", "pre_python_python3 = export X=1",
                            "pre_asdf_exec_python3 = true", "post_asdf_install = x"}) {
-    write_file(t.home / ".asdfrc", std::string(line) + "\n");
+    write(t.home / ".asdfrc", std::string(line) + "\n");
     EXPECT_EQ(unsure(t.inputs()), std::nullopt) << line;
   }
   fs::remove(t.home / ".asdfrc");
   // Version kinds installed elsewhere, system before a version (the two
   // lines order it differently), a prefix asdf would not expand either.
   for (const char* versions : {"path:/opt/py", "ref:v3.12.1", "system 3.12.1", "../../x"}) {
-    write_file(t.project / ".tool-versions", std::string("python ") + versions + "\n");
+    write(t.project / ".tool-versions", std::string("python ") + versions + "\n");
     EXPECT_EQ(unsure(t.inputs()), std::nullopt) << versions;
   }
   // Lines the two asdf parsers split differently, or read twice.
   for (const char* text :
        {"python\t3.12.1\n", "python 3.12.1\r\n", "python\n", "python 3.12.1\npython 3.11.7\n",
         "  python 3.12.1\n", "python 3.12.1\xc2\xa0\n"}) {
-    write_file(t.project / ".tool-versions", text);
+    write(t.project / ".tool-versions", text);
     EXPECT_EQ(unsure(t.inputs()), std::nullopt) << text;
   }
-  write_file(t.project / ".tool-versions", "python 3.12.1\n");
+  write(t.project / ".tool-versions", "python 3.12.1\n");
   // The plugin's own shims; no asdf to exec (Go template: none on PATH; bash
   // template: its path gone); no $HOME.
   fs::create_directories(t.data / "plugins" / "python" / "shims");
@@ -235,11 +230,11 @@ TEST(AsdfShim, UncertainCasesLeaveItToTheShim) {
   fs::remove(t.data / "plugins" / "python" / "shims");
   fs::remove(t.system_bin / "asdf");
   EXPECT_EQ(unsure(t.inputs()), std::nullopt);
-  write_file(t.shim, t.bash_shim(), true);
+  write_executable(t.shim, t.bash_shim());
   EXPECT_EQ(unsure(t.inputs()), t.version("3.12.1"));
   fs::remove(t.data / "bin" / "asdf");
   EXPECT_EQ(unsure(t.inputs()), std::nullopt);
-  write_file(t.data / "bin" / "asdf", "#!/bin/sh\n", true);
+  write_executable(t.data / "bin" / "asdf", "#!/bin/sh\n");
   auto no_home = t.inputs();
   no_home.home.reset();
   no_home.data_dir = t.data.string();
@@ -254,7 +249,7 @@ TEST(AsdfShim, UncertainCasesLeaveItToTheShim) {
 
 TEST(AsdfShim, TextAndPathsTheTwoLinesReadDifferently) {
   FakeAsdf t;
-  write_file(t.home / ".tool-versions", "python 3.11.7\n");
+  write(t.home / ".tool-versions", "python 3.11.7\n");
   const auto answer = [&](const AsdfInputs& in) { return resolve_asdf_shim(t.shim, in); };
   ASSERT_EQ(answer(t.inputs()), t.version("3.11.7"));
   // bash reads `version|source` pairs (3.12.1 here), Go the whole token; a
@@ -262,7 +257,7 @@ TEST(AsdfShim, TextAndPathsTheTwoLinesReadDifferently) {
   for (const std::string& text : {std::string("python 3.12.1|x 3.11.7\n"),
                                   std::string("nodejs 20.1.0\0\npython 3.12.1\n", 29),
                                   std::string("\xc2\xa0python 3.12.1\n")}) {
-    write_file(t.project / ".tool-versions", text);
+    write(t.project / ".tool-versions", text);
     EXPECT_EQ(answer(t.inputs()), std::nullopt) << text;
   }
   fs::remove(t.project / ".tool-versions");
@@ -282,11 +277,11 @@ TEST(AsdfShim, TextAndPathsTheTwoLinesReadDifferently) {
   in.home = t.home.string() + "/";
   EXPECT_EQ(answer(in), std::nullopt);
   // $ASDF_DIR's `defaults` (the bash line's install), a value go-ini cannot read.
-  write_file(t.dir.path() / "asdf-dir" / "defaults", "legacy_version_file = yes\n");
+  write(t.dir.path() / "asdf-dir" / "defaults", "legacy_version_file = yes\n");
   in = t.inputs();
   in.asdf_dir = (t.dir.path() / "asdf-dir").string();
   EXPECT_EQ(answer(in), std::nullopt);
-  write_file(t.home / ".asdfrc", "concurrency = \"\"\"4\n");
+  write(t.home / ".asdfrc", "concurrency = \"\"\"4\n");
   EXPECT_EQ(answer(t.inputs()), std::nullopt);
 }
 
@@ -300,7 +295,7 @@ TEST(AsdfShim, NoVersionSetLeavesTheErrorToTheShim) {
 
 TEST(AsdfShim, OtherProgramsAreNotShims) {
   FakeAsdf t;
-  write_file(t.project / ".tool-versions", "python 3.12.1\n");
+  write(t.project / ".tool-versions", "python 3.12.1\n");
   EXPECT_EQ(resolve_asdf_shim(t.version("3.11.7"), t.inputs()), std::nullopt);
   EXPECT_EQ(resolve_asdf_shim(t.data / "shims" / "missing", t.inputs()), std::nullopt);
   // A shim with anything asdf does not write, or for another plugin.
@@ -312,7 +307,7 @@ TEST(AsdfShim, OtherProgramsAreNotShims) {
         "#!/usr/bin/env bash\n# asdf-plugin: python 3.12.1\nexec $HOME/bin/asdf exec \"python3\" "
         "\"$@\" # asdf_allow: ' asdf '\n",
         "#!/bin/sh\n# asdf-plugin: python 3.12.1\nexec asdf exec \"python3\" \"$@\"\n"}) {
-    write_file(t.shim, text, true);
+    write_executable(t.shim, text);
     EXPECT_EQ(resolve_asdf_shim(t.shim, t.inputs()), std::nullopt) << text;
   }
 }

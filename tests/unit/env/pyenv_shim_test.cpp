@@ -3,21 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "../temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace flashfit::env;
 using flashfit::test::TempDir;
+using flashfit::test::write;
+using flashfit::test::write_executable;
 
 namespace {
-
-void write_file(const fs::path& p, const std::string& text, bool executable = false) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-  if (executable) fs::permissions(p, fs::perms::owner_all, fs::perm_options::add);
-}
 
 // A pyenv tree as `pyenv install` and `pyenv rehash` leave it: a shim that
 // names its root, versions with bin/python3, a system python3 elsewhere.
@@ -29,16 +24,15 @@ struct FakePyenv {
   fs::path project = dir.path() / "work" / "project" / "sub";
 
   FakePyenv() {
-    write_file(shim,
-               "#!/usr/bin/env bash\nset -e\nprogram=\"${0##*/}\"\n\nexport PYENV_ROOT=\"" +
-                   root.string() + "\"\nexec \"" + root.string() +
-                   "/libexec/pyenv\" exec \"$program\" \"$@\"\n",
-               true);
+    write_executable(shim,
+                     "#!/usr/bin/env bash\nset -e\nprogram=\"${0##*/}\"\n\nexport PYENV_ROOT=\"" +
+                         root.string() + "\"\nexec \"" + root.string() +
+                         "/libexec/pyenv\" exec \"$program\" \"$@\"\n");
     for (const char* v : {"3.11.7", "3.12.1"}) {
-      write_file(root / "versions" / v / "bin" / "python3", "#!/bin/sh\n", true);
+      write_executable(root / "versions" / v / "bin" / "python3", "#!/bin/sh\n");
     }
     fs::create_directories(root / "versions" / "2.7.18" / "bin");  // no python3 in it
-    write_file(system_bin / "python3", "#!/bin/sh\n", true);
+    write_executable(system_bin / "python3", "#!/bin/sh\n");
     fs::create_directories(project);
   }
 
@@ -60,20 +54,20 @@ TEST(PyenvShim, NoVersionAnywhereIsSystemPythonOnPathWithoutTheShims) {
 
 TEST(PyenvShim, GlobalVersionFile) {
   FakePyenv t;
-  write_file(t.root / "version", "3.12.1\n");
+  write(t.root / "version", "3.12.1\n");
   EXPECT_EQ(resolve_pyenv_shim(t.shim, t.inputs()), t.version("3.12.1"));
 }
 
 TEST(PyenvShim, LocalVersionFileUpTheTreeBeatsTheGlobalOne) {
   FakePyenv t;
-  write_file(t.root / "version", "3.12.1\n");
-  write_file(t.dir.path() / "work" / ".python-version", "# pinned\n\n  3.11.7  extra words\n");
+  write(t.root / "version", "3.12.1\n");
+  write(t.dir.path() / "work" / ".python-version", "# pinned\n\n  3.11.7  extra words\n");
   EXPECT_EQ(resolve_pyenv_shim(t.shim, t.inputs()), t.version("3.11.7"));
 }
 
 TEST(PyenvShim, PyenvVersionBeatsFilesAndSkipsVersionsWithoutTheCommand) {
   FakePyenv t;
-  write_file(t.project / ".python-version", "3.11.7\n");
+  write(t.project / ".python-version", "3.11.7\n");
   auto in = t.inputs();
   in.pyenv_version = "2.7.18:3.12.1";
   EXPECT_EQ(resolve_pyenv_shim(t.shim, in), t.version("3.12.1"));
@@ -83,8 +77,8 @@ TEST(PyenvShim, PyenvVersionBeatsFilesAndSkipsVersionsWithoutTheCommand) {
 
 TEST(PyenvShim, PyenvDirIsSearchedBeforeTheWorkingDirectory) {
   FakePyenv t;
-  write_file(t.project / ".python-version", "3.11.7\n");
-  write_file(t.dir.path() / "elsewhere" / ".python-version", "3.12.1\n");
+  write(t.project / ".python-version", "3.11.7\n");
+  write(t.dir.path() / "elsewhere" / ".python-version", "3.12.1\n");
   auto in = t.inputs();
   in.pyenv_dir = (t.dir.path() / "elsewhere").string();
   EXPECT_EQ(resolve_pyenv_shim(t.shim, in), t.version("3.12.1"));
@@ -98,26 +92,25 @@ TEST(PyenvShim, UncertainCasesLeaveItToTheShim) {
   in.pyenv_version = "../../elsewhere";  // a path, checked by pyenv
   EXPECT_EQ(resolve_pyenv_shim(t.shim, in), std::nullopt);
   in.pyenv_version.reset();
-  write_file(t.root / "pyenv.d" / "which" / "choose.bash", "PYENV_COMMAND_PATH=/x\n");
+  write(t.root / "pyenv.d" / "which" / "choose.bash", "PYENV_COMMAND_PATH=/x\n");
   EXPECT_EQ(resolve_pyenv_shim(t.shim, in), std::nullopt);  // a hook may choose
 }
 
 TEST(PyenvShim, WhichHooksThatOnlyActWhenNothingWasFoundAreHarmless) {
   FakePyenv t;
-  write_file(t.root / "version", "3.11.7\n");
+  write(t.root / "version", "3.11.7\n");
   const fs::path hooks = t.root / "plugins" / "pyenv-virtualenv" / "etc" / "pyenv.d" / "which";
   // pyenv-virtualenv's shape: the whole body under the not-found guard.
-  write_file(hooks / "system-site-packages.bash",
-             "# comment\nif [ ! -x \"${PYENV_COMMAND_PATH}\" ]; then\n  if [ -f x ]; then\n"
-             "    PYENV_COMMAND_PATH=/elsewhere\n  fi\nfi\n");
+  write(hooks / "system-site-packages.bash",
+        "# comment\nif [ ! -x \"${PYENV_COMMAND_PATH}\" ]; then\n  if [ -f x ]; then\n"
+        "    PYENV_COMMAND_PATH=/elsewhere\n  fi\nfi\n");
   EXPECT_EQ(resolve_pyenv_shim(t.shim, t.inputs()), t.version("3.11.7"));
   // Code after the guard's `fi` runs whatever was found.
-  write_file(
-      hooks / "after.bash",
-      "if [ ! -x \"${PYENV_COMMAND_PATH}\" ]; then\n  :\nfi\nPYENV_COMMAND_PATH=/elsewhere\n");
+  write(hooks / "after.bash",
+        "if [ ! -x \"${PYENV_COMMAND_PATH}\" ]; then\n  :\nfi\nPYENV_COMMAND_PATH=/elsewhere\n");
   EXPECT_EQ(resolve_pyenv_shim(t.shim, t.inputs()), std::nullopt);
   fs::remove(hooks / "after.bash");
-  write_file(t.root / "pyenv.d" / "version-name" / "pick.bash", "PYENV_VERSION=3.12.1\n");
+  write(t.root / "pyenv.d" / "version-name" / "pick.bash", "PYENV_VERSION=3.12.1\n");
   EXPECT_EQ(resolve_pyenv_shim(t.shim, t.inputs()), std::nullopt);
 }
 
