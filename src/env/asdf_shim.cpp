@@ -81,11 +81,11 @@ std::optional<ShimText> parse_shim(std::string_view text, const std::string& nam
   } else {
     return std::nullopt;
   }
-  constexpr std::string_view tag = "# asdf-plugin: ";
+  constexpr std::string_view kTag = "# asdf-plugin: ";
   for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
     std::string_view line = lines[i];
-    if (!util::starts_with(line, tag)) return std::nullopt;
-    line.remove_prefix(tag.size());
+    if (!util::starts_with(line, kTag)) return std::nullopt;
+    line.remove_prefix(kTag.size());
     const auto space = line.find(' ');
     if (space == std::string_view::npos || line.substr(0, space) != kPlugin) return std::nullopt;
     const std::string_view version = line.substr(space + 1);
@@ -108,7 +108,7 @@ bool config_may_choose(const fs::path& file) {
   auto text = util::read_small_file(file, 1 << 16);
   if (!text) return true;
   if (!plain_text(*text)) return true;
-  static constexpr std::string_view harmless[] = {
+  static constexpr std::string_view kHarmless[] = {
       "always_keep_download", "use_release_candidates", "plugin_repository_last_check_duration",
       "disable_plugin_short_name_repository", "concurrency"};
   for (auto line : lines_of(*text)) {
@@ -124,7 +124,8 @@ bool config_may_choose(const fs::path& file) {
       if (value != "no") return true;
       continue;
     }
-    if (std::find(std::begin(harmless), std::end(harmless), key) == std::end(harmless)) return true;
+    if (std::find(std::begin(kHarmless), std::end(kHarmless), key) == std::end(kHarmless))
+      return true;
   }
   return false;
 }

@@ -92,9 +92,9 @@ namespace {
 // Entries named by the SHA-256 of the path (flashfit before 2026-11-27):
 // never read again, since names are FNV-1a now.
 bool old_entry_name(const std::string& name) {
-  constexpr std::size_t hex = 64;
-  return name.size() == hex + 5 && name.ends_with(".json") &&
-         name.find_first_not_of("0123456789abcdef") == hex;
+  constexpr std::size_t kHex = 64;
+  return name.size() == kHex + 5 && name.ends_with(".json") &&
+         name.find_first_not_of("0123456789abcdef") == kHex;
 }
 }  // namespace
 

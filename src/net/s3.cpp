@@ -269,8 +269,8 @@ bool read_part(std::FILE* file, std::string& buffer, std::uint64_t size) {
 std::uint64_t part_size_for(std::uint64_t size, std::uint64_t wanted) {
   const std::uint64_t fewest = (size + kMaxParts - 1) / kMaxParts;
   if (fewest <= wanted) return wanted;
-  constexpr std::uint64_t mib = std::uint64_t{1} << 20;
-  return (fewest + mib - 1) / mib * mib;
+  constexpr std::uint64_t kMib = std::uint64_t{1} << 20;
+  return (fewest + kMib - 1) / kMib * kMib;
 }
 
 std::string complete_multipart_body(const std::vector<std::string>& etags) {
