@@ -43,10 +43,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Escapes decoded again (a trailing '\' may not even read back): nothing
   // more to compare.
   if (printed.find('\\') != std::string::npos) return 0;
-  // A line break decoded from an escape (`'a\rb'`) is printed raw, where no
-  // quoted value may hold one: packaging 23.0's str() gives the same print and
-  // its Marker() refuses it the same way ("unterminated string literal").
-  if (printed.find_first_of("\r\n") != std::string::npos) return 0;
+  // A line break or NUL decoded from an escape (`'a\rb'`, `'1.\0'`) is
+  // printed raw, where no quoted value may hold one: packaging 23.0's str()
+  // gives the same print and its Marker() refuses it the same way
+  // ("unterminated string literal", "source code string cannot contain null
+  // bytes").
+  if (printed.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) return 0;
   auto again = Marker::parse(printed);
   // Only a value can hold '"', and only when the input had one.
   if (text.find('"') == std::string_view::npos) {
