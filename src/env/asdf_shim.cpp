@@ -45,7 +45,10 @@ bool plain_text(std::string_view text) {
 // A path both lines take as it is: absolute, no `.`/`..`/empty component, no
 // trailing slash (bash uses the text, Go cleans it, `~` only Go expands).
 bool normal_path(std::string_view path) {
-  return !path.empty() && path.front() == '/' && (path.size() == 1 || path.back() != '/') &&
+  // Not "/" (bash's "$HOME/.asdf" is then "//.asdf"), no ':' (it splits the
+  // install's entry bash puts on PATH).
+  return path.size() > 1 && path.front() == '/' && path.back() != '/' &&
+         path.find(':') == std::string_view::npos &&
          fs::path(path).lexically_normal().string() == path &&
          path.find("//") == std::string_view::npos;
 }
@@ -265,6 +268,17 @@ AsdfInputs asdf_inputs_from_environment() {
       util::getenv_nonempty("ASDF_TOOL_VERSIONS_FILENAME").has_value() ||
       util::getenv_nonempty("ASDF_DEFAULT_TOOL_VERSIONS_FILENAME").has_value();
   in.path = util::getenv_opt("PATH");
+  // What bash reads at start before either line's code runs: a startup
+  // file, exported functions (a `python3` function hides the executable
+  // from `command -v`), shell options (nounset fails asdf's own script).
+  for (const auto& entry : util::environment_with({}, {})) {
+    if (entry.starts_with("BASH_ENV=") || entry.starts_with("ENV=") ||
+        entry.starts_with("BASH_FUNC_") || entry.starts_with("SHELLOPTS=") ||
+        entry.starts_with("BASHOPTS=")) {
+      in.bash_startup_set = true;
+      break;
+    }
+  }
   // Both lines take $PWD when it names the working directory (bash keeps it,
   // Go's os.Getwd checks it), so a directory reached through a symlink
   // searches the symlink's parents.
@@ -298,18 +312,28 @@ std::optional<fs::path> resolve_asdf_shim(const fs::path& program, const AsdfInp
   if (!text) return std::nullopt;
   const auto installed = parse_shim(*text, name);
   if (!installed) return std::nullopt;
-  // The asdf it execs must be there, or the shim fails instead.
+  // The bash (`#!/usr/bin/env bash`) and the asdf it execs must be there,
+  // or the shim fails instead; an asdf that is itself a shim loops.
+  if (in.bash_startup_set || !in.path || !util::find_on_path("bash", *in.path)) return std::nullopt;
   std::optional<fs::path> asdf = fs::path(installed->asdf);
   if (installed->asdf == "asdf") {
-    asdf = in.path ? util::find_on_path("asdf", *in.path) : std::nullopt;
+    asdf = util::find_on_path("asdf", *in.path);
   } else if (!util::is_executable_file(*asdf)) {
     asdf.reset();
   }
-  if (!asdf) return std::nullopt;
+  if (!asdf || asdf->parent_path().lexically_normal() == shims.lexically_normal())
+    return std::nullopt;
+  // $ASDF_DIR picks the bash line's own code (lib/commands/command-exec.bash):
+  // it must be the install whose asdf runs.
+  std::error_code ec;
+  if (in.asdf_dir) {
+    const auto named = fs::canonical(*in.asdf_dir, ec);
+    const auto real = fs::canonical(*asdf, ec);
+    if (ec || named != real.parent_path().parent_path()) return std::nullopt;
+  }
 
   // Anything of the plugin's that changes the executable or its environment.
   const fs::path plugin = data / "plugins" / std::string(kPlugin);
-  std::error_code ec;
   if (!fs::is_directory(plugin, ec)) return std::nullopt;
   for (const char* callback : {"bin/exec-env", "bin/exec-path", "bin/list-bin-paths", "shims"}) {
     if (present(plugin / callback)) return std::nullopt;
@@ -348,7 +372,9 @@ std::optional<fs::path> resolve_asdf_shim(const fs::path& program, const AsdfInp
   for (std::size_t i = 0; i < versions->size(); ++i) {
     const std::string& v = (*versions)[i];
     if (v == "system" && i + 1 != versions->size()) return std::nullopt;
-    if (v.find(':') != std::string::npos || v.find('/') != std::string::npos || v == "..")
+    // (`path` and `ref` alone are read as those kinds, with an empty value.)
+    if (v.find(':') != std::string::npos || v.find('/') != std::string::npos || v == ".." ||
+        v == "path" || v == "ref")
       return std::nullopt;
   }
   // asdf 0.16.0 to 0.16.7 tried the set versions in the shim's line order,

@@ -31,7 +31,9 @@ struct AsdfInputs {
   // the two lines read it differently, so the shim runs.
   bool version_filename_set = false;
   std::optional<std::string> path;  // $PATH
-  std::filesystem::path cwd;        // $PWD when it names the working directory, as asdf reads it
+  // BASH_ENV, ENV, BASH_FUNC_*, SHELLOPTS or BASHOPTS: bash reads them at start.
+  bool bash_startup_set = false;
+  std::filesystem::path cwd;  // $PWD when it names the working directory, as asdf reads it
 };
 
 AsdfInputs asdf_inputs_from_environment();

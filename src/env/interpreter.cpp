@@ -330,14 +330,24 @@ util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
   // as when they run it themselves: it picks its interpreter by it. A script
   // is a launcher; an ELF file is one when its answer names another file
   // (mise's and rye's shims are ELF files) or it fails outside a project.
-  if (stamp) spec.cwd = "/";
+  // From "/", relative PYTHONPATH entries are made absolute, as the caller's
+  // Python reads them. Only an answer from "/" is cached (the key holds no
+  // working directory).
+  bool asked_here = false;
+  if (stamp) {
+    spec.cwd = "/";
+    if (auto pythonpath = absolute_pythonpath())
+      spec.set_env.emplace_back("PYTHONPATH", std::move(*pythonpath));
+  }
   auto run = util::run_process(spec);
   if (stamp && run && !run->timed_out && run->out.size() < spec.max_output) {
     auto from_root = run->succeeded() ? parse_interpreter_facts(run->out, choice)
                                       : util::Result<Interpreter>(tl::unexpected(util::Error{}));
     if (!from_root || !runs_itself(*from_root, *stamp)) {
       spec.cwd.reset();
+      spec.set_env.clear();
       run = util::run_process(spec);
+      asked_here = true;
     }
   }
   const std::string where = "interpreter " + util::printable(choice.program);
@@ -370,7 +380,8 @@ util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
             : "check that the interpreter starts: " + util::printable(choice.program) + " -c pass");
   }
   auto parsed = parse_interpreter_facts(run->out, choice);
-  if (parsed && cache && stamp && runs_itself(*parsed, *stamp)) cache->store(*stamp, run->out);
+  if (parsed && cache && stamp && !asked_here && runs_itself(*parsed, *stamp))
+    cache->store(*stamp, run->out);
   return parsed;
 }
 

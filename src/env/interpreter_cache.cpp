@@ -64,10 +64,30 @@ std::optional<InterpreterStamp> stamp_interpreter(const std::string& program) {
   for (const char* name :
        {"PYTHONHOME", "PYTHONPATH", "PYTHONUSERBASE", "PYTHONNOUSERSITE", "HOME"}) {
     if (!stamp.environment.empty()) stamp.environment += '\n';
-    stamp.environment += std::string(name) + "=" + util::getenv_opt(name).value_or("");
+    const auto value =
+        std::string_view(name) == "PYTHONPATH" ? absolute_pythonpath() : util::getenv_opt(name);
+    stamp.environment += std::string(name) + "=" + value.value_or("");
   }
   stamp.script_version = kInterpreterScriptVersion;
   return stamp;
+}
+
+std::optional<std::string> absolute_pythonpath() {
+  auto value = util::getenv_opt("PYTHONPATH");
+  if (!value) return value;
+  std::error_code ec;
+  const auto cwd = std::filesystem::current_path(ec);
+  std::string out;
+  bool first = true;
+  for (auto entry : util::split(*value, ':')) {
+    if (!first) out += ':';
+    first = false;
+    if (!entry.empty() && entry.front() != '/' && !ec)
+      out += (cwd / std::string(entry)).lexically_normal().string();
+    else
+      out += entry;
+  }
+  return out;
 }
 
 std::filesystem::path InterpreterCache::entry_path(const InterpreterStamp& stamp) const {

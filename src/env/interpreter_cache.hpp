@@ -30,6 +30,12 @@ struct InterpreterStamp {
 // (a script such as a pyenv shim): then nothing is cached.
 std::optional<InterpreterStamp> stamp_interpreter(const std::string& program);
 
+// $PYTHONPATH with its relative entries made absolute against the working
+// directory (flashfit asks Python from "/", where they would name other
+// directories than the caller's Python sees); empty entries are kept (Python
+// reads them as its own working directory). nullopt when it is not set.
+std::optional<std::string> absolute_pythonpath();
+
 class InterpreterCache {
  public:
   explicit InterpreterCache(std::filesystem::path root) : root_(std::move(root)) {}

@@ -654,4 +654,21 @@ capture env PYTHONPATH=":$TMP/nonexistent" sh -c 'cd "$1" && exec "$2" doctor --
 expect_doctor_ok "doctor of a venv's python from a project directory, PYTHONPATH with an empty entry"
 jcheck "the venv's facts from a project directory" "
 assert d['python']['interpreter']['value']['prefix'] == '$VENV_PICK', d['python']['interpreter']"
+# A relative PYTHONPATH entry names a directory under the caller's, as their
+# Python reads it (flashfit asks from /), and the answer is not reused elsewhere.
+mkdir -p "$TMP/pp-project/vendor/site-packages/torch"
+: >"$TMP/pp-project/vendor/site-packages/torch/__init__.py"
+printf '__version__ = "2.9.1+cu128"\ncuda = "12.8"\n' >"$TMP/pp-project/vendor/site-packages/torch/version.py"
+python_sees=$(cd "$TMP/pp-project" && PYTHONPATH=vendor/site-packages "$TEST_PYTHON" -c 'import torch.version as v; print(v.__version__)')
+[[ $python_sees == 2.9.1+cu128 ]] || fail "Python does not see the vendored torch: $python_sees"
+new_cache
+capture env PYTHONPATH=vendor/site-packages sh -c 'cd "$1" && exec "$2" doctor --python "$3" --json' sh \
+  "$TMP/pp-project" "$FLASHFIT" "$TEST_PYTHON"
+expect_doctor_ok "doctor with a relative PYTHONPATH entry"
+[[ $(json_field "$TMP/out" 'd["torch"]["version"]["value"]') == 2.9.1+cu128 ]] ||
+  fail "the torch a relative PYTHONPATH entry names is not the one found: $(json_field "$TMP/out" 'd["torch"]["version"]')"
+capture env PYTHONPATH=vendor/site-packages sh -c 'cd / && exec "$1" doctor --python "$2" --json' sh \
+  "$FLASHFIT" "$TEST_PYTHON"
+[[ $(json_field "$TMP/out" 'd["torch"]["version"]["value"]') == 1.13* ]] ||
+  fail "from /, the same relative PYTHONPATH still found the vendored torch (a cached answer reused)"
 pass_note "a launcher is asked in the caller's directory (it picked the project's venv there, not from /); Python itself from / (a project's json.py, platform.py, sitecustomize.py are not imported, even with an empty PYTHONPATH entry)"

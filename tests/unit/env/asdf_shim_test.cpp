@@ -56,7 +56,7 @@ struct FakeAsdf {
   AsdfInputs inputs() const {
     AsdfInputs in;
     in.home = home.string();
-    in.path = (data / "shims").string() + ":" + system_bin.string();
+    in.path = (data / "shims").string() + ":" + system_bin.string() + ":/usr/bin:/bin";
     in.cwd = project;
     return in;
   }
@@ -283,6 +283,59 @@ TEST(AsdfShim, TextAndPathsTheTwoLinesReadDifferently) {
   EXPECT_EQ(answer(in), std::nullopt);
   write(t.home / ".asdfrc", "concurrency = \"\"\"4\n");
   EXPECT_EQ(answer(t.inputs()), std::nullopt);
+}
+
+TEST(AsdfShim, WhatBashOrTheAsdfItRunsWouldChange) {
+  FakeAsdf t;
+  write(t.project / ".tool-versions", "python 3.12.1\n");
+  const auto answer = [&](const AsdfInputs& in) { return resolve_asdf_shim(t.shim, in); };
+  ASSERT_EQ(answer(t.inputs()), t.version("3.12.1"));
+  auto in = t.inputs();
+  in.bash_startup_set = true;  // BASH_ENV, BASH_FUNC_python3%%, SHELLOPTS=nounset
+  EXPECT_EQ(answer(in), std::nullopt);
+  in = t.inputs();
+  in.path = (t.data / "shims").string() + ":" + t.system_bin.string();  // no bash
+  EXPECT_EQ(answer(in), std::nullopt);
+  // An `asdf` among the shims (a tool version ships one) execs itself.
+  write_executable(t.data / "shims" / "asdf", FakeAsdf::go_shim());
+  in = t.inputs();
+  in.path = (t.data / "shims").string() + ":/usr/bin:/bin";
+  EXPECT_EQ(answer(in), std::nullopt);
+  fs::remove(t.data / "shims" / "asdf");
+  // "/" as HOME ("//.asdf" to bash), ':' in the data directory.
+  in = t.inputs();
+  in.home = "/";
+  in.data_dir = t.data.string();
+  EXPECT_EQ(answer(in), std::nullopt);
+  in = t.inputs();
+  in.data_dir = t.dir.path().string() + "/a:b";
+  EXPECT_EQ(answer(in), std::nullopt);
+  // Versions named like a kind: bash and Go read `path`/`ref` as one.
+  for (const char* v : {"path", "ref"}) {
+    write_executable(t.version(v), "#!/bin/sh\n");
+    write_executable(t.shim, "#!/usr/bin/env bash\n# asdf-plugin: python " + std::string(v) +
+                                 "\nexec asdf exec \"python3\" \"$@\"");
+    write(t.project / ".tool-versions", "python " + std::string(v) + "\n");
+    EXPECT_EQ(answer(t.inputs()), std::nullopt) << v;
+  }
+  // $ASDF_DIR: the bash line's code comes from it; another install's is not settled.
+  write_executable(t.shim, t.bash_shim());
+  write(t.project / ".tool-versions", "python 3.12.1\n");
+  in = t.inputs();
+  in.asdf_dir = t.data.string();  // the install whose bin/asdf the shim execs
+  EXPECT_EQ(answer(in), t.version("3.12.1"));
+  fs::create_directories(t.dir.path() / "other-asdf");
+  in.asdf_dir = (t.dir.path() / "other-asdf").string();
+  EXPECT_EQ(answer(in), std::nullopt);
+}
+
+TEST(AsdfShim, BashStartupVariablesAreNoticed) {
+  for (const char* name : {"BASH_ENV", "SHELLOPTS", "BASH_FUNC_python3%%"}) {
+    ::setenv(name, "x", 1);
+    EXPECT_TRUE(asdf_inputs_from_environment().bash_startup_set) << name;
+    ::unsetenv(name);
+  }
+  EXPECT_FALSE(asdf_inputs_from_environment().bash_startup_set);
 }
 
 TEST(AsdfShim, NoVersionSetLeavesTheErrorToTheShim) {
