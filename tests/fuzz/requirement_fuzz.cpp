@@ -15,14 +15,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(!(req->url && !req->specifier.empty()), "a URL and a specifier");
   const std::string printed = req->str();
   auto again = parse_requirement(printed);
-  // A marker value holding '"' prints inside '"', one holding a line break
-  // decoded from an escape prints it raw, and one holding '\' prints it
+  // A marker value holding '"' prints inside '"', one holding a line break or
+  // NUL decoded from an escape prints it raw, and one holding '\' prints it
   // unescaped (before the closing quote it escapes the quote; `\x ` is a
   // truncated escape when read again), as packaging 23.0 prints them (see
   // marker_fuzz.cpp; checked on the same inputs): none need read back. The
   // first needs a '"' in the input.
   if (!again && (text.find('"') != std::string_view::npos ||
-                 printed.find_first_of("\r\n\\") != std::string::npos))
+                 printed.find_first_of(std::string_view("\r\n\\\0", 4)) != std::string::npos))
     return 0;
   FUZZ_CHECK(again.has_value(), "str() does not parse: " + printed);
   // A marker value holding '\' prints unescaped, so each reprint decodes its
