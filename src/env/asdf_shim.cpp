@@ -58,6 +58,12 @@ bool plain_path(std::string_view path) {
          path.find_first_of("$`\\\"' \t;&|<>(){}*?[]~") == std::string_view::npos;
 }
 
+// Present, or not known to be absent (a directory that cannot be read).
+bool present(const fs::path& p) {
+  std::error_code ec;
+  return fs::symlink_status(p, ec).type() != fs::file_type::not_found;
+}
+
 struct ShimText {
   std::vector<std::string> versions;  // in the shim's line order
   // The asdf the shim execs: "asdf" (looked up on PATH) or an absolute path.
@@ -106,11 +112,9 @@ std::optional<ShimText> parse_shim(std::string_view text, const std::string& nam
 // lines both read alike and keys known to be harmless pass. A file that exists
 // but cannot be read is as unsure.
 bool config_may_choose(const fs::path& file) {
-  std::error_code ec;
-  if (fs::symlink_status(file, ec).type() == fs::file_type::not_found) return false;
+  if (!present(file)) return false;
   auto text = util::read_small_file(file, 1 << 16);
-  if (!text) return true;
-  if (!plain_text(*text)) return true;
+  if (!text || !plain_text(*text)) return true;
   static constexpr std::string_view kHarmless[] = {
       "always_keep_download", "use_release_candidates", "plugin_repository_last_check_duration",
       "disable_plugin_short_name_repository", "concurrency"};
@@ -135,10 +139,10 @@ bool config_may_choose(const fs::path& file) {
 
 enum class Named { no, yes, unsure };
 
-// The python line of a .tool-versions: tokens split on spaces, `#` starts a
-// comment (asdf's rule). Tabs and carriage returns are split differently by
-// the two asdf lines, a second python line or one with no version is read
-// differently too: unsure.
+// The python line of a .tool-versions (plain_text already: no tabs or
+// carriage returns, which the two lines split differently): tokens split on
+// spaces, `#` starts a comment (asdf's rule). A second python line or one
+// with no version is read differently by the two lines: unsure.
 Named python_line(std::string_view text, std::vector<std::string>& versions) {
   Named named = Named::no;
   for (auto line : lines_of(text)) {
@@ -148,10 +152,9 @@ Named python_line(std::string_view text, std::vector<std::string>& versions) {
       if (!token.empty()) tokens.push_back(token);
     }
     if (tokens.empty()) continue;
-    // Tabs split differently; a line starting with a blank is skipped by the
-    // bash line (`grep "^python "`) and read by the Go line (it trims).
-    if (line.find_first_of("\t\r\v\f") != std::string_view::npos || line.front() == ' ')
-      return Named::unsure;
+    // A line starting with a blank is skipped by the bash line
+    // (`grep "^python "`) and read by the Go line (it trims).
+    if (line.front() == ' ') return Named::unsure;
     if (tokens.front() != kPlugin) continue;
     if (named != Named::no || tokens.size() < 2) return Named::unsure;
     if (!std::all_of(tokens.begin(), tokens.end(), plain_token)) return Named::unsure;
@@ -173,8 +176,8 @@ Named read_tool_versions(const fs::path& file, std::vector<std::string>& version
 }
 
 // The versions set for python: $ASDF_PYTHON_VERSION, else the nearest
-// .tool-versions naming python from the working directory up, else the one in
-// $HOME. nullopt: unsure, or none set (the shim then says so itself).
+// .tool-versions naming python from the working directory up. nullopt:
+// unsure, or none set (the shim then says so itself).
 std::optional<std::vector<std::string>> set_versions(const AsdfInputs& in) {
   std::vector<std::string> versions;
   if (in.python_version && !in.python_version->empty()) {
@@ -246,12 +249,6 @@ std::optional<fs::path> system_command(const std::string& name, const fs::path& 
   auto by_go = util::find_on_path(name, go_path);
   if (by_go != util::find_on_path(name, bash_path)) return std::nullopt;
   return by_go;
-}
-
-// Present, or not known to be absent (a directory that cannot be read).
-bool present(const fs::path& p) {
-  std::error_code ec;
-  return fs::symlink_status(p, ec).type() != fs::file_type::not_found;
 }
 
 }  // namespace

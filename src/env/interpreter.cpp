@@ -303,9 +303,15 @@ util::Result<Interpreter> query_interpreter(const InterpreterChoice& choice,
   // A pyenv or asdf shim is followed to the interpreter it would exec: that
   // one is stamped, cached and run (the shim's own start costs 50-150 ms each
   // call). Where its rules are not certain, the shim itself is run.
-  auto through_shim = resolve_pyenv_shim(choice.program, pyenv_inputs_from_environment());
-  if (!through_shim)
-    through_shim = resolve_asdf_shim(choice.program, asdf_inputs_from_environment());
+  // Both keep their shims in a directory named `shims`: only then are their
+  // variables and files read (this runs on every command).
+  std::optional<std::filesystem::path> through_shim;
+  if (std::filesystem::path(choice.program).lexically_normal().parent_path().filename() ==
+      "shims") {
+    through_shim = resolve_pyenv_shim(choice.program, pyenv_inputs_from_environment());
+    if (!through_shim)
+      through_shim = resolve_asdf_shim(choice.program, asdf_inputs_from_environment());
+  }
   const std::string program = through_shim ? through_shim->string() : choice.program;
   // (Stamped: an ELF file, the only kind whose answer can be cached.)
   const auto stamp = stamp_interpreter(program);
