@@ -42,6 +42,11 @@ int pre_rank(const std::optional<std::pair<std::string, std::string>>& pre,
 
 }  // namespace
 
+const Version::Parts& Version::parts() const {
+  static const Parts kZero;
+  return parts_ ? *parts_ : kZero;
+}
+
 util::Result<Version> Version::parse(std::string_view text) {
   detail::ScanError error;
   detail::Scanned scanned;
@@ -52,22 +57,22 @@ util::Result<Version> Version::parse(std::string_view text) {
                              "PEP 440 versions look like 1.2.3, 2.0rc1, 1.0.post1, 1!2.0 or "
                              "2.8.3+cu12torch2.8");
   }
-  Version v;
-  if (!scanned.epoch.empty()) v.epoch_ = normalize_number(scanned.epoch);
-  v.release_.reserve(scanned.release_count);
+  Parts v;
+  if (!scanned.epoch.empty()) v.epoch = normalize_number(scanned.epoch);
+  v.release.reserve(scanned.release_count);
   for (std::size_t start = 0; start <= scanned.release.size();) {
     auto end = scanned.release.find('.', start);
     if (end == std::string_view::npos) end = scanned.release.size();
-    v.release_.push_back(normalize_number(scanned.release.substr(start, end - start)));
+    v.release.push_back(normalize_number(scanned.release.substr(start, end - start)));
     start = end + 1;
   }
   if (scanned.has_pre) {
     static constexpr const char* kLetters[] = {"a", "b", "rc"};
-    v.pre_.emplace(kLetters[static_cast<int>(scanned.pre_kind)],
-                   normalize_number(scanned.pre_number));
+    v.pre.emplace(kLetters[static_cast<int>(scanned.pre_kind)],
+                  normalize_number(scanned.pre_number));
   }
-  if (scanned.has_post) v.post_ = normalize_number(scanned.post_number);
-  if (scanned.has_dev) v.dev_ = normalize_number(scanned.dev_number);
+  if (scanned.has_post) v.post = normalize_number(scanned.post_number);
+  if (scanned.has_dev) v.dev = normalize_number(scanned.dev_number);
   if (!scanned.local.empty()) {
     std::size_t start = 0;
     const std::string_view local = scanned.local;
@@ -77,41 +82,44 @@ util::Result<Version> Version::parse(std::string_view text) {
       const auto part = local.substr(start, end - start);
       bool numeric = true;
       for (char c : part) numeric = numeric && detail::is_digit(c);
-      v.local_.push_back(
+      v.local.push_back(
           LocalPart{numeric, numeric ? normalize_number(part) : util::ascii_lower(part)});
       start = end + 1;
     }
   }
-  return v;
+  Version version;
+  version.parts_ = std::make_shared<const Parts>(std::move(v));
+  return version;
 }
 
 std::string Version::format(bool with_local, bool strip_trailing_zero) const {
+  const Parts& p = parts();
   std::string out;
-  if (epoch_ != "0") {
-    out += epoch_;
+  if (p.epoch != "0") {
+    out += p.epoch;
     out += '!';
   }
-  std::size_t n = release_.size();
+  std::size_t n = p.release.size();
   if (strip_trailing_zero) {
-    while (n > 1 && release_[n - 1] == "0") --n;
+    while (n > 1 && p.release[n - 1] == "0") --n;
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (i != 0) out += '.';
-    out += release_[i];
+    out += p.release[i];
   }
-  if (pre_) {
-    out += pre_->first;
-    out += pre_->second;
+  if (p.pre) {
+    out += p.pre->first;
+    out += p.pre->second;
   }
-  if (post_) {
+  if (p.post) {
     out += ".post";
-    out += *post_;
+    out += *p.post;
   }
-  if (dev_) {
+  if (p.dev) {
     out += ".dev";
-    out += *dev_;
+    out += *p.dev;
   }
-  if (with_local && !local_.empty()) {
+  if (with_local && !p.local.empty()) {
     out += '+';
     out += local();
   }
@@ -129,44 +137,50 @@ std::string Version::canonical_str(bool strip_trailing_zero) const {
 }
 
 std::string Version::base_str() const {
-  std::string out = epoch_ == "0" ? std::string() : epoch_ + "!";
-  for (std::size_t i = 0; i < release_.size(); ++i) {
+  const Parts& p = parts();
+  std::string out = p.epoch == "0" ? std::string() : p.epoch + "!";
+  for (std::size_t i = 0; i < p.release.size(); ++i) {
     if (i != 0) out += '.';
-    out += release_[i];
+    out += p.release[i];
   }
   return out;
 }
 
 bool Version::is_prerelease() const {
-  return pre_.has_value() || dev_.has_value();
+  return parts().pre.has_value() || parts().dev.has_value();
 }
 bool Version::is_postrelease() const {
-  return post_.has_value();
+  return parts().post.has_value();
 }
 bool Version::is_devrelease() const {
-  return dev_.has_value();
+  return parts().dev.has_value();
 }
 bool Version::has_local() const {
-  return !local_.empty();
+  return !parts().local.empty();
 }
 
 std::string Version::local() const {
+  const std::vector<LocalPart>& local = parts().local;
   std::string out;
-  for (std::size_t i = 0; i < local_.size(); ++i) {
+  for (std::size_t i = 0; i < local.size(); ++i) {
     if (i != 0) out += '.';
-    out += local_[i].text;
+    out += local[i].text;
   }
   return out;
 }
 
 Version Version::without_local() const {
-  Version v = *this;
-  v.local_.clear();
+  if (!has_local()) return *this;
+  auto copy = std::make_shared<Parts>(parts());
+  copy->local.clear();
+  Version v;
+  v.parts_ = std::move(copy);
   return v;
 }
 
 bool Version::same_base(const Version& other) const {
-  return epoch_ == other.epoch_ && compare_release(release_, other.release_) == 0;
+  return parts().epoch == other.parts().epoch &&
+         compare_release(parts().release, other.parts().release) == 0;
 }
 
 std::strong_ordering operator<=>(const Version& a, const Version& b) {
@@ -175,8 +189,8 @@ std::strong_ordering operator<=>(const Version& a, const Version& b) {
   // No local label sorts below any label; within labels, part by part, an
   // alphanumeric part sorts below a numeric one, and a shorter label that is
   // a prefix of a longer one sorts first.
-  const auto& la = a.local_;
-  const auto& lb = b.local_;
+  const auto& la = a.parts().local;
+  const auto& lb = b.parts().local;
   for (std::size_t i = 0; i < la.size() && i < lb.size(); ++i) {
     if (la[i].numeric != lb[i].numeric) return la[i].numeric <=> lb[i].numeric;
     const int c =
@@ -186,31 +200,32 @@ std::strong_ordering operator<=>(const Version& a, const Version& b) {
   return la.size() <=> lb.size();
 }
 
-std::strong_ordering Version::compare_public(const Version& b) const {
-  const Version& a = *this;
-  if (const int c = compare_numbers(a.epoch_, b.epoch_)) return to_ordering(c);
-  if (const int c = compare_release(a.release_, b.release_)) return to_ordering(c);
+std::strong_ordering Version::compare_public(const Version& other) const {
+  if (parts_ && parts_ == other.parts_) return std::strong_ordering::equal;
+  const Parts& a = parts();
+  const Parts& b = other.parts();
+  if (const int c = compare_numbers(a.epoch, b.epoch)) return to_ordering(c);
+  if (const int c = compare_release(a.release, b.release)) return to_ordering(c);
 
-  const int ra = pre_rank(a.pre_, a.post_, a.dev_);
-  const int rb = pre_rank(b.pre_, b.post_, b.dev_);
+  const int ra = pre_rank(a.pre, a.post, a.dev);
+  const int rb = pre_rank(b.pre, b.post, b.dev);
   if (ra != rb) return ra <=> rb;
   if (ra == 1) {
     // "a" < "b" < "rc" as strings, which is also their alphabetical order.
-    if (a.pre_->first != b.pre_->first) return a.pre_->first <=> b.pre_->first;
-    if (const int c = compare_numbers(a.pre_->second, b.pre_->second)) return to_ordering(c);
+    if (a.pre->first != b.pre->first) return a.pre->first <=> b.pre->first;
+    if (const int c = compare_numbers(a.pre->second, b.pre->second)) return to_ordering(c);
   }
 
   // No post-release sorts below any post-release.
-  if (a.post_.has_value() != b.post_.has_value())
-    return a.post_.has_value() <=> b.post_.has_value();
-  if (a.post_) {
-    if (const int c = compare_numbers(*a.post_, *b.post_)) return to_ordering(c);
+  if (a.post.has_value() != b.post.has_value()) return a.post.has_value() <=> b.post.has_value();
+  if (a.post) {
+    if (const int c = compare_numbers(*a.post, *b.post)) return to_ordering(c);
   }
 
   // No dev-release sorts above any dev-release.
-  if (a.dev_.has_value() != b.dev_.has_value()) return b.dev_.has_value() <=> a.dev_.has_value();
-  if (a.dev_) {
-    if (const int c = compare_numbers(*a.dev_, *b.dev_)) return to_ordering(c);
+  if (a.dev.has_value() != b.dev.has_value()) return b.dev.has_value() <=> a.dev.has_value();
+  if (a.dev) {
+    if (const int c = compare_numbers(*a.dev, *b.dev)) return to_ordering(c);
   }
   return std::strong_ordering::equal;
 }

@@ -3,6 +3,7 @@
 // library (>= 22) does; an invalid version is an error, never a "legacy" one.
 
 #include <compare>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,12 +39,12 @@ class Version {
 
   // Release segments as decimal strings without leading zeros (they may be
   // longer than any machine integer: "1.99999999999999999999" is valid).
-  const std::vector<std::string>& release() const { return release_; }
-  const std::string& epoch() const { return epoch_; }
+  const std::vector<std::string>& release() const { return parts().release; }
+  const std::string& epoch() const { return parts().epoch; }
   // ("a" | "b" | "rc", number), as Version.pre.
-  const std::optional<std::pair<std::string, std::string>>& pre() const { return pre_; }
-  const std::optional<std::string>& post() const { return post_; }
-  const std::optional<std::string>& dev() const { return dev_; }
+  const std::optional<std::pair<std::string, std::string>>& pre() const { return parts().pre; }
+  const std::optional<std::string>& post() const { return parts().post; }
+  const std::optional<std::string>& dev() const { return parts().dev; }
 
   // packaging.utils.canonicalize_version: str() with trailing ".0" release
   // segments dropped when asked (what specifier identity and wildcard
@@ -73,12 +74,19 @@ class Version {
     std::string text;
   };
 
-  std::string epoch_ = "0";
-  std::vector<std::string> release_;
-  std::optional<std::pair<std::string, std::string>> pre_;  // ("a"|"b"|"rc", number)
-  std::optional<std::string> post_;
-  std::optional<std::string> dev_;
-  std::vector<LocalPart> local_;
+  struct Parts {
+    std::string epoch = "0";
+    std::vector<std::string> release;
+    std::optional<std::pair<std::string, std::string>> pre;  // ("a"|"b"|"rc", number)
+    std::optional<std::string> post;
+    std::optional<std::string> dev;
+    std::vector<LocalPart> local;
+  };
+  // Immutable once parsed and shared by copies: a catalog's thousands of
+  // wheel names copy a few hundred versions, and a copy is then one counter.
+  // Null only in a default-constructed or moved-from version (parts() gives 0).
+  std::shared_ptr<const Parts> parts_;
+  const Parts& parts() const;
 
   std::string format(bool with_local, bool strip_trailing_zero) const;
   friend class Specifier;  // wildcard matching formats the public part without copying

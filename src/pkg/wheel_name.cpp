@@ -60,6 +60,11 @@ std::optional<std::string> tag_set_problem(std::string_view tags) {
   return std::nullopt;
 }
 
+detail::NamePart parse_name_part(std::string_view name) {
+  if (auto problem = name_problem(name)) return {std::move(problem), {}};
+  return {std::nullopt, canonicalize_name(name)};
+}
+
 // The tag set's parse with the empty-item check first (its error is the file
 // name's own, not the tag parser's).
 detail::WheelTags parse_wheel_tags(std::string_view tag_text) {
@@ -67,10 +72,10 @@ detail::WheelTags parse_wheel_tags(std::string_view tag_text) {
   return {std::nullopt, parse_tag_set(tag_text)};
 }
 
-// One parse, with the version and the tag set from `version_of` and `tags_of`
-// (parsed, or memoised by WheelNameParser).
-template <class VersionOf, class TagsOf>
-util::Result<WheelName> parse_with(std::string_view filename, VersionOf version_of,
+// One parse, with the name part, the version and the tag set from `name_of`,
+// `version_of` and `tags_of` (parsed, or memoised by WheelNameParser).
+template <class NameOf, class VersionOf, class TagsOf>
+util::Result<WheelName> parse_with(std::string_view filename, NameOf name_of, VersionOf version_of,
                                    TagsOf tags_of) {
   const auto context = [&] { return "wheel file name '" + util::printable(filename) + "'"; };
   const char* const hint =  // built into a string only on error
@@ -106,9 +111,10 @@ util::Result<WheelName> parse_with(std::string_view filename, VersionOf version_
   }
 
   WheelName wheel;
-  if (auto problem = name_problem(parts[0])) return bad(std::move(*problem));
+  const detail::NamePart& name = name_of(parts[0]);
+  if (name.problem) return bad(*name.problem);
   wheel.name = std::string(parts[0]);
-  wheel.canonical_name = canonicalize_name(parts[0]);
+  wheel.canonical_name = name.canonical;
 
   auto version = version_of(parts[1]);
   if (!version) {
@@ -141,18 +147,38 @@ util::Result<WheelName> parse_with(std::string_view filename, VersionOf version_
 }  // namespace
 
 util::Result<WheelName> parse_wheel_filename(std::string_view filename) {
-  return parse_with(filename, &Version::parse, &parse_wheel_tags);
+  return parse_with(filename, &parse_name_part, &Version::parse, &parse_wheel_tags);
 }
 
-util::Result<WheelName> WheelNameParser::parse(std::string_view filename) {
-  auto memo = [](auto& table, std::string_view text, auto parse_part) {
+util::Result<WheelName> WheelNameParser::parse(std::string_view filename, PartIds* ids) {
+  PartIds seen;
+  auto memo = [](auto& table, std::string_view text, auto parse_part, std::uint32_t& id) {
     auto it = table.find(text);
-    if (it == table.end()) it = table.emplace(std::string(text), parse_part(text)).first;
-    return it->second;  // a copy: the caller's WheelName owns its parts
+    if (it == table.end()) {
+      const auto next = static_cast<std::uint32_t>(table.size());
+      it = table
+               .emplace(std::string(text),
+                        Numbered<decltype(parse_part(text))>{parse_part(text), next})
+               .first;
+    }
+    id = it->second.id;
+    return it->second.value;  // a copy: the caller's WheelName owns its parts
   };
-  return parse_with(
-      filename, [&](std::string_view text) { return memo(versions_, text, &Version::parse); },
-      [&](std::string_view text) { return memo(tag_sets_, text, &parse_wheel_tags); });
+  auto name_of = [&](std::string_view text) -> const detail::NamePart& {
+    if (name_text_ != text) {
+      name_ = parse_name_part(text);
+      name_text_ = std::string(text);
+    }
+    return name_;
+  };
+  auto parsed = parse_with(
+      filename, name_of,
+      [&](std::string_view text) { return memo(versions_, text, &Version::parse, seen.version); },
+      [&](std::string_view text) {
+        return memo(tag_sets_, text, &parse_wheel_tags, seen.tag_set);
+      });
+  if (parsed && ids) *ids = seen;
+  return parsed;
 }
 
 std::strong_ordering compare_build_tags(

@@ -4,6 +4,7 @@
 // intended differences listed in tests/unit/pkg/wheel_name_test.cpp).
 
 #include <compare>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -39,15 +40,29 @@ struct WheelTags {
   std::optional<std::string> problem;
   util::Result<std::vector<Tag>> tags = std::vector<Tag>{};
 };
+// A wheel file name's project name part: refused (why), or its PEP 503 name.
+struct NamePart {
+  std::optional<std::string> problem;
+  std::string canonical;
+};
 }  // namespace detail
 
 // parse_wheel_filename for many file names that share versions and tag sets
 // (a catalog's thousands of wheels have a few hundred versions and a few dozen
-// tag sets): each distinct version and tag set is parsed once and copied after.
-// The same results as parse_wheel_filename, errors included.
+// tag sets): each distinct version, tag set and project name part is parsed
+// once and copied after. The same results as parse_wheel_filename, errors
+// included.
 class WheelNameParser {
  public:
-  util::Result<WheelName> parse(std::string_view filename);
+  // Small integers for a parsed name's version and tag set, as spelled: one
+  // spelling, one id (0, 1, 2, ... in the order first seen), so a caller can
+  // key its own per-version or per-tag-set work by them.
+  struct PartIds {
+    std::uint32_t version = 0;
+    std::uint32_t tag_set = 0;
+  };
+  // `ids`, when given, is set for a name that parses.
+  util::Result<WheelName> parse(std::string_view filename, PartIds* ids = nullptr);
 
  private:
   // Heterogeneous lookup: a file name's part is found without a string made of it.
@@ -58,9 +73,17 @@ class WheelNameParser {
     }
   };
   template <class T>
-  using Memo = std::unordered_map<std::string, T, Hash, std::equal_to<>>;
+  struct Numbered {
+    T value;
+    std::uint32_t id;
+  };
+  template <class T>
+  using Memo = std::unordered_map<std::string, Numbered<T>, Hash, std::equal_to<>>;
   Memo<util::Result<Version>> versions_;
   Memo<detail::WheelTags> tag_sets_;
+  // The last project name part and what it gave (a catalog's names share one).
+  std::optional<std::string> name_text_;
+  detail::NamePart name_;
 };
 
 // Orders build tags as pip does: no tag first, then by number, then by rest.

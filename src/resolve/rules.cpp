@@ -46,7 +46,8 @@ std::string platform_arch(const std::string& platform) {
 
 // Why pip would not install the wheel here: the Python side, the platform
 // side, or a manylinux tag newer than this glibc. Every part that fails.
-void check_tags(Judged& j, const ResolveTarget& target) {
+void check_tags(Judged& j, const ResolveTarget& target, JudgeCache& cache,
+                std::uint32_t tag_set_id) {
   const auto& tags = j.wheel->tags;
   if (!target.tags) {
     assume(j, "python", "--python PATH or --python-version X.Y", [] {
@@ -55,7 +56,7 @@ void check_tags(Judged& j, const ResolveTarget& target) {
     });
     return;
   }
-  if (auto rank = target.tags->best_rank(tags)) {
+  if (auto rank = cache.best_rank(*target.tags, tag_set_id, tags)) {
     j.tag_rank = *rank;
     return;
   }
@@ -220,7 +221,10 @@ void check_cuda(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
   }
 }
 
-void check_abi(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
+// `label`: the memoised label j.variant was copied from (nullptr: a build
+// record's), under which the inferred ABI is kept per tag set.
+void check_abi(Judged& j, const ResolveTarget& target, const Recipe* recipe, JudgeCache& cache,
+               const pkg::VariantLabel* label, std::uint32_t tag_set_id) {
   const RecipeSource* source = recipe ? recipe->source(j.candidate->source) : nullptr;
   if (j.variant.cxx11_abi) {
     j.cxx11_abi = j.variant.cxx11_abi;
@@ -230,9 +234,12 @@ void check_abi(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
     else
       j.abi_basis = j.variant.raw.empty() ? "recorded by flashfit build" : j.variant.raw;
   } else if (source && source->abi == AbiRule::pytorch_official && j.variant.torch) {
-    OfficialTorchBuild build{*j.variant.torch, OfficialTorchBuild::Kind::cuda, j.variant.cuda,
-                             platform_arch(j.wheel->tags.front().platform)};
-    j.cxx11_abi = official_torch_abi(build);
+    const auto infer = [&] {
+      return official_torch_abi(OfficialTorchBuild{*j.variant.torch, OfficialTorchBuild::Kind::cuda,
+                                                   j.variant.cuda,
+                                                   platform_arch(j.wheel->tags.front().platform)});
+    };
+    j.cxx11_abi = label ? cache.official_abi(*label, tag_set_id, infer) : infer();
     j.abi_basis =
         j.explained
             ? fmt::format("inferred: built against the official torch {}{}", j.variant.torch->str(),
@@ -307,7 +314,8 @@ std::vector<GpuArch> built_archs(const Candidate& candidate) {
 }
 
 void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe,
-                const ReleaseFacts& facts) {
+                const JudgedFacts& judged_facts) {
+  const ReleaseFacts& facts = judged_facts.facts;
   if (!recipe || !recipe->needs_cuda) return;
   if (!target.gpus) {
     assume(j, "gpu", "--gpu X.Y", [] {
@@ -320,8 +328,8 @@ void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe,
     note(j, "no GPU: kernel coverage not checked");
     return;
   }
-  auto min_cc = parse_cc(facts.min_compute_capability);
-  auto max_cc = parse_cc(facts.max_compute_capability);
+  const std::optional<env::ComputeCapability>& min_cc = judged_facts.min_compute;
+  const std::optional<env::ComputeCapability>& max_cc = judged_facts.max_compute;
   static const std::vector<GpuArch> no_archs;
   // A wheel flashfit built carries exactly the SASS its build recorded.
   std::vector<GpuArch> built = built_archs(*j.candidate);
@@ -392,9 +400,15 @@ void note_evidence(Judged& j) {
 
 }  // namespace
 
-const ReleaseFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& version,
-                                      std::string_view version_text, const std::string& source,
-                                      const std::optional<pkg::CudaVersion>& cuda) {
+const JudgedFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& version,
+                                     std::string_view version_text, std::uint32_t version_id,
+                                     const std::string& source,
+                                     const std::optional<pkg::CudaVersion>& cuda) {
+  if (version_id >= facts_by_version_.size()) facts_by_version_.resize(version_id + 1);
+  std::vector<FactsSeen>& seen = facts_by_version_[version_id];
+  for (const FactsSeen& s : seen) {
+    if (s.source == source && s.cuda == cuda) return *s.facts;
+  }
   key_.assign(version_text);
   key_ += '\0';
   key_ += source;
@@ -404,18 +418,42 @@ const ReleaseFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& 
     if (cuda->minor) key_ += '.' + std::to_string(*cuda->minor);
   }
   auto it = facts_.find(key_);
-  if (it == facts_.end()) it = facts_.emplace(key_, recipe.facts_for(version, source, cuda)).first;
+  if (it == facts_.end()) {
+    JudgedFacts entry{recipe.facts_for(version, source, cuda), {}, {}, {}};
+    if (entry.facts.min_glibc) entry.min_glibc = env::parse_major_minor(*entry.facts.min_glibc);
+    entry.min_compute = parse_cc(entry.facts.min_compute_capability);
+    entry.max_compute = parse_cc(entry.facts.max_compute_capability);
+    it = facts_.emplace(key_, std::move(entry)).first;
+  }
+  seen.push_back(FactsSeen{source, cuda, &it->second});
   return it->second;
 }
 
-const pkg::VariantLabel& JudgeCache::variant(std::string_view label_text,
+const pkg::VariantLabel& JudgeCache::variant(std::uint32_t version_id, std::string_view label_text,
                                              const pkg::Version& version) {
+  if (version_id < variant_by_version_.size() && variant_by_version_[version_id])
+    return *variant_by_version_[version_id];
   key_.assign(label_text);
   auto it = variants_.find(key_);
   // Decoded from Version::local() as before (its lower-cased spelling is the label's `raw`).
   if (it == variants_.end())
     it = variants_.emplace(key_, pkg::decode_variant(version.local())).first;
+  if (version_id >= variant_by_version_.size()) variant_by_version_.resize(version_id + 1);
+  variant_by_version_[version_id] = &it->second;
   return it->second;
+}
+
+std::optional<std::size_t> JudgeCache::best_rank(const pkg::SupportedTags& supported,
+                                                 std::uint32_t tag_set_id,
+                                                 const std::vector<pkg::Tag>& wheel_tags) {
+  if (ranked_for_ != &supported) {
+    ranked_for_ = &supported;
+    rank_by_tag_set_.clear();
+  }
+  if (tag_set_id >= rank_by_tag_set_.size()) rank_by_tag_set_.resize(tag_set_id + 1);
+  auto& rank = rank_by_tag_set_[tag_set_id];
+  if (!rank) rank = supported.best_rank(wheel_tags);
+  return *rank;
 }
 
 bool JudgeCache::contains(const pkg::SpecifierSet& spec, const pkg::Version& version) {
@@ -465,16 +503,19 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
   std::optional<JudgeCache> local_cache;
   if (!options.cache) local_cache.emplace();
   JudgeCache& cache = options.cache ? *options.cache : *local_cache;
-  auto wheel = cache.wheel_name(candidate.filename);
+  JudgeCache::PartIds ids;
+  auto wheel = cache.wheel_name(candidate.filename, &ids);
   if (!wheel || wheel->canonical_name != request.name) return false;
   j.candidate = &candidate;
   j.explained = options.explain;
   j.wheel = std::move(*wheel);
   const pkg::Version& version = j.wheel->version;
   // The label as written in the file name keeps its case; Version::local() lower-cases it.
-  j.variant = candidate.built_variant
-                  ? *candidate.built_variant
-                  : cache.variant(local_label_text(candidate.filename), version);
+  const pkg::VariantLabel* label =
+      candidate.built_variant
+          ? nullptr
+          : &cache.variant(ids.version, local_label_text(candidate.filename), version);
+  j.variant = label ? *label : *candidate.built_variant;
   if (j.variant.scheme == pkg::VariantScheme::unknown) {
     note(j, fmt::format("unrecognised variant label '{}'", j.variant.raw));
   }
@@ -506,11 +547,12 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
                                      candidate.source));
     });
   }
-  static const ReleaseFacts no_facts;
-  const ReleaseFacts& facts =
-      recipe ? cache.facts(*recipe, version, public_version_text(candidate.filename),
+  static const JudgedFacts no_facts;
+  const JudgedFacts& judged_facts =
+      recipe ? cache.facts(*recipe, version, public_version_text(candidate.filename), ids.version,
                            candidate.source, j.variant.cuda)
              : no_facts;
+  const ReleaseFacts& facts = judged_facts.facts;
   if (recipe) {
     if (const KnownBroken* broken =
             recipe->broken(version, candidate.source, candidate.filename, j.variant.torch)) {
@@ -520,14 +562,14 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
       });
     }
   }
-  check_tags(j, target);
+  check_tags(j, target, cache, ids.tag_set);
   check_python_requirements(j, target, facts, cache);
   if (facts.min_glibc && linux_plain_platform(*j.wheel) && !target.glibc) {
     assume(j, "glibc", "--glibc X.Y",
            [&] { return fmt::format("this machine's glibc is {} or newer", *facts.min_glibc); });
   }
   if (facts.min_glibc && linux_plain_platform(*j.wheel) && target.glibc) {
-    if (auto need = env::parse_major_minor(*facts.min_glibc); need && *target.glibc < *need) {
+    if (const auto& need = judged_facts.min_glibc; need && *target.glibc < *need) {
       reject(j, ReasonCode::glibc, [&] {
         return std::string(
             fmt::format("this release's wheels need glibc {}; this machine has glibc {}",
@@ -547,14 +589,14 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
     }
     check_torch(j, target, facts, cache);
     check_cuda(j, target, recipe);
-    check_abi(j, target, recipe);
+    check_abi(j, target, recipe, cache, label, ids.tag_set);
   } else {
     note(j,
          "not known to be a torch extension (no recipe, no torch in its label): the torch rules do "
          "not apply; "
          "inspect reads its binaries");
   }
-  check_gpus(j, target, recipe, facts);
+  check_gpus(j, target, recipe, judged_facts);
   if (recipe && recipe->needs_cuda && is_pure(*j.wheel)) {
     reject(j, ReasonCode::pure_wheel, [&] {
       return std::string(

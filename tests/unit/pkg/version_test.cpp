@@ -94,6 +94,33 @@ TEST(Version, Parts) {
   EXPECT_FALSE(v("1.0.post1").is_prerelease());
 }
 
+// Copies share the parsed parts; a version made from another (without_local)
+// never changes the one it came from; a default or moved-from version is the
+// zero version ("0" epoch, no release), never a crash.
+TEST(Version, CopiesAndDerivedVersionsAreIndependentValues) {
+  const Version x = v("2.8.3+cu12torch2.8");
+  Version copy = x;
+  EXPECT_EQ(copy, x);
+  EXPECT_TRUE(std::is_eq(copy.compare_public(x)));
+  const Version bare = x.without_local();
+  EXPECT_EQ(bare.str(), "2.8.3");
+  EXPECT_EQ(x.str(), "2.8.3+cu12torch2.8");
+  EXPECT_EQ(copy.str(), "2.8.3+cu12torch2.8");
+  EXPECT_LT(bare, x);
+  EXPECT_TRUE(std::is_eq(bare.compare_public(x)));
+  Version moved = std::move(copy);
+  EXPECT_EQ(moved.str(), "2.8.3+cu12torch2.8");
+  copy = v("1.0");  // a moved-from version takes a new value
+  EXPECT_EQ(copy.str(), "1.0");
+  const Version zero;
+  EXPECT_EQ(zero.epoch(), "0");
+  EXPECT_TRUE(zero.release().empty());
+  EXPECT_FALSE(zero.has_local());
+  EXPECT_EQ(zero.str(), "");
+  EXPECT_LT(zero, v("0.0.1"));
+  EXPECT_EQ(zero, Version{});
+}
+
 TEST(Version, OrdersAsPackaging) {
   // Strictly increasing; every pair is checked both ways.
   const std::vector<std::string> ordered = {"1.0.dev456",

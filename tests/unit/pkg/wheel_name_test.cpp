@@ -213,5 +213,34 @@ TEST(WheelNameParser, GivesWhatParseWheelFilenameGives) {
   }
 }
 
+// The ids name spellings: one version text or tag set text, one id, whatever
+// else the names hold; the project name part is refused or accepted every time.
+TEST(WheelNameParser, NumbersVersionsAndTagSetsBySpelling) {
+  WheelNameParser parser;
+  WheelNameParser::PartIds a, b, c, d;
+  ASSERT_TRUE(parser.parse("foo-1.0+cu12-cp312-cp312-linux_x86_64.whl", &a));
+  ASSERT_TRUE(parser.parse("bar-1.0+cu12-py3-none-any.whl", &b));
+  ASSERT_TRUE(parser.parse("foo-1.0-cp312-cp312-linux_x86_64.whl", &c));
+  ASSERT_TRUE(parser.parse("foo-1.0.0-1-py3-none-any.whl", &d));
+  EXPECT_EQ(a.version, b.version);  // "1.0+cu12"
+  EXPECT_NE(a.version, c.version);  // "1.0": another spelling, another label
+  EXPECT_NE(c.version, d.version);  // "1.0.0" equals "1.0" but is spelled otherwise
+  EXPECT_EQ(a.tag_set, c.tag_set);  // "cp312-cp312-linux_x86_64"
+  EXPECT_EQ(b.tag_set, d.tag_set);  // "py3-none-any"
+  EXPECT_NE(a.tag_set, b.tag_set);
+  // A refused name leaves the ids as they were.
+  WheelNameParser::PartIds kept{7, 9};
+  EXPECT_FALSE(parser.parse("foo__bar-1.0-py3-none-any.whl", &kept));
+  EXPECT_EQ(kept.version, 7u);
+  EXPECT_EQ(kept.tag_set, 9u);
+  // The memoised name part: refused again after an accepted one, and back.
+  EXPECT_TRUE(parser.parse("foo-2.0-py3-none-any.whl"));
+  EXPECT_FALSE(parser.parse("foo__bar-2.0-py3-none-any.whl"));
+  auto again = parser.parse("Foo.Bar-2.0-py3-none-any.whl");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->canonical_name, "foo-bar");
+  EXPECT_EQ(again->name, "Foo.Bar");
+}
+
 }  // namespace
 }  // namespace flashfit::pkg
