@@ -177,14 +177,25 @@ void check_toolkit(const Environment& env, std::vector<Finding>& out) {
   }
 }
 
+// What to use where flash-attn's kernels cannot run: PyTorch's SDPA, which
+// torch 1.x does not have (then flashfit_attention's plain-PyTorch path).
+std::string attention_advice(const Environment& env) {
+  if (env.torch.version.known() && !has_sdpa(*env.torch.version)) {
+    return "torch " + env.torch.version->public_str() +
+           " has no scaled_dot_product_attention (it came with torch 2.0): upgrade torch, or "
+           "use flashfit_attention, which runs flash-attn's call in plain PyTorch on this torch "
+           "(flashfit fallback)";
+  }
+  return "use PyTorch's scaled_dot_product_attention (transformers: "
+         "attn_implementation=\"sdpa\"; flash-attn's own call on it: flashfit fallback)";
+}
+
 void check_gpus(const Environment& env, std::vector<Finding>& out) {
   if (env.gpu.presence == GpuPresence::no_driver || env.gpu.presence == GpuPresence::no_gpu) {
     out.push_back({"no-gpu", Severity::warning,
                    "no NVIDIA GPU here (" + env.gpu.summary +
                        "): flash-attn's kernels cannot run on this machine",
-                   "use PyTorch's scaled_dot_product_attention (transformers: "
-                   "attn_implementation=\"sdpa\"; flash-attn's own call on it: flashfit fallback); "
-                   "to plan for another machine, pass --gpu X.Y"});
+                   attention_advice(env) + "; to plan for another machine, pass --gpu X.Y"});
     return;
   }
   if (!env.gpu.gpus.known()) return;
@@ -194,9 +205,7 @@ void check_gpus(const Environment& env, std::vector<Finding>& out) {
                    "GPU " + std::to_string(gpu.index) + " (" + gpu.name.value.value_or("?") +
                        ") has compute capability " + gpu.capability->str() +
                        "; FlashAttention-2 needs 8.0 (Ampere) or newer",
-                   "use PyTorch's scaled_dot_product_attention (transformers: "
-                   "attn_implementation=\"sdpa\"; flash-attn's own call on it: flashfit fallback) "
-                   "on this GPU"});
+                   attention_advice(env) + " on this GPU"});
   }
 }
 

@@ -265,4 +265,9 @@ TorchFacts probe_torch(const std::vector<fs::path>& site_dirs) {
   return facts;
 }
 
+bool has_sdpa(const pkg::Version& torch) {
+  const auto& release = torch.release();
+  return !release.empty() && release.front() != "0" && release.front() != "1";
+}
+
 }  // namespace flashfit::env

@@ -54,6 +54,10 @@ struct TorchFacts {
   bool installed() const { return package_dir.known(); }
 };
 
+// Whether a torch has torch.nn.functional.scaled_dot_product_attention, what
+// the attention advice names: it arrived in torch 2.0 (a 2.0 pre-release counts).
+bool has_sdpa(const pkg::Version& torch);
+
 // Looks for torch in each site directory in order (the first one with a
 // torch/ package wins, as on sys.path). Never fails: what cannot be learned is
 // an unknown fact with its reason, and one broken file leaves the others probed.

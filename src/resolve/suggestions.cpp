@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "env/torch.hpp"
 #include "resolve/build_knobs.hpp"
 #include "resolve/torch_abi.hpp"
 #include "resolve/torch_releases.hpp"
@@ -117,7 +118,11 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
           pick = c;
       }
       if (!pick) continue;
-      const bool same_minor = current && release.minor == *current && target.torch;
+      // Torch's own patch release when the minor is the same, unless it is a
+      // pre-release or a nightly, which download.pytorch.org's CUDA indexes
+      // do not keep: then the minor's latest release.
+      const bool same_minor = current && release.minor == *current && target.torch &&
+                              !target.torch->is_prerelease() && !target.torch->is_postrelease();
       std::string version = same_minor ? target.torch->public_str() : std::string(release.latest);
       auto as_cuda =
           pkg::Version::parse(fmt::format("{}+cu{}{}", version, pick->major, pick->minor));
@@ -154,9 +159,7 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
         {SuggestionKind::torch,
          fmt::format("with {}torch {} (CUDA {}), {} fits", own ? "the CUDA build of " : "",
                      f.version, f.cuda.str(), f.example->candidate->filename),
-         pip_install(ctx,
-                     fmt::format("torch=={} --index-url https://download.pytorch.org/whl/cu{}{}",
-                                 f.version, f.cuda.major, f.cuda.minor))});
+         pip_install(ctx, torch_cuda_requirement(f.version, f.cuda))});
   }
 }
 
@@ -186,18 +189,6 @@ void suggest_python(const Resolution& r, const ResolveTarget& target, const Comm
            fmt::format("python3.{} -m venv .venv && flashfit resolve {} --python .venv/bin/python",
                        best->first, shell_quote(r.request.text)),
            ctx, {"--python", "--python-version"})});
-}
-
-std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe) {
-  std::optional<env::ComputeCapability> lowest;
-  for (const ReleaseFacts& f : recipe.releases) {
-    if (!f.min_compute_capability) continue;
-    if (auto mm = env::parse_major_minor(*f.min_compute_capability)) {
-      env::ComputeCapability cc{mm->major, mm->minor};
-      if (!lowest || cc < *lowest) lowest = cc;
-    }
-  }
-  return lowest;
 }
 
 // The recipe's arch tokens that serve the GPUs here (an 8.6 GPU builds "80"
@@ -268,6 +259,18 @@ bool upstream_publishes_wheels(const Recipe& recipe) {
 
 }  // namespace
 
+std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe) {
+  std::optional<env::ComputeCapability> lowest;
+  for (const ReleaseFacts& f : recipe.releases) {
+    if (!f.min_compute_capability) continue;
+    if (auto mm = env::parse_major_minor(*f.min_compute_capability)) {
+      env::ComputeCapability cc{mm->major, mm->minor};
+      if (!lowest || cc < *lowest) lowest = cc;
+    }
+  }
+  return lowest;
+}
+
 std::string_view to_string(SuggestionKind kind) {
   switch (kind) {
     case SuggestionKind::version:
@@ -330,11 +333,23 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
                                   package_min_cc(*recipe)->str())
         : cpu_torch ? fmt::format("torch here is a CPU build, and {} needs CUDA", recipe->name)
                     : fmt::format("there is no GPU here, and {} needs one", recipe->name);
-    Suggestion fallback{
-        SuggestionKind::fallback,
-        fmt::format("{}: use {} instead; it needs no extra package", why, recipe->fallback),
-        recipe->fallback.ends_with("_attention") ? std::optional<std::string>("flashfit fallback")
-                                                 : std::nullopt};
+    const bool module = recipe->fallback.ends_with("_attention");
+    // torch 1.x has no scaled_dot_product_attention: not advised as if it had.
+    const bool missing = module && recipe->fallback.ends_with("scaled_dot_product_attention") &&
+                         target.torch && !env::has_sdpa(*target.torch);
+    std::string advice =
+        missing ? fmt::format(
+                      "torch {} has no {} (it came with torch 2.0): upgrade torch, or use "
+                      "flashfit_attention, which runs flash-attn's call in plain PyTorch "
+                      "on this torch",
+                      target.torch->public_str(), recipe->fallback)
+        : module ? fmt::format(
+                       "use {} instead (part of torch); flashfit_attention gives "
+                       "flash-attn's own call on it",
+                       recipe->fallback)
+                 : fmt::format("use {} instead (part of torch)", recipe->fallback);
+    Suggestion fallback{SuggestionKind::fallback, why + ": " + advice,
+                        module ? std::optional<std::string>("flashfit fallback") : std::nullopt};
     if (no_gpu || never_runs) {
       out.insert(out.begin() + static_cast<std::ptrdiff_t>(fallback_at), std::move(fallback));
     } else {

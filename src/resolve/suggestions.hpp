@@ -3,6 +3,9 @@
 // change disturbs: another package version, enabling a source, another torch
 // minor (same CUDA major and Python), another Python, a source build, and the
 // standard-attention fallback when no GPU here can ever run the package.
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "resolve/resolver.hpp"
@@ -12,6 +15,10 @@ namespace flashfit::resolve {
 std::vector<Suggestion> suggest(const Resolution& resolution, const Recipe* recipe,
                                 const ResolveTarget& target, const BuildOutlook& build,
                                 const CommandContext& commands = {});
+
+// The lowest compute capability any release of the recipe's package runs on
+// (its releases' min_compute_capability); nullopt: none says.
+std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe);
 
 // ' quoting for a POSIX shell, only when needed: "flash-attn" stays, "a b" -> 'a b'.
 std::string shell_quote(std::string_view text);

@@ -24,9 +24,13 @@ std::span<const TorchRelease> torch_releases() {
   return table;
 }
 
+std::string torch_cuda_requirement(std::string_view public_version, const env::MajorMinor& cuda) {
+  return fmt::format("torch=={}+cu{}{} --index-url https://download.pytorch.org/whl/cu{}{}",
+                     public_version, cuda.major, cuda.minor, cuda.major, cuda.minor);
+}
+
 std::string pip_install_torch(const TorchRelease& release, const env::MajorMinor& cuda) {
-  return fmt::format("pip install torch=={} --index-url https://download.pytorch.org/whl/cu{}{}",
-                     release.latest, cuda.major, cuda.minor);
+  return "pip install " + torch_cuda_requirement(release.latest, cuda);
 }
 
 }  // namespace flashfit::resolve

@@ -6,6 +6,7 @@
 // the CUDA lists); 2.10 is recent and marked so in the table.
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "env/what_if.hpp"
@@ -23,7 +24,13 @@ struct TorchRelease {
 
 std::span<const TorchRelease> torch_releases();
 
-// "pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu128"
+// pip's arguments for the CUDA build of a torch version from download.pytorch.org:
+// "torch==2.7.1+cu128 --index-url https://download.pytorch.org/whl/cu128". The
+// local label is pinned: an installed 2.7.1+cpu (or +cu126) satisfies a bare
+// ==2.7.1, and pip would keep it.
+std::string torch_cuda_requirement(std::string_view public_version, const env::MajorMinor& cuda);
+
+// "pip install " + torch_cuda_requirement(release.latest, cuda)
 std::string pip_install_torch(const TorchRelease& release, const env::MajorMinor& cuda);
 
 }  // namespace flashfit::resolve

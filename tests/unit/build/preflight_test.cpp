@@ -97,9 +97,10 @@ TEST_F(Preflight, CpuTorchFailsWithTheCudaTorchCommand) {
   EXPECT_EQ(check.status, CheckStatus::failed);
   EXPECT_EQ(check.message, "torch 1.13.1 is a CPU build; flash-attn needs a CUDA torch");
   // torch 1.13 has no CUDA 13 build: the newest torch with one, for Python 3.11.
-  EXPECT_EQ(check.fix,
-            std::string("install a CUDA build of torch: ") + kPython +
-                " -m pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu130");
+  EXPECT_EQ(
+      check.fix,
+      std::string("install a CUDA build of torch: ") + kPython +
+          " -m pip install torch==2.10.0+cu130 --index-url https://download.pytorch.org/whl/cu130");
   EXPECT_FALSE(report.passed());
   EXPECT_EQ(report.first_failure()->id, "torch-cuda");
   EXPECT_EQ(get(report, "nvcc-cuda-major").status, CheckStatus::skipped);
@@ -186,7 +187,8 @@ TEST_F(Preflight, NvccOfAnotherMajorThanTorch) {
   // Or keep torch 2.9 and take its CUDA 12 build nearest nvcc 12.4.
   EXPECT_THAT(
       check.fix,
-      HasSubstr("-m pip install torch==2.9.1 --index-url https://download.pytorch.org/whl/cu126"));
+      HasSubstr(
+          "-m pip install torch==2.9.1+cu126 --index-url https://download.pytorch.org/whl/cu126"));
 }
 
 TEST_F(Preflight, NvccMinorMismatchIsAWarning) {

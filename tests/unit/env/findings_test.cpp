@@ -365,6 +365,20 @@ TEST(Diagnose, GpuTooOldNamesTheGpuAndItsCapability) {
               AllOf(HasSubstr("scaled_dot_product_attention"), HasSubstr("flashfit fallback")));
 }
 
+// torch 1.x has no scaled_dot_product_attention: the advice says so and
+// names the plain-PyTorch path instead of a function that is not there.
+TEST(Diagnose, NoGpuWithTorch1AdvisesNoSdpa) {
+  Environment env = healthy();
+  env.torch.version = Fact<pkg::Version>::of(*pkg::Version::parse("1.13.1+cpu"), "version.py");
+  env.gpu.presence = GpuPresence::no_gpu;
+  env.gpu.summary = "no NVIDIA GPU visible";
+  env.gpu.gpus = Fact<std::vector<GpuDevice>>::of({}, "NVML");
+  const auto f = only(env, "no-gpu");
+  EXPECT_THAT(f.fix, AllOf(HasSubstr("torch 1.13.1 has no scaled_dot_product_attention"),
+                           HasSubstr("flashfit fallback")));
+  EXPECT_THAT(f.fix, Not(HasSubstr("attn_implementation")));
+}
+
 TEST(Diagnose, GpuTooOldOncePerOldGpu) {
   Environment env = healthy();
   env.gpu.gpus = Fact<std::vector<GpuDevice>>::of(

@@ -315,9 +315,9 @@ TEST(ResolveReal, TorchSuggestionGivesTheExactPipCommand) {
                          [](const Suggestion& s) { return s.kind == SuggestionKind::torch; });
   ASSERT_NE(it, r.suggestions.end());
   ASSERT_TRUE(it->command);
-  EXPECT_EQ(
-      *it->command,
-      "python3 -m pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu128");
+  EXPECT_EQ(*it->command,
+            "python3 -m pip install torch==2.7.1+cu128 --index-url "
+            "https://download.pytorch.org/whl/cu128");
 }
 
 // ---- properties ----------------------------------------------------------

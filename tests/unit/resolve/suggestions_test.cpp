@@ -71,7 +71,7 @@ TEST(Suggestions, PipIsTheProbedInterpretersOwn) {
   const Suggestion* torch = first(advice_torch, "torch");
   ASSERT_NE(torch, nullptr);
   EXPECT_EQ(*torch->command,
-            "'/home/u/my env/bin/python' -m pip install torch==2.7.1 --index-url "
+            "'/home/u/my env/bin/python' -m pip install torch==2.7.1+cu128 --index-url "
             "https://download.pytorch.org/whl/cu128");
 }
 
@@ -84,7 +84,7 @@ TEST(Suggestions, AnExternallyManagedInterpreterGetsAVenv) {
   ASSERT_NE(torch, nullptr);
   EXPECT_EQ(*torch->command,
             "/usr/bin/python3 -m venv --system-site-packages .venv && .venv/bin/python -m pip "
-            "install torch==2.7.1 "
+            "install torch==2.7.1+cu128 "
             "--index-url https://download.pytorch.org/whl/cu128");
 }
 
@@ -106,11 +106,48 @@ TEST(Suggestions, ACpuTorchHearsOfItsOwnVersionsCudaBuildFirst) {
   auto all = advice("flash-attn", target, {});
   const Suggestion* torch = first(all, "torch");
   ASSERT_NE(torch, nullptr);
-  EXPECT_NE(torch->command->find("torch==2.9.1 --index-url https://download.pytorch.org/whl/cu128"),
-            std::string::npos)
+  // Pinned with its label: the installed 2.9.1+cpu satisfies a bare ==2.9.1.
+  EXPECT_NE(
+      torch->command->find("torch==2.9.1+cu128 --index-url https://download.pytorch.org/whl/cu128"),
+      std::string::npos)
       << *torch->command;
   EXPECT_NE(torch->message.find("the CUDA build of torch 2.9.1"), std::string::npos)
       << torch->message;
+}
+
+// A pre-release or nightly torch is not on download.pytorch.org's CUDA
+// indexes: the suggestion names its minor's release instead.
+TEST(Suggestions, APreReleaseTorchHearsOfItsMinorsRelease) {
+  auto target = make_target(
+      {.torch = "2.9.0a0+git1234", .cuda = "none", .gpus = std::vector<std::string>{"8.9"}});
+  auto all = advice("flash-attn", target, {});
+  const Suggestion* torch = first(all, "torch");
+  ASSERT_NE(torch, nullptr);
+  EXPECT_NE(torch->command->find("torch==2.9.1+cu"), std::string::npos) << *torch->command;
+  EXPECT_EQ(torch->command->find("2.9.0a0"), std::string::npos) << *torch->command;
+}
+
+// The fallback names SDPA only for a torch that has it (2.0 and newer).
+TEST(Suggestions, TheFallbackSaysTorch1HasNoSdpa) {
+  auto old_torch =
+      make_target({.torch = "1.13.1+cpu", .cuda = "none", .gpus = std::vector<std::string>{}});
+  const auto old_advice = advice("flash-attn", old_torch, {});
+  const Suggestion* old_fallback = first(old_advice, "fallback");
+  ASSERT_NE(old_fallback, nullptr);
+  EXPECT_NE(old_fallback->message.find("torch 1.13.1 has no "
+                                       "torch.nn.functional.scaled_dot_product_attention"),
+            std::string::npos)
+      << old_fallback->message;
+  EXPECT_EQ(old_fallback->command, std::optional<std::string>("flashfit fallback"));
+  auto new_torch =
+      make_target({.torch = "2.9.1+cpu", .cuda = "none", .gpus = std::vector<std::string>{}});
+  const auto new_advice = advice("flash-attn", new_torch, {});
+  const Suggestion* new_fallback = first(new_advice, "fallback");
+  ASSERT_NE(new_fallback, nullptr);
+  EXPECT_NE(
+      new_fallback->message.find("use torch.nn.functional.scaled_dot_product_attention instead"),
+      std::string::npos)
+      << new_fallback->message;
 }
 
 TEST(Suggestions, WithNoGpuTheFallbackComesBeforeCudaTorches) {
