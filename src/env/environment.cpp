@@ -92,9 +92,13 @@ void apply_what_if(Environment& env, const WhatIf& w) {
           "driver " + *w.driver + " predates every CUDA release flashfit knows", "--driver");
     }
     if (env.gpu.presence == GpuPresence::no_driver) {
-      env.gpu.presence = GpuPresence::no_gpu;
-      env.gpu.summary = "driver " + *w.driver + " (--driver), no GPU listed";
-      env.gpu.gpus = Fact<std::vector<GpuDevice>>::of({}, "--driver");
+      // The machine described has a driver; what GPUs it has was not said,
+      // and is not "none" (--gpu none says that).
+      env.gpu.presence = GpuPresence::unknown;
+      env.gpu.summary = "driver " + *w.driver + " (--driver), GPUs not given (--gpu X.Y)";
+      env.gpu.gpus = Fact<std::vector<GpuDevice>>::unknown(
+          "not given: --driver describes a machine with a driver; pass --gpu X.Y (or --gpu none)",
+          "--driver");
     }
   }
   if (w.gpus) {

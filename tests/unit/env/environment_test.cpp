@@ -288,15 +288,16 @@ TEST(ApplyWhatIf, CxxAbiReplacesOnlyTheAbi) {
   EXPECT_TRUE(env.torch.cxx11_abi.overridden);
 }
 
-TEST(ApplyWhatIf, DriverSetsItsCudaAndTurnsNoDriverIntoNoGpu) {
+TEST(ApplyWhatIf, DriverSetsItsCudaAndLeavesTheGpusUnknown) {
   WhatIfOptions o;
   o.driver = "570.124.06";
   const Environment env = with(o);
   EXPECT_EQ(changed_facts(probed(), env), (Keys{"gpu.driver_cuda", "gpu.driver_version", "gpu.gpus",
                                                 "gpu.presence", "gpu.summary"}));
-  EXPECT_EQ(env.gpu.summary, "driver 570.124.06 (--driver), no GPU listed");
-  ASSERT_TRUE(env.gpu.gpus.known());
-  EXPECT_TRUE(env.gpu.gpus->empty());
+  EXPECT_EQ(env.gpu.summary, "driver 570.124.06 (--driver), GPUs not given (--gpu X.Y)");
+  // A machine with a driver was described, its GPUs were not: unknown, not "none".
+  EXPECT_FALSE(env.gpu.gpus.known());
+  EXPECT_NE(env.gpu.gpus.unknown_reason.find("pass --gpu X.Y"), std::string::npos);
   EXPECT_EQ(*env.gpu.driver_version, "570.124.06");
   EXPECT_EQ(env.gpu.driver_version.source, "--driver");
   EXPECT_TRUE(env.gpu.driver_version.overridden);
@@ -304,8 +305,7 @@ TEST(ApplyWhatIf, DriverSetsItsCudaAndTurnsNoDriverIntoNoGpu) {
   EXPECT_EQ(env.gpu.driver_cuda->str(), "12.8");
   EXPECT_EQ(env.gpu.driver_cuda.source, "--driver");
   EXPECT_TRUE(env.gpu.driver_cuda.overridden);
-  // A driver is there now (hypothetically), but no GPU was named.
-  EXPECT_EQ(env.gpu.presence, GpuPresence::no_gpu);
+  EXPECT_EQ(env.gpu.presence, GpuPresence::unknown);
 }
 
 TEST(ApplyWhatIf, DriverKeepsFoundGpus) {
