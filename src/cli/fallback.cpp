@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "resolve/embedded.hpp"
+#include "resolve/suggestions.hpp"
 #include "util/atomic_file.hpp"
 #include "util/sha256.hpp"
 
@@ -125,6 +126,11 @@ util::Result<int> run_fallback(const FallbackOptions& options) {
   }
   const auto searched = wheel_candidates(version);
   const auto wheel = first_existing(searched);
+  // Quoted for a shell, for the interpreter that runs the user's program
+  // (fallback probes none: the text says so).
+  const std::string install =
+      wheel ? "python3 -m pip install " + resolve::shell_quote(fs::absolute(*wheel).string())
+            : std::string();
 
   if (options.json) {
     json doc;
@@ -135,7 +141,7 @@ util::Result<int> run_fallback(const FallbackOptions& options) {
     doc["wheel"] = wheel ? json(fs::absolute(*wheel).string()) : json(nullptr);
     auto& list = doc["wheel_searched"] = json::array();
     for (const auto& path : searched) list.push_back(path.string());
-    doc["install"] = wheel ? json("pip install " + fs::absolute(*wheel).string()) : json(nullptr);
+    doc["install"] = wheel ? json(install) : json(nullptr);
     doc["vendored"] = vendored ? json{{"path", fs::absolute(vendored->path).string()},
                                       {"action", vendored->action}}
                                : json(nullptr);
@@ -149,10 +155,11 @@ util::Result<int> run_fallback(const FallbackOptions& options) {
            "; import it as flashfit_attention, torch is its only dependency)\n\n";
   }
   out += "flashfit_attention " + version +
-         ": flash-attn's attention call, on flash-attn when it can run, else PyTorch SDPA\n\n";
+         ": flash-attn's attention call, on flash-attn when it can run, else PyTorch (SDPA; "
+         "plain PyTorch math on torch < 2.0)\n\n";
   if (wheel) {
     out += "  wheel:   " + fs::absolute(*wheel).string() + "\n";
-    out += "  install: pip install " + fs::absolute(*wheel).string() + "\n";
+    out += "  install: " + install + "   (with the python that runs your program)\n";
   } else {
     out += "  wheel:   not built here (cmake --build build --target fallback_wheel)\n";
   }

@@ -19,7 +19,7 @@ wheel=$(sed -n 's/^  wheel:   \(.*\.whl\)$/\1/p' "$TMP/out")
 [[ -f $wheel ]] || fail "the wheel named in the text answer does not exist: '$wheel'"
 [[ $(basename "$wheel") == "flashfit_attention-$version-py3-none-any.whl" ]] ||
   fail "wheel name $(basename "$wheel") is not flashfit_attention-$version-py3-none-any.whl"
-expect_out_contains "  install: pip install $wheel"
+expect_out_contains "  install: python3 -m pip install $wheel"
 pass_note "text answer names the built wheel"
 
 ff fallback --json
@@ -42,6 +42,21 @@ expect_rc 0 "installed fallback --json"
 [[ $(json_field "$TMP/out" 'd["wheel"]') == "$TMP/prefix/share/flashfit/$(basename "$wheel")" ]] ||
   fail "an installed flashfit does not find the wheel in <prefix>/share/flashfit"
 pass_note "an installed flashfit finds <prefix>/share/flashfit"
+
+# Under a prefix with a space, the install command is quoted: a shell given it
+# passes the wheel's path as one argument (echoed here instead of installing).
+mkdir -p "$TMP/my tools/bin" "$TMP/my tools/share/flashfit"
+cp "$FLASHFIT" "$TMP/my tools/bin/flashfit"
+cp "$wheel" "$TMP/my tools/share/flashfit/"
+capture "$TMP/my tools/bin/flashfit" fallback --json
+expect_rc 0 "fallback --json under a prefix with a space"
+install_cmd=$(json_field "$TMP/out" 'd["install"]')
+[[ $install_cmd == "python3 -m pip install "* ]] || fail "the install command is not python3 -m pip: $install_cmd"
+python3() { printf '%s\n' "$@"; }
+[[ $(eval "$install_cmd" | tail -n 1) == "$TMP/my tools/share/flashfit/$(basename "$wheel")" ]] ||
+  fail "the install command does not pass the wheel's path as one argument: $install_cmd"
+unset -f python3
+pass_note "the install command is shell-quoted (a prefix with a space)"
 
 ff fallback --help
 expect_rc 0 "fallback --help"
