@@ -78,7 +78,12 @@ util::Result<PackageAnswer> answer_for(const std::string& package, const DoctorO
   const resolve::Recipe* recipe = book.find(package);
   facts.package = recipe ? recipe->name : package;
   check_installed(facts, recipe, environment);
-  if (facts.import_check && facts.import_check->ok()) return decide_answer(facts);
+  if (facts.import_check && facts.import_check->ok()) {
+    facts.cannot_run = kernels_cannot_run(recipe, environment);
+    if (recipe && recipe->fallback.ends_with("_attention"))
+      facts.fallback_command = "flashfit fallback";
+    return decide_answer(facts);
+  }
   PipelineOptions pipeline;
   pipeline.spec = package;
   pipeline.environment = &options.environment;

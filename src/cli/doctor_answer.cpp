@@ -2,7 +2,10 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "cli/colour.hpp"
+#include "resolve/suggestions.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::cli {
@@ -44,6 +47,27 @@ std::string_view to_string(AnswerKind kind) {
   return "unknown";
 }
 
+std::optional<std::string> kernels_cannot_run(const resolve::Recipe* recipe,
+                                              const env::Environment& environment) {
+  if (!recipe || !recipe->needs_cuda) return std::nullopt;
+  const env::GpuFacts& gpu = environment.gpu;
+  if (gpu.presence == env::GpuPresence::no_driver || gpu.presence == env::GpuPresence::no_gpu)
+    return fmt::format("there is no NVIDIA GPU here ({})", gpu.summary);
+  if (environment.torch.cuda.known() && environment.torch.cuda->none())
+    return std::string("torch here is a CPU build");
+  if (gpu.gpus.known() && !gpu.gpus->empty()) {
+    const auto lowest = resolve::package_min_cc(*recipe);
+    const bool all_below =
+        lowest && std::all_of(gpu.gpus->begin(), gpu.gpus->end(), [&](const env::GpuDevice& d) {
+          return d.capability.known() && *d.capability < *lowest;
+        });
+    if (all_below)
+      return fmt::format("no GPU here reaches compute capability {}, the lowest {} supports",
+                         lowest->str(), recipe->name);
+  }
+  return std::nullopt;
+}
+
 PackageAnswer decide_answer(const PackageFacts& facts) {
   PackageAnswer a;
   a.package = facts.package;
@@ -51,12 +75,23 @@ PackageAnswer decide_answer(const PackageFacts& facts) {
   const bool checked = facts.import_check.has_value();
   if (checked) a.importable = facts.import_check->ok();
   if (facts.installed_version && checked && facts.import_check->ok()) {
+    const std::string imports =
+        facts.import_check->modules.empty()
+            ? fmt::format("installed {}; torch imports (no module of it was checked)",
+                          *facts.installed_version)
+            : fmt::format("installed {}, imports {}", *facts.installed_version,
+                          modules_of(*facts.import_check));
+    if (facts.cannot_run) {
+      // The import does not touch the GPU: it works only as far as it was proven.
+      a.kind = AnswerKind::installed;
+      a.summary =
+          fmt::format("{}, but its kernels cannot run here: {}", imports, *facts.cannot_run);
+      a.command = facts.fallback_command;
+      return a;
+    }
     a.kind = AnswerKind::works;
-    a.summary = facts.import_check->modules.empty()
-                    ? fmt::format("installed {}; torch imports (no module of it was checked)",
-                                  *facts.installed_version)
-                    : fmt::format("installed {}, imports {} (checked in a fresh interpreter)",
-                                  *facts.installed_version, modules_of(*facts.import_check));
+    a.summary = facts.import_check->modules.empty() ? imports
+                                                    : imports + " (checked in a fresh interpreter)";
     return a;
   }
   // Installed but not proven: say what is known, then answer as if it were absent.

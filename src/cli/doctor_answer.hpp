@@ -30,11 +30,23 @@ struct PackageFacts {
   // Why no network source was asked ("--offline", or the network failed for
   // an earlier package); empty: the network was used.
   std::string offline_reason;
+  // Why the package's kernels cannot run here although it may import (an
+  // import does not touch the GPU): kernels_cannot_run's answer.
+  std::optional<std::string> cannot_run;
+  std::optional<std::string> fallback_command;  // "flashfit fallback", when the recipe has one
 };
+
+// Why a CUDA package's kernels cannot run in this environment, when that is
+// known: no NVIDIA GPU, a CPU build of torch, or every GPU below the lowest
+// compute capability any release supports. nullopt: they may run (or it is
+// not known that they cannot).
+std::optional<std::string> kernels_cannot_run(const resolve::Recipe* recipe,
+                                              const env::Environment& environment);
 
 enum class AnswerKind {
   works,      // installed, and its import was checked and passed
-  installed,  // installed; its import was not checked (the line says why)
+  installed,  // installed; its import was not checked, or its kernels cannot run here (the line
+              // says why)
   fits,       // a wheel fits: the command installs it
   none_fits,  // no wheel fits: why, and the next step
   unknown,    // the question could not be answered (error)

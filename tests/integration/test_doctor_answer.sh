@@ -68,6 +68,31 @@ while read -r package; do
 done <"$TMP/answered"
 pass_note "Debian's CPU torch: why nothing fits and the next step, text and JSON"
 
+# --- installed and importable, but no GPU can run it: not "works" ---
+# A stand-in flash-attn 2.8.3 (its dist-info and a flash_attn_2_cuda module
+# that imports) in a venv on Debian's CPU torch, on this machine without a
+# GPU: the import passes, the kernels cannot run, and the answer says so.
+"$TEST_PYTHON" -m venv --system-site-packages --without-pip "$TMP/stand-in" || fail "venv"
+site=$("$TMP/stand-in/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+mkdir -p "$site/flash_attn" "$site/flash_attn-2.8.3.dist-info"
+: >"$site/flash_attn/__init__.py"
+: >"$site/flash_attn_2_cuda.py"
+printf 'Metadata-Version: 2.1\nName: flash_attn\nVersion: 2.8.3\n' >"$site/flash_attn-2.8.3.dist-info/METADATA"
+printf 'flash_attn\nflash_attn_2_cuda\n' >"$site/flash_attn-2.8.3.dist-info/top_level.txt"
+printf 'flash_attn/__init__.py,,\nflash_attn_2_cuda.py,,\nflash_attn-2.8.3.dist-info/METADATA,,\n' \
+  >"$site/flash_attn-2.8.3.dist-info/RECORD"
+ff doctor flash-attn --python "$TMP/stand-in/bin/python" --offline --json
+expect_rc 0 "doctor on an importable flash-attn without a GPU"
+python3 - "$TMP/out" <<'PYEOF' || fail "an importable flash-attn that cannot run here was answered as working"
+import json, sys
+a = json.load(open(sys.argv[1]))["answers"][0]
+assert a["answer"] == "installed", a
+assert a["importable"] is True and a["installed"] == "2.8.3", a
+assert "kernels cannot run here" in a["summary"], a
+assert a["command"] == "flashfit fallback", a
+PYEOF
+pass_note "an importable flash-attn with no GPU to run it: 'installed', its kernels cannot run, the fallback"
+
 # --- an index that cannot be reached is said, the answer still given ---
 port=$(closed_port)
 ff doctor flash-attn "${L4[@]}" --extra-index-url "http://127.0.0.1:$port/simple" --json

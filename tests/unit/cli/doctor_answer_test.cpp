@@ -50,6 +50,61 @@ TEST(DoctorAnswer, InstalledAndCheckedWorks) {
   EXPECT_THAT(a.summary, HasSubstr("imports flash_attn_2_cuda"));
 }
 
+// An import does not touch the GPU: a package whose kernels cannot run here
+// is installed and importable, not "works", and the next step is the fallback.
+TEST(DoctorAnswer, ImportsButCannotRunIsNotWorks) {
+  PackageFacts facts;
+  facts.package = "flash-attn";
+  facts.installed_version = "2.8.3";
+  facts.import_check = import_result(true);
+  facts.cannot_run = "there is no NVIDIA GPU here (no NVIDIA driver)";
+  facts.fallback_command = "flashfit fallback";
+  PackageAnswer a = decide_answer(facts);
+  EXPECT_EQ(a.kind, AnswerKind::installed);
+  EXPECT_EQ(a.importable, std::optional<bool>(true));
+  EXPECT_THAT(a.summary, HasSubstr("imports flash_attn_2_cuda, but its kernels cannot run here: "
+                                   "there is no NVIDIA GPU here"));
+  EXPECT_EQ(a.command, std::optional<std::string>("flashfit fallback"));
+}
+
+env::GpuDevice device(int major, int minor) {
+  env::GpuDevice d;
+  d.capability = env::Fact<env::ComputeCapability>::of({major, minor}, "NVML");
+  return d;
+}
+
+TEST(DoctorAnswer, KernelsCannotRunOnlyWhenKnown) {
+  resolve::Recipe recipe;
+  recipe.name = "flash-attn";
+  recipe.needs_cuda = true;
+  resolve::ReleaseFacts old_release, new_release;
+  old_release.min_compute_capability = "8.0";
+  new_release.min_compute_capability = "9.0";
+  recipe.releases = {new_release, old_release};
+  env::Environment e;
+  e.torch.cuda = env::Fact<env::ToolkitBuild>::of(env::ToolkitBuild::of("12.8"), "version.py");
+  e.gpu.presence = env::GpuPresence::gpus_found;
+  e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::of({device(8, 9)}, "NVML");
+  EXPECT_EQ(kernels_cannot_run(&recipe, e), std::nullopt);
+  e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::of({device(7, 5), device(8, 0)}, "NVML");
+  EXPECT_EQ(kernels_cannot_run(&recipe, e), std::nullopt);  // one GPU reaches 8.0
+  e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::of({device(7, 5), device(7, 0)}, "NVML");
+  EXPECT_THAT(kernels_cannot_run(&recipe, e).value_or(""),
+              HasSubstr("no GPU here reaches compute capability 8.0"));
+  e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::unknown("NVML failed");
+  e.gpu.presence = env::GpuPresence::unknown;
+  EXPECT_EQ(kernels_cannot_run(&recipe, e), std::nullopt);  // unknown is not "cannot"
+  e.torch.cuda = env::Fact<env::ToolkitBuild>::of(env::ToolkitBuild::none_built(), "version.py");
+  EXPECT_EQ(kernels_cannot_run(&recipe, e),
+            std::optional<std::string>("torch here is a CPU build"));
+  e.gpu.presence = env::GpuPresence::no_driver;
+  e.gpu.summary = "no NVIDIA driver";
+  EXPECT_THAT(kernels_cannot_run(&recipe, e).value_or(""), HasSubstr("no NVIDIA GPU here"));
+  recipe.needs_cuda = false;
+  EXPECT_EQ(kernels_cannot_run(&recipe, e), std::nullopt);
+  EXPECT_EQ(kernels_cannot_run(nullptr, e), std::nullopt);
+}
+
 TEST(DoctorAnswer, InstalledButUncheckedNeverSaysImports) {
   Fixture f;
   PackageFacts facts;
