@@ -57,13 +57,18 @@ std::optional<std::string> kernels_cannot_run(const resolve::Recipe* recipe,
     return std::string("torch here is a CPU build");
   if (gpu.gpus.known() && !gpu.gpus->empty()) {
     const auto lowest = resolve::package_min_cc(*recipe);
-    const bool all_below =
-        lowest && std::all_of(gpu.gpus->begin(), gpu.gpus->end(), [&](const env::GpuDevice& d) {
-          return d.capability.known() && *d.capability < *lowest;
-        });
-    if (all_below)
+    const auto highest = resolve::package_max_cc(*recipe);
+    const auto every_gpu = [&](auto outside) {
+      return std::all_of(gpu.gpus->begin(), gpu.gpus->end(), [&](const env::GpuDevice& d) {
+        return d.capability.known() && outside(*d.capability);
+      });
+    };
+    if (lowest && every_gpu([&](const env::ComputeCapability& cc) { return cc < *lowest; }))
       return fmt::format("no GPU here reaches compute capability {}, the lowest {} supports",
                          lowest->str(), recipe->name);
+    if (highest && every_gpu([&](const env::ComputeCapability& cc) { return *highest < cc; }))
+      return fmt::format("every GPU here is above compute capability {}, the highest {} runs on",
+                         highest->str(), recipe->name);
   }
   return std::nullopt;
 }

@@ -37,6 +37,14 @@ std::string with_flags(std::string command, const CommandContext& ctx,
   return command;
 }
 
+// Whether the environment judged is described by what-if flags (anything but
+// --python): then a command that installs into the interpreter acts on
+// another environment than the one answered for.
+bool what_if(const CommandContext& ctx) {
+  return std::any_of(ctx.flags.begin(), ctx.flags.end(),
+                     [](const auto& flag) { return flag.first != "--python"; });
+}
+
 // pip of the interpreter that was judged, never a bare `pip` from PATH; for an
 // externally managed one (PEP 668: pip refuses) a venv that still sees its packages.
 std::string pip_install(const CommandContext& ctx, const std::string& args) {
@@ -94,6 +102,7 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
     std::string version;  // what to install: the release's newest, or a CPU torch's own version
     env::MajorMinor cuda;
     const Judged* example;
+    std::optional<bool> cxx11_abi;  // the official build's, as judged
   };
   std::map<pkg::TorchVersion, Fit> fits;
   // The target with another torch: copied once (its supported tags are
@@ -135,7 +144,7 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
                                             target.arch.empty() ? "x86_64" : target.arch});
       auto again = judge(*j.candidate, r.request, recipe, other, {false, nullptr});
       if (again && again->compatible()) {
-        fits.emplace(release.minor, Fit{&release, version, *pick, &j});
+        fits.emplace(release.minor, Fit{&release, version, *pick, &j, other.cxx11_abi});
       }
     }
   }
@@ -159,7 +168,16 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
         {SuggestionKind::torch,
          fmt::format("with {}torch {} (CUDA {}), {} fits", own ? "the CUDA build of " : "",
                      f.version, f.cuda.str(), f.example->candidate->filename),
-         pip_install(ctx, torch_cuda_requirement(f.version, f.cuda))});
+         // Under what-if flags the interpreter is not the environment answered
+         // for: the command asks the same question with that torch instead.
+         what_if(ctx) ? with_flags(fmt::format("flashfit resolve {} --torch {}+cu{}{}{}",
+                                               shell_quote(r.request.text), f.version, f.cuda.major,
+                                               f.cuda.minor,
+                                               !f.cxx11_abi   ? ""
+                                               : *f.cxx11_abi ? " --cxx11-abi TRUE"
+                                                              : " --cxx11-abi FALSE"),
+                                   ctx, {"--torch", "--cuda", "--cxx11-abi"})
+                      : pip_install(ctx, torch_cuda_requirement(f.version, f.cuda))});
   }
 }
 
@@ -184,11 +202,14 @@ void suggest_python(const Resolution& r, const ResolveTarget& target, const Comm
   });
   out.push_back(
       {SuggestionKind::python,
-       fmt::format("with Python 3.{}, {} fits", best->first, best->second->candidate->filename),
-       with_flags(
-           fmt::format("python3.{} -m venv .venv && flashfit resolve {} --python .venv/bin/python",
-                       best->first, shell_quote(r.request.text)),
-           ctx, {"--python", "--python-version"})});
+       fmt::format("with Python 3.{} (and this torch), {} fits: an environment of that Python "
+                   "with the same torch",
+                   best->first, best->second->candidate->filename),
+       // The same question for that Python, this torch kept (a new venv would
+       // have no torch, and `.venv` may be the one judged).
+       with_flags(fmt::format("flashfit resolve {} --python-version 3.{}",
+                              shell_quote(r.request.text), best->first),
+                  ctx, {"--python-version"})});
 }
 
 // The recipe's arch tokens that serve the GPUs here (an 8.6 GPU builds "80"
@@ -245,10 +266,9 @@ std::string build_command(const Recipe* recipe, const ResolveTarget& target, con
     auto tokens = arch_tokens_for(*recipe, target);
     if (!tokens.empty()) command += " --archs " + util::join(tokens, ",");
   }
-  for (const auto& [flag, value] : ctx.flags) {
-    if (flag == "--python") command += " --python " + value;
-  }
-  return command;
+  // Every flag of the question, what-if ones included: under them `build`
+  // plans for the environment described instead of building for the interpreter.
+  return with_flags(command, ctx);
 }
 
 // Whether the package's own authors publish wheels (a recipe source that is not a third party's).
@@ -257,6 +277,42 @@ bool upstream_publishes_wheels(const Recipe& recipe) {
                      [](const RecipeSource& s) { return !s.third_party; });
 }
 
+}  // namespace
+
+std::optional<env::ComputeCapability> package_max_cc(const Recipe& recipe) {
+  // Bounded only when a block for every version and every source the recipe
+  // has sets a maximum
+  // (the merge keeps it where later blocks are silent); then the highest any
+  // block sets.
+  const auto every_source = [&](const ReleaseFacts& f) {
+    return std::all_of(recipe.sources.begin(), recipe.sources.end(), [&](const RecipeSource& s) {
+      return f.sources.empty() ||
+             std::find(f.sources.begin(), f.sources.end(), s.name) != f.sources.end();
+    });
+  };
+  const bool every_release_bounded =
+      std::any_of(recipe.releases.begin(), recipe.releases.end(), [&](const ReleaseFacts& f) {
+        return f.versions.empty() && every_source(f) && !f.cuda && f.max_compute_capability;
+      });
+  if (!every_release_bounded) return std::nullopt;
+  std::optional<env::ComputeCapability> highest;
+  for (const ReleaseFacts& f : recipe.releases) {
+    if (!f.max_compute_capability) continue;
+    auto mm = env::parse_major_minor(*f.max_compute_capability);
+    if (!mm) return std::nullopt;  // unreadable: not a bound to act on
+    env::ComputeCapability cc{mm->major, mm->minor};
+    if (!highest || *highest < cc) highest = cc;
+  }
+  return highest;
+}
+
+namespace {
+// "8.0 or newer", "up to 9.0", "8.0 to 9.0".
+std::string supported_range(const std::optional<env::ComputeCapability>& low,
+                            const std::optional<env::ComputeCapability>& high) {
+  if (low && high) return low->str() + " to " + high->str();
+  return low ? low->str() + " or newer" : "up to " + high->str();
+}
 }  // namespace
 
 std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe) {
@@ -300,12 +356,18 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
   suggest_python(r, target, commands, out);
 
   bool cpu_torch = target.torch_cuda && !*target.torch_cuda;
+  // No release runs on any GPU here: each is below the lowest compute
+  // capability the package supports or above the highest.
   bool never_runs = false;
+  std::optional<env::ComputeCapability> min_cc, max_cc;
   if (recipe && recipe->needs_cuda && target.gpus && !target.gpus->empty()) {
-    if (auto min_cc = package_min_cc(*recipe)) {
-      never_runs = std::all_of(target.gpus->begin(), target.gpus->end(),
-                               [&](const env::ComputeCapability& cc) { return cc < *min_cc; });
-    }
+    min_cc = package_min_cc(*recipe);
+    max_cc = package_max_cc(*recipe);
+    never_runs = (min_cc || max_cc) && std::all_of(target.gpus->begin(), target.gpus->end(),
+                                                   [&](const env::ComputeCapability& cc) {
+                                                     return (min_cc && cc < *min_cc) ||
+                                                            (max_cc && *max_cc < cc);
+                                                   });
   }
   bool no_gpu = target.gpus && target.gpus->empty();
   if (!never_runs && !(recipe && recipe->needs_cuda && (cpu_torch || no_gpu))) {
@@ -328,9 +390,9 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
   if (recipe && !recipe->fallback.empty() &&
       (never_runs || (recipe->needs_cuda && (cpu_torch || no_gpu)))) {
     std::string why =
-        never_runs  ? fmt::format("no GPU here can run {} (compute capability below {})",
+        never_runs  ? fmt::format("no GPU here can run {} (it runs on compute capability {})",
                                  recipe->summary.empty() ? recipe->name : recipe->summary,
-                                  package_min_cc(*recipe)->str())
+                                  supported_range(min_cc, max_cc))
         : cpu_torch ? fmt::format("torch here is a CPU build, and {} needs CUDA", recipe->name)
                     : fmt::format("there is no GPU here, and {} needs one", recipe->name);
     const bool module = recipe->fallback.ends_with("_attention");

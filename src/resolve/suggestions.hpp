@@ -19,6 +19,9 @@ std::vector<Suggestion> suggest(const Resolution& resolution, const Recipe* reci
 // The lowest compute capability any release of the recipe's package runs on
 // (its releases' min_compute_capability); nullopt: none says.
 std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe);
+// The highest compute capability any release runs on, when every release is
+// bounded (a block for all versions sets a maximum); nullopt: unbounded.
+std::optional<env::ComputeCapability> package_max_cc(const Recipe& recipe);
 
 // ' quoting for a POSIX shell, only when needed: "flash-attn" stays, "a b" -> 'a b'.
 std::string shell_quote(std::string_view text);

@@ -137,8 +137,20 @@ version_cmd=$(json_field "$TMP/out" '[s["command"] for s in d["suggestions"] if 
 [[ $version_cmd == *"--python $TEST_PYTHON --python-version 3.12 --torch 2.9.1+cu128 --cxx11-abi TRUE --gpu 8.9"* ]] ||
   fail "the version suggestion lost the what-if flags: $version_cmd"
 build_cmd=$(json_field "$TMP/out" '[s["command"] for s in d["suggestions"] if s["kind"] == "build"][0]')
-[[ $build_cmd == "flashfit build flash-attn==2.8.2 --archs 80 --python $TEST_PYTHON" ]] || fail "build advice: $build_cmd"
-pass_note "advice: the probed interpreter's pip (a venv under PEP 668), what-if flags kept, flashfit build"
+# The build command keeps them too: pasted, it plans for the L4 described
+# instead of building for this interpreter.
+[[ $build_cmd == "flashfit build flash-attn==2.8.2 --archs 80 --python $TEST_PYTHON --python-version 3.12 --torch 2.9.1+cu128 --cxx11-abi TRUE --gpu 8.9" ]] ||
+  fail "build advice: $build_cmd"
+# Under what-if flags the torch suggestion asks again with that torch; it
+# installs nothing into this interpreter, which is not the L4 described.
+torch_cmd=$(json_field "$TMP/out" '[s["command"] for s in d["suggestions"] if s["kind"] == "torch"][0]')
+[[ $torch_cmd == "flashfit resolve flash-attn==2.8.2 --torch 2."*"+cu12"*" --python $TEST_PYTHON --python-version 3.12 --gpu 8.9" ]] ||
+  fail "torch advice under what-if flags: $torch_cmd"
+pasted=$(eval "printf '%s\n' ${torch_cmd#flashfit }")
+mapfile -t pasted_args <<<"$pasted"
+ff "${pasted_args[@]}" --offline --json
+expect_rc 0 "the torch suggestion's command, pasted: a wheel fits with that torch"
+pass_note "advice: the probed interpreter's pip (a venv under PEP 668), what-if flags kept (build plans; torch asks again)"
 
 # Only a disabled source fits: cp311 + torch 2.9 (upstream has none, #2212).
 CP311=("${PY[@]}" --python-version 3.11 --torch 2.9.1+cu128 --cxx11-abi TRUE --gpu 8.9)

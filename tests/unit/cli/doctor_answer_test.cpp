@@ -100,6 +100,17 @@ TEST(DoctorAnswer, KernelsCannotRunOnlyWhenKnown) {
   e.gpu.presence = env::GpuPresence::no_driver;
   e.gpu.summary = "no NVIDIA driver";
   EXPECT_THAT(kernels_cannot_run(&recipe, e).value_or(""), HasSubstr("no NVIDIA GPU here"));
+  // A maximum every release keeps (FlashAttention-3's 9.0): a Blackwell GPU is above it.
+  resolve::ReleaseFacts bounded;
+  bounded.max_compute_capability = "9.0";
+  recipe.releases.push_back(bounded);
+  e.gpu.presence = env::GpuPresence::gpus_found;
+  e.torch.cuda = env::Fact<env::ToolkitBuild>::of(env::ToolkitBuild::of("12.8"), "version.py");
+  e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::of({device(12, 0)}, "NVML");
+  EXPECT_THAT(kernels_cannot_run(&recipe, e).value_or(""),
+              HasSubstr("every GPU here is above compute capability 9.0"));
+  e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::of({device(12, 0), device(9, 0)}, "NVML");
+  EXPECT_EQ(kernels_cannot_run(&recipe, e), std::nullopt);
   recipe.needs_cuda = false;
   EXPECT_EQ(kernels_cannot_run(&recipe, e), std::nullopt);
   EXPECT_EQ(kernels_cannot_run(nullptr, e), std::nullopt);

@@ -100,6 +100,46 @@ TEST(Suggestions, CommandsKeepTheWhatIfFlags) {
       << *version->command;
 }
 
+// Under what-if flags no command installs into the interpreter: the torch
+// suggestion asks the same question with that torch.
+TEST(Suggestions, UnderWhatIfTheTorchCommandAsksAgain) {
+  CommandContext ctx;
+  ctx.python = "/v/bin/python";
+  ctx.flags = {{"--python", "/v/bin/python"},
+               {"--python-version", "3.12"},
+               {"--torch", "2.9.1+cu128"},
+               {"--gpu", "8.0"}};
+  auto all = advice("flash-attn==2.8.2", torch29(), ctx);
+  const Suggestion* torch = first(all, "torch");
+  ASSERT_NE(torch, nullptr);
+  EXPECT_EQ(torch->command->rfind("flashfit resolve flash-attn==2.8.2 --torch 2.7.1+cu128", 0), 0u)
+      << *torch->command;
+  EXPECT_NE(torch->command->find(" --python /v/bin/python --python-version 3.12 --gpu 8.0"),
+            std::string::npos)
+      << *torch->command;
+  EXPECT_EQ(torch->command->find("pip install"), std::string::npos) << *torch->command;
+  EXPECT_EQ(torch->command->find("2.9.1+cu128"), std::string::npos) << *torch->command;
+}
+
+// Another Python: the same question for it, with this torch (a fresh venv
+// would have none, and `.venv` may be the environment judged).
+TEST(Suggestions, AnotherPythonIsAskedWithThisTorch) {
+  CommandContext ctx;
+  ctx.python = "/v/bin/python";
+  ctx.flags = {{"--python", "/v/bin/python"}};
+  auto target =
+      make_target({.python = "3.8", .torch = "2.4.0+cu121", .cuda = "12.1", .abi = false});
+  auto all = advice("flash-attn==2.7.4.post1", target, ctx);
+  const Suggestion* python = first(all, "python");
+  ASSERT_NE(python, nullptr);
+  EXPECT_EQ(
+      python->command->rfind("flashfit resolve flash-attn==2.7.4.post1 --python-version 3.", 0), 0u)
+      << *python->command;
+  EXPECT_NE(python->command->find(" --python /v/bin/python"), std::string::npos)
+      << *python->command;
+  EXPECT_EQ(python->command->find("venv"), std::string::npos) << *python->command;
+}
+
 TEST(Suggestions, ACpuTorchHearsOfItsOwnVersionsCudaBuildFirst) {
   auto target =
       make_target({.torch = "2.9.1+cpu", .cuda = "none", .gpus = std::vector<std::string>{"8.9"}});
@@ -168,7 +208,10 @@ TEST(Suggestions, TheBuildIsFlashfitBuildWithTheArchs) {
   const auto advice_build = advice("flash-attn", target, ctx);
   const Suggestion* build = first(advice_build, "build");
   ASSERT_NE(build, nullptr);
-  EXPECT_EQ(*build->command, "flashfit build flash-attn --archs 80 --python /v/bin/python");
+  // The what-if flags stay: under them build plans for the environment
+  // described, instead of building for the interpreter.
+  EXPECT_EQ(*build->command,
+            "flashfit build flash-attn --archs 80 --python /v/bin/python --torch 2.9.1+cu128");
   EXPECT_NE(build->message.find("arch 80"), std::string::npos) << build->message;
 }
 
@@ -180,6 +223,22 @@ TEST(Suggestions, ABuildOfAPackageWithoutUpstreamWheelsSaysSo) {
   ASSERT_NE(build, nullptr);
   EXPECT_NE(build->message.find("authors publish no wheels"), std::string::npos) << build->message;
   EXPECT_EQ(build->command->rfind("flashfit build flash-attn-3", 0), 0u) << *build->command;
+}
+
+// FlashAttention-3's kernels are sm_80 and sm_90a: no build serves a
+// Blackwell GPU (12.0), so the fallback is offered, not a build.
+TEST(Suggestions, AGpuAboveEveryReleasesRangeGetsTheFallbackNotABuild) {
+  auto target = make_target({.torch = "2.9.1+cu128", .gpus = std::vector<std::string>{"12.0"}});
+  const auto all = advice("flash-attn-3", target, {}, "flash-attn-3");
+  EXPECT_EQ(first(all, "build"), nullptr);
+  const Suggestion* fallback = first(all, "fallback");
+  ASSERT_NE(fallback, nullptr);
+  EXPECT_NE(fallback->message.find("runs on compute capability 8.0 to 9.0"), std::string::npos)
+      << fallback->message;
+  // flash-attn 2.7.3 and newer have no maximum: a build is still the answer there.
+  const auto fa2 = advice("flash-attn==2.8.2", target, {});
+  EXPECT_NE(first(fa2, "build"), nullptr);
+  EXPECT_EQ(first(fa2, "fallback"), nullptr);
 }
 
 TEST(Suggestions, ShellQuoting) {
