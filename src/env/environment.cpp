@@ -4,6 +4,7 @@
 
 #include "env/driver_compat.hpp"
 #include "env/interpreter_cache.hpp"
+#include "env/pep668.hpp"
 #include "util/files.hpp"
 #include "util/verbosity.hpp"
 
@@ -55,6 +56,7 @@ PythonFacts probe_python(const ProbeOptions& options) {
   }
   const std::string source = choice->found_by + (interpreter->from_cache ? " (cached facts)" : "");
   python.version = Fact<MajorMinor>::of(MajorMinor{interpreter->major, interpreter->minor}, source);
+  python.externally_managed = externally_managed(*interpreter);
   python.interpreter = Fact<Interpreter>::of(std::move(*interpreter), source);
   return python;
 }

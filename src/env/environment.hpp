@@ -21,9 +21,12 @@
 namespace flashfit::env {
 
 struct PythonFacts {
-  Fact<Interpreter> interpreter;     // unknown when none could be asked (the reason says why)
-  Fact<MajorMinor> version;          // the interpreter's, or --python-version
-  Fact<std::filesystem::path> uv;    // uv on PATH (installs for any interpreter)
+  Fact<Interpreter> interpreter;   // unknown when none could be asked (the reason says why)
+  Fact<MajorMinor> version;        // the interpreter's, or --python-version
+  Fact<std::filesystem::path> uv;  // uv on PATH (installs for any interpreter)
+  // PEP 668 (env/pep668): pip refuses to install into the interpreter outside
+  // a venv (Debian's /usr/bin/python3); advice then makes a venv first.
+  bool externally_managed = false;
   std::optional<util::Error> error;  // why no interpreter could be asked, as the query said
 };
 

@@ -1,6 +1,7 @@
 #include "env/findings.hpp"
 
 #include "env/driver_compat.hpp"
+#include "util/strings.hpp"
 
 namespace flashfit::env {
 namespace {
@@ -17,18 +18,30 @@ constexpr TorchIndex kTorchIndexes[] = {{13, 0, "cu130"}, {12, 9, "cu129"}, {12,
                                         {12, 6, "cu126"}, {12, 4, "cu124"}, {12, 1, "cu121"},
                                         {11, 8, "cu118"}};
 
+// The probed interpreter's pip, quoted for a shell; under PEP 668 (pip
+// refuses outside a venv) a venv on it first, as resolve's advice does.
 std::string python_command(const Environment& env) {
-  if (env.python.interpreter.known()) return env.python.interpreter->executable + " -m pip";
-  return "python -m pip";
+  if (!env.python.interpreter.known()) return "python3 -m pip";
+  const std::string python = util::shell_quote(env.python.interpreter->executable);
+  if (env.python.externally_managed)
+    return python + " -m venv --system-site-packages .venv && .venv/bin/python -m pip";
+  return python + " -m pip";
 }
 
+// For a CPU torch the version is pinned with the index's label: an installed
+// 2.9.1+cpu satisfies a bare `torch`, and pip would keep it.
 std::string install_cuda_torch_fix(const Environment& env) {
   const auto index = torch_index_for_driver(env.gpu.driver_cuda.value);
-  const std::string command = python_command(env) + " install torch --index-url ";
-  if (index) return command + *index;
-  return command +
-         "https://download.pytorch.org/whl/cu128 (pick the cuXYZ index whose CUDA "
-         "version the driver supports: see nvidia-smi)";
+  const std::string url = index.value_or("https://download.pytorch.org/whl/cu128");
+  std::string requirement = "torch";
+  const bool cpu_torch = env.torch.cuda.known() && env.torch.cuda->none();
+  if (cpu_torch && env.torch.version.known() && !env.torch.version->is_prerelease())
+    requirement += "==" + env.torch.version->public_str() + "+" + url.substr(url.rfind('/') + 1);
+  std::string command = python_command(env) + " install " + requirement + " --index-url " + url;
+  if (!index)
+    command += " (pick the cuXYZ index whose CUDA version the driver supports: see nvidia-smi)";
+  if (requirement != "torch") command += " (or another torch version that index has)";
+  return command;
 }
 
 std::optional<pkg::CudaVersion> torch_cuda(const Environment& env) {
@@ -114,8 +127,11 @@ void check_driver(const Environment& env, std::vector<Finding>& out) {
   const auto verdict =
       driver_runs_cuda(env.gpu.driver_version.value, env.gpu.driver_cuda.value, *cuda);
   const auto index = torch_index_for_driver(env.gpu.driver_cuda.value);
+  // --force-reinstall: the installed torch satisfies a bare `torch`, and
+  // pip would keep it; this takes that index's torch instead.
   const std::string older_torch =
-      index ? python_command(env) + " install torch --index-url " + *index : std::string();
+      index ? python_command(env) + " install --force-reinstall torch --index-url " + *index
+            : std::string();
   const auto minimum = minimum_driver_for_cuda_major(cuda->major);
   const std::string update =
       minimum ? "update the NVIDIA driver to " + std::string(*minimum) + " or newer"

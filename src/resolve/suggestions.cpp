@@ -421,15 +421,4 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
   return out;
 }
 
-std::string shell_quote(std::string_view text) {
-  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) ||
-           std::string_view("-_.,/+=:@%").find(c) != std::string_view::npos;
-  });
-  if (plain) return std::string(text);
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 }  // namespace flashfit::resolve

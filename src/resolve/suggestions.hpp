@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "resolve/resolver.hpp"
+#include "util/strings.hpp"
 
 namespace flashfit::resolve {
 
@@ -23,7 +24,7 @@ std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe);
 // bounded (a block for all versions sets a maximum); nullopt: unbounded.
 std::optional<env::ComputeCapability> package_max_cc(const Recipe& recipe);
 
-// ' quoting for a POSIX shell, only when needed: "flash-attn" stays, "a b" -> 'a b'.
-std::string shell_quote(std::string_view text);
+// ' quoting for a POSIX shell (its home is util/strings).
+using util::shell_quote;
 
 }  // namespace flashfit::resolve

@@ -1,6 +1,7 @@
 #include "util/strings.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 
 namespace flashfit::util {
@@ -104,6 +105,17 @@ bool valid_utf8(std::string_view text) {
     i += extra + 1;
   }
   return true;
+}
+
+std::string shell_quote(std::string_view text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("-_.,/+=:@%").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(text);
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 std::string printable(std::string_view text, std::size_t max_length) {

@@ -28,6 +28,10 @@ bool valid_utf8(std::string_view text);
 // or garble the terminal.
 std::string printable(std::string_view text, std::size_t max_length = 200);
 
+// ' quoting for a POSIX shell, only when needed: "flash-attn" stays, "a b" ->
+// 'a b', "it's" -> 'it'\''s', "" -> ''. For commands printed to be pasted.
+std::string shell_quote(std::string_view text);
+
 // 16 lower-case hex digits of the text's 64-bit FNV-1a hash: a file name that
 // spreads cache entries (the entry itself says what it is for), where a
 // cryptographic hash would load libcrypto for nothing. Not for integrity.

@@ -36,7 +36,7 @@ resolve::CommandContext command_context(const env::Environment& environment,
   resolve::CommandContext ctx;
   if (environment.python.interpreter.known()) {
     ctx.python = environment.python.interpreter->executable;
-    ctx.externally_managed = env::externally_managed(*environment.python.interpreter);
+    ctx.externally_managed = environment.python.externally_managed;
   }
   if (python_flag) ctx.flags.emplace_back("--python", resolve::shell_quote(*python_flag));
   for (const std::string& given : environment.what_if.describe()) {

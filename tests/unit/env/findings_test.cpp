@@ -258,7 +258,27 @@ TEST(Diagnose, CpuOnlyTorch) {
   const auto f = only(env, "cpu-only-torch");
   EXPECT_EQ(f.severity, Severity::problem);
   EXPECT_THAT(f.message, HasSubstr("torch 2.8.0+cpu"));
-  EXPECT_EQ(f.fix, std::string(kPython) + " -m pip install torch --index-url " + kIndex + "cu128");
+  // Pinned with the index's label: the installed 2.8.0+cpu satisfies a bare `torch`.
+  EXPECT_EQ(f.fix, std::string(kPython) + " -m pip install torch==2.8.0+cu128 --index-url " +
+                       kIndex + "cu128 (or another torch version that index has)");
+}
+
+// Debian's interpreter (PEP 668): pip refuses outside a venv, so the fix
+// makes one; a path with a space is quoted.
+TEST(Diagnose, FixesRunPipWhereItInstalls) {
+  Environment env = healthy();
+  remove_torch(env);
+  env.python.externally_managed = true;
+  auto f = only(env, "no-torch");
+  EXPECT_THAT(f.fix, StartsWith(std::string(kPython) +
+                                " -m venv --system-site-packages .venv && .venv/bin/python -m pip "
+                                "install torch --index-url "));
+  env.python.externally_managed = false;
+  Interpreter spaced = *env.python.interpreter;
+  spaced.executable = "/home/u/my env/bin/python";
+  env.python.interpreter = Fact<Interpreter>::of(spaced, "--python");
+  f = only(env, "no-torch");
+  EXPECT_THAT(f.fix, StartsWith("'/home/u/my env/bin/python' -m pip install torch"));
 }
 
 TEST(Diagnose, CpuOnlyWhatIfTorch) {
@@ -293,7 +313,8 @@ TEST(Diagnose, DriverTooOldForTheMajor) {
   EXPECT_EQ(f.fix,
             "update the NVIDIA driver to 525.60.13 or newer, or install a torch the driver "
             "runs: " +
-                std::string(kPython) + " -m pip install torch --index-url " + kIndex + "cu118");
+                std::string(kPython) + " -m pip install --force-reinstall torch --index-url " +
+                kIndex + "cu118");
 }
 
 TEST(Diagnose, DriverTooOldFromItsVersionAlone) {
