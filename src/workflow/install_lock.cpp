@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "net/http.hpp"
+#include "pkg/wheel_name.hpp"
 #include "resolve/resolver.hpp"
 #include "resolve/target.hpp"
 #include "store/wheel_cache.hpp"
@@ -134,6 +135,26 @@ util::Result<LockedPackageRun> install_compiled(const InstallLockRequest& reques
   return run;
 }
 
+// An installer line that installs another torch than the header's: the lock
+// was written for one torch and would leave another, so that its compiled
+// packages, picked for the header's torch, no longer fit. The version is the
+// file name's when the URL names a wheel (what pip installs), else the comment's.
+util::Result<void> check_keeps_torch(const ParsedLock& lock, std::size_t i) {
+  const LockedLine& line = lock.document.installer[i];
+  const auto wheel = pkg::parse_wheel_filename(net::url_file_name(line.url));
+  const auto other =
+      wheel ? torch_other_than_key(lock.document.key, wheel->canonical_name, wheel->version.str())
+            : torch_other_than_key(lock.document.key, line.name, line.version);
+  if (!other) return {};
+  return util::input_error(
+      fmt::format("the lock's installer lines change torch ({} -> {}): its header names the "
+                  "torch it was locked for",
+                  lock.document.key.torch.value_or("unknown"),
+                  other->empty() ? "an unknown version" : *other),
+      lock.installer_where[i],
+      "install the requirements first (`flashfit install -r FILE`), then lock them again");
+}
+
 }  // namespace
 
 util::Result<LockSelection> select_lock(const fs::path& path, const LockKey& here) {
@@ -188,6 +209,7 @@ util::Result<std::vector<std::string>> check_installable(const ParsedLock& lock)
           lock.installer_where[i],
           "lock from an index that gives hashes, or add --hash=sha256:... to the line");
     }
+    if (auto kept = check_keeps_torch(lock, i); !kept) return tl::unexpected(kept.error());
   }
   std::vector<std::string> unchecked;
   for (const LockedLine& line : lock.document.flashfit) {

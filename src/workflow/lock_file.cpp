@@ -9,6 +9,7 @@
 #include <set>
 
 #include "pkg/name.hpp"
+#include "pkg/version.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::workflow {
@@ -191,6 +192,15 @@ std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& he
     if (a != b) out.push_back({std::string(fact.name), shown(a), shown(b)});
   }
   return out;
+}
+
+std::optional<std::string> torch_other_than_key(const LockKey& key, std::string_view name,
+                                                std::string_view version) {
+  if (pkg::canonicalize_name(name) != "torch") return std::nullopt;
+  // Compared as lock_key_from writes it: "2.8.0+cu128" and "2.8.0+CU128" are one torch.
+  const auto parsed = pkg::Version::parse(version);
+  if (parsed && key.torch && *key.torch == parsed->str()) return std::nullopt;
+  return parsed ? parsed->str() : std::string(version);
 }
 
 std::string lock_file_name(const LockKey& key, LockFormat format) {

@@ -85,6 +85,13 @@ std::string lock_file_name(const LockKey& key, LockFormat format = LockFormat::r
 // without '.'. `install --lock` and `lock --check` read such a file as a pylock.
 bool is_pylock_name(std::string_view file_name);
 
+// The version a locked or resolved package `name` would install when it is
+// torch and not the key's torch, as the key writes a version ("9.9"): the lock
+// would then change torch, and its header name another one than it installs.
+// nullopt when `name` is not torch or `version` is the key's torch.
+std::optional<std::string> torch_other_than_key(const LockKey& key, std::string_view name,
+                                                std::string_view version);
+
 // The facts by their header names ("python", ..., "gpu-archs"), in header
 // order, for the index file (workflow/lock_index); set_key_fact refuses an
 // unknown name or a malformed value (as the header parser does).

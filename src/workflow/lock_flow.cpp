@@ -2,11 +2,13 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <set>
 
 #include "pkg/name.hpp"
+#include "resolve/suggestions.hpp"
 #include "resolve/target.hpp"
 #include "store/wheel_cache.hpp"
 #include "util/atomic_file.hpp"
@@ -38,6 +40,37 @@ util::Error resolver_failed(std::string_view tool, const util::ProcessResult& ra
       util::ErrorKind::failed,
       fmt::format("{} could not resolve the installer's lines ({}): {}", tool, ran.describe(), err),
       where, ""};
+}
+
+// `flashfit install -r` of the files the installer's lines came from (the
+// command line's SPECs as written), for a hint.
+std::string install_command(const InstallRequirementsPlan& plan) {
+  std::vector<std::string> args;
+  for (const pkg::RequirementLine& line : plan.installer) {
+    std::string arg = resolve::shell_quote(line.file == "<command line>" ? line.text : line.file);
+    if (line.file != "<command line>") arg = "-r " + arg;
+    if (std::find(args.begin(), args.end(), arg) == args.end()) args.push_back(std::move(arg));
+  }
+  return "flashfit install " + util::join(args, " ");
+}
+
+// A resolution that installs another torch than the environment's: the lock's
+// header (this environment's key) would name a torch it does not install, and
+// every fit judged for the compiled packages would be for the wrong one.
+util::Result<void> check_keeps_torch(const InstallRequirementsPlan& plan, const LockKey& key,
+                                     const ReportedPackage& reported) {
+  const auto other = torch_other_than_key(key, reported.name, reported.version);
+  if (!other) return {};
+  std::string where;
+  for (const pkg::RequirementLine& line : plan.installer) {
+    if (line.requirement && pkg::canonicalize_name(line.requirement->name) == "torch")
+      where = fmt::format("{}:{}", line.file, line.line);
+  }
+  return util::input_error(
+      fmt::format("the installer's lines change torch ({} -> {}): a lock is written for the "
+                  "torch installed here",
+                  key.torch.value_or("unknown"), *other),
+      where, fmt::format("install them first (e.g. `{}`), then lock", install_command(plan)));
 }
 
 }  // namespace
@@ -126,6 +159,8 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
         uv ? steps.uv_resolution(*plan, environment) : steps.pip_resolution(*plan, interpreter);
     if (!reported) return tl::unexpected(reported.error());
     for (const auto& p : *reported) {
+      if (auto kept = check_keeps_torch(*plan, document.key, p); !kept)
+        return tl::unexpected(kept.error());
       if (taken_names.count(pkg::canonicalize_name(p.name)) != 0) {
         document.notes.push_back(
             fmt::format("{}'s resolution also named {} {}: flashfit's pick above is the one locked",

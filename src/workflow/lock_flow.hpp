@@ -72,7 +72,8 @@ struct LockOutcome {
 };
 
 // Errors: a bad requirement or source, pip's failure, a pick that cannot be
-// fetched to hash (naming its line).
+// fetched to hash (naming its line), an installer's resolution that changes
+// torch (input: the header, this environment's key, would name another torch).
 util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& input);
 
 // The production steps; `resolve` is the caller's (the CLI's flags into

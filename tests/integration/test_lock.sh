@@ -11,6 +11,8 @@
 #   --no-download leaves --hash out, said so;
 # - what-if flags: the installer's lines are not locked (a note says why);
 # - nothing fits (ffinst==1.3): exit 1, why; nothing written;
+# - pip's resolution replaces torch (a dependency allows a torch 9.9): exit 2,
+#   nothing written (the header would name a torch the lock does not install);
 # - lock --check: 0 here, 1 with a --torch that differs (the fact named);
 # - bad input: malformed lock headers, a missing file, bad requirements: exit 2.
 # shellcheck source=tests/integration/lib.sh
@@ -119,6 +121,21 @@ expect_rc 1 "no fitting ffinst 1.3"
 expect_err_contains "no wheel fits"
 [[ ! -e $TMP/none.txt ]] || fail "a lock was written though nothing fits"
 pass_note "nothing fits: exit 1 with the resolver's why, no file"
+
+# --- the installer's lines may not change torch: the header names this one ------------
+# pip's own resolution (--ignore-installed) takes a torch 9.9 a dependency allows;
+# the machine's find-links and configuration are left out, so that only these wheels count.
+mkdir -p "$TMP/torchlinks"
+"$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/pure_wheel.py" "$TMP/torchlinks" 'fftorchdep==1.0;torch>=1.0' 'torch==9.9' ||
+  fail "cannot write the torch-replacing wheels"
+printf -- '--no-index\n--find-links %s\nfftorchdep\n' "$TMP/torchlinks" >"$TMP/torch-req.txt"
+capture env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null "$FLASHFIT" lock -r "$TMP/torch-req.txt" \
+  --resolver pip --python "$PY" -o "$TMP/torch.lock"
+expect_clean_error 2 "a lock whose installer lines replace torch"
+expect_err_contains "change torch ($TORCH -> 9.9)"
+expect_err_contains "flashfit install -r $TMP/torch-req.txt"
+[[ ! -e $TMP/torch.lock ]] || fail "a lock was written that installs another torch than its header names"
+pass_note "pip's resolution replaces torch: exit 2, install the lines first; nothing written"
 
 # --- lock --check ------------------------------------------------------------------
 ff lock --check "$LOCK" --python "$PY"

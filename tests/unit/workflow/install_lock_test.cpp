@@ -41,6 +41,36 @@ TEST(InstallLock, CompiledLinesWithoutAHashAreNamed) {
   EXPECT_EQ(*unchecked, std::vector<std::string>{"flash-attn"});
 }
 
+// A lock whose installer lines install another torch than its header names
+// was written for one torch and would leave another.
+TEST(InstallLock, AnInstallerLineMayNotChangeTheHeadersTorch) {
+  ParsedLock lock = lock_with(std::string(64, 'a'), std::string(64, 'c'));
+  lock.document.key.torch = "1.13.0a0";
+  lock.document.installer.push_back(
+      {"torch", "9.9", "https://h/torch-9.9-py3-none-any.whl", std::string(64, 'd'), "installer"});
+  lock.installer_where.push_back("lock.txt:20");
+  auto refused = check_installable(lock);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, util::ErrorKind::input);
+  EXPECT_EQ(refused.error().context, "lock.txt:20");
+  EXPECT_EQ(refused.error().message,
+            "the lock's installer lines change torch (1.13.0a0 -> 9.9): its header names the "
+            "torch it was locked for");
+  // The file name decides, not the comment above the line.
+  lock.document.installer.back().version = "1.13.0a0";
+  EXPECT_FALSE(check_installable(lock));
+  // The header's own torch is installable.
+  lock.document.installer.back().url = "https://h/torch-1.13.0a0-py3-none-any.whl";
+  EXPECT_TRUE(check_installable(lock));
+  // Not a wheel: the comment's version, and none is a torch the header cannot promise.
+  lock.document.installer.back().url = "https://h/torch-1.13.0a0.tar.gz";
+  EXPECT_TRUE(check_installable(lock));
+  lock.document.installer.back().version.clear();
+  refused = check_installable(lock);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("(1.13.0a0 -> an unknown version)"), std::string::npos);
+}
+
 TEST(InstallLock, TheInstallersLinesWithTheirHashesInOneRun) {
   const ParsedLock lock = lock_with(std::string(64, 'a'), std::string(64, 'c'));
   EXPECT_EQ(locked_lines_text(lock),

@@ -274,6 +274,38 @@ TEST(LockFlow, WhatIfFlagsLeaveTheInstallerLinesUnresolved) {
   EXPECT_EQ(run.remarks[0], out->document.notes[1]);
 }
 
+// The header is this environment's key: a resolution that replaces torch
+// would lock a torch the header does not name.
+TEST(LockFlow, TheInstallersLinesMayNotChangeTorch) {
+  LockRun run("dep\n");
+  run.environment.torch.package_dir =
+      env::Fact<std::filesystem::path>::of("/venv/lib/site-packages/torch", "test");
+  run.environment.torch.version =
+      env::Fact<pkg::Version>::of(*pkg::Version::parse("1.13.0a0"), "test");
+  FakeLockSteps steps;
+  steps.pip = {{"dep", "1.0", "https://p/dep-1.0-py3-none-any.whl", kHash},
+               {"torch", "9.9", "https://p/torch-9.9-py3-none-any.whl", kOther}};
+  auto out = lock_requirements(steps, run.input);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().kind, util::ErrorKind::input);
+  EXPECT_EQ(out.error().message,
+            "the installer's lines change torch (1.13.0a0 -> 9.9): a lock is written for the "
+            "torch installed here");
+  EXPECT_EQ(out.error().hint, "install them first (e.g. `flashfit install -r r.txt`), then lock");
+  // This torch, however pip spells its version, is locked.
+  steps.pip[1] = {"Torch", "1.13.0-alpha0", "https://p/torch-1.13.0a0-py3-none-any.whl", kOther};
+  out = lock_requirements(steps, run.input);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->document.installer.size(), 2u);
+  // No torch here: a torch in the resolution is a change too, named by its line.
+  LockRun bare("torch>=1.0\n");
+  steps.pip = {{"torch", "9.9", "https://p/torch-9.9-py3-none-any.whl", kOther}};
+  out = lock_requirements(steps, bare.input);
+  ASSERT_FALSE(out);
+  EXPECT_NE(out.error().message.find("(none -> 9.9)"), std::string::npos) << out.error().message;
+  EXPECT_EQ(out.error().context, "r.txt:1");
+}
+
 TEST(LockFlow, PipsFailureAndAResolveErrorAreErrors) {
   {
     LockRun run("numpy\n");
