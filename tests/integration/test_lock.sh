@@ -13,6 +13,8 @@
 # - nothing fits (ffinst==1.3): exit 1, why; nothing written;
 # - pip's resolution replaces torch (a dependency allows a torch 9.9): exit 2,
 #   nothing written (the header would name a torch the lock does not install);
+# - a recipe package (ffinst) only a dependency brings in: exit 2, naming the
+#   line that requires it (pip's choice would be locked unchecked);
 # - lock --check: 0 here, 1 with a --torch that differs (the fact named);
 # - bad input: malformed lock headers, a missing file, bad requirements: exit 2.
 # shellcheck source=tests/integration/lib.sh
@@ -136,6 +138,19 @@ expect_err_contains "change torch ($TORCH -> 9.9)"
 expect_err_contains "flashfit install -r $TMP/torch-req.txt"
 [[ ! -e $TMP/torch.lock ]] || fail "a lock was written that installs another torch than its header names"
 pass_note "pip's resolution replaces torch: exit 2, install the lines first; nothing written"
+
+# --- a recipe package only a dependency brings in: refused, not locked as pip's -------
+mkdir -p "$TMP/recipelinks"
+"$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/pure_wheel.py" "$TMP/recipelinks" 'ffneedsinst==1.0;ffinst>=0.1' 'ffinst==0.5' ||
+  fail "cannot write the wheels that bring ffinst in"
+printf -- '--no-index\n--find-links %s\nffneedsinst\n' "$TMP/recipelinks" >"$TMP/dep-req.txt"
+capture env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null "$FLASHFIT" lock -r "$TMP/dep-req.txt" \
+  --resolver pip --python "$PY" -o "$TMP/dep.lock"
+expect_clean_error 2 "a recipe package only a dependency brings in"
+expect_err_contains "$TMP/dep-req.txt:3: ffinst 0.5 comes in as a dependency of ffneedsinst"
+expect_err_contains "list ffinst in the requirements"
+[[ ! -e $TMP/dep.lock ]] || fail "a lock was written with pip's unchecked ffinst"
+pass_note "a recipe package only a dependency brings in: exit 2 naming the line that requires it"
 
 # --- lock --check ------------------------------------------------------------------
 ff lock --check "$LOCK" --python "$PY"

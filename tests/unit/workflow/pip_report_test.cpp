@@ -38,6 +38,20 @@ TEST(PipReport, ReadsBothHashSpellings) {
   EXPECT_EQ((*report)[2].url, "file:///src/local");
 }
 
+TEST(PipReport, NamesWhatEachPackageRequires) {
+  const std::string text = R"({"version": "1", "install": [
+    {"metadata": {"name": "pulls", "version": "1.0", "requires_dist":
+       ["Flash_Attn>=2.0", "numpy[extra] ; python_version > '3'", "numpy<3", "", 7, "six"]},
+     "download_info": {"url": "https://h/pulls.whl"}},
+    {"metadata": {"name": "six", "version": "1.16.0", "requires_dist": "garbage"},
+     "download_info": {"url": "https://h/six.whl"}}]})";
+  auto report = parse_pip_report(text);
+  ASSERT_TRUE(report) << report.error().message;
+  ASSERT_EQ(report->size(), 2u);
+  EXPECT_EQ((*report)[0].requires_names, (std::vector<std::string>{"flash-attn", "numpy", "six"}));
+  EXPECT_TRUE((*report)[1].requires_names.empty());
+}
+
 TEST(PipReport, RefusesHostileReports) {
   const std::string bad[] = {
       "",
