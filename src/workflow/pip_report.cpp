@@ -72,6 +72,18 @@ util::Result<std::vector<ReportedPackage>> parse_pip_report(std::string_view jso
       return util::input_error(
           fmt::format("an entry of pip's report #{} lacks name, version or url", out.size() + 1));
     }
+    // A VCS checkout or a local directory is no file: its URL alone is not what
+    // pip installed (a git+ URL needs its commit), and no sha256 can hold it.
+    for (const auto& [key, what] :
+         {std::pair{"vcs_info", "a VCS checkout"}, std::pair{"dir_info", "a local directory"}}) {
+      if (download != nullptr && member(*download, key) != nullptr) {
+        return util::input_error(
+            fmt::format("{}: pip resolved it from {} ({}), which has no file to lock by URL and "
+                        "sha256",
+                        package.name, what, package.url),
+            {}, std::string(kNoFileToLockHint));
+      }
+    }
     const auto* archive = download ? member(*download, "archive_info") : nullptr;
     if (archive != nullptr) {
       std::string sha = string_member(member(*archive, "hashes"), "sha256");

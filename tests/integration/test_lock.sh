@@ -15,6 +15,7 @@
 #   nothing written (the header would name a torch the lock does not install);
 # - a recipe package (ffinst) only a dependency brings in: exit 2, naming the
 #   line that requires it (pip's choice would be locked unchecked);
+# - a local directory requirement (pip's dir_info): exit 2 naming it;
 # - lock --check: 0 here, 1 with a --torch that differs (the fact named);
 # - bad input: malformed lock headers, a missing file, bad requirements: exit 2.
 # shellcheck source=tests/integration/lib.sh
@@ -151,6 +152,18 @@ expect_err_contains "$TMP/dep-req.txt:3: ffinst 0.5 comes in as a dependency of 
 expect_err_contains "list ffinst in the requirements"
 [[ ! -e $TMP/dep.lock ]] || fail "a lock was written with pip's unchecked ffinst"
 pass_note "a recipe package only a dependency brings in: exit 2 naming the line that requires it"
+
+# --- a local directory (pip's dir_info) has no file to lock: refused, named ------------
+# (setup.py only: pip 23 reads its metadata with the installed setuptools, offline)
+mkdir -p "$TMP/localproj"
+printf 'from setuptools import setup\nsetup(name="fflocal", version="0.1", py_modules=[])\n' >"$TMP/localproj/setup.py"
+printf -- '--no-index\n%s\n' "$TMP/localproj" >"$TMP/dir-req.txt"
+capture env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null "$FLASHFIT" lock -r "$TMP/dir-req.txt" \
+  --resolver pip --python "$PY" -o "$TMP/dir.lock"
+expect_clean_error 2 "a local directory in pip's resolution"
+expect_err_contains "fflocal: pip resolved it from a local directory (file://$TMP/localproj)"
+[[ ! -e $TMP/dir.lock ]] || fail "a lock was written with a directory's URL"
+pass_note "a local directory pip resolves: exit 2 naming it, no lock"
 
 # --- lock --check ------------------------------------------------------------------
 ff lock --check "$LOCK" --python "$PY"
