@@ -181,7 +181,9 @@ util::Result<LockKey> parse_lock_header(std::string_view text, std::string_view 
 }
 
 std::string KeyDifference::describe() const {
-  return fmt::format("{}: locked {}, here {}", fact, locked, here);
+  const bool unknown = locked == kUnknown || here == kUnknown;
+  return fmt::format("{}: locked {}, here {}{}", fact, locked, here,
+                     unknown ? " (an unknown fact never matches)" : "");
 }
 
 std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& here) {
@@ -189,7 +191,9 @@ std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& he
   for (const auto& fact : kFacts) {
     const auto& a = locked.*fact.field;
     const auto& b = here.*fact.field;
-    if (a != b) out.push_back({std::string(fact.name), shown(a), shown(b)});
+    // Unknown on both sides proves nothing: the lock's torch and this one may
+    // be any two, so the fit is not shown and the fact differs.
+    if (!a || !b || *a != *b) out.push_back({std::string(fact.name), shown(a), shown(b)});
   }
   return out;
 }

@@ -60,14 +60,16 @@ std::string render_lock(const LockDocument& document);
 // characters outside [A-Za-z0-9._+,-].
 util::Result<LockKey> parse_lock_header(std::string_view text, std::string_view origin);
 
-// One fact that differs: "torch: locked 2.8.0, here 2.9.1".
+// One fact that differs: "torch: locked 2.8.0, here 2.9.1"; with "unknown" on
+// either side, "(an unknown fact never matches)" after it.
 struct KeyDifference {
   std::string fact;  // "torch"
   std::string locked;
   std::string here;
   std::string describe() const;
 };
-// Facts in header order; "unknown" on either side differs from a known value.
+// Facts in header order; a fact unknown on either side (both included) never
+// matches: the fit cannot be proven.
 std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& here);
 
 // The two file formats `flashfit lock` writes: pip's requirements format

@@ -95,7 +95,20 @@ TEST(LockFile, NamesEachDifferingFact) {
   const auto differences = compare_keys(locked, lock_key_from(other));
   ASSERT_EQ(differences.size(), 2u);
   EXPECT_EQ(differences[0].describe(), "torch: locked 2.8.0+cu128, here 2.9.1+cu128");
-  EXPECT_EQ(differences[1].describe(), "gpu-archs: locked sm_80,sm_90, here unknown");
+  EXPECT_EQ(differences[1].describe(),
+            "gpu-archs: locked sm_80,sm_90, here unknown (an unknown fact never matches)");
+}
+
+// Unknown here and unknown in the lock proves nothing: the two may be any two.
+TEST(LockFile, AFactUnknownOnBothSidesNeverMatches) {
+  LockKey locked = lock_key_from(cuda_target());
+  locked.torch.reset();
+  const auto differences = compare_keys(locked, locked);
+  ASSERT_EQ(differences.size(), 1u);
+  EXPECT_EQ(differences[0].fact, "torch");
+  EXPECT_EQ(differences[0].describe(),
+            "torch: locked unknown, here unknown (an unknown fact never matches)");
+  EXPECT_EQ(compare_keys(LockKey{}, LockKey{}).size(), 6u);
 }
 
 TEST(LockFile, RefusesMalformedHeaders) {
