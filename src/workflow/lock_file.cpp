@@ -9,6 +9,7 @@
 #include <set>
 
 #include "pkg/name.hpp"
+#include "pkg/tag.hpp"
 #include "pkg/version.hpp"
 #include "util/strings.hpp"
 
@@ -64,12 +65,22 @@ void render_line(std::string& out, const LockedLine& line) {
   out += fmt::format("{} @ {} --hash=sha256:{}\n", line.name, line.url, hex_digits(*line.sha256));
 }
 
+// The interpreter of the best tag, with the free-threaded flag its ABI
+// carries ("cp313t" from cp313-cp313t, also cp313-cp313td): a 3.13t loads
+// none of a 3.13's extensions, so the two are other environments. Other ABI
+// flags (a debug "d", 3.7's "m") leave the tag as it was.
+std::string python_fact(const pkg::Tag& best) {
+  const bool free_threaded = util::starts_with(best.abi, best.interpreter) &&
+                             best.abi.find('t', best.interpreter.size()) != std::string::npos;
+  return free_threaded ? best.interpreter + "t" : best.interpreter;
+}
+
 }  // namespace
 
 LockKey lock_key_from(const resolve::ResolveTarget& target) {
   LockKey key;
   if (target.tags && target.tags->size() > 0) {
-    key.python = target.tags->tags().front().interpreter;
+    key.python = python_fact(target.tags->tags().front());
     key.platform = target.tags->tags().front().platform;
   }
   if (target.torch) {

@@ -19,7 +19,7 @@ namespace flashfit::workflow {
 // The facts a lock depends on, each as written in the header; nullopt is
 // unknown (written "unknown", never guessed).
 struct LockKey {
-  std::optional<std::string> python;     // the interpreter tag: "cp311"
+  std::optional<std::string> python;     // the interpreter tag: "cp311", "cp313t" (free-threaded)
   std::optional<std::string> platform;   // the most specific platform tag: "manylinux_2_36_x86_64"
   std::optional<std::string> torch;      // "2.8.0+cu128", "none" (not installed)
   std::optional<std::string> cuda;       // torch's CUDA "12.8", "cpu", "rocm", "none" (no torch)
