@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "net/http.hpp"
+#include "pkg/name.hpp"
 #include "pkg/wheel_name.hpp"
 #include "resolve/resolver.hpp"
 #include "resolve/target.hpp"
@@ -155,6 +156,28 @@ util::Result<void> check_keeps_torch(const ParsedLock& lock, std::size_t i) {
       "install the requirements first (`flashfit install -r FILE`), then lock them again");
 }
 
+// A compiled line is installed as its URL's wheel, judged by that file name:
+// a name that is no wheel's, or another project's wheel, would only fail after
+// the installer's lines were installed, and say little of why.
+util::Result<void> check_compiled_file(const ParsedLock& lock, std::size_t i) {
+  const LockedLine& line = lock.document.flashfit[i];
+  const std::string file = net::url_file_name(line.url);
+  const auto wheel = pkg::parse_wheel_filename(file);
+  if (!wheel) {
+    return util::input_error(fmt::format("{}'s URL does not name a wheel ('{}': {})", line.name,
+                                         util::printable(file, 200), wheel.error().message),
+                             lock.flashfit_where[i],
+                             "a compiled line locks the wheel flashfit picked: lock again");
+  }
+  if (wheel->canonical_name != pkg::canonicalize_name(line.name)) {
+    return util::input_error(
+        fmt::format("{}'s URL names a wheel of another project ({}: {})", line.name,
+                    wheel->canonical_name, util::printable(file, 200)),
+        lock.flashfit_where[i], "a compiled line locks the wheel flashfit picked: lock again");
+  }
+  return {};
+}
+
 }  // namespace
 
 util::Result<LockSelection> select_lock(const fs::path& path, const LockKey& here) {
@@ -212,8 +235,9 @@ util::Result<std::vector<std::string>> check_installable(const ParsedLock& lock)
     if (auto kept = check_keeps_torch(lock, i); !kept) return tl::unexpected(kept.error());
   }
   std::vector<std::string> unchecked;
-  for (const LockedLine& line : lock.document.flashfit) {
-    if (!line.sha256) unchecked.push_back(line.name);
+  for (std::size_t i = 0; i < lock.document.flashfit.size(); ++i) {
+    if (auto wheel = check_compiled_file(lock, i); !wheel) return tl::unexpected(wheel.error());
+    if (!lock.document.flashfit[i].sha256) unchecked.push_back(lock.document.flashfit[i].name);
   }
   return unchecked;
 }

@@ -13,7 +13,9 @@ ParsedLock lock_with(std::optional<std::string> compiled_hash,
                      std::optional<std::string> installer_hash) {
   ParsedLock lock;
   lock.document.flashfit.push_back(
-      {"flash-attn", "2.8.3", "https://h/fa.whl", std::move(compiled_hash), "flashfit"});
+      {"flash-attn", "2.8.3",
+       "https://h/flash_attn-2.8.3%2Bcu12torch2.8cxx11abiTRUE-cp311-cp311-linux_x86_64.whl",
+       std::move(compiled_hash), "flashfit"});
   lock.flashfit_where.push_back("lock.txt:12");
   lock.document.installer.push_back(
       {"numpy", "2.1.0", "https://h/numpy.whl", std::string(64, 'b'), "installer"});
@@ -69,6 +71,30 @@ TEST(InstallLock, AnInstallerLineMayNotChangeTheHeadersTorch) {
   refused = check_installable(lock);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("(1.13.0a0 -> an unknown version)"), std::string::npos);
+}
+
+// A compiled line's URL is the file install judges: one that is no wheel, or
+// another project's wheel, is refused before anything is installed.
+TEST(InstallLock, ACompiledLineMustNameAWheelOfItsOwnProject) {
+  ParsedLock lock = lock_with(std::string(64, 'a'), std::string(64, 'c'));
+  lock.document.flashfit.front().url = "file:///x/dep-1.0-py3-none-any.whl";
+  auto refused = check_installable(lock);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, util::ErrorKind::input);
+  EXPECT_EQ(refused.error().context, "lock.txt:12");
+  EXPECT_EQ(refused.error().message,
+            "flash-attn's URL names a wheel of another project (dep: dep-1.0-py3-none-any.whl)");
+  lock.document.flashfit.front().url = "https://h/flash_attn-2.8.3.tar.gz";
+  refused = check_installable(lock);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().context, "lock.txt:12");
+  EXPECT_NE(refused.error().message.find(
+                "flash-attn's URL does not name a wheel ('flash_attn-2.8.3.tar.gz': "),
+            std::string::npos)
+      << refused.error().message;
+  // The project's own wheel, its name spelt as the file spells it.
+  lock.document.flashfit.front().url = "https://h/Flash.Attn-2.8.3-cp311-cp311-linux_x86_64.whl";
+  EXPECT_TRUE(check_installable(lock));
 }
 
 TEST(InstallLock, TheInstallersLinesWithTheirHashesInOneRun) {
