@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "net/http.hpp"
+#include "pkg/name.hpp"
+#include "pkg/wheel_name.hpp"
 #include "resolve/resolver.hpp"
 #include "resolve/target.hpp"
 #include "store/wheel_cache.hpp"
@@ -134,6 +136,48 @@ util::Result<LockedPackageRun> install_compiled(const InstallLockRequest& reques
   return run;
 }
 
+// An installer line that installs another torch than the header's: the lock
+// was written for one torch and would leave another, so that its compiled
+// packages, picked for the header's torch, no longer fit. The version is the
+// file name's when the URL names a wheel (what pip installs), else the comment's.
+util::Result<void> check_keeps_torch(const ParsedLock& lock, std::size_t i) {
+  const LockedLine& line = lock.document.installer[i];
+  const auto wheel = pkg::parse_wheel_filename(net::url_file_name(line.url));
+  const auto other =
+      wheel ? torch_other_than_key(lock.document.key, wheel->canonical_name, wheel->version.str())
+            : torch_other_than_key(lock.document.key, line.name, line.version);
+  if (!other) return {};
+  return util::input_error(
+      fmt::format("the lock's installer lines change torch ({} -> {}): its header names the "
+                  "torch it was locked for",
+                  lock.document.key.torch.value_or("unknown"),
+                  other->empty() ? "an unknown version" : *other),
+      lock.installer_where[i],
+      "install the requirements first (`flashfit install -r FILE`), then lock them again");
+}
+
+// A compiled line is installed as its URL's wheel, judged by that file name:
+// a name that is no wheel's, or another project's wheel, would only fail after
+// the installer's lines were installed, and say little of why.
+util::Result<void> check_compiled_file(const ParsedLock& lock, std::size_t i) {
+  const LockedLine& line = lock.document.flashfit[i];
+  const std::string file = net::url_file_name(line.url);
+  const auto wheel = pkg::parse_wheel_filename(file);
+  if (!wheel) {
+    return util::input_error(fmt::format("{}'s URL does not name a wheel ('{}': {})", line.name,
+                                         util::printable(file, 200), wheel.error().message),
+                             lock.flashfit_where[i],
+                             "a compiled line locks the wheel flashfit picked: lock again");
+  }
+  if (wheel->canonical_name != pkg::canonicalize_name(line.name)) {
+    return util::input_error(
+        fmt::format("{}'s URL names a wheel of another project ({}: {})", line.name,
+                    wheel->canonical_name, util::printable(file, 200)),
+        lock.flashfit_where[i], "a compiled line locks the wheel flashfit picked: lock again");
+  }
+  return {};
+}
+
 }  // namespace
 
 util::Result<LockSelection> select_lock(const fs::path& path, const LockKey& here) {
@@ -188,10 +232,12 @@ util::Result<std::vector<std::string>> check_installable(const ParsedLock& lock)
           lock.installer_where[i],
           "lock from an index that gives hashes, or add --hash=sha256:... to the line");
     }
+    if (auto kept = check_keeps_torch(lock, i); !kept) return tl::unexpected(kept.error());
   }
   std::vector<std::string> unchecked;
-  for (const LockedLine& line : lock.document.flashfit) {
-    if (!line.sha256) unchecked.push_back(line.name);
+  for (std::size_t i = 0; i < lock.document.flashfit.size(); ++i) {
+    if (auto wheel = check_compiled_file(lock, i); !wheel) return tl::unexpected(wheel.error());
+    if (!lock.document.flashfit[i].sha256) unchecked.push_back(lock.document.flashfit[i].name);
   }
   return unchecked;
 }

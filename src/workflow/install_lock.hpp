@@ -40,8 +40,10 @@ util::Result<LockSelection> select_lock(const std::filesystem::path& path, const
 
 // Pure: what a lock needs before anything is installed. Every installer line
 // needs a sha256 (pip installs hashed and unhashed lines together only with
-// no hashes at all); an error names the line. The compiled lines without a
-// sha256 are returned (their bytes cannot be checked: a warning each).
+// no hashes at all), and none may install another torch than the header's
+// (torch_other_than_key); every compiled line's URL must name a wheel of its
+// own project (its file name is what install judges); an error names the line. The compiled lines
+// without a sha256 are returned (their bytes cannot be checked: a warning each).
 util::Result<std::vector<std::string>> check_installable(const ParsedLock& lock);
 
 // The installer's argv for the lock's lines (a requirements file of them).

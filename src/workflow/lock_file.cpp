@@ -9,6 +9,8 @@
 #include <set>
 
 #include "pkg/name.hpp"
+#include "pkg/tag.hpp"
+#include "pkg/version.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::workflow {
@@ -63,12 +65,22 @@ void render_line(std::string& out, const LockedLine& line) {
   out += fmt::format("{} @ {} --hash=sha256:{}\n", line.name, line.url, hex_digits(*line.sha256));
 }
 
+// The interpreter of the best tag, with the free-threaded flag its ABI
+// carries ("cp313t" from cp313-cp313t, also cp313-cp313td): a 3.13t loads
+// none of a 3.13's extensions, so the two are other environments. Other ABI
+// flags (a debug "d", 3.7's "m") leave the tag as it was.
+std::string python_fact(const pkg::Tag& best) {
+  const bool free_threaded = util::starts_with(best.abi, best.interpreter) &&
+                             best.abi.find('t', best.interpreter.size()) != std::string::npos;
+  return free_threaded ? best.interpreter + "t" : best.interpreter;
+}
+
 }  // namespace
 
 LockKey lock_key_from(const resolve::ResolveTarget& target) {
   LockKey key;
   if (target.tags && target.tags->size() > 0) {
-    key.python = target.tags->tags().front().interpreter;
+    key.python = python_fact(target.tags->tags().front());
     key.platform = target.tags->tags().front().platform;
   }
   if (target.torch) {
@@ -180,7 +192,9 @@ util::Result<LockKey> parse_lock_header(std::string_view text, std::string_view 
 }
 
 std::string KeyDifference::describe() const {
-  return fmt::format("{}: locked {}, here {}", fact, locked, here);
+  const bool unknown = locked == kUnknown || here == kUnknown;
+  return fmt::format("{}: locked {}, here {}{}", fact, locked, here,
+                     unknown ? " (an unknown fact never matches)" : "");
 }
 
 std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& here) {
@@ -188,9 +202,20 @@ std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& he
   for (const auto& fact : kFacts) {
     const auto& a = locked.*fact.field;
     const auto& b = here.*fact.field;
-    if (a != b) out.push_back({std::string(fact.name), shown(a), shown(b)});
+    // Unknown on both sides proves nothing: the lock's torch and this one may
+    // be any two, so the fit is not shown and the fact differs.
+    if (!a || !b || *a != *b) out.push_back({std::string(fact.name), shown(a), shown(b)});
   }
   return out;
+}
+
+std::optional<std::string> torch_other_than_key(const LockKey& key, std::string_view name,
+                                                std::string_view version) {
+  if (pkg::canonicalize_name(name) != "torch") return std::nullopt;
+  // Compared as lock_key_from writes it: "2.8.0+cu128" and "2.8.0+CU128" are one torch.
+  const auto parsed = pkg::Version::parse(version);
+  if (parsed && key.torch && *key.torch == parsed->str()) return std::nullopt;
+  return parsed ? parsed->str() : std::string(version);
 }
 
 std::string lock_file_name(const LockKey& key, LockFormat format) {

@@ -19,7 +19,7 @@ namespace flashfit::workflow {
 // The facts a lock depends on, each as written in the header; nullopt is
 // unknown (written "unknown", never guessed).
 struct LockKey {
-  std::optional<std::string> python;     // the interpreter tag: "cp311"
+  std::optional<std::string> python;     // the interpreter tag: "cp311", "cp313t" (free-threaded)
   std::optional<std::string> platform;   // the most specific platform tag: "manylinux_2_36_x86_64"
   std::optional<std::string> torch;      // "2.8.0+cu128", "none" (not installed)
   std::optional<std::string> cuda;       // torch's CUDA "12.8", "cpu", "rocm", "none" (no torch)
@@ -60,14 +60,16 @@ std::string render_lock(const LockDocument& document);
 // characters outside [A-Za-z0-9._+,-].
 util::Result<LockKey> parse_lock_header(std::string_view text, std::string_view origin);
 
-// One fact that differs: "torch: locked 2.8.0, here 2.9.1".
+// One fact that differs: "torch: locked 2.8.0, here 2.9.1"; with "unknown" on
+// either side, "(an unknown fact never matches)" after it.
 struct KeyDifference {
   std::string fact;  // "torch"
   std::string locked;
   std::string here;
   std::string describe() const;
 };
-// Facts in header order; "unknown" on either side differs from a known value.
+// Facts in header order; a fact unknown on either side (both included) never
+// matches: the fit cannot be proven.
 std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& here);
 
 // The two file formats `flashfit lock` writes: pip's requirements format
@@ -84,6 +86,13 @@ std::string lock_file_name(const LockKey& key, LockFormat format = LockFormat::r
 // PEP 751's file name rule: "pylock.toml" or "pylock.<name>.toml", <name>
 // without '.'. `install --lock` and `lock --check` read such a file as a pylock.
 bool is_pylock_name(std::string_view file_name);
+
+// The version a locked or resolved package `name` would install when it is
+// torch and not the key's torch, as the key writes a version ("9.9"): the lock
+// would then change torch, and its header name another one than it installs.
+// nullopt when `name` is not torch or `version` is the key's torch.
+std::optional<std::string> torch_other_than_key(const LockKey& key, std::string_view name,
+                                                std::string_view version);
 
 // The facts by their header names ("python", ..., "gpu-archs"), in header
 // order, for the index file (workflow/lock_index); set_key_fact refuses an

@@ -2,11 +2,13 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <set>
 
 #include "pkg/name.hpp"
+#include "resolve/suggestions.hpp"
 #include "resolve/target.hpp"
 #include "store/wheel_cache.hpp"
 #include "util/atomic_file.hpp"
@@ -38,6 +40,73 @@ util::Error resolver_failed(std::string_view tool, const util::ProcessResult& ra
       util::ErrorKind::failed,
       fmt::format("{} could not resolve the installer's lines ({}): {}", tool, ran.describe(), err),
       where, ""};
+}
+
+// `flashfit install -r` of the files the installer's lines came from (the
+// command line's SPECs as written), for a hint.
+std::string install_command(const InstallRequirementsPlan& plan) {
+  std::vector<std::string> args;
+  for (const pkg::RequirementLine& line : plan.installer) {
+    std::string arg = resolve::shell_quote(line.file == "<command line>" ? line.text : line.file);
+    if (line.file != "<command line>") arg = "-r " + arg;
+    if (std::find(args.begin(), args.end(), arg) == args.end()) args.push_back(std::move(arg));
+  }
+  return "flashfit install " + util::join(args, " ");
+}
+
+// A resolution that installs another torch than the environment's: the lock's
+// header (this environment's key) would name a torch it does not install, and
+// every fit judged for the compiled packages would be for the wrong one.
+util::Result<void> check_keeps_torch(const InstallRequirementsPlan& plan, const LockKey& key,
+                                     const ReportedPackage& reported) {
+  const auto other = torch_other_than_key(key, reported.name, reported.version);
+  if (!other) return {};
+  std::string where;
+  for (const pkg::RequirementLine& line : plan.installer) {
+    if (line.requirement && pkg::canonicalize_name(line.requirement->name) == "torch")
+      where = fmt::format("{}:{}", line.file, line.line);
+  }
+  return util::input_error(
+      fmt::format("the installer's lines change torch ({} -> {}): a lock is written for the "
+                  "torch installed here",
+                  key.torch.value_or("unknown"), *other),
+      where, fmt::format("install them first (e.g. `{}`), then lock", install_command(plan)));
+}
+
+// A recipe package the installer's resolution brings in as another package's
+// dependency: locked, it would be the installer's choice with no fit check,
+// where a line of its own gets flashfit's pick. Named with the packages that
+// require it (pip's report says; uv's does not) and the line of the first that
+// is one of the installer's lines.
+util::Error recipe_as_dependency(const InstallRequirementsPlan& plan,
+                                 const resolve::RecipeBook& book,
+                                 const std::vector<ReportedPackage>& reported,
+                                 const ReportedPackage& package, const resolve::Recipe& recipe,
+                                 std::string_view by) {
+  std::vector<std::string> parents;
+  std::string where;
+  for (const ReportedPackage& other : reported) {
+    const auto& names = other.requires_names;
+    if (std::none_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return book.find(n) == &recipe; }))
+      continue;
+    parents.push_back(other.name);
+    for (const pkg::RequirementLine& line : plan.installer) {
+      if (where.empty() && line.requirement &&
+          pkg::canonicalize_name(line.requirement->name) == pkg::canonicalize_name(other.name))
+        where = fmt::format("{}:{}", line.file, line.line);
+    }
+  }
+  const std::string parent = parents.empty()
+                                 ? fmt::format("another line ({} does not say which)", by)
+                                 : util::join(parents, ", ");
+  return util::Error{
+      util::ErrorKind::input,
+      fmt::format("{} {} comes in as a dependency of {}: {}'s choice, with no check that it fits "
+                  "this environment",
+                  package.name, package.version, parent, by),
+      where,
+      fmt::format("list {} in the requirements, so that flashfit picks its wheel", recipe.name)};
 }
 
 }  // namespace
@@ -126,11 +195,18 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
         uv ? steps.uv_resolution(*plan, environment) : steps.pip_resolution(*plan, interpreter);
     if (!reported) return tl::unexpected(reported.error());
     for (const auto& p : *reported) {
-      if (taken_names.count(pkg::canonicalize_name(p.name)) != 0) {
+      if (auto kept = check_keeps_torch(*plan, document.key, p); !kept)
+        return tl::unexpected(kept.error());
+      const resolve::Recipe* recipe = input.book->find(p.name);
+      if (taken_names.count(pkg::canonicalize_name(p.name)) != 0 ||
+          (recipe && taken_names.count(recipe->name) != 0)) {
         document.notes.push_back(
             fmt::format("{}'s resolution also named {} {}: flashfit's pick above is the one locked",
                         by, p.name, p.version));
         continue;
+      }
+      if (recipe) {
+        return tl::unexpected(recipe_as_dependency(*plan, *input.book, *reported, p, *recipe, by));
       }
       LockedLine line{p.name, p.version, p.url, std::nullopt, by + "'s resolution"};
       if (!p.sha256.empty()) line.sha256 = p.sha256;

@@ -72,7 +72,11 @@ struct LockOutcome {
 };
 
 // Errors: a bad requirement or source, pip's failure, a pick that cannot be
-// fetched to hash (naming its line).
+// fetched to hash (naming its line), an installer's resolution that changes
+// torch (input: the header, this environment's key, would name another torch)
+// or holds a recipe package the requirements do not list (input: it would be
+// locked as the installer's choice, its fit unchecked; the line that requires
+// it named when pip's report says).
 util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& input);
 
 // The production steps; `resolve` is the caller's (the CLI's flags into

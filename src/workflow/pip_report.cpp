@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "pkg/name.hpp"
 #include "store/cache_layout.hpp"
 
 namespace flashfit::workflow {
@@ -21,6 +23,25 @@ std::string string_member(const nlohmann::json* object, const char* key) {
   if (object == nullptr) return {};
   const auto* value = member(*object, key);
   return value && value->is_string() ? value->get<std::string>() : std::string{};
+}
+
+// The names a package's requires_dist entries start with (PEP 508: the name
+// comes first), PEP 503-normalised; an entry that starts with none is skipped.
+std::vector<std::string> required_names(const nlohmann::json* metadata) {
+  std::vector<std::string> out;
+  const auto* requires_dist = metadata ? member(*metadata, "requires_dist") : nullptr;
+  if (requires_dist == nullptr || !requires_dist->is_array()) return out;
+  for (const auto& entry : *requires_dist) {
+    if (!entry.is_string()) continue;
+    const std::string& text = entry.get_ref<const std::string&>();
+    const auto end = std::find_if(text.begin(), text.end(), [](char c) {
+      return !std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-';
+    });
+    std::string name = pkg::canonicalize_name(std::string_view(text.data(), end - text.begin()));
+    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end())
+      out.push_back(std::move(name));
+  }
+  return out;
 }
 
 }  // namespace
@@ -51,6 +72,18 @@ util::Result<std::vector<ReportedPackage>> parse_pip_report(std::string_view jso
       return util::input_error(
           fmt::format("an entry of pip's report #{} lacks name, version or url", out.size() + 1));
     }
+    // A VCS checkout or a local directory is no file: its URL alone is not what
+    // pip installed (a git+ URL needs its commit), and no sha256 can hold it.
+    for (const auto& [key, what] :
+         {std::pair{"vcs_info", "a VCS checkout"}, std::pair{"dir_info", "a local directory"}}) {
+      if (download != nullptr && member(*download, key) != nullptr) {
+        return util::input_error(
+            fmt::format("{}: pip resolved it from {} ({}), which has no file to lock by URL and "
+                        "sha256",
+                        package.name, what, package.url),
+            {}, std::string(kNoFileToLockHint));
+      }
+    }
     const auto* archive = download ? member(*download, "archive_info") : nullptr;
     if (archive != nullptr) {
       std::string sha = string_member(member(*archive, "hashes"), "sha256");
@@ -64,6 +97,7 @@ util::Result<std::vector<ReportedPackage>> parse_pip_report(std::string_view jso
       }
       package.sha256 = sha;
     }
+    package.requires_names = required_names(metadata);
     out.push_back(std::move(package));
   }
   return out;

@@ -34,7 +34,9 @@ bool all_digits(std::string_view text) {
          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// "cp311" -> {"cpython", "3", "11"}; nullopt for a tag PEP 508 cannot say.
+// "cp311" -> {"cpython", "3", "11"}; "cp313t" (free-threaded) -> {"cpython",
+// "3", "13"}: PEP 508 has no marker for the flag, the key keeps it; nullopt for
+// a tag PEP 508 cannot say.
 struct PythonTag {
   std::string implementation;
   std::string major;
@@ -47,8 +49,10 @@ std::optional<PythonTag> python_tag(const std::optional<std::string>& tag) {
   if (util::starts_with(text, "cp")) implementation = "cpython";
   if (util::starts_with(text, "pp")) implementation = "pypy";
   // cp3 + minor: the tag writes the major as one digit ("cp311", "cp39").
-  if (implementation.empty() || text[2] != '3' || !all_digits(text.substr(3))) return std::nullopt;
-  return PythonTag{implementation, "3", std::string(text.substr(3))};
+  std::string_view minor = text.substr(3);
+  if (implementation == "cpython" && util::ends_with(minor, "t")) minor.remove_suffix(1);
+  if (implementation.empty() || text[2] != '3' || !all_digits(minor)) return std::nullopt;
+  return PythonTag{implementation, "3", std::string(minor)};
 }
 
 // "manylinux_2_36_x86_64" -> {"linux", "x86_64"}; "macosx_14_0_arm64" ->

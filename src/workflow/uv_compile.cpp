@@ -128,7 +128,7 @@ util::Result<std::vector<ReportedPackage>> parse_uv_resolution(std::string_view 
       reader.fail(
           &package, path,
           fmt::format("{}: a vcs or directory source, which has no file to hash", reported.name),
-          "lock these lines with --resolver pip");
+          std::string(kNoFileToLockHint));
       break;
     }
     const toml::array* wheels = reader.table_array(package, path, "wheels");

@@ -17,7 +17,9 @@
 #   upstream: exit 1, nothing installed; with the locked bytes in the cache the
 #   cache's copy is installed;
 # - bad input: no such path, no index, a malformed index or lock line, an
-#   installer line without a hash, an index that disagrees with its file,
+#   installer line without a hash or with another torch than the header's, a
+#   compiled line whose URL is another project's wheel, an index that
+#   disagrees with its file,
 #   --lock with a SPEC or a source flag: exit 2, clean, nothing installed.
 # shellcheck source=tests/integration/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -239,6 +241,13 @@ bad_line twice '/^ffdep @ /{p;}' "ffdep is locked twice"
 bad_line no-hash 's/^\(ffpure @ [^ ]*\) --hash=.*/\1/' "ffpure has no --hash"
 bad_line loose-line '/^# Written by/a\
 ffpure @ http://127.0.0.1/ffpure-1.0-py3-none-any.whl' "outside the lock's two sections"
+# A compiled line whose URL is another project's wheel: refused before pip runs its lines.
+bad_line other-project 's|^\(ffinst @ [^ ]*/\)[^/ ]*\.whl|\1ffdep-1.2-py3-none-any.whl|' \
+  "ffinst's URL names a wheel of another project (ffdep: ffdep-1.2-py3-none-any.whl)"
+# An installer line with another torch than the header's.
+bad_line other-torch "/^ffdep @ /a\\
+torch @ $HTTP_URL/files/torch-9.9-py3-none-any.whl --hash=sha256:$(printf 'a%.0s' {1..64})" \
+  "the lock's installer lines change torch ($TORCH -> 9.9)"
 ff install --lock "$TMP/locks" ffpure --python "$PYD"
 bad "--lock with a SPEC" "takes no SPEC"
 ff install --lock "$TMP/locks" --index-url "$INDEX" --python "$PYD"

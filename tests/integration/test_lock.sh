@@ -11,6 +11,11 @@
 #   --no-download leaves --hash out, said so;
 # - what-if flags: the installer's lines are not locked (a note says why);
 # - nothing fits (ffinst==1.3): exit 1, why; nothing written;
+# - pip's resolution replaces torch (a dependency allows a torch 9.9): exit 2,
+#   nothing written (the header would name a torch the lock does not install);
+# - a recipe package (ffinst) only a dependency brings in: exit 2, naming the
+#   line that requires it (pip's choice would be locked unchecked);
+# - a local directory requirement (pip's dir_info): exit 2 naming it;
 # - lock --check: 0 here, 1 with a --torch that differs (the fact named);
 # - bad input: malformed lock headers, a missing file, bad requirements: exit 2.
 # shellcheck source=tests/integration/lib.sh
@@ -119,6 +124,46 @@ expect_rc 1 "no fitting ffinst 1.3"
 expect_err_contains "no wheel fits"
 [[ ! -e $TMP/none.txt ]] || fail "a lock was written though nothing fits"
 pass_note "nothing fits: exit 1 with the resolver's why, no file"
+
+# --- the installer's lines may not change torch: the header names this one ------------
+# pip's own resolution (--ignore-installed) takes a torch 9.9 a dependency allows;
+# the machine's find-links and configuration are left out, so that only these wheels count.
+mkdir -p "$TMP/torchlinks"
+"$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/pure_wheel.py" "$TMP/torchlinks" 'fftorchdep==1.0;torch>=1.0' 'torch==9.9' ||
+  fail "cannot write the torch-replacing wheels"
+printf -- '--no-index\n--find-links %s\nfftorchdep\n' "$TMP/torchlinks" >"$TMP/torch-req.txt"
+capture env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null "$FLASHFIT" lock -r "$TMP/torch-req.txt" \
+  --resolver pip --python "$PY" -o "$TMP/torch.lock"
+expect_clean_error 2 "a lock whose installer lines replace torch"
+expect_err_contains "change torch ($TORCH -> 9.9)"
+expect_err_contains "flashfit install -r $TMP/torch-req.txt"
+[[ ! -e $TMP/torch.lock ]] || fail "a lock was written that installs another torch than its header names"
+pass_note "pip's resolution replaces torch: exit 2, install the lines first; nothing written"
+
+# --- a recipe package only a dependency brings in: refused, not locked as pip's -------
+mkdir -p "$TMP/recipelinks"
+"$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/pure_wheel.py" "$TMP/recipelinks" 'ffneedsinst==1.0;ffinst>=0.1' 'ffinst==0.5' ||
+  fail "cannot write the wheels that bring ffinst in"
+printf -- '--no-index\n--find-links %s\nffneedsinst\n' "$TMP/recipelinks" >"$TMP/dep-req.txt"
+capture env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null "$FLASHFIT" lock -r "$TMP/dep-req.txt" \
+  --resolver pip --python "$PY" -o "$TMP/dep.lock"
+expect_clean_error 2 "a recipe package only a dependency brings in"
+expect_err_contains "$TMP/dep-req.txt:3: ffinst 0.5 comes in as a dependency of ffneedsinst"
+expect_err_contains "list ffinst in the requirements"
+[[ ! -e $TMP/dep.lock ]] || fail "a lock was written with pip's unchecked ffinst"
+pass_note "a recipe package only a dependency brings in: exit 2 naming the line that requires it"
+
+# --- a local directory (pip's dir_info) has no file to lock: refused, named ------------
+# (setup.py only: pip 23 reads its metadata with the installed setuptools, offline)
+mkdir -p "$TMP/localproj"
+printf 'from setuptools import setup\nsetup(name="fflocal", version="0.1", py_modules=[])\n' >"$TMP/localproj/setup.py"
+printf -- '--no-index\n%s\n' "$TMP/localproj" >"$TMP/dir-req.txt"
+capture env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null "$FLASHFIT" lock -r "$TMP/dir-req.txt" \
+  --resolver pip --python "$PY" -o "$TMP/dir.lock"
+expect_clean_error 2 "a local directory in pip's resolution"
+expect_err_contains "fflocal: pip resolved it from a local directory (file://$TMP/localproj)"
+[[ ! -e $TMP/dir.lock ]] || fail "a lock was written with a directory's URL"
+pass_note "a local directory pip resolves: exit 2 naming it, no lock"
 
 # --- lock --check ------------------------------------------------------------------
 ff lock --check "$LOCK" --python "$PY"

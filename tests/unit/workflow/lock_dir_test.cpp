@@ -94,6 +94,24 @@ TEST(LockDir, AnIndexThatDisagreesWithItsFileIsRefused) {
       << refused.error().message;
 }
 
+// install --lock (a directory or a file) where torch is unknown, as in the
+// lock's header: nothing proves the lock's torch is this one.
+TEST(LockDir, AFactUnknownHereAndInTheLockNeverFits) {
+  test::TempDir temp("lockdir");
+  LockKey unknown = key_with("sm_80");
+  unknown.torch.reset();
+  ASSERT_TRUE(write_lock_into(temp.path(), unknown, lock_text(unknown)));
+  for (const fs::path& path : {temp.path(), temp.path() / lock_file_name(unknown)}) {
+    auto selection = select_lock(path, unknown);
+    ASSERT_TRUE(selection) << selection.error().message;
+    EXPECT_FALSE(selection->lock) << path;
+    ASSERT_EQ(selection->mismatches.size(), 1u) << path;
+    ASSERT_EQ(selection->mismatches[0].differences.size(), 1u) << path;
+    EXPECT_EQ(selection->mismatches[0].differences[0].describe(),
+              "torch: locked unknown, here unknown (an unknown fact never matches)");
+  }
+}
+
 TEST(LockDir, MissingPathsAreInputErrors) {
   test::TempDir temp("lockdir");
   auto no_index = select_lock(temp.path(), key_with("sm_80"));

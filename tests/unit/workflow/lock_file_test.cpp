@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 
+#include "pkg/tags.hpp"
+
 namespace flashfit::workflow {
 namespace {
 
@@ -41,6 +43,49 @@ TEST(LockFile, KeyFromATarget) {
   EXPECT_EQ(key.cuda, "12.8");
   EXPECT_EQ(key.cxx11_abi, "true");
   EXPECT_EQ(key.gpu_archs, "sm_80,sm_90");
+}
+
+// The tags pip computes for CPython 3.13 on glibc 2.36 x86_64, with the GIL or
+// without (3.13t), debug or not.
+resolve::ResolveTarget cpython_313(bool free_threaded, bool debug = false) {
+  pkg::InterpreterTagFacts facts;
+  facts.implementation = "cpython";
+  facts.python_minor = 13;
+  facts.py_version_nodot = "313";
+  facts.py_debug = debug;
+  facts.gil_disabled = free_threaded;
+  facts.system = "Linux";
+  facts.platform = "linux-x86_64";
+  facts.glibc = pkg::LibcVersion{2, 36};
+  resolve::ResolveTarget target;
+  target.tags = pkg::SupportedTags(pkg::supported_tags(facts));
+  target.gpus = std::vector<env::ComputeCapability>{};  // no torch, no GPU: all facts known
+  return target;
+}
+
+// A 3.13t loads none of a 3.13's extensions: its key says so, and a normal
+// interpreter's key is what it always was.
+TEST(LockFile, AFreeThreadedInterpreterIsItsOwnPython) {
+  const resolve::ResolveTarget threaded = cpython_313(true);
+  ASSERT_EQ(threaded.tags->tags().front().str(), "cp313-cp313t-manylinux_2_36_x86_64");
+  const LockKey key = lock_key_from(threaded);
+  EXPECT_EQ(key.python, "cp313t");
+  EXPECT_EQ(key.platform, "manylinux_2_36_x86_64");
+  EXPECT_EQ(lock_key_from(cpython_313(true, true)).python, "cp313t");  // cp313td
+  EXPECT_EQ(lock_key_from(cpython_313(false)).python, "cp313");
+  EXPECT_EQ(lock_key_from(cpython_313(false, true)).python, "cp313");  // cp313d
+  EXPECT_EQ(lock_key_from(cuda_target()).python, "cp311");
+  const auto differences = compare_keys(key, lock_key_from(cpython_313(false)));
+  ASSERT_EQ(differences.size(), 1u);
+  EXPECT_EQ(differences[0].describe(), "python: locked cp313t, here cp313");
+  // The header and the file name carry it, and read back.
+  LockDocument document = document_for(key);
+  const std::string text = render_lock(document);
+  EXPECT_NE(text.find("\n# python: cp313t\n"), std::string::npos) << text;
+  auto back = parse_lock_header(text, "lock.txt");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->python, "cp313t");
+  EXPECT_EQ(lock_file_name(key).rfind("requirements-cp313t-manylinux_2_36_x86_64-", 0), 0u);
 }
 
 TEST(LockFile, UnknownFactsStayUnknown) {
@@ -95,7 +140,20 @@ TEST(LockFile, NamesEachDifferingFact) {
   const auto differences = compare_keys(locked, lock_key_from(other));
   ASSERT_EQ(differences.size(), 2u);
   EXPECT_EQ(differences[0].describe(), "torch: locked 2.8.0+cu128, here 2.9.1+cu128");
-  EXPECT_EQ(differences[1].describe(), "gpu-archs: locked sm_80,sm_90, here unknown");
+  EXPECT_EQ(differences[1].describe(),
+            "gpu-archs: locked sm_80,sm_90, here unknown (an unknown fact never matches)");
+}
+
+// Unknown here and unknown in the lock proves nothing: the two may be any two.
+TEST(LockFile, AFactUnknownOnBothSidesNeverMatches) {
+  LockKey locked = lock_key_from(cuda_target());
+  locked.torch.reset();
+  const auto differences = compare_keys(locked, locked);
+  ASSERT_EQ(differences.size(), 1u);
+  EXPECT_EQ(differences[0].fact, "torch");
+  EXPECT_EQ(differences[0].describe(),
+            "torch: locked unknown, here unknown (an unknown fact never matches)");
+  EXPECT_EQ(compare_keys(LockKey{}, LockKey{}).size(), 6u);
 }
 
 TEST(LockFile, RefusesMalformedHeaders) {

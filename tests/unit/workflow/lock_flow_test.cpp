@@ -129,8 +129,8 @@ TEST(LockFlow, RecipePicksAndPipLinesMakeTheDocument) {
   LockRun run("flash-attn==2.8.3\nnumpy>=1.24\n");
   FakeLockSteps steps;
   steps.picks["flash-attn"] = candidate("https://h/flash_attn-2.8.3-cp311.whl", kHash);
-  steps.pip = {{"numpy", "2.1.0", "https://p/numpy.whl", kOther},
-               {"flash_attn", "2.7.0", "https://p/fa.whl", ""}};
+  steps.pip = {{"numpy", "2.1.0", "https://p/numpy.whl", kOther, {}},
+               {"flash_attn", "2.7.0", "https://p/fa.whl", "", {}}};
   auto out = lock_requirements(steps, run.input);
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_FALSE(out->unfit);
@@ -159,7 +159,7 @@ TEST(LockFlow, UvResolvesTheInstallerLinesWhenChosenAndAPylockWarnsOfNoMissingHa
   run.input.resolver = LineResolver::uv;
   run.input.warn_unhashed = false;  // --format pylock: the renderer refuses, saying why
   FakeLockSteps steps;
-  steps.pip = {{"numpy", "2.1.0", "https://p/numpy.tar.gz", ""}};
+  steps.pip = {{"numpy", "2.1.0", "https://p/numpy.tar.gz", "", {}}};
   auto out = lock_requirements(steps, run.input);
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_TRUE(steps.uv_asked);
@@ -272,6 +272,74 @@ TEST(LockFlow, WhatIfFlagsLeaveTheInstallerLinesUnresolved) {
             "what-if (--torch 2.8.0): environment markers are this interpreter's");
   ASSERT_EQ(run.remarks.size(), 1u);
   EXPECT_EQ(run.remarks[0], out->document.notes[1]);
+}
+
+// The header is this environment's key: a resolution that replaces torch
+// would lock a torch the header does not name.
+TEST(LockFlow, TheInstallersLinesMayNotChangeTorch) {
+  LockRun run("dep\n");
+  run.environment.torch.package_dir =
+      env::Fact<std::filesystem::path>::of("/venv/lib/site-packages/torch", "test");
+  run.environment.torch.version =
+      env::Fact<pkg::Version>::of(*pkg::Version::parse("1.13.0a0"), "test");
+  FakeLockSteps steps;
+  steps.pip = {{"dep", "1.0", "https://p/dep-1.0-py3-none-any.whl", kHash, {}},
+               {"torch", "9.9", "https://p/torch-9.9-py3-none-any.whl", kOther, {}}};
+  auto out = lock_requirements(steps, run.input);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().kind, util::ErrorKind::input);
+  EXPECT_EQ(out.error().message,
+            "the installer's lines change torch (1.13.0a0 -> 9.9): a lock is written for the "
+            "torch installed here");
+  EXPECT_EQ(out.error().hint, "install them first (e.g. `flashfit install -r r.txt`), then lock");
+  // This torch, however pip spells its version, is locked.
+  steps.pip[1] = {
+      "Torch", "1.13.0-alpha0", "https://p/torch-1.13.0a0-py3-none-any.whl", kOther, {}};
+  out = lock_requirements(steps, run.input);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->document.installer.size(), 2u);
+  // No torch here: a torch in the resolution is a change too, named by its line.
+  LockRun bare("torch>=1.0\n");
+  steps.pip = {{"torch", "9.9", "https://p/torch-9.9-py3-none-any.whl", kOther, {}}};
+  out = lock_requirements(steps, bare.input);
+  ASSERT_FALSE(out);
+  EXPECT_NE(out.error().message.find("(none -> 9.9)"), std::string::npos) << out.error().message;
+  EXPECT_EQ(out.error().context, "r.txt:1");
+}
+
+// A recipe package only a dependency brings in would be the installer's
+// choice, never judged for this environment: refused, naming who requires it.
+TEST(LockFlow, ARecipePackageThatOnlyADependencyBringsInIsRefused) {
+  LockRun run("numpy\npulls>=1.0\n");
+  FakeLockSteps steps;
+  steps.pip = {{"numpy", "2.1.0", "https://p/numpy.whl", kHash, {}},
+               {"pulls", "1.0", "https://p/pulls.whl", kHash, {"numpy", "flash-attn"}},
+               {"flash_attn", "2.7.0", "https://p/fa.whl", kOther, {}}};
+  auto out = lock_requirements(steps, run.input);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().kind, util::ErrorKind::input);
+  EXPECT_EQ(out.error().message,
+            "flash_attn 2.7.0 comes in as a dependency of pulls: pip's choice, with no check that "
+            "it fits this environment");
+  EXPECT_EQ(out.error().context, "r.txt:2");
+  EXPECT_EQ(out.error().hint,
+            "list flash-attn in the requirements, so that flashfit picks its wheel");
+  // uv's pylock does not say who requires what.
+  run.input.resolver = LineResolver::uv;
+  for (auto& p : steps.pip) p.requires_names.clear();
+  out = lock_requirements(steps, run.input);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().message,
+            "flash_attn 2.7.0 comes in as a dependency of another line (uv does not say which): "
+            "uv's choice, with no check that it fits this environment");
+  EXPECT_EQ(out.error().context, "");
+  // Listed in the requirements, it is flashfit's pick (and pip's is left out).
+  LockRun listed("pulls>=1.0\nflash-attn\n");
+  steps.picks["flash-attn"] = candidate("https://h/flash_attn-2.8.3-cp311.whl", kHash);
+  out = lock_requirements(steps, listed.input);
+  ASSERT_TRUE(out) << out.error().message;
+  ASSERT_EQ(out->document.flashfit.size(), 1u);
+  EXPECT_EQ(out->document.installer.size(), 2u);
 }
 
 TEST(LockFlow, PipsFailureAndAResolveErrorAreErrors) {

@@ -78,6 +78,11 @@ TEST(LockIndex, ChoosesTheEqualKeyOrSaysWhatDiffers) {
   unknown.cxx11_abi.reset();
   choice = choose_lock({entry_for(unknown)}, key_with("sm_90"));
   EXPECT_FALSE(choice.match);
+  // Nor one unknown here too.
+  choice = choose_lock({entry_for(unknown)}, unknown);
+  EXPECT_FALSE(choice.match);
+  ASSERT_EQ(choice.differences.at(0).size(), 1U);
+  EXPECT_EQ(choice.differences[0][0].fact, "cxx11-abi");
   EXPECT_TRUE(choose_lock({}, here).differences.empty());
 }
 

@@ -25,8 +25,8 @@ TEST(PipReport, ReadsBothHashSpellings) {
     {"metadata": {"name": "six", "version": "1.16.0"},
      "download_info": {"url": "https://h/six.whl", "archive_info": {"hash": "sha256=)" +
                            std::string(64, 'B') + R"("}}},
-    {"metadata": {"name": "local", "version": "0.1"},
-     "download_info": {"url": "file:///src/local", "dir_info": {}}}]})";
+    {"metadata": {"name": "bare", "version": "0.1"},
+     "download_info": {"url": "https://h/bare-0.1.tar.gz", "archive_info": {}}}]})";
   auto report = parse_pip_report(text);
   ASSERT_TRUE(report) << report.error().message;
   ASSERT_EQ(report->size(), 3u);
@@ -35,7 +35,45 @@ TEST(PipReport, ReadsBothHashSpellings) {
   EXPECT_EQ((*report)[0].sha256, sha);
   EXPECT_EQ((*report)[1].sha256, std::string(64, 'b'));
   EXPECT_EQ((*report)[2].sha256, "");
-  EXPECT_EQ((*report)[2].url, "file:///src/local");
+  EXPECT_EQ((*report)[2].url, "https://h/bare-0.1.tar.gz");
+}
+
+// A VCS checkout's URL without its git+ prefix and commit, or a directory's,
+// would be a broken locked line: refused, naming the package.
+TEST(PipReport, RefusesVcsAndDirectorySources) {
+  const std::string vcs = R"({"version": "1", "install": [
+    {"metadata": {"name": "fromgit", "version": "0.3"},
+     "download_info": {"url": "https://github.com/o/fromgit",
+                       "vcs_info": {"vcs": "git", "commit_id": "0123abc"}}}]})";
+  auto report = parse_pip_report(vcs);
+  ASSERT_FALSE(report);
+  EXPECT_EQ(report.error().kind, util::ErrorKind::input);
+  EXPECT_EQ(report.error().message,
+            "fromgit: pip resolved it from a VCS checkout (https://github.com/o/fromgit), which "
+            "has no file to lock by URL and sha256");
+  EXPECT_EQ(report.error().hint, kNoFileToLockHint);
+  const std::string dir = R"({"version": "1", "install": [
+    {"metadata": {"name": "local", "version": "0.1"},
+     "download_info": {"url": "file:///src/local", "dir_info": {"editable": false}}}]})";
+  report = parse_pip_report(dir);
+  ASSERT_FALSE(report);
+  EXPECT_EQ(report.error().message,
+            "local: pip resolved it from a local directory (file:///src/local), which has no file "
+            "to lock by URL and sha256");
+}
+
+TEST(PipReport, NamesWhatEachPackageRequires) {
+  const std::string text = R"({"version": "1", "install": [
+    {"metadata": {"name": "pulls", "version": "1.0", "requires_dist":
+       ["Flash_Attn>=2.0", "numpy[extra] ; python_version > '3'", "numpy<3", "", 7, "six"]},
+     "download_info": {"url": "https://h/pulls.whl"}},
+    {"metadata": {"name": "six", "version": "1.16.0", "requires_dist": "garbage"},
+     "download_info": {"url": "https://h/six.whl"}}]})";
+  auto report = parse_pip_report(text);
+  ASSERT_TRUE(report) << report.error().message;
+  ASSERT_EQ(report->size(), 2u);
+  EXPECT_EQ((*report)[0].requires_names, (std::vector<std::string>{"flash-attn", "numpy", "six"}));
+  EXPECT_TRUE((*report)[1].requires_names.empty());
 }
 
 TEST(PipReport, RefusesHostileReports) {

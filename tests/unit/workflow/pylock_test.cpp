@@ -119,6 +119,13 @@ TEST(Pylock, MarkersSayOnlyWhatTheKeyKnows) {
   EXPECT_EQ(pylock_environment_marker(key),
             "implementation_name == \"pypy\" and python_version == \"3.10\"");
   EXPECT_EQ(pylock_requires_python(key), "==3.10.*");
+  // Free-threaded: PEP 508 cannot say the flag, the version it can.
+  key.python = "cp313t";
+  EXPECT_EQ(pylock_environment_marker(key),
+            "implementation_name == \"cpython\" and python_version == \"3.13\"");
+  EXPECT_EQ(pylock_requires_python(key), "==3.13.*");
+  key.python = "pp310t";
+  EXPECT_EQ(pylock_environment_marker(key), std::nullopt);
   key.python = "py3";
   EXPECT_EQ(pylock_environment_marker(key), std::nullopt);
   // Unknown facts: no environments key at all, the key still complete.

@@ -142,5 +142,19 @@ TEST(UvCompile, BadInputIsRefused) {
   }
 }
 
+// pip refuses a vcs or directory source too (workflow/pip_report): the hint
+// says what works instead of sending the user to it.
+TEST(UvCompile, AVcsSourceIsRefusedWithAHintThatWorks) {
+  auto parsed = parse_uv_resolution(
+      lock_with("[[packages]]\nname = \"n\"\nversion = \"1\"\n"
+                "vcs = { type = \"git\", url = \"https://h/n.git\", commit-id = \"abc\" }\n"),
+      "uv's pylock.toml", cp311_linux());
+  ASSERT_FALSE(parsed);
+  EXPECT_NE(parsed.error().message.find("n: a vcs or directory source"), std::string::npos)
+      << parsed.error().message;
+  EXPECT_EQ(parsed.error().hint, kNoFileToLockHint);
+  EXPECT_EQ(parsed.error().hint.find("--resolver pip"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace flashfit::workflow
