@@ -193,8 +193,12 @@ util::Result<LockKey> parse_lock_header(std::string_view text, std::string_view 
 
 std::string KeyDifference::describe() const {
   const bool unknown = locked == kUnknown || here == kUnknown;
-  return fmt::format("{}: locked {}, here {}{}", fact, locked, here,
-                     unknown ? " (an unknown fact never matches)" : "");
+  // What makes an unknown fact known: where it is unknown, and how.
+  const char* fix = locked == kUnknown
+                        ? " (an unknown fact never matches: lock again where it can be read)"
+                        : " (an unknown fact never matches: make it readable here, e.g. a torch "
+                          "that imports, or `flashfit doctor` for why it is not)";
+  return fmt::format("{}: locked {}, here {}{}", fact, locked, here, unknown ? fix : "");
 }
 
 std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& here) {

@@ -107,8 +107,10 @@ TEST(LockDir, AFactUnknownHereAndInTheLockNeverFits) {
     EXPECT_FALSE(selection->lock) << path;
     ASSERT_EQ(selection->mismatches.size(), 1u) << path;
     ASSERT_EQ(selection->mismatches[0].differences.size(), 1u) << path;
-    EXPECT_EQ(selection->mismatches[0].differences[0].describe(),
-              "torch: locked unknown, here unknown (an unknown fact never matches)");
+    EXPECT_EQ(
+        selection->mismatches[0].differences[0].describe(),
+        "torch: locked unknown, here unknown (an unknown fact never matches: lock again where it "
+        "can be read)");
   }
 }
 

@@ -141,7 +141,8 @@ TEST(LockFile, NamesEachDifferingFact) {
   ASSERT_EQ(differences.size(), 2u);
   EXPECT_EQ(differences[0].describe(), "torch: locked 2.8.0+cu128, here 2.9.1+cu128");
   EXPECT_EQ(differences[1].describe(),
-            "gpu-archs: locked sm_80,sm_90, here unknown (an unknown fact never matches)");
+            "gpu-archs: locked sm_80,sm_90, here unknown (an unknown fact never matches: make it "
+            "readable here, e.g. a torch that imports, or `flashfit doctor` for why it is not)");
 }
 
 // Unknown here and unknown in the lock proves nothing: the two may be any two.
@@ -151,8 +152,10 @@ TEST(LockFile, AFactUnknownOnBothSidesNeverMatches) {
   const auto differences = compare_keys(locked, locked);
   ASSERT_EQ(differences.size(), 1u);
   EXPECT_EQ(differences[0].fact, "torch");
-  EXPECT_EQ(differences[0].describe(),
-            "torch: locked unknown, here unknown (an unknown fact never matches)");
+  EXPECT_EQ(
+      differences[0].describe(),
+      "torch: locked unknown, here unknown (an unknown fact never matches: lock again where it "
+      "can be read)");
   EXPECT_EQ(compare_keys(LockKey{}, LockKey{}).size(), 6u);
 }
 
