@@ -112,7 +112,14 @@ std::string requirements_text(const InstallRequirementsReport& report) {
   } else if (report.ok && !report.dry_run && !report.packages.empty()) {
     out += "\ndependencies of the compiled packages: satisfied\n";
   }
-  if (!report.ok && !report.dry_run && report.unmet.empty()) {
+  if (!report.unchecked.empty()) {
+    out +=
+        "\ncompiled packages the installer put in as dependencies of the lines (its choice: "
+        "not picked for this environment nor verified by flashfit):\n";
+    for (const auto& change : report.unchecked) out += "  " + workflow::describe(change) + "\n";
+    out += "  check or replace them: " + report.unchecked_command + "\n";
+  }
+  if (!report.ok && !report.dry_run && report.unmet.empty() && report.unchecked.empty()) {
     out += "\nfailed: ";
     out += report.installer_ok == false ? "the installer's run failed; flashfit installed nothing\n"
                                         : "flashfit's own install was rolled back\n";
@@ -186,6 +193,12 @@ json requirements_json(const InstallRequirementsReport& report) {
                      {"name", u.name},
                      {"installed", u.installed ? json(*u.installed) : json(nullptr)}});
   }
+  json unchecked = json::array();
+  for (const auto& c : report.unchecked) {
+    unchecked.push_back({{"name", c.name},
+                         {"before", c.before ? json(*c.before) : json(nullptr)},
+                         {"after", c.after ? json(*c.after) : json(nullptr)}});
+  }
   json sources{
       {"index_url", plan.sources.index_url ? json(*plan.sources.index_url) : json(nullptr)},
       {"extra_index_urls", plan.sources.extra_index_urls},
@@ -212,6 +225,9 @@ json requirements_json(const InstallRequirementsReport& report) {
       {"sources", sources},
       {"packages", packages},
       {"unmet_dependencies", unmet},
+      {"unchecked_compiled", unchecked},
+      {"unchecked_command",
+       report.unchecked_command.empty() ? json(nullptr) : json(report.unchecked_command)},
       {"fix_command", report.fix_command.empty() ? json(nullptr) : json(report.fix_command)}};
 }
 

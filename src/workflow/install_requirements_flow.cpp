@@ -111,11 +111,6 @@ std::vector<std::optional<UrlVerdict>> judge_urls(const InstallRequirementsPlan&
   return out;
 }
 
-std::string shell_quote(const std::string& s) {
-  if (s.find_first_of(" '\"<>=;|&*?$!()[]") == std::string::npos) return s;
-  return "'" + replace_all(s, "'", "'\\''") + "'";
-}
-
 // The compiled packages' own dependencies, against what is installed now.
 void check_dependencies(InstallRequirementsReport& report, const env::Interpreter& interpreter,
                         const install::Installer& installer) {
@@ -142,8 +137,27 @@ void check_dependencies(InstallRequirementsReport& report, const env::Interprete
   }
   std::vector<std::string> quoted;
   quoted.reserve(argv.size());
-  for (const auto& a : argv) quoted.push_back(shell_quote(a));
+  for (const auto& a : argv) quoted.push_back(util::shell_quote(a));
   report.fix_command = util::join(quoted, " ");
+}
+
+// A recipe package the installer's run brought in as a dependency of the
+// lines (flashfit took only the lines that name one) was chosen by the
+// installer: said, with the command that has flashfit check or replace it.
+void note_unchecked_compiled(InstallRequirementsReport& report, const resolve::RecipeBook& book,
+                             const env::Interpreter& interpreter) {
+  std::vector<std::string> commands;
+  for (const InstalledChange& change : report.installer_changes) {
+    const resolve::Recipe* recipe = change.after ? book.find(change.name) : nullptr;
+    if (recipe == nullptr) continue;
+    const bool taken = std::any_of(report.plan.flashfit.begin(), report.plan.flashfit.end(),
+                                   [&](const TakenPackage& t) { return t.recipe == recipe->name; });
+    if (taken) continue;
+    report.unchecked.push_back(change);
+    commands.push_back("flashfit install " + util::shell_quote(recipe->name) + " --python " +
+                       util::shell_quote(interpreter.executable));
+  }
+  report.unchecked_command = util::join(commands, " && ");
 }
 
 std::string tail_lines(const std::string& text, std::size_t lines) {
@@ -380,7 +394,8 @@ util::Result<InstallRequirementsReport> install_requirements(
     report.packages.push_back(std::move(run));
   }
   if (!failed && !report.dry_run) check_dependencies(report, interpreter, *installer);
-  report.ok = !failed && report.unmet.empty();
+  note_unchecked_compiled(report, *input.book, interpreter);
+  report.ok = !failed && report.unmet.empty() && report.unchecked.empty();
   return report;
 }
 

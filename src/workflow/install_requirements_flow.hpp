@@ -53,6 +53,11 @@ struct InstallRequirementsReport {
   std::vector<PackageRun> packages;
   std::vector<UnmetDependency> unmet;
   std::string fix_command;  // installs the unmet ones with torch kept
+  // Packages flashfit has a recipe for that the installer put in as a
+  // dependency of the lines: its choice, neither picked for this environment
+  // nor verified by flashfit. The command has flashfit check or replace them.
+  std::vector<InstalledChange> unchecked;
+  std::string unchecked_command;
   bool ok = false;
 };
 

@@ -222,6 +222,31 @@ expect_rc 1 "a shared run that fails for the wheel's sake"
 "$PY" -c 'import torch, ffinst, ffpure' || fail "an installed package does not import"
 pass_note "a shared run that fails for the wheel: the lines alone, then the wheel alone; the unmet dependency reported"
 
+# --- a recipe package only a line's dependency brings in -----------------------
+# ffneedsinst requires ffinst (the test recipe's package): pip installs its own
+# choice of ffinst as a dependency; flashfit did not pick or verify it, says so
+# with the command that does, and exits 1.
+new_venv
+export FLASHFIT_CACHE_DIR=$TMP/cache-depinst
+mkdir -p "$TMP/depinst"
+"$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/pure_wheel.py" "$TMP/depinst" 'ffneedsinst==1.0;ffinst>=0.1' 'ffinst==0.5' ||
+  fail "cannot make ffneedsinst"
+printf -- '--no-index\n--find-links %s\nffneedsinst\n' "$TMP/depinst" >"$TMP/depinst.txt"
+ff install -r "$TMP/depinst.txt" --python "$PY" --json
+expect_rc 1 "a recipe package brought in as a dependency"
+[[ $(version_of ffinst) == 0.5 && $(version_of ffneedsinst) == 1.0 ]] || fail "pip's run did not install the lines: $(cat "$TMP/err")"
+[[ $(json_field "$TMP/out" '[c["name"] + " " + c["after"] for c in d["unchecked_compiled"]]') == "['ffinst 0.5']" ]] ||
+  fail "ffinst, pip's choice, is not said to be unchecked: $(json_field "$TMP/out" 'd["unchecked_compiled"]')"
+[[ $(json_field "$TMP/out" 'd["unchecked_command"]') == "flashfit install ffinst --python $PY" ]] ||
+  fail "the command that checks it: $(json_field "$TMP/out" 'd["unchecked_command"]')"
+[[ $(json_field "$TMP/out" 'd["ok"]') == False ]] || fail "an unchecked compiled package was reported ok"
+new_venv
+ff install -r "$TMP/depinst.txt" --python "$PY"
+expect_rc 1 "the same, text"
+expect_out_contains "compiled packages the installer put in as dependencies of the lines"
+expect_out_contains "check or replace them: flashfit install ffinst --python $PY"
+pass_note "a recipe package a line's dependency brings in: said unchecked, with the command, exit 1"
+
 # --- a line that needs another torch: the package is picked again -------------
 # fftorchneed needs torch==2.0 (a pure stand-in, installed in front of Debian's
 # torch): the shared run, torch held at Debian's version, cannot resolve; the
