@@ -50,6 +50,9 @@ std::string_view to_string(AnswerKind kind) {
 std::optional<std::string> kernels_cannot_run(const resolve::Recipe* recipe,
                                               const env::Environment& environment) {
   if (!recipe || !recipe->needs_cuda) return std::nullopt;
+  // A ROCm torch (AMD GPUs, no NVIDIA driver, torch.version.cuda None): not
+  // judged by NVIDIA's facts.
+  if (environment.torch.hip.known() && !environment.torch.hip->none()) return std::nullopt;
   const env::GpuFacts& gpu = environment.gpu;
   if (gpu.presence == env::GpuPresence::no_driver || gpu.presence == env::GpuPresence::no_gpu)
     return fmt::format("there is no NVIDIA GPU here ({})", gpu.summary);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "install/installed.hpp"
 #include "pkg/name.hpp"
 #include "resolve/suggestions.hpp"
 #include "resolve/target.hpp"
@@ -32,14 +33,23 @@ std::string lines_word(std::size_t n) {
 
 // A resolver (pip or uv) that failed on the installer's lines: its own words,
 // the last 2,000 characters of them.
+// `hold`: the torch pin the resolution ran under (torch_hold), said in the hint.
 util::Error resolver_failed(std::string_view tool, const util::ProcessResult& ran,
-                            const std::string& where) {
+                            const std::string& where, std::string_view hold = {}) {
   std::string err(util::trim(ran.err.empty() ? ran.out : ran.err));
   if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
+  std::string hint;
+  if (!hold.empty()) {
+    hint = fmt::format(
+        "torch was held at the installed {} (a lock is for the torch installed here): the lines' "
+        "sources must offer that torch for lines that need one, or install the torch they want "
+        "first (flashfit install -r FILE), then lock",
+        util::trim(hold));
+  }
   return util::Error{
       util::ErrorKind::failed,
       fmt::format("{} could not resolve the installer's lines ({}): {}", tool, ran.describe(), err),
-      where, ""};
+      where, hint};
 }
 
 // `flashfit install -r` of the files the installer's lines came from (the
@@ -224,9 +234,33 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
   return out;
 }
 
+namespace {
+
+// The installed torch held in the resolution: pip's --ignore-installed (and
+// uv's compile) would otherwise take the index's newest torch for any line
+// that needs one, and the lock would be for another torch than its header's.
+// Held at the installed distribution's version (its dist-info's, which is
+// what the index names: "2.8.0" for PyPI's build whose version.py says
+// "2.8.0+cu128"); not when a line or constraint names torch itself.
+std::string torch_hold(const InstallRequirementsPlan& plan, const env::Interpreter& interpreter) {
+  const auto names_torch = [](const pkg::RequirementLine& line) {
+    return line.requirement && pkg::canonicalize_name(line.requirement->name) == "torch";
+  };
+  if (std::any_of(plan.installer.begin(), plan.installer.end(), names_torch) ||
+      std::any_of(plan.constraints.begin(), plan.constraints.end(), names_torch))
+    return {};
+  const auto torch = install::find_installed(interpreter.site_dirs, "torch");
+  if (!torch) return {};
+  const auto version = pkg::Version::parse(torch->version);
+  return version ? "torch==" + version->str() + "\n" : std::string();
+}
+
+}  // namespace
+
 util::Result<std::vector<ReportedPackage>> RealLockSteps::pip_resolution(
     const InstallRequirementsPlan& plan, const env::Interpreter& interpreter) {
-  auto inputs = InstallerInputFiles::write(plan, "lock");
+  const std::string hold = torch_hold(plan, interpreter);
+  auto inputs = InstallerInputFiles::write(plan, "lock", hold);
   if (!inputs) return tl::unexpected(inputs.error());
   util::ProcessSpec spec;
   spec.argv = {interpreter.executable,
@@ -242,11 +276,12 @@ util::Result<std::vector<ReportedPackage>> RealLockSteps::pip_resolution(
                "--no-input",
                "-r",
                inputs->requirements().string()};
+  if (!inputs->pins().empty()) spec.argv.insert(spec.argv.end(), {"-c", inputs->pins().string()});
   spec.timeout = std::chrono::minutes{30};
   auto ran = util::run_process(spec);
   if (!ran) return tl::unexpected(ran.error());
   if (!ran->succeeded())
-    return tl::unexpected(resolver_failed("pip", *ran, interpreter.executable));
+    return tl::unexpected(resolver_failed("pip", *ran, interpreter.executable, hold));
   auto parsed = parse_pip_report(ran->out);
   if (!parsed) {
     return tl::unexpected(std::move(parsed.error()).with_context("pip's --report"));
@@ -258,18 +293,19 @@ util::Result<std::vector<ReportedPackage>> RealLockSteps::pip_resolution(
 // from its pylock.toml as the files this interpreter's tags install.
 util::Result<std::vector<ReportedPackage>> RealLockSteps::uv_resolution(
     const InstallRequirementsPlan& plan, const env::Environment& environment) {
-  auto inputs = InstallerInputFiles::write(plan, "lock");
+  const std::string hold = torch_hold(plan, *environment.python.interpreter);
+  auto inputs = InstallerInputFiles::write(plan, "lock", hold);
   if (!inputs) return tl::unexpected(inputs.error());
   const fs::path output = inputs->requirements().parent_path() / "pylock.uv.toml";
   util::ProcessSpec spec;
   spec.argv =
       uv_compile_argv(environment.python.uv->string(), environment.python.interpreter->executable,
-                      inputs->requirements().string(), output.string());
+                      inputs->requirements().string(), output.string(), inputs->pins().string());
   spec.timeout = std::chrono::minutes{30};
   auto ran = util::run_process(spec);
   if (!ran) return tl::unexpected(ran.error());
   if (!ran->succeeded())
-    return tl::unexpected(resolver_failed("uv", *ran, environment.python.uv->string()));
+    return tl::unexpected(resolver_failed("uv", *ran, environment.python.uv->string(), hold));
   auto text = util::read_small_file(output, std::size_t{16} << 20);
   if (!text) {
     return util::fail(util::ErrorKind::failed, "uv pip compile wrote no readable pylock.toml",

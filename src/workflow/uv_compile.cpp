@@ -92,10 +92,13 @@ util::Result<LineResolver> choose_line_resolver(const std::optional<std::string>
 }
 
 std::vector<std::string> uv_compile_argv(const std::string& uv, const std::string& python,
-                                         const std::string& requirements,
-                                         const std::string& output) {
-  return {uv,        "pip",           "compile", "--python", python,      "--format", "pylock.toml",
-          "--quiet", "--no-progress", "-o",      output,     requirements};
+                                         const std::string& requirements, const std::string& output,
+                                         const std::string& constraints) {
+  std::vector<std::string> argv = {uv,         "pip",         "compile", "--python",      python,
+                                   "--format", "pylock.toml", "--quiet", "--no-progress", "-o",
+                                   output,     requirements};
+  if (!constraints.empty()) argv.insert(argv.end(), {"-c", constraints});
+  return argv;
 }
 
 util::Result<std::vector<ReportedPackage>> parse_uv_resolution(std::string_view text,

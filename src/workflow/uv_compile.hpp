@@ -24,11 +24,11 @@ std::string_view to_string(LineResolver resolver);  // "pip", "uv"
 util::Result<LineResolver> choose_line_resolver(const std::optional<std::string>& asked,
                                                 bool uv_on_path);
 
-// `uv pip compile --python PY --format pylock.toml -o OUTPUT REQUIREMENTS`
-// (uv requires OUTPUT to be named as PEP 751 names a pylock).
+// `uv pip compile --python PY --format pylock.toml -o OUTPUT REQUIREMENTS
+// [-c CONSTRAINTS]` (uv requires OUTPUT to be named as PEP 751 names a pylock).
 std::vector<std::string> uv_compile_argv(const std::string& uv, const std::string& python,
-                                         const std::string& requirements,
-                                         const std::string& output);
+                                         const std::string& requirements, const std::string& output,
+                                         const std::string& constraints = {});
 
 // uv's pylock.toml, one ReportedPackage per package: the best-ranked wheel
 // for `tags`, else the sdist, else the archive, with its sha256 (empty when

@@ -131,14 +131,24 @@ pass_note "nothing fits: exit 1 with the resolver's why, no file"
 mkdir -p "$TMP/torchlinks"
 "$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/pure_wheel.py" "$TMP/torchlinks" 'fftorchdep==1.0;torch>=1.0' 'torch==9.9' ||
   fail "cannot write the torch-replacing wheels"
+# Torch is held at the installed distribution's version in the resolution, so a
+# line that merely needs torch cannot take the index's newest: here the
+# sources have no torch 1.13, and the resolution fails, saying why.
 printf -- '--no-index\n--find-links %s\nfftorchdep\n' "$TMP/torchlinks" >"$TMP/torch-req.txt"
 capture env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null "$FLASHFIT" lock -r "$TMP/torch-req.txt" \
   --resolver pip --python "$PY" -o "$TMP/torch.lock"
+expect_clean_error 1 "a lock whose lines need a torch their sources do not have at the installed version"
+expect_err_contains "torch was held at the installed torch=="
+[[ ! -e $TMP/torch.lock ]] || fail "a lock was written that installs another torch than its header names"
+# A line that names another torch itself is not held: the check refuses it.
+printf -- '--no-index\n--find-links %s\ntorch==9.9\n' "$TMP/torchlinks" >"$TMP/torch-named.txt"
+capture env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null "$FLASHFIT" lock -r "$TMP/torch-named.txt" \
+  --resolver pip --python "$PY" -o "$TMP/torch.lock"
 expect_clean_error 2 "a lock whose installer lines replace torch"
 expect_err_contains "change torch ($TORCH -> 9.9)"
-expect_err_contains "flashfit install -r $TMP/torch-req.txt"
+expect_err_contains "flashfit install -r $TMP/torch-named.txt"
 [[ ! -e $TMP/torch.lock ]] || fail "a lock was written that installs another torch than its header names"
-pass_note "pip's resolution replaces torch: exit 2, install the lines first; nothing written"
+pass_note "torch held at the installed version (a line needing torch cannot replace it); a line naming another torch: exit 2, install first; nothing written"
 
 # --- a recipe package only a dependency brings in: refused, not locked as pip's -------
 mkdir -p "$TMP/recipelinks"

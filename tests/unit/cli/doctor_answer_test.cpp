@@ -100,6 +100,10 @@ TEST(DoctorAnswer, KernelsCannotRunOnlyWhenKnown) {
   e.gpu.presence = env::GpuPresence::no_driver;
   e.gpu.summary = "no NVIDIA driver";
   EXPECT_THAT(kernels_cannot_run(&recipe, e).value_or(""), HasSubstr("no NVIDIA GPU here"));
+  // A ROCm torch has no NVIDIA driver and no CUDA: not said to be unable to run.
+  e.torch.hip = env::Fact<env::ToolkitBuild>::of(env::ToolkitBuild::of("6.2.41133"), "version.py");
+  EXPECT_EQ(kernels_cannot_run(&recipe, e), std::nullopt);
+  e.torch.hip = env::Fact<env::ToolkitBuild>::of(env::ToolkitBuild::none_built(), "version.py");
   // A maximum every release keeps (FlashAttention-3's 9.0): a Blackwell GPU is above it.
   resolve::ReleaseFacts bounded;
   bounded.max_compute_capability = "9.0";

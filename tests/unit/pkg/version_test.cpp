@@ -110,7 +110,11 @@ TEST(Version, CopiesAndDerivedVersionsAreIndependentValues) {
   EXPECT_TRUE(std::is_eq(bare.compare_public(x)));
   Version moved = std::move(copy);
   EXPECT_EQ(moved.str(), "2.8.3+cu12torch2.8");
-  copy = v("1.0");  // a moved-from version takes a new value
+  // Moved from: the zero version, readable (NOLINTNEXTLINE: read on purpose).
+  EXPECT_EQ(copy.str(), "");     // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(copy.epoch(), "0");  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(copy, Version{});    // NOLINT(bugprone-use-after-move)
+  copy = v("1.0");               // a moved-from version takes a new value
   EXPECT_EQ(copy.str(), "1.0");
   const Version zero;
   EXPECT_EQ(zero.epoch(), "0");

@@ -34,6 +34,49 @@ bool has(const Judged& j, ReasonCode code) {
   return j.has(code);
 }
 
+// One JudgeCache over wheels that share a file name's version but not its
+// facts: another source, another CUDA from a build record. Each is judged as
+// with a cache of its own, in either order.
+TEST(BuiltRecord, ASharedCacheKeepsFactsApartBySourceAndCuda) {
+  Recipe recipe;
+  recipe.name = "ffcache";
+  recipe.needs_cuda = true;
+  ReleaseFacts only_a;  // source "a": a Python this target does not have
+  only_a.sources = {"a"};
+  only_a.python = *pkg::SpecifierSet::parse(">=3.13");
+  ReleaseFacts cuda124;  // CUDA 12.4 builds: compute capability 9.0 and newer
+  cuda124.cuda = *pkg::SpecifierSet::parse("==12.4");
+  cuda124.min_compute_capability = "9.0";
+  recipe.releases = {only_a, cuda124};
+  const std::string file = "ffcache-1.0+cu12torch2.9cxx11abiTRUE-cp312-cp312-linux_x86_64.whl";
+  Candidate from_a, from_b;
+  from_a.filename = from_b.filename = file;
+  from_a.source = "a";
+  from_b.source = "b";
+  Candidate built124 = built("2.9", pkg::CudaVersion{12, 4}, true, {"sm_80", "sm_90"}, file);
+  const Request request{"ffcache", {}, "ffcache"};
+  const ResolveTarget target = make_target({});
+  const auto codes = [](const std::optional<Judged>& j) {
+    std::string out;
+    for (const Reason& r : j->reasons) out += std::string(to_string(r.code)) + " ";
+    return out;
+  };
+  const std::vector<const Candidate*> order = {&from_a, &from_b, &built124};
+  for (int reversed = 0; reversed < 2; ++reversed) {
+    JudgeCache cache;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const Candidate& c = *order[reversed ? order.size() - 1 - i : i];
+      EXPECT_EQ(codes(judge(c, request, &recipe, target, {false, &cache})),
+                codes(judge(c, request, &recipe, target, {false, nullptr})))
+          << c.source;
+    }
+    EXPECT_EQ(codes(judge(from_a, request, &recipe, target, {false, &cache})), "python ");
+    EXPECT_EQ(codes(judge(from_b, request, &recipe, target, {false, &cache})), "");
+    EXPECT_EQ(codes(judge(built124, request, &recipe, target, {false, &cache})),
+              "compute-capability ");
+  }
+}
+
 TEST(BuiltRecord, FlashAttnBuiltForTheTorchHereFits) {
   RecipeBook book = RecipeBook::built_in();
   const Recipe* fa = book.find("flash-attn");

@@ -159,6 +159,23 @@ TEST(LockFile, AFactUnknownOnBothSidesNeverMatches) {
   EXPECT_EQ(compare_keys(LockKey{}, LockKey{}).size(), 6u);
 }
 
+// The installer's torch against the key's: the same build when the text is,
+// or when the distribution's version has no label and the release is the
+// same (PyPI's "2.8.0" is "2.8.0+cu128" in version.py); another otherwise.
+TEST(LockFile, TorchOtherThanTheKeys) {
+  LockKey key;
+  key.torch = "2.8.0+cu128";
+  EXPECT_EQ(torch_other_than_key(key, "torch", "2.8.0+cu128"), std::nullopt);
+  EXPECT_EQ(torch_other_than_key(key, "Torch", "2.8.0+CU128"), std::nullopt);
+  EXPECT_EQ(torch_other_than_key(key, "torch", "2.8.0"), std::nullopt);
+  EXPECT_EQ(torch_other_than_key(key, "torch", "2.8.1"), std::optional<std::string>("2.8.1"));
+  EXPECT_EQ(torch_other_than_key(key, "torch", "2.8.0+cu126"),
+            std::optional<std::string>("2.8.0+cu126"));
+  EXPECT_EQ(torch_other_than_key(key, "numpy", "9.9"), std::nullopt);
+  key.torch.reset();  // torch unknown (or none) here: any torch is another
+  EXPECT_EQ(torch_other_than_key(key, "torch", "2.8.0"), std::optional<std::string>("2.8.0"));
+}
+
 TEST(LockFile, RefusesMalformedHeaders) {
   const std::string good = render_lock(document_for(lock_key_from(cuda_target())));
   const std::string facts = good.substr(good.find('\n') + 1);  // without the format line

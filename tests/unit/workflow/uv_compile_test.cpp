@@ -43,6 +43,12 @@ TEST(UvCompile, ArgvAsksForAPylockOfThisInterpreter) {
             (std::vector<std::string>{"/bin/uv", "pip", "compile", "--python", "/v/bin/python",
                                       "--format", "pylock.toml", "--quiet", "--no-progress", "-o",
                                       "/t/pylock.uv.toml", "/t/req.txt"}));
+  // The torch hold goes in as a constraints file.
+  EXPECT_EQ(
+      uv_compile_argv("/bin/uv", "/v/bin/python", "/t/req.txt", "/t/pylock.uv.toml", "/t/pins.txt"),
+      (std::vector<std::string>{"/bin/uv", "pip", "compile", "--python", "/v/bin/python",
+                                "--format", "pylock.toml", "--quiet", "--no-progress", "-o",
+                                "/t/pylock.uv.toml", "/t/req.txt", "-c", "/t/pins.txt"}));
 }
 
 TEST(UvCompile, TheWheelThisInterpreterRanksBest) {
