@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "resolve/torch_releases.hpp"
+#include "env/torch_releases.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::build::detail {
@@ -32,13 +32,13 @@ std::optional<std::string> preflight_torch_command(const env::Environment& env,
   const auto current = installed_minor(env);
   auto fits = [&](const env::MajorMinor& cuda) { return !cuda_major || cuda.major == *cuda_major; };
 
-  const resolve::TorchRelease* best = nullptr;
-  for (const resolve::TorchRelease& release : resolve::torch_releases()) {
+  const env::TorchRelease* best = nullptr;
+  for (const env::TorchRelease& release : env::torch_releases()) {
     if (py && (*py < release.python_min || release.python_max < *py)) continue;
     bool any = false;
     for (const env::MajorMinor& c : release.cudas) any = any || fits(c);
     if (!any) continue;
-    auto rank = [&](const resolve::TorchRelease& r) {
+    auto rank = [&](const env::TorchRelease& r) {
       return std::pair{keep_minor && current && r.minor == *current, r.minor};
     };
     if (!best || rank(*best) < rank(release)) best = &release;
@@ -59,7 +59,7 @@ std::optional<std::string> preflight_torch_command(const env::Environment& env,
   std::optional<env::MajorMinor> pick;
   for (const env::MajorMinor& c : best->cudas)
     if (fits(c) && (!pick || better(c, *pick))) pick = c;
-  std::string command = resolve::pip_install_torch(*best, *pick);
+  std::string command = env::pip_install_torch(*best, *pick);
   if (util::starts_with(command, "pip ")) command = python + " -m " + command;
   return command;
 }

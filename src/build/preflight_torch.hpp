@@ -1,7 +1,7 @@
 #pragma once
 // The torch a failed preflight check tells the user to install: a CUDA build
 // from download.pytorch.org whose CUDA major is the nvcc's here, for this
-// Python, as one exact pip command (resolve/torch_releases.hpp has the table).
+// Python, as one exact pip command (env/torch_releases.hpp has the table).
 
 #include <optional>
 #include <string>

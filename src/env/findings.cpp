@@ -1,6 +1,9 @@
 #include "env/findings.hpp"
 
+#include <fmt/core.h>
+
 #include "env/driver_compat.hpp"
+#include "env/torch_releases.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::env {
@@ -21,6 +24,8 @@ constexpr TorchIndex kTorchIndexes[] = {{13, 0, "cu130"}, {12, 9, "cu129"}, {12,
 // The probed interpreter's pip, quoted for a shell; under PEP 668 (pip
 // refuses outside a venv) a venv on it first, as resolve's advice does.
 std::string python_command(const Environment& env) {
+  // What-if flags describe another machine: its pip, not this interpreter's.
+  if (env.what_if.any()) return "(on the machine described) python3 -m pip";
   if (!env.python.interpreter.known()) return "python3 -m pip";
   const std::string python = util::shell_quote(env.python.interpreter->executable);
   if (env.python.externally_managed)
@@ -28,20 +33,45 @@ std::string python_command(const Environment& env) {
   return python + " -m pip";
 }
 
-// For a CPU torch the version is pinned with the index's label: an installed
-// 2.9.1+cpu satisfies a bare `torch`, and pip would keep it.
-std::string install_cuda_torch_fix(const Environment& env) {
-  const auto index = torch_index_for_driver(env.gpu.driver_cuda.value);
-  const std::string url = index.value_or("https://download.pytorch.org/whl/cu128");
-  std::string requirement = "torch";
-  const bool cpu_torch = env.torch.cuda.known() && env.torch.cuda->none();
-  if (cpu_torch && env.torch.version.known() && !env.torch.version->is_prerelease())
-    requirement += "==" + env.torch.version->public_str() + "+" + url.substr(url.rfind('/') + 1);
-  std::string command = python_command(env) + " install " + requirement + " --index-url " + url;
-  if (!index)
-    command += " (pick the cuXYZ index whose CUDA version the driver supports: see nvidia-smi)";
-  if (requirement != "torch") command += " (or another torch version that index has)";
+// What the driver runs (nullopt: not known); a driver known only by its
+// major ("12.x") runs every minor of it.
+std::optional<MajorMinor> driver_runs(const Environment& env) {
+  if (!env.gpu.driver_cuda.known()) return std::nullopt;
+  return MajorMinor{env.gpu.driver_cuda->major, env.gpu.driver_cuda->minor.value_or(99)};
+}
+
+// The command that installs the CUDA build of torch nearest the one here that
+// the driver runs, its version pinned with the index's label (an installed
+// 2.9.1+cpu or +cu130 satisfies a bare `torch`, and pip would keep it), from
+// download.pytorch.org's builds (env/torch_releases). "": none fits.
+// `for_driver`: only a build the driver is known to run (else, with the
+// driver's CUDA unknown, the newest build, said to be so).
+std::string cuda_torch_command(const Environment& env, bool for_driver) {
+  if (!env.torch.version.known() || (for_driver && !driver_runs(env))) return {};
+  const auto pick = cuda_torch_for(*env.torch.version, driver_runs(env));
+  if (!pick) return {};
+  std::string command =
+      fmt::format("(torch {}, CUDA {}) {} install {}", pick->version, pick->cuda.str(),
+                  python_command(env), torch_cuda_requirement(pick->version, pick->cuda));
+  if (!driver_runs(env))
+    command += " (its newest CUDA build: pick one the driver supports, see nvidia-smi)";
   return command;
+}
+
+std::string install_cuda_torch_fix(const Environment& env) {
+  if (env.torch.installed() || env.torch.version.overridden) {
+    const std::string pinned = cuda_torch_command(env, false);
+    if (!pinned.empty()) return pinned;
+    return "install a CUDA build of torch with its label in the version (torch==X.Y.Z+cuXYZ "
+           "--index-url https://download.pytorch.org/whl/cuXYZ: a bare `torch` keeps the CPU "
+           "build installed), from https://pytorch.org/get-started/previous-versions/";
+  }
+  const auto index = torch_index_for_driver(env.gpu.driver_cuda.value);
+  const std::string command = python_command(env) + " install torch --index-url ";
+  if (index) return command + *index;
+  return command +
+         "https://download.pytorch.org/whl/cu128 (pick the cuXYZ index whose CUDA "
+         "version the driver supports: see nvidia-smi)";
 }
 
 std::optional<pkg::CudaVersion> torch_cuda(const Environment& env) {
@@ -126,12 +156,7 @@ void check_driver(const Environment& env, std::vector<Finding>& out) {
   if (!cuda || env.gpu.presence == GpuPresence::no_driver) return;
   const auto verdict =
       driver_runs_cuda(env.gpu.driver_version.value, env.gpu.driver_cuda.value, *cuda);
-  const auto index = torch_index_for_driver(env.gpu.driver_cuda.value);
-  // --force-reinstall: the installed torch satisfies a bare `torch`, and
-  // pip would keep it; this takes that index's torch instead.
-  const std::string older_torch =
-      index ? python_command(env) + " install --force-reinstall torch --index-url " + *index
-            : std::string();
+  const std::string older_torch = cuda_torch_command(env, true);
   const auto minimum = minimum_driver_for_cuda_major(cuda->major);
   const std::string update =
       minimum ? "update the NVIDIA driver to " + std::string(*minimum) + " or newer"

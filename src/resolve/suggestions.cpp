@@ -8,9 +8,9 @@
 #include <set>
 
 #include "env/torch.hpp"
+#include "env/torch_releases.hpp"
 #include "resolve/build_knobs.hpp"
 #include "resolve/torch_abi.hpp"
-#include "resolve/torch_releases.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::resolve {
@@ -98,7 +98,7 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
   std::optional<env::MajorMinor> cuda = *target.torch_cuda;
   const bool cpu_torch = !cuda;
   struct Fit {
-    const TorchRelease* release;
+    const env::TorchRelease* release;
     std::string version;  // what to install: the release's newest, or a CPU torch's own version
     env::MajorMinor cuda;
     const Judged* example;
@@ -113,7 +113,7 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
       continue;
     if (current && *j.variant.torch == *current && !cpu_torch) continue;
     if (fits.count(*j.variant.torch)) continue;
-    for (const TorchRelease& release : torch_releases()) {
+    for (const env::TorchRelease& release : env::torch_releases()) {
       if (release.minor != *j.variant.torch) continue;
       if (*target.python < release.python_min || release.python_max < *target.python) continue;
       // The CUDA build of that torch: the same major as torch's now (nearest
@@ -177,7 +177,7 @@ void suggest_torch(const Resolution& r, const Recipe* recipe, const ResolveTarge
                                                : *f.cxx11_abi ? " --cxx11-abi TRUE"
                                                               : " --cxx11-abi FALSE"),
                                    ctx, {"--torch", "--cuda", "--cxx11-abi"})
-                      : pip_install(ctx, torch_cuda_requirement(f.version, f.cuda))});
+                      : pip_install(ctx, env::torch_cuda_requirement(f.version, f.cuda))});
   }
 }
 

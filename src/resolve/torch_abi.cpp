@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "resolve/torch_releases.hpp"
+#include "env/torch_releases.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::resolve {
@@ -33,7 +33,7 @@ std::optional<pkg::CudaVersion> parse_cu_label(std::string_view label) {
 // (known for the minors up to the newest in torch_releases()).
 std::optional<bool> cuda_variant_published(const pkg::TorchVersion& minor,
                                            const pkg::CudaVersion& cuda) {
-  for (const TorchRelease& release : torch_releases()) {
+  for (const env::TorchRelease& release : env::torch_releases()) {
     if (release.minor != minor) continue;
     return std::any_of(release.cudas.begin(), release.cudas.end(), [&](const env::MajorMinor& c) {
       return c.major == cuda.major && (!cuda.minor || c.minor == *cuda.minor);

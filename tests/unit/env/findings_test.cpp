@@ -259,8 +259,8 @@ TEST(Diagnose, CpuOnlyTorch) {
   EXPECT_EQ(f.severity, Severity::problem);
   EXPECT_THAT(f.message, HasSubstr("torch 2.8.0+cpu"));
   // Pinned with the index's label: the installed 2.8.0+cpu satisfies a bare `torch`.
-  EXPECT_EQ(f.fix, std::string(kPython) + " -m pip install torch==2.8.0+cu128 --index-url " +
-                       kIndex + "cu128 (or another torch version that index has)");
+  EXPECT_EQ(f.fix, "(torch 2.8.0, CUDA 12.8) " + std::string(kPython) +
+                       " -m pip install torch==2.8.0+cu128 --index-url " + kIndex + "cu128");
 }
 
 // Debian's interpreter (PEP 668): pip refuses outside a venv, so the fix
@@ -310,11 +310,30 @@ TEST(Diagnose, DriverTooOldForTheMajor) {
   const auto f = only(env, "driver-too-old");
   EXPECT_EQ(f.severity, Severity::problem);
   EXPECT_THAT(f.message, AllOf(HasSubstr("CUDA 12.8"), HasSubstr("11.8"), HasSubstr("525.60.13")));
+  // The nearest torch with a build this driver runs, pinned with its label.
   EXPECT_EQ(f.fix,
             "update the NVIDIA driver to 525.60.13 or newer, or install a torch the driver "
-            "runs: " +
-                std::string(kPython) + " -m pip install --force-reinstall torch --index-url " +
-                kIndex + "cu118");
+            "runs: (torch 2.7.1, CUDA 11.8) " +
+                std::string(kPython) + " -m pip install torch==2.7.1+cu118 --index-url " + kIndex +
+                "cu118");
+}
+
+// A pre-release torch (Debian's 1.13.0a0) is not on the CUDA indexes: its
+// minor's release is named; under what-if flags the command is for the
+// machine described, not this interpreter.
+TEST(Diagnose, CpuTorchFixNamesABuildThatExists) {
+  Environment env = healthy();
+  set_torch(env, "1.13.0a0+gitunknown", std::nullopt);
+  auto f = only(env, "cpu-only-torch");
+  EXPECT_THAT(
+      f.fix, HasSubstr("install torch==1.13.1+cu117 --index-url " + std::string(kIndex) + "cu117"));
+  env.what_if.torch = *pkg::Version::parse("2.9.1+cpu");
+  set_torch(env, "2.9.1+cpu", std::nullopt);
+  f = only(env, "cpu-only-torch");
+  EXPECT_EQ(f.fix,
+            "(torch 2.9.1, CUDA 12.8) (on the machine described) python3 -m pip install "
+            "torch==2.9.1+cu128 --index-url " +
+                std::string(kIndex) + "cu128");
 }
 
 TEST(Diagnose, DriverTooOldFromItsVersionAlone) {

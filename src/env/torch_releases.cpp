@@ -1,8 +1,8 @@
-#include "resolve/torch_releases.hpp"
+#include "env/torch_releases.hpp"
 
 #include <fmt/format.h>
 
-namespace flashfit::resolve {
+namespace flashfit::env {
 
 std::span<const TorchRelease> torch_releases() {
   static const std::vector<TorchRelease> table = {
@@ -24,13 +24,34 @@ std::span<const TorchRelease> torch_releases() {
   return table;
 }
 
-std::string torch_cuda_requirement(std::string_view public_version, const env::MajorMinor& cuda) {
+std::string torch_cuda_requirement(std::string_view public_version, const MajorMinor& cuda) {
   return fmt::format("torch=={}+cu{}{} --index-url https://download.pytorch.org/whl/cu{}{}",
                      public_version, cuda.major, cuda.minor, cuda.major, cuda.minor);
 }
 
-std::string pip_install_torch(const TorchRelease& release, const env::MajorMinor& cuda) {
+std::optional<CudaTorch> cuda_torch_for(const pkg::Version& torch,
+                                        const std::optional<MajorMinor>& driver_cuda) {
+  const auto minor = pkg::torch_minor(torch);
+  if (!minor) return std::nullopt;
+  const auto table = torch_releases();
+  // Newest minor first, from the torch's own down.
+  for (auto it = table.rbegin(); it != table.rend(); ++it) {
+    const TorchRelease& release = *it;
+    if (*minor < release.minor) continue;
+    std::optional<MajorMinor> pick;
+    for (const MajorMinor& cuda : release.cudas) {
+      if (driver_cuda && *driver_cuda < cuda) continue;
+      if (!pick || *pick < cuda) pick = cuda;
+    }
+    if (!pick) continue;
+    const bool own = release.minor == *minor && !torch.is_prerelease() && !torch.is_postrelease();
+    return CudaTorch{own ? torch.public_str() : std::string(release.latest), *pick};
+  }
+  return std::nullopt;
+}
+
+std::string pip_install_torch(const TorchRelease& release, const MajorMinor& cuda) {
   return "pip install " + torch_cuda_requirement(release.latest, cuda);
 }
 
-}  // namespace flashfit::resolve
+}  // namespace flashfit::env
