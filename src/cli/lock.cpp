@@ -210,6 +210,14 @@ util::Result<int> run_lock(const LockCliOptions& options) {
     return 1;
   }
   const workflow::LockDocument& document = locked->document;
+  if (const auto unknown = workflow::unknown_facts(document.key); !unknown.empty()) {
+    say_on_stderr("warning: ",
+                  fmt::format("this lock's key has unknown facts ({}): an unknown fact never "
+                              "matches, so `lock --check` and `install --lock` will refuse it "
+                              "anywhere; give them (--gpu X.Y, --torch, --cuda, --cxx11-abi) or "
+                              "make them readable, then lock again",
+                              util::join(unknown, ", ")));
+  }
 
   auto rendered = *format == workflow::LockFormat::pylock
                       ? workflow::render_pylock(document)

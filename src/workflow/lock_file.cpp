@@ -201,6 +201,14 @@ std::string KeyDifference::describe() const {
   return fmt::format("{}: locked {}, here {}{}", fact, locked, here, unknown ? fix : "");
 }
 
+std::vector<std::string> unknown_facts(const LockKey& key) {
+  std::vector<std::string> out;
+  for (const auto& fact : kFacts) {
+    if (!(key.*fact.field)) out.emplace_back(fact.name);
+  }
+  return out;
+}
+
 std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& here) {
   std::vector<KeyDifference> out;
   for (const auto& fact : kFacts) {

@@ -71,6 +71,9 @@ struct KeyDifference {
 // Facts in header order; a fact unknown on either side (both included) never
 // matches: the fit cannot be proven.
 std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& here);
+// The key's unknown facts by name ("gpu-archs"), header order: a lock with any
+// matches no environment (compare_keys), so `lock` warns when writing one.
+std::vector<std::string> unknown_facts(const LockKey& key);
 
 // The two file formats `flashfit lock` writes: pip's requirements format
 // (this file) and PEP 751's pylock.toml (workflow/pylock).

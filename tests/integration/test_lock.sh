@@ -118,6 +118,14 @@ expect_out_contains "# note: the installer's lines are not locked"
 grep -q '^ffinst @ ' "$TMP/out" || fail "ffinst is not locked under what-if flags"
 pass_note "what-if flags: the compiled packages locked, the installer's lines not (a note says why)"
 
+# --driver alone describes a machine whose GPUs are not given: the key's
+# gpu-archs is unknown, which never matches; the lock is written and says so.
+ff lock -r "$TMP/requirements.txt" --python "$PY" --torch "$TORCH" --driver 570.124.06
+expect_rc 0 "lock with --driver and no --gpu"
+expect_out_contains "# gpu-archs: unknown"
+expect_err_contains "this lock's key has unknown facts (gpu-archs): an unknown fact never matches"
+pass_note "a lock whose key has an unknown fact: written, with a warning that it matches nowhere"
+
 # --- nothing fits: exit 1, why, nothing written ----------------------------------
 ff lock ffinst==1.3 --index-url "$INDEX" --python "$PY" -o "$TMP/none.txt"
 expect_rc 1 "no fitting ffinst 1.3"

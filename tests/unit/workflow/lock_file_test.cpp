@@ -176,6 +176,16 @@ TEST(LockFile, TorchOtherThanTheKeys) {
   EXPECT_EQ(torch_other_than_key(key, "torch", "2.8.0"), std::optional<std::string>("2.8.0"));
 }
 
+TEST(LockFile, NamesItsUnknownFacts) {
+  LockKey key;
+  EXPECT_EQ(unknown_facts(key), (std::vector<std::string>{"python", "platform", "torch", "cuda",
+                                                          "cxx11-abi", "gpu-archs"}));
+  key = {"cp312", "manylinux_2_28_x86_64", "2.8.0+cu128", "12.8", "true", std::nullopt};
+  EXPECT_EQ(unknown_facts(key), (std::vector<std::string>{"gpu-archs"}));
+  key.gpu_archs = "none";
+  EXPECT_TRUE(unknown_facts(key).empty());
+}
+
 TEST(LockFile, RefusesMalformedHeaders) {
   const std::string good = render_lock(document_for(lock_key_from(cuda_target())));
   const std::string facts = good.substr(good.find('\n') + 1);  // without the format line
