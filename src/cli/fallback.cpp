@@ -46,10 +46,10 @@ std::string_view module_text() {
 
 // "0.1.0" from the module's `__version__ = "0.1.0"` line (its one home), or "" when absent.
 std::string module_version(std::string_view text) {
-  constexpr std::string_view key = "\n__version__ = \"";
-  const auto at = text.find(key);
+  constexpr std::string_view kKey = "\n__version__ = \"";
+  const auto at = text.find(kKey);
   if (at == std::string_view::npos) return {};
-  const auto start = at + key.size();
+  const auto start = at + kKey.size();
   const auto end = text.find('"', start);
   return end == std::string_view::npos ? std::string{}
                                        : std::string(text.substr(start, end - start));

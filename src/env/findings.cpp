@@ -60,7 +60,7 @@ std::string cuda_torch_command(const Environment& env, bool for_driver) {
 
 std::string install_cuda_torch_fix(const Environment& env) {
   if (env.torch.installed() || env.torch.version.overridden) {
-    const std::string pinned = cuda_torch_command(env, false);
+    std::string pinned = cuda_torch_command(env, false);
     if (!pinned.empty()) return pinned;
     return "install a CUDA build of torch with its label in the version (torch==X.Y.Z+cuXYZ "
            "--index-url https://download.pytorch.org/whl/cuXYZ: a bare `torch` keeps the CPU "

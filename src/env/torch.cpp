@@ -231,6 +231,7 @@ TorchFacts probe_torch(const std::vector<fs::path>& site_dirs) {
   }
   if (!site) {
     std::vector<std::string> names;
+    names.reserve(site_dirs.size());
     for (const auto& dir : site_dirs) names.push_back(dir.string());
     const std::string reason =
         fmt::format("torch is not installed in {}",

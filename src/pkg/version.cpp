@@ -43,8 +43,8 @@ int pre_rank(const std::optional<std::pair<std::string, std::string>>& pre,
 }  // namespace
 
 const Version::Parts& Version::parts() const {
-  static const Parts kZero;
-  return parts_ ? *parts_ : kZero;
+  static const Parts zero;
+  return parts_ ? *parts_ : zero;
 }
 
 util::Result<Version> Version::parse(std::string_view text) {

@@ -58,7 +58,7 @@ std::string install_command(const InstallRequirementsPlan& plan) {
   std::vector<std::string> args;
   for (const pkg::RequirementLine& line : plan.installer) {
     std::string arg = resolve::shell_quote(line.file == "<command line>" ? line.text : line.file);
-    if (line.file != "<command line>") arg = "-r " + arg;
+    if (line.file != "<command line>") arg.insert(0, "-r ");
     if (std::find(args.begin(), args.end(), arg) == args.end()) args.push_back(std::move(arg));
   }
   return "flashfit install " + util::join(args, " ");
