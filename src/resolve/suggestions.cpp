@@ -281,9 +281,8 @@ bool upstream_publishes_wheels(const Recipe& recipe) {
 
 std::optional<env::ComputeCapability> package_max_cc(const Recipe& recipe) {
   // Bounded only when a block for every version and every source the recipe
-  // has sets a maximum
-  // (the merge keeps it where later blocks are silent); then the highest any
-  // block sets.
+  // has sets a maximum (the merge keeps it where later blocks are silent);
+  // then the highest any block sets.
   const auto every_source = [&](const ReleaseFacts& f) {
     return std::all_of(recipe.sources.begin(), recipe.sources.end(), [&](const RecipeSource& s) {
       return f.sources.empty() ||
