@@ -320,7 +320,8 @@ void check_gpus(Judged& j, const ResolveTarget& target, const Recipe* recipe,
   if (!target.gpus) {
     assume(j, "gpu", "--gpu X.Y", [] {
       return std::string(
-          "the GPUs here (which could not be read) are ones this wheel has kernels for");
+          "the GPUs here (not known: unreadable, or not given with --gpu) are ones this wheel has "
+          "kernels for");
     });
     return;
   }
