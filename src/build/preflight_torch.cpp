@@ -60,7 +60,10 @@ std::optional<std::string> preflight_torch_command(const env::Environment& env,
   for (const env::MajorMinor& c : best->cudas)
     if (fits(c) && (!pick || better(c, *pick))) pick = c;
   std::string command = env::pip_install_torch(*best, *pick);
-  if (util::starts_with(command, "pip ")) command = python + " -m " + command;
+  // Under what-if flags the environment planned for is not this interpreter's.
+  if (util::starts_with(command, "pip "))
+    command = (env.what_if.any() ? std::string("(on the machine described) python3") : python) +
+              " -m " + command;
   return command;
 }
 

@@ -87,6 +87,20 @@ TEST_F(Preflight, HealthyEnvironmentPasses) {
               HasSubstr("nvcc 12.8 matches torch's CUDA 12.8"));
 }
 
+// Under what-if flags (a plan for another machine) the fix does not name
+// this interpreter's pip.
+TEST_F(Preflight, UnderWhatIfTheTorchCommandIsForTheMachineDescribed) {
+  set_torch(env_, "1.13.1", std::nullopt);
+  set_nvcc(env_, 13, 0);
+  set_host_gcc(env_, "/usr/bin/g++", 12, 2);
+  env_.what_if.torch = *pkg::Version::parse("1.13.1");
+  const PreflightReport report = run();
+  const PreflightCheck& check = get(report, "torch-cuda");
+  EXPECT_EQ(check.fix, std::string("install a CUDA build of torch: (on the machine described) ") +
+                           "python3 -m pip install torch==2.10.0+cu130 --index-url "
+                           "https://download.pytorch.org/whl/cu130");
+}
+
 TEST_F(Preflight, CpuTorchFailsWithTheCudaTorchCommand) {
   // Debian's torch 1.13.1 is a CPU build; nvcc 13.0 is installed.
   set_torch(env_, "1.13.1", std::nullopt);
