@@ -1,0 +1,97 @@
+#pragma once
+// The resolver's per-resolve memo (one target): what thousands of wheels share
+// worked out once, keyed by the wheel name parser's numbers where it can.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "env/gpu.hpp"
+#include "env/what_if.hpp"
+#include "pkg/specifier.hpp"
+#include "pkg/tags.hpp"
+#include "pkg/wheel_name.hpp"
+#include "resolve/recipe.hpp"
+
+namespace flashfit::resolve {
+
+// A release's facts with the values the rules compare parsed once.
+struct JudgedFacts {
+  ReleaseFacts facts;
+  std::optional<env::MajorMinor> min_glibc;           // facts.min_glibc, when it parses
+  std::optional<env::ComputeCapability> min_compute;  // facts.min_compute_capability
+  std::optional<env::ComputeCapability> max_compute;  // facts.max_compute_capability
+};
+
+// Memoised lookups for one resolve, against one target: thousands of wheels
+// share a few hundred versions, a few dozen labels and tag sets, and a few
+// hundred (version, source, CUDA) keys, each worked out once.
+class JudgeCache {
+ public:
+  using PartIds = pkg::WheelNameParser::PartIds;
+  // The wheel's parsed file name; the versions and tag sets its wheels share
+  // parsed once. `ids` names them for the lookups below.
+  util::Result<pkg::WheelName> wheel_name(std::string_view filename, PartIds* ids = nullptr) {
+    return names_.parse(filename, ids);
+  }
+  // The recipe's facts for a release. `version_text` is the public version as
+  // the file name spells it (what `version` was parsed from): one spelling
+  // gives one version, so the key needs no formatting; `version_id` (the full
+  // version's id) finds it again without building the key.
+  const JudgedFacts& facts(const Recipe& recipe, const pkg::Version& version,
+                           std::string_view version_text, std::uint32_t version_id,
+                           const std::string& source, const std::optional<pkg::CudaVersion>& cuda);
+  // Whether a specifier of a ReleaseFacts this cache returned contains one of
+  // the target's versions (its Python, its torch): asked once per pair, the
+  // pair known by address (both outlive the cache).
+  bool contains(const pkg::SpecifierSet& spec, const pkg::Version& version);
+  // The variant label of a version whose local label the file name spells
+  // `label_text`: the few dozen labels thousands of wheels share decoded once.
+  const pkg::VariantLabel& variant(std::uint32_t version_id, std::string_view label_text,
+                                   const pkg::Version& version);
+  // pip's preference for a tag set among `supported` (best_rank), asked once
+  // per tag set: a cache serves one target.
+  std::optional<std::size_t> best_rank(const pkg::SupportedTags& supported,
+                                       std::uint32_t tag_set_id,
+                                       const std::vector<pkg::Tag>& wheel_tags);
+  // The C++11 ABI of the official torch a label names for a tag set's
+  // platform, worked out by `infer` once per (label, tag set); `label` must be
+  // one variant() returned.
+  template <class Infer>
+  std::optional<bool> official_abi(const pkg::VariantLabel& label, std::uint32_t tag_set_id,
+                                   Infer infer) {
+    auto [it, added] = official_abi_.try_emplace({&label, tag_set_id});
+    if (added) it->second = infer();
+    return it->second;
+  }
+
+ private:
+  pkg::WheelNameParser names_;
+  struct PairHash {
+    template <class A, class B>
+    std::size_t operator()(const std::pair<A, B>& p) const {
+      return std::hash<A>{}(p.first) * 31 + std::hash<B>{}(p.second);
+    }
+  };
+  std::unordered_map<std::pair<const void*, const void*>, bool, PairHash> contains_;
+  std::unordered_map<std::string, JudgedFacts> facts_;
+  // Per full version id: the facts entries its wheels found, by source and CUDA.
+  struct FactsSeen {
+    std::string source;
+    std::optional<pkg::CudaVersion> cuda;
+    const JudgedFacts* facts;
+  };
+  std::vector<std::vector<FactsSeen>> facts_by_version_;
+  std::unordered_map<std::string, pkg::VariantLabel> variants_;
+  std::vector<const pkg::VariantLabel*> variant_by_version_;
+  const pkg::SupportedTags* ranked_for_ = nullptr;
+  std::vector<std::optional<std::optional<std::size_t>>> rank_by_tag_set_;
+  std::unordered_map<std::pair<const void*, std::uint32_t>, std::optional<bool>, PairHash>
+      official_abi_;
+  std::string key_;
+};
+
+}  // namespace flashfit::resolve
