@@ -176,6 +176,10 @@ bool preload_check_before_lines(const InstallRequirementsPlan& plan, bool dry_ru
   return !dry_run && torch_installed && !plan.installer.empty() && !plan.flashfit.empty();
 }
 
+bool names_torch(const pkg::RequirementLine& line) {
+  return line.requirement && pkg::canonicalize_name(line.requirement->name) == "torch";
+}
+
 std::optional<std::string> shared_run_pins(const InstallRequirementsPlan& plan, bool dry_run,
                                            std::string_view torch_version) {
   if (dry_run || plan.installer.empty() || plan.flashfit.empty() || torch_version.empty())
@@ -183,8 +187,7 @@ std::optional<std::string> shared_run_pins(const InstallRequirementsPlan& plan, 
   auto version = pkg::Version::parse(torch_version);
   if (!version || !plan.passthrough.empty()) return std::nullopt;
   const auto names_torch_or_hashes = [](const pkg::RequirementLine& line) {
-    return !line.hashes.empty() ||
-           (line.requirement && pkg::canonicalize_name(line.requirement->name) == "torch");
+    return !line.hashes.empty() || names_torch(line);
   };
   if (std::any_of(plan.installer.begin(), plan.installer.end(), names_torch_or_hashes) ||
       std::any_of(plan.constraints.begin(), plan.constraints.end(), names_torch_or_hashes))

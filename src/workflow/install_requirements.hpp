@@ -83,6 +83,10 @@ std::string_view to_string(RecipeLineForm form);  // "spec", "wheel-url", "sdist
 bool preload_check_before_lines(const InstallRequirementsPlan& plan, bool dry_run,
                                 bool torch_installed);
 
+// Whether a requirement line names torch (any spelling): such a line decides
+// torch itself, and flashfit does not hold it.
+bool names_torch(const pkg::RequirementLine& line);
+
 // The constraint ("torch==2.14.1+cu130\n") under which the installer's run
 // over the lines may take the first compiled package's wheel too, so that
 // one installer start does what two did: torch held at `torch_version`, the

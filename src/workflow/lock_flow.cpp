@@ -73,8 +73,7 @@ util::Result<void> check_keeps_torch(const InstallRequirementsPlan& plan, const 
   if (!other) return {};
   std::string where;
   for (const pkg::RequirementLine& line : plan.installer) {
-    if (line.requirement && pkg::canonicalize_name(line.requirement->name) == "torch")
-      where = fmt::format("{}:{}", line.file, line.line);
+    if (names_torch(line)) where = fmt::format("{}:{}", line.file, line.line);
   }
   return util::input_error(
       fmt::format("the installer's lines change torch ({} -> {}): a lock is written for the "
@@ -243,9 +242,6 @@ namespace {
 // what the index names: "2.8.0" for PyPI's build whose version.py says
 // "2.8.0+cu128"); not when a line or constraint names torch itself.
 std::string torch_hold(const InstallRequirementsPlan& plan, const env::Interpreter& interpreter) {
-  const auto names_torch = [](const pkg::RequirementLine& line) {
-    return line.requirement && pkg::canonicalize_name(line.requirement->name) == "torch";
-  };
   if (std::any_of(plan.installer.begin(), plan.installer.end(), names_torch) ||
       std::any_of(plan.constraints.begin(), plan.constraints.end(), names_torch))
     return {};
