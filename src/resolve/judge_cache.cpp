@@ -41,6 +41,24 @@ const JudgedFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& v
   return it->second;
 }
 
+const KnownBroken* JudgeCache::broken(const Recipe& recipe, const pkg::Version& version,
+                                      std::uint32_t version_id, std::string_view source_name,
+                                      std::string_view filename,
+                                      const std::optional<pkg::TorchVersion>& wheel_torch) {
+  if (version_id >= broken_by_version_.size()) broken_by_version_.resize(version_id + 1);
+  auto& entries = broken_by_version_[version_id];
+  if (!entries) {
+    entries.emplace();
+    for (const KnownBroken& entry : recipe.known_broken) {
+      if (entry.concerns_version(version)) entries->push_back(&entry);
+    }
+  }
+  for (const KnownBroken* entry : *entries) {
+    if (entry->concerns_wheel(source_name, filename, wheel_torch)) return entry;
+  }
+  return nullptr;
+}
+
 const pkg::VariantLabel& JudgeCache::variant(std::uint32_t version_id, std::string_view label_text,
                                              const pkg::Version& version) {
   if (version_id < variant_by_version_.size() && variant_by_version_[version_id])

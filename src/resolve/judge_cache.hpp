@@ -44,6 +44,12 @@ class JudgeCache {
   const JudgedFacts& facts(const Recipe& recipe, const pkg::Version& version,
                            std::string_view version_text, std::uint32_t version_id,
                            const std::string& source, const std::optional<pkg::CudaVersion>& cuda);
+  // The first of the recipe's known-broken entries that concerns the wheel:
+  // which entries concern its version is worked out once per version id.
+  const KnownBroken* broken(const Recipe& recipe, const pkg::Version& version,
+                            std::uint32_t version_id, std::string_view source_name,
+                            std::string_view filename,
+                            const std::optional<pkg::TorchVersion>& wheel_torch);
   // Whether a specifier of a ReleaseFacts this cache returned contains one of
   // the target's versions (its Python, its torch): asked once per pair, the
   // pair known by address (both outlive the cache).
@@ -85,6 +91,8 @@ class JudgeCache {
     const JudgedFacts* facts;
   };
   std::vector<std::vector<FactsSeen>> facts_by_version_;
+  // Per full version id: the known-broken entries its version is in, in the recipe's order.
+  std::vector<std::optional<std::vector<const KnownBroken*>>> broken_by_version_;
   std::unordered_map<std::string, pkg::VariantLabel> variants_;
   std::vector<const pkg::VariantLabel*> variant_by_version_;
   const pkg::SupportedTags* ranked_for_ = nullptr;

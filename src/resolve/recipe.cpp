@@ -108,14 +108,22 @@ ReleaseFacts Recipe::facts_for(const pkg::Version& version, std::string_view sou
   return merged;
 }
 
+bool KnownBroken::concerns_version(const pkg::Version& version) const {
+  return version_in(versions, version);
+}
+
+bool KnownBroken::concerns_wheel(std::string_view source_name, std::string_view filename,
+                                 const std::optional<pkg::TorchVersion>& wheel_torch) const {
+  return names_source(sources, source_name) && glob_matches(filename_glob, filename) &&
+         torch_matches(torch, wheel_torch);
+}
+
 const KnownBroken* Recipe::broken(const pkg::Version& version, std::string_view source_name,
                                   std::string_view filename,
                                   const std::optional<pkg::TorchVersion>& wheel_torch) const {
   for (const KnownBroken& entry : known_broken) {
-    if (version_in(entry.versions, version) && names_source(entry.sources, source_name) &&
-        glob_matches(entry.filename_glob, filename) && torch_matches(entry.torch, wheel_torch)) {
+    if (entry.concerns_version(version) && entry.concerns_wheel(source_name, filename, wheel_torch))
       return &entry;
-    }
   }
   return nullptr;
 }

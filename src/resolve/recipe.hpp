@@ -85,6 +85,14 @@ struct KnownBroken {
   std::optional<pkg::SpecifierSet> torch;  // the label's torch ("2.6.*"), matched as "X.Y"
   std::string reason;                      // said to the user
   std::string reference;                   // "#1783, #1717"
+
+  // Whether it concerns `version` (by its public part, as upstream's
+  // version conditions are meant).
+  bool concerns_version(const pkg::Version& version) const;
+  // Whether it concerns a wheel of a version it concerns: by source, file
+  // name and the label's torch.
+  bool concerns_wheel(std::string_view source_name, std::string_view filename,
+                      const std::optional<pkg::TorchVersion>& wheel_torch) const;
 };
 
 // What the build issue uses. Values, not code: the build planner reads them.

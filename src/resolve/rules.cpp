@@ -481,8 +481,8 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
              : no_facts;
   const ReleaseFacts& facts = judged_facts.facts;
   if (recipe) {
-    if (const KnownBroken* broken =
-            recipe->broken(version, candidate.source, candidate.filename, j.variant.torch)) {
+    if (const KnownBroken* broken = cache.broken(*recipe, version, ids.version, candidate.source,
+                                                 candidate.filename, j.variant.torch)) {
       reject(j, ReasonCode::known_broken, [&] {
         return std::string(broken->reason +
                            (broken->reference.empty() ? "" : " (" + broken->reference + ")"));
