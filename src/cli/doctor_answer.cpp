@@ -58,20 +58,15 @@ std::optional<std::string> kernels_cannot_run(const resolve::Recipe* recipe,
     return fmt::format("there is no NVIDIA GPU here ({})", gpu.summary);
   if (environment.torch.cuda.known() && environment.torch.cuda->none())
     return std::string("torch here is a CPU build");
-  if (gpu.gpus.known() && !gpu.gpus->empty()) {
-    const auto lowest = resolve::package_min_cc(*recipe);
-    const auto highest = resolve::package_max_cc(*recipe);
-    const auto every_gpu = [&](auto outside) {
-      return std::all_of(gpu.gpus->begin(), gpu.gpus->end(), [&](const env::GpuDevice& d) {
-        return d.capability.known() && outside(*d.capability);
-      });
-    };
-    if (lowest && every_gpu([&](const env::ComputeCapability& cc) { return cc < *lowest; }))
-      return fmt::format("no GPU here reaches compute capability {}, the lowest {} supports",
-                         lowest->str(), recipe->name);
-    if (highest && every_gpu([&](const env::ComputeCapability& cc) { return *highest < cc; }))
-      return fmt::format("every GPU here is above compute capability {}, the highest {} runs on",
-                         highest->str(), recipe->name);
+  if (gpu.gpus.known()) {
+    // Judged only when every GPU's compute capability is known: one unknown
+    // may be the GPU that runs it.
+    std::vector<env::ComputeCapability> capabilities;
+    for (const env::GpuDevice& d : *gpu.gpus) {
+      if (!d.capability.known()) return std::nullopt;
+      capabilities.push_back(*d.capability);
+    }
+    return resolve::no_gpu_runs(*recipe, capabilities);
   }
   return std::nullopt;
 }

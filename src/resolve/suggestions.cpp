@@ -277,8 +277,8 @@ bool upstream_publishes_wheels(const Recipe& recipe) {
                      [](const RecipeSource& s) { return !s.third_party; });
 }
 
-}  // namespace
-
+// The highest compute capability any release runs on, when every release is
+// bounded (a block for all versions sets a maximum); nullopt: unbounded.
 std::optional<env::ComputeCapability> package_max_cc(const Recipe& recipe) {
   // Bounded only when a block for every version and every source the recipe
   // has sets a maximum (the merge keeps it where later blocks are silent);
@@ -305,15 +305,15 @@ std::optional<env::ComputeCapability> package_max_cc(const Recipe& recipe) {
   return highest;
 }
 
-namespace {
 // "8.0 or newer", "up to 9.0", "8.0 to 9.0".
 std::string supported_range(const std::optional<env::ComputeCapability>& low,
                             const std::optional<env::ComputeCapability>& high) {
   if (low && high) return low->str() + " to " + high->str();
   return low ? low->str() + " or newer" : "up to " + high->str();
 }
-}  // namespace
 
+// The lowest compute capability any release of the recipe's package runs on
+// (its releases' min_compute_capability); nullopt: none says.
 std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe) {
   std::optional<env::ComputeCapability> lowest;
   for (const ReleaseFacts& f : recipe.releases) {
@@ -324,6 +324,22 @@ std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe) {
     }
   }
   return lowest;
+}
+
+}  // namespace
+
+std::optional<std::string> no_gpu_runs(const Recipe& recipe,
+                                       const std::vector<env::ComputeCapability>& gpus) {
+  const auto lowest = package_min_cc(recipe);
+  const auto highest = package_max_cc(recipe);
+  if (gpus.empty() || (!lowest && !highest)) return std::nullopt;
+  const bool none = std::all_of(gpus.begin(), gpus.end(), [&](const env::ComputeCapability& cc) {
+    return (lowest && cc < *lowest) || (highest && *highest < cc);
+  });
+  if (!none) return std::nullopt;
+  return fmt::format("no GPU here can run {} (it runs on compute capability {})",
+                     recipe.summary.empty() ? recipe.name : recipe.summary,
+                     supported_range(lowest, highest));
 }
 
 std::string_view to_string(SuggestionKind kind) {
@@ -357,17 +373,10 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
   bool cpu_torch = target.torch_cuda && !*target.torch_cuda;
   // No release runs on any GPU here: each is below the lowest compute
   // capability the package supports or above the highest.
-  bool never_runs = false;
-  std::optional<env::ComputeCapability> min_cc, max_cc;
-  if (recipe && recipe->needs_cuda && target.gpus && !target.gpus->empty()) {
-    min_cc = package_min_cc(*recipe);
-    max_cc = package_max_cc(*recipe);
-    never_runs = (min_cc || max_cc) && std::all_of(target.gpus->begin(), target.gpus->end(),
-                                                   [&](const env::ComputeCapability& cc) {
-                                                     return (min_cc && cc < *min_cc) ||
-                                                            (max_cc && *max_cc < cc);
-                                                   });
-  }
+  const std::optional<std::string> none_runs = recipe && recipe->needs_cuda && target.gpus
+                                                   ? no_gpu_runs(*recipe, *target.gpus)
+                                                   : std::nullopt;
+  const bool never_runs = none_runs.has_value();
   bool no_gpu = target.gpus && target.gpus->empty();
   if (!never_runs && !(recipe && recipe->needs_cuda && (cpu_torch || no_gpu))) {
     std::string name = recipe ? recipe->name : r.request.name;
@@ -389,9 +398,7 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
   if (recipe && !recipe->fallback.empty() &&
       (never_runs || (recipe->needs_cuda && (cpu_torch || no_gpu)))) {
     std::string why =
-        never_runs  ? fmt::format("no GPU here can run {} (it runs on compute capability {})",
-                                 recipe->summary.empty() ? recipe->name : recipe->summary,
-                                  supported_range(min_cc, max_cc))
+        never_runs  ? *none_runs
         : cpu_torch ? fmt::format("torch here is a CPU build, and {} needs CUDA", recipe->name)
                     : fmt::format("there is no GPU here, and {} needs one", recipe->name);
     const bool module = recipe->fallback.ends_with("_attention");

@@ -17,12 +17,13 @@ std::vector<Suggestion> suggest(const Resolution& resolution, const Recipe* reci
                                 const ResolveTarget& target, const BuildOutlook& build,
                                 const CommandContext& commands = {});
 
-// The lowest compute capability any release of the recipe's package runs on
-// (its releases' min_compute_capability); nullopt: none says.
-std::optional<env::ComputeCapability> package_min_cc(const Recipe& recipe);
-// The highest compute capability any release runs on, when every release is
-// bounded (a block for all versions sets a maximum); nullopt: unbounded.
-std::optional<env::ComputeCapability> package_max_cc(const Recipe& recipe);
+// Why no GPU in `gpus` can run any release of the recipe's package: every one
+// is below the lowest compute capability a release supports or above the
+// highest every release keeps ("no GPU here can run FlashAttention (it runs
+// on compute capability 8.0 or newer)"). nullopt: one can, the facts set no
+// bound, or `gpus` is empty (no GPU is another answer).
+std::optional<std::string> no_gpu_runs(const Recipe& recipe,
+                                       const std::vector<env::ComputeCapability>& gpus);
 
 // ' quoting for a POSIX shell (its home is util/strings).
 using util::shell_quote;

@@ -89,8 +89,9 @@ TEST(DoctorAnswer, KernelsCannotRunOnlyWhenKnown) {
   e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::of({device(7, 5), device(8, 0)}, "NVML");
   EXPECT_EQ(kernels_cannot_run(&recipe, e), std::nullopt);  // one GPU reaches 8.0
   e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::of({device(7, 5), device(7, 0)}, "NVML");
-  EXPECT_THAT(kernels_cannot_run(&recipe, e).value_or(""),
-              HasSubstr("no GPU here reaches compute capability 8.0"));
+  EXPECT_THAT(
+      kernels_cannot_run(&recipe, e).value_or(""),
+      HasSubstr("no GPU here can run flash-attn (it runs on compute capability 8.0 or newer)"));
   e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::unknown("NVML failed");
   e.gpu.presence = env::GpuPresence::unknown;
   EXPECT_EQ(kernels_cannot_run(&recipe, e), std::nullopt);  // unknown is not "cannot"
@@ -112,8 +113,16 @@ TEST(DoctorAnswer, KernelsCannotRunOnlyWhenKnown) {
   e.torch.cuda = env::Fact<env::ToolkitBuild>::of(env::ToolkitBuild::of("12.8"), "version.py");
   e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::of({device(12, 0)}, "NVML");
   EXPECT_THAT(kernels_cannot_run(&recipe, e).value_or(""),
-              HasSubstr("every GPU here is above compute capability 9.0"));
+              HasSubstr("(it runs on compute capability 8.0 to 9.0)"));
   e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::of({device(12, 0), device(9, 0)}, "NVML");
+  EXPECT_EQ(kernels_cannot_run(&recipe, e), std::nullopt);
+  // One GPU below the range and one above it: none runs it, as resolve's suggestions say too.
+  e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::of({device(7, 0), device(12, 0)}, "NVML");
+  EXPECT_THAT(kernels_cannot_run(&recipe, e).value_or(""), HasSubstr("no GPU here can run"));
+  // A GPU whose compute capability is unknown may be the one that runs it.
+  auto unknown = device(7, 0);
+  unknown.capability = env::Fact<env::ComputeCapability>::unknown("NVML failed");
+  e.gpu.gpus = env::Fact<std::vector<env::GpuDevice>>::of({device(7, 0), unknown}, "NVML");
   EXPECT_EQ(kernels_cannot_run(&recipe, e), std::nullopt);
   recipe.needs_cuda = false;
   EXPECT_EQ(kernels_cannot_run(&recipe, e), std::nullopt);
