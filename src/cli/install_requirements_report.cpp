@@ -3,6 +3,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 namespace flashfit::cli {
 namespace {
 
@@ -53,9 +55,13 @@ std::string requirements_text(const InstallRequirementsReport& report) {
   out += fmt::format("  for {} ({} line{}, one run, {}):\n", report.installer,
                      plan.installer.size(), plan.installer.size() == 1 ? "" : "s",
                      report.installer_shared ? "with the first compiled wheel" : "first");
-  if (plan.installer.empty()) out += "    (none)\n";
+  if (!workflow::installer_runs(plan)) out += "    (none)\n";
   for (const auto& line : plan.installer)
     out += fmt::format("    {}:{}  {}\n", line.file, line.line, line.text);
+  // Option lines go to the installer as written (-e ./pkg installs a package).
+  for (const auto& option : plan.passthrough)
+    out +=
+        fmt::format("    {}:{}  {}  (option, as written)\n", option.file, option.line, option.text);
   for (const auto& line : plan.constraints)
     out += fmt::format("    {}:{}  {}  (constraint)\n", line.file, line.line, line.text);
   out += fmt::format("  flashfit takes ({}):\n", plan.flashfit.size());
@@ -82,6 +88,12 @@ std::string requirements_text(const InstallRequirementsReport& report) {
   if (plan.sources.index_url) out += "  index: " + *plan.sources.index_url + "\n";
   for (const auto& url : plan.sources.extra_index_urls) out += "  extra index: " + url + "\n";
   for (const auto& link : plan.sources.find_links) out += "  find-links: " + link + "\n";
+  if (report.torch_line) {
+    out += fmt::format(
+        "  note: {} names torch: the installer's run may change it, and the picks below are for "
+        "the torch installed now (a real run picks again after that run)\n",
+        *report.torch_line);
+  }
 
   if (report.installer_ok) {
     out += fmt::format("\n{}: {}\n", report.installer,
@@ -121,8 +133,20 @@ std::string requirements_text(const InstallRequirementsReport& report) {
   }
   if (!report.ok && !report.dry_run && report.unmet.empty() && report.unchecked.empty()) {
     out += "\nfailed: ";
-    out += report.installer_ok == false ? "the installer's run failed; flashfit installed nothing\n"
-                                        : "flashfit's own install was rolled back\n";
+    const auto failing = std::find_if(
+        report.packages.begin(), report.packages.end(),
+        [](const workflow::PackageRun& run) { return run.exit_code && *run.exit_code != 0; });
+    // What the failing install changed and put back is its own report's to
+    // say (it may have installed nothing at all).
+    out += report.installer_ok == false ? std::string(
+                                              "the installer's run failed; flashfit "
+                                              "installed nothing\n")
+           : failing != report.packages.end()
+               ? fmt::format(
+                     "{} is not installed (its report above says what was tried and "
+                     "what was put back)\n",
+                     failing->recipe)
+               : std::string("a step failed\n");
     const auto left = remaining(report);
     if (!left.empty()) {
       out += "the installer's changes remain:\n";
@@ -144,6 +168,10 @@ json requirements_json(const InstallRequirementsReport& report) {
                                {"text", line.text},
                                {"hashes", line.hashes}});
   }
+  json options = json::array();
+  for (const auto& option : plan.passthrough)
+    options.push_back(
+        {{"where", fmt::format("{}:{}", option.file, option.line)}, {"text", option.text}});
   json constraints = json::array();
   for (const auto& line : plan.constraints)
     constraints.push_back(
@@ -207,10 +235,12 @@ json requirements_json(const InstallRequirementsReport& report) {
   return json{
       {"dry_run", report.dry_run},
       {"ok", report.ok},
+      {"torch_line", report.torch_line ? json(*report.torch_line) : json(nullptr)},
       {"installer",
        {{"name", report.installer},
         {"command", report.installer_argv},
         {"lines", installer_lines},
+        {"options", options},
         {"constraints", constraints},
         {"ran", report.installer_ok.has_value()},
         {"ok", report.installer_ok ? json(*report.installer_ok) : json(nullptr)},

@@ -164,6 +164,29 @@ std::optional<pkg::InterpreterTagFacts> Environment::tag_facts() const {
   return facts;
 }
 
+pkg::MarkerEnvironment Environment::marker_environment() const {
+  pkg::MarkerEnvironment markers;
+  if (python.interpreter.known()) markers = python.interpreter->markers;
+  if (python.version.overridden) {
+    const std::string described =
+        std::to_string(python.version->major) + "." + std::to_string(python.version->minor);
+    if (markers.python_version != described) {
+      markers.python_version = described;
+      // The interpreter's 3.11.2 is not the described Python's full version,
+      // which no flag gives.
+      markers.python_full_version.reset();
+      markers.implementation_version.reset();
+    }
+  }
+  if (machine.arch.overridden && markers.platform_machine != *machine.arch) {
+    markers.platform_machine = *machine.arch;
+    // The kernel's release and version strings were this machine's.
+    markers.platform_release.reset();
+    markers.platform_version.reset();
+  }
+  return markers;
+}
+
 namespace {
 // The steps every probe starts with; --verbose traces each with its time.
 void probe_machine_and_python(Environment& env, const ProbeOptions& options) {

@@ -43,6 +43,12 @@ struct Environment {
   // a CPython of the given version on this (or the given) platform, as pip's
   // --python-version/--platform do. nullopt when neither is known.
   std::optional<pkg::InterpreterTagFacts> tag_facts() const;
+  // The environment markers (PEP 508) of the machine described: the
+  // interpreter's, with --python-version and --arch applied. What the flags
+  // leave unknown stays unset, so a marker that reads it cannot be evaluated
+  // (python_full_version under --python-version 3.10: only 3.10 is known).
+  // Empty (every variable unset) without an interpreter.
+  pkg::MarkerEnvironment marker_environment() const;
 };
 
 struct ProbeOptions {

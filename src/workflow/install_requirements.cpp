@@ -10,6 +10,7 @@
 
 #include "pkg/name.hpp"
 #include "pkg/version.hpp"
+#include "util/strings.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -149,9 +150,22 @@ util::Result<InstallRequirementsPlan> plan_install_requirements(
   return plan;
 }
 
+bool installer_runs(const InstallRequirementsPlan& plan) {
+  // pip's -e takes its value joined ("-e./pkg") or apart; --editable may be
+  // abbreviated to any prefix from "--ed" (optparse).
+  const auto editable = [](const pkg::PassthroughOption& option) {
+    const std::string_view text = util::trim(option.text);
+    const std::string_view first = text.substr(0, text.find_first_of(" \t="));
+    if (first.size() >= 2 && first[0] == '-' && first[1] == 'e') return true;
+    return first.size() >= 4 && std::string_view("--editable").starts_with(first);
+  };
+  return !plan.installer.empty() ||
+         std::any_of(plan.passthrough.begin(), plan.passthrough.end(), editable);
+}
+
 std::string installer_requirements_text(const InstallRequirementsPlan& plan,
                                         const std::string& constraints_file) {
-  if (plan.installer.empty()) return {};
+  if (!installer_runs(plan)) return {};
   std::string out = "# written by flashfit install -r: the lines it does not take\n";
   if (plan.sources.index_url) option_line(out, "--index-url", *plan.sources.index_url);
   for (const auto& url : plan.sources.extra_index_urls) option_line(out, "--extra-index-url", url);
@@ -173,7 +187,7 @@ std::string installer_requirements_text(const InstallRequirementsPlan& plan,
 
 bool preload_check_before_lines(const InstallRequirementsPlan& plan, bool dry_run,
                                 bool torch_installed) {
-  return !dry_run && torch_installed && !plan.installer.empty() && !plan.flashfit.empty();
+  return !dry_run && torch_installed && installer_runs(plan) && !plan.flashfit.empty();
 }
 
 bool names_torch(const pkg::RequirementLine& line) {

@@ -83,6 +83,11 @@ std::string_view to_string(RecipeLineForm form);  // "spec", "wheel-url", "sdist
 bool preload_check_before_lines(const InstallRequirementsPlan& plan, bool dry_run,
                                 bool torch_installed);
 
+// Whether the installer has anything to do: lines flashfit does not take, or
+// an option line that is itself a requirement (`-e ./pkg`, `--editable`), which
+// pip installs even when no other line is left to it.
+bool installer_runs(const InstallRequirementsPlan& plan);
+
 // Whether a requirement line names torch (any spelling): such a line decides
 // torch itself, and flashfit does not hold it.
 bool names_torch(const pkg::RequirementLine& line);

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -305,8 +306,9 @@ util::Result<InstallRequirementsReport> install_requirements(
       return tl::unexpected(usable.error());
   }
   const env::Interpreter& interpreter = *environment.python.interpreter;
-  auto planned =
-      plan_install_requirements(*input.files, *input.book, interpreter.markers, input.sources);
+  // Markers as the machine described reads them (--python-version, --arch).
+  auto planned = plan_install_requirements(*input.files, *input.book,
+                                           environment.marker_environment(), input.sources);
   if (!planned) return tl::unexpected(planned.error());
 
   InstallRequirementsReport report;
@@ -316,6 +318,13 @@ util::Result<InstallRequirementsReport> install_requirements(
   if (input.probe.what_if.any() && !input.dry_run) {
     report.dry_run = true;
     if (input.on_what_if_dry_run) input.on_what_if_dry_run(input.probe.what_if.describe());
+  }
+  if (report.dry_run) {
+    for (const auto* lines : {&report.plan.installer, &report.plan.constraints}) {
+      const auto torch = std::find_if(lines->begin(), lines->end(), names_torch);
+      if (torch != lines->end() && !report.torch_line)
+        report.torch_line = fmt::format("{}:{}", torch->file, torch->line);
+    }
   }
   auto installer = install::choose_installer(environment);
   if (!installer) return tl::unexpected(installer.error());
@@ -331,7 +340,7 @@ util::Result<InstallRequirementsReport> install_requirements(
   std::optional<InstallerInputFiles> inputs;
   // The lines' run, when it goes into the first compiled package's install.
   std::shared_ptr<install::SharedLinesRun> lines;
-  if (!report.plan.installer.empty()) {
+  if (installer_runs(report.plan)) {
     report.installer_argv = lines_argv(*installer, "<the lines>");
     if (!report.dry_run) {
       const auto torch = before.find("torch");
@@ -356,6 +365,7 @@ util::Result<InstallRequirementsReport> install_requirements(
   report.url_verdicts.resize(report.plan.flashfit.size());
 
   bool failed = report.installer_ok == false;
+  bool any_failed = failed;
   for (const TakenPackage& taken : report.plan.flashfit) {
     PackageRun run{taken.recipe, taken.spec, std::nullopt, {}, {}};
     if (!failed) {
@@ -389,13 +399,18 @@ util::Result<InstallRequirementsReport> install_requirements(
         }
         lines = nullptr;
       }
-      failed = run.exit_code != 0;
+      // A dry run plans every package: one with no wheel here stops a real
+      // run (or hands it to a source build), not the plan of the others.
+      if (run.exit_code != 0) {
+        any_failed = true;
+        failed = !report.dry_run;
+      }
     }
     report.packages.push_back(std::move(run));
   }
   if (!failed && !report.dry_run) check_dependencies(report, interpreter, *installer);
   note_unchecked_compiled(report, *input.book, interpreter);
-  report.ok = !failed && report.unmet.empty() && report.unchecked.empty();
+  report.ok = !any_failed && report.unmet.empty() && report.unchecked.empty();
   return report;
 }
 

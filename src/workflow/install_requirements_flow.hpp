@@ -43,6 +43,10 @@ struct InstallRequirementsReport {
   InstallRequirementsPlan plan;
   std::vector<std::optional<UrlVerdict>> url_verdicts;  // per plan.flashfit entry
   bool dry_run = false;
+  // A dry run whose lines or constraints name torch ("requirements.txt:3"):
+  // the installer's run may change torch, and the picks are for the torch
+  // installed now (a real run picks again after that run).
+  std::optional<std::string> torch_line;
   std::string installer;                    // "pip 23.0.1 ..." / "uv 0.8.0"
   std::vector<std::string> installer_argv;  // empty: nothing for the installer
   std::optional<bool> installer_ok;         // nullopt: not run

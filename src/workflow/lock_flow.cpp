@@ -123,8 +123,8 @@ util::Error recipe_as_dependency(const InstallRequirementsPlan& plan,
 util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& input) {
   const env::Environment& environment = *input.environment;
   const env::Interpreter& interpreter = *environment.python.interpreter;
-  auto plan =
-      plan_install_requirements(*input.files, *input.book, interpreter.markers, input.sources);
+  auto plan = plan_install_requirements(*input.files, *input.book, environment.marker_environment(),
+                                        input.sources);
   if (!plan) return tl::unexpected(plan.error());
 
   LockOutcome out;
@@ -132,8 +132,10 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
   document.key = lock_key_from(resolve::target_from_environment(environment));
   const bool described = !input.what_if.empty();
   if (described) {
-    document.notes.push_back(fmt::format("what-if ({}): environment markers are this interpreter's",
-                                         util::join(input.what_if, " ")));
+    document.notes.push_back(
+        fmt::format("what-if ({}): environment markers are this interpreter's, "
+                    "python_version and platform_machine as described",
+                    util::join(input.what_if, " ")));
   }
 
   // Recipe packages: flashfit's pick for this environment.
@@ -188,13 +190,13 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
   }
 
   // The other lines: the installer's own resolution (none under what-if flags).
-  if (!plan->installer.empty() && described) {
+  if (installer_runs(*plan) && described) {
     const std::string why =
         "the installer's lines are not locked: the what-if flags describe an environment "
         "with no interpreter to ask pip in";
     document.notes.push_back(why);
     tell(input.remark, why);
-  } else if (!plan->installer.empty()) {
+  } else if (installer_runs(*plan)) {
     const std::string by(to_string(input.resolver));
     const bool uv = input.resolver == LineResolver::uv;
     tell(input.note,

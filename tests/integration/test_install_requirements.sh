@@ -80,6 +80,29 @@ expect_out_contains "flashfit install ffinst==1.0"
 expect_out_contains "it does not fit here"
 pass_note "--dry-run: pip's lines, flashfit's pin from the URL's public version, why the URL does not fit; nothing installed"
 
+# --- --dry-run: what-if markers, a torch line, every package planned -----------
+printf -- '--find-links %s\n--no-index\nffinst==1.0 ; python_version < "3.11"\n' "$TMP/links" >"$TMP/marker.txt"
+ff install -r "$TMP/marker.txt" --python "$PY" --dry-run --json
+expect_rc 0 "--dry-run with a marker false for this Python"
+[[ $(json_field "$TMP/out" 'len(d["skipped"]), len(d["flashfit"])') == "(1, 0)" ]] ||
+  fail "the marker was not read for this interpreter: $(json_field "$TMP/out" 'd["skipped"]')"
+ff install -r "$TMP/marker.txt" --python "$PY" --dry-run --json --python-version 3.10
+[[ $(json_field "$TMP/out" 'len(d["skipped"]), [t["name"] for t in d["flashfit"]]') == "(0, ['ffinst'])" ]] ||
+  fail "--python-version 3.10 did not make the marker true: $(json_field "$TMP/out" 'd["skipped"], d["flashfit"]')"
+printf -- '--find-links %s\n--no-index\ntorch==1.13.1\nflash-attn\nffinst==1.0\n-e %s\n' "$TMP/links" "$TMP/project" >"$TMP/plan.txt"
+ff install -r "$TMP/plan.txt" --python "$PY" --dry-run --json --offline
+expect_rc 1 "--dry-run where flash-attn has no wheel (a CPU torch)"
+[[ $(json_field "$TMP/out" 'd["torch_line"]') == "$TMP/plan.txt:3" ]] ||
+  fail "the torch line is not said: $(json_field "$TMP/out" 'd["torch_line"]')"
+[[ $(json_field "$TMP/out" '[(p["name"], p["exit_code"]) for p in d["packages"]]') == "[('flash-attn', 1), ('ffinst', 0)]" ]] ||
+  fail "the dry run did not plan every package: $(json_field "$TMP/out" '[(p["name"], p["exit_code"]) for p in d["packages"]]')"
+[[ $(json_field "$TMP/out" '[o["text"] for o in d["installer"]["options"]]') == "['-e $TMP/project']" ]] ||
+  fail "the -e line is not in the plan: $(json_field "$TMP/out" 'd["installer"]')"
+ff install -r "$TMP/plan.txt" --python "$PY" --dry-run --offline
+expect_out_contains "names torch: the installer's run may change it"
+expect_out_contains "-e $TMP/project  (option, as written)"
+pass_note "--dry-run: markers for --python-version, a torch line said, every package planned, -e lines shown"
+
 ff install -r "$TMP/project/requirements.txt" --python "$PY" --json
 expect_rc 0 "install -r"
 [[ $(version_of ffpure) == 1.0 && $(version_of ffdep) == 1.2 ]] || fail "pip's lines are not installed"
@@ -102,7 +125,7 @@ ff install -r "$TMP/broken.txt" --python "$PY" --no-build
 expect_rc 1 "a compiled package that does not import"
 [[ -z $(version_of ffinst) ]] || fail "the broken ffinst was not rolled back"
 [[ $(version_of ffpure) == 1.0 ]] || fail "pip's ffpure is gone"
-expect_out_contains "flashfit's own install was rolled back"
+expect_out_contains "ffinst is not installed (its report above says what was tried and what was put back)"
 expect_out_contains "the installer's changes remain:"
 expect_out_contains "ffpure 1.0 (new)"
 pass_note "a failing compiled package after pip's run: rolled back; pip's changes named as remaining"

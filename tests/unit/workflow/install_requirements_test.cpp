@@ -253,5 +253,25 @@ TEST(InstallRequirementsShare, NotWhenTheLinesNameTorchHashesOrUnreadOptions) {
   EXPECT_EQ(shared_run_pins(*fine, false, "2.9.1"), "torch==2.9.1\n");
 }
 
+// An editable line is a requirement pip installs: the installer runs for it,
+// with its file, even when flashfit took every other line.
+TEST(InstallRequirementsInstaller, RunsForAnEditableLineAlone) {
+  for (const std::string& editable :
+       {std::string("-e ./localpkg"), std::string("-e./localpkg"),
+        std::string("--editable ./localpkg"), std::string("--editable=./localpkg")}) {
+    auto planned = plan({parse(editable + "\nflash-attn\n")});
+    ASSERT_TRUE(planned) << editable << ": " << planned.error().message;
+    EXPECT_TRUE(planned->installer.empty()) << editable;
+    EXPECT_TRUE(installer_runs(*planned)) << editable;
+    EXPECT_NE(installer_requirements_text(*planned, "").find(editable), std::string::npos)
+        << editable;
+  }
+  // An option that installs nothing does not make a run of its own.
+  auto options_only = plan({parse("--pre\nflash-attn\n")});
+  ASSERT_TRUE(options_only);
+  EXPECT_FALSE(installer_runs(*options_only));
+  EXPECT_EQ(installer_requirements_text(*options_only, ""), "");
+}
+
 }  // namespace
 }  // namespace flashfit::workflow

@@ -269,7 +269,8 @@ TEST(LockFlow, WhatIfFlagsLeaveTheInstallerLinesUnresolved) {
   EXPECT_TRUE(out->document.installer.empty());
   ASSERT_EQ(out->document.notes.size(), 2u);
   EXPECT_EQ(out->document.notes[0],
-            "what-if (--torch 2.8.0): environment markers are this interpreter's");
+            "what-if (--torch 2.8.0): environment markers are this interpreter's, "
+            "python_version and platform_machine as described");
   ASSERT_EQ(run.remarks.size(), 1u);
   EXPECT_EQ(run.remarks[0], out->document.notes[1]);
 }
