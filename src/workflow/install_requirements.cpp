@@ -86,6 +86,38 @@ void option_line(std::string& out, std::string_view option, const std::string& v
   out += fmt::format("{} {}\n", option, value);
 }
 
+// A constraint naming a package flashfit takes narrows flashfit's pick, as
+// pip would narrow its own ("-c c.txt" with "flash-attn==2.6.3"): its
+// specifier joins the package's pin. The line still goes to the installer's
+// constraints, which the pick then satisfies.
+util::Result<void> apply_recipe_constraints(InstallRequirementsPlan& plan,
+                                            const resolve::RecipeBook& recipes,
+                                            const pkg::MarkerEnvironment& markers) {
+  for (const pkg::RequirementLine& line : plan.constraints) {
+    if (!line.requirement || line.requirement->specifier.empty()) continue;
+    const resolve::Recipe* recipe = recipes.find(line.requirement->name);
+    if (!recipe) continue;
+    const auto taken =
+        std::find_if(plan.flashfit.begin(), plan.flashfit.end(),
+                     [&](const TakenPackage& t) { return t.recipe == recipe->name; });
+    if (taken == plan.flashfit.end()) continue;
+    if (line.requirement->marker) {
+      auto applies = line.requirement->marker->evaluate(markers);
+      if (!applies) {
+        return util::input_error(
+            fmt::format("cannot evaluate the marker: {}", applies.error().message), where_of(line));
+      }
+      if (!*applies) continue;
+    }
+    const std::string narrowing = line.requirement->specifier.str();
+    const bool pinned = taken->spec.size() > taken->recipe.size();
+    taken->spec += (pinned ? "," : "") + narrowing;
+    taken->notes.push_back(
+        fmt::format("constrained by {} ({}{})", where_of(line), recipe->name, narrowing));
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string_view to_string(RecipeLineForm form) {
@@ -147,6 +179,8 @@ util::Result<InstallRequirementsPlan> plan_install_requirements(
       plan.flashfit.push_back(std::move(*package));
     }
   }
+  if (auto constrained = apply_recipe_constraints(plan, recipes, markers); !constrained)
+    return tl::unexpected(constrained.error());
   return plan;
 }
 

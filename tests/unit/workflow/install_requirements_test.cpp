@@ -187,6 +187,28 @@ TEST(InstallRequirementsPlan, ConstraintsGoToTheInstallersConstraintFile) {
   EXPECT_EQ(installer_constraints_text(*result), "numpy<2\nflash-attn<2.8\n");
 }
 
+// pip honours a constraint on any package it installs; flashfit's pick for a
+// package it takes honours it too.
+TEST(InstallRequirementsPlan, AConstraintNarrowsARecipePackagesPin) {
+  MemoryFiles reader;
+  reader.files["c.txt"] = "Flash_Attn==2.6.3\ncausal-conv1d<1.5 ; python_version < '3'\nnumpy<2\n";
+  auto result =
+      plan({parse("-c c.txt\nnumpy\nflash-attn\ncausal-conv1d>=1.0\n", "r.txt", &reader)});
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->flashfit.size(), 2u);
+  EXPECT_EQ(result->flashfit[0].spec, "flash-attn==2.6.3");
+  ASSERT_EQ(result->flashfit[0].notes.size(), 1u);
+  EXPECT_EQ(result->flashfit[0].notes[0], "constrained by c.txt:1 (flash-attn==2.6.3)");
+  // A constraint whose marker is false here narrows nothing.
+  EXPECT_EQ(result->flashfit[1].spec, "causal-conv1d>=1.0");
+  // Joined with the line's own pin: a constraint it contradicts leaves no version.
+  reader.files["c.txt"] = "flash-attn<2.7\n";
+  auto both = plan({parse("-c c.txt\nflash-attn==2.8.3\n", "r.txt", &reader)});
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->flashfit[0].spec, "flash-attn==2.8.3,<2.7");
+  EXPECT_EQ(installer_constraints_text(*both), "flash-attn<2.7\n");
+}
+
 TEST(InstallRequirementsPlan, NotesSayWhatFlashfitDoesNotCarryOver) {
   auto result =
       plan({parse("flash-attn[triton]==2.8.3 --hash=sha256:" + std::string(64, 'b') + "\n")});
