@@ -31,6 +31,8 @@ std::string form_words(workflow::RecipeLineForm form) {
       return "a wheel built for some environment";
     case workflow::RecipeLineForm::sdist:
       return "an sdist";
+    case workflow::RecipeLineForm::source:
+      return "a source (VCS or directory)";
   }
   return "a requirement";
 }

@@ -48,6 +48,14 @@ util::Result<TakenPackage> take(const RecipeLine& taken) {
   out.url = taken.url;
   if (taken.form == RecipeLineForm::spec) {
     out.spec = taken.recipe + taken.pin.str();
+  } else if (taken.form == RecipeLineForm::source) {
+    // A source names no version flashfit can read (a VCS ref is any name):
+    // the pick is the newest that fits, said, instead of a build of it.
+    out.spec = taken.recipe;
+    out.notes.push_back(fmt::format(
+        "named as a source that says no version: flashfit picks the newest {} wheel that fits "
+        "here instead of building it; pin a version ({}==X) to keep one",
+        taken.recipe, taken.recipe));
   } else {
     auto pin = public_pin(taken);
     if (!pin) return tl::unexpected(pin.error());
@@ -128,6 +136,8 @@ std::string_view to_string(RecipeLineForm form) {
       return "wheel-url";
     case RecipeLineForm::sdist:
       return "sdist";
+    case RecipeLineForm::source:
+      return "source";
   }
   return "spec";
 }

@@ -72,7 +72,7 @@ std::string installer_requirements_text(const InstallRequirementsPlan& plan,
 // The constraint lines, for the file `-c` names.
 std::string installer_constraints_text(const InstallRequirementsPlan& plan);
 
-std::string_view to_string(RecipeLineForm form);  // "spec", "wheel-url", "sdist"
+std::string_view to_string(RecipeLineForm form);  // "spec", "wheel-url", "sdist", "source"
 
 // Whether the first compiled package's import check starts before the
 // installer's run over the lines, so that its `import torch` (about a second)

@@ -69,6 +69,27 @@ std::optional<ArchiveFacts> archive_facts(std::string_view location) {
   return ArchiveFacts{sdist->first, sdist->second, RecipeLineForm::sdist};
 }
 
+// The project a bare VCS or source URL names in its fragment, as pip reads it:
+// "...#egg=flash-attn&subdirectory=x" -> "flash-attn" (extras dropped).
+std::optional<std::string> egg_name(std::string_view location) {
+  const auto hash = location.find('#');
+  if (hash == std::string_view::npos) return std::nullopt;
+  std::string_view fragment = location.substr(hash + 1);
+  while (!fragment.empty()) {
+    const auto amp = fragment.find('&');
+    const std::string_view item = fragment.substr(0, amp);
+    if (item.rfind("egg=", 0) == 0) {
+      std::string_view name = item.substr(4);
+      name = name.substr(0, name.find('['));
+      if (name.empty()) return std::nullopt;
+      return std::string(name);
+    }
+    if (amp == std::string_view::npos) break;
+    fragment.remove_prefix(amp + 1);
+  }
+  return std::nullopt;
+}
+
 std::optional<pkg::SpecifierSet> exact_pin(const std::string& version) {
   auto parsed = pkg::Version::parse(version);
   if (!parsed) return std::nullopt;
@@ -90,7 +111,8 @@ RequirementsSplit split_requirements(const pkg::RequirementsFile& file,
       if (recipe && line.requirement->url) {
         const auto url = *line.requirement->url;
         auto facts = archive_facts(url);
-        taken.form = facts ? facts->form : RecipeLineForm::wheel_url;
+        // No wheel or sdist file name: a source (VCS, directory) that names no version.
+        taken.form = facts ? facts->form : RecipeLineForm::source;
         taken.url = url;
         if (facts) {
           if (auto pin = exact_pin(facts->version)) taken.pin = *pin;
@@ -105,6 +127,12 @@ RequirementsSplit split_requirements(const pkg::RequirementsFile& file,
           auto pin = exact_pin(facts->version);
           if (pin) taken.pin = *pin;
           taken.form = facts->form;
+          taken.url = *line.location;
+        }
+      } else if (auto name = egg_name(*line.location)) {
+        recipe = recipes.find(*name);
+        if (recipe) {
+          taken.form = RecipeLineForm::source;
           taken.url = *line.location;
         }
       }

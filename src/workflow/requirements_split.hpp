@@ -19,6 +19,9 @@ enum class RecipeLineForm {
   spec,       // "flash-attn==2.8.3" (a PEP 508 requirement without URL)
   wheel_url,  // "flash-attn @ https://.../x.whl" or a bare path/URL to a wheel
   sdist,      // a path/URL to an sdist of a recipe package
+  // A source that names no version: a VCS URL ("git+https://...@v2.7.4#egg=flash-attn",
+  // "flash-attn @ git+https://..."), a directory, any other archive.
+  source,
 };
 
 struct RecipeLine {

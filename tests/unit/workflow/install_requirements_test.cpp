@@ -209,6 +209,26 @@ TEST(InstallRequirementsPlan, AConstraintNarrowsARecipePackagesPin) {
   EXPECT_EQ(installer_constraints_text(*both), "flash-attn<2.7\n");
 }
 
+// pip installs "git+...#egg=flash-attn" as flash-attn, from a clone: flashfit
+// takes it like any other form, unpinned (a VCS ref is no version), and says so.
+TEST(InstallRequirementsPlan, SourcesThatSayNoVersionAreTakenUnpinned) {
+  auto result = plan({parse(
+      "git+https://github.com/Dao-AILab/flash-attention.git@v2.7.4#egg=flash_attn&subdirectory=x\n"
+      "causal-conv1d @ git+https://github.com/Dao-AILab/causal-conv1d@v1.5.0\n"
+      "git+https://example.org/other.git#egg=numpy\n")});
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->flashfit.size(), 2u);
+  EXPECT_EQ(result->flashfit[0].recipe, "flash-attn");
+  EXPECT_EQ(result->flashfit[0].spec, "flash-attn");
+  EXPECT_EQ(result->flashfit[0].form, RecipeLineForm::source);
+  ASSERT_EQ(result->flashfit[0].notes.size(), 1u);
+  EXPECT_NE(result->flashfit[0].notes[0].find("pin a version (flash-attn==X)"), std::string::npos);
+  EXPECT_EQ(result->flashfit[1].spec, "causal-conv1d");
+  EXPECT_EQ(result->flashfit[1].form, RecipeLineForm::source);
+  // Not a recipe package: the installer's, as written.
+  ASSERT_EQ(result->installer.size(), 1u);
+}
+
 TEST(InstallRequirementsPlan, NotesSayWhatFlashfitDoesNotCarryOver) {
   auto result =
       plan({parse("flash-attn[triton]==2.8.3 --hash=sha256:" + std::string(64, 'b') + "\n")});
