@@ -62,8 +62,11 @@ util::Result<TakenPackage> take(const RecipeLine& taken) {
     out.spec = taken.recipe + *pin;
   }
   if (taken.line.requirement && !taken.line.requirement->extras.empty()) {
-    out.notes.push_back(fmt::format("extras [{}] are not installed by flashfit",
-                                    fmt::join(taken.line.requirement->extras, ",")));
+    out.extras = taken.line.requirement->extras;
+    out.notes.push_back(fmt::format(
+        "extras [{}]: what they require is checked once it is installed, and what is missing is "
+        "named with the command that installs it",
+        fmt::join(out.extras, ",")));
   }
   if (!taken.line.hashes.empty()) {
     out.notes.push_back(

@@ -30,7 +30,8 @@ struct TakenPackage {
   // The wheel / sdist URL or path the line named (reported, never installed
   // as such: it was built for some environment, maybe not this one).
   std::optional<std::string> url;
-  std::vector<std::string> notes;  // extras dropped, hashes not checked, ...
+  std::vector<std::string> extras;  // the line's [extras]: their dependencies are checked
+  std::vector<std::string> notes;   // hashes not checked, ...
 };
 
 // A line a marker leaves out in this environment (pip skips it too).

@@ -112,9 +112,10 @@ std::vector<std::optional<UrlVerdict>> judge_urls(const InstallRequirementsPlan&
   return out;
 }
 
-// The compiled packages' own dependencies, against what is installed now.
-void check_dependencies(InstallRequirementsReport& report, const env::Interpreter& interpreter,
-                        const install::Installer& installer) {
+// The compiled packages' own dependencies (with the extras their lines ask
+// for), against what is installed now.
+void check_dependencies(InstallRequirementsReport& report, const resolve::RecipeBook& book,
+                        const env::Interpreter& interpreter, const install::Installer& installer) {
   const InstalledVersions now = installed_versions(interpreter.site_dirs);
   for (const PackageRun& run : report.packages) {
     if (run.exit_code != 0) continue;
@@ -122,7 +123,12 @@ void check_dependencies(InstallRequirementsReport& report, const env::Interprete
     if (!dist || dist->egg_info) continue;
     auto metadata = read_metadata(dist->dist_info / "METADATA");
     if (!metadata) continue;
-    auto unmet = unmet_dependencies(run.recipe, requires_dist(*metadata), interpreter.markers, now);
+    const auto taken = std::find_if(report.plan.flashfit.begin(), report.plan.flashfit.end(),
+                                    [&](const TakenPackage& t) { return t.recipe == run.recipe; });
+    const std::vector<std::string> no_extras;
+    auto unmet =
+        unmet_dependencies(run.recipe, requires_dist(*metadata), interpreter.markers, now,
+                           taken == report.plan.flashfit.end() ? no_extras : taken->extras);
     report.unmet.insert(report.unmet.end(), unmet.begin(), unmet.end());
   }
   if (report.unmet.empty()) return;
@@ -131,7 +137,23 @@ void check_dependencies(InstallRequirementsReport& report, const env::Interprete
   if (installer.kind == install::InstallerKind::uv) {
     argv.insert(argv.end(), {"--python", installer.python});
   }
-  for (const auto& u : report.unmet) argv.push_back(u.requirement);
+  // A compiled package flashfit has a recipe for is flashfit's to pick (the
+  // installer's choice would be a wheel for some other torch, or a build).
+  std::vector<std::string> flashfit_commands;
+  bool for_installer = false;
+  for (const auto& u : report.unmet) {
+    if (book.find(u.name)) {
+      flashfit_commands.push_back("flashfit install " + util::shell_quote(u.wanted) + " --python " +
+                                  util::shell_quote(interpreter.executable));
+    } else {
+      argv.push_back(u.wanted);
+      for_installer = true;
+    }
+  }
+  if (!for_installer) {
+    report.fix_command = util::join(flashfit_commands, " && ");
+    return;
+  }
   // torch as it is, so that the installer cannot replace it to satisfy them.
   if (auto torch = now.find("torch"); torch != now.end() && !torch->second.empty()) {
     argv.push_back("torch==" + torch->second);
@@ -139,7 +161,8 @@ void check_dependencies(InstallRequirementsReport& report, const env::Interprete
   std::vector<std::string> quoted;
   quoted.reserve(argv.size());
   for (const auto& a : argv) quoted.push_back(util::shell_quote(a));
-  report.fix_command = util::join(quoted, " ");
+  flashfit_commands.insert(flashfit_commands.begin(), util::join(quoted, " "));
+  report.fix_command = util::join(flashfit_commands, " && ");
 }
 
 // A recipe package the installer's run brought in as a dependency of the
@@ -408,7 +431,7 @@ util::Result<InstallRequirementsReport> install_requirements(
     }
     report.packages.push_back(std::move(run));
   }
-  if (!failed && !report.dry_run) check_dependencies(report, interpreter, *installer);
+  if (!failed && !report.dry_run) check_dependencies(report, *input.book, interpreter, *installer);
   note_unchecked_compiled(report, *input.book, interpreter);
   report.ok = !any_failed && report.unmet.empty() && report.unchecked.empty();
   return report;

@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <set>
 
 #include "pkg/name.hpp"
@@ -38,31 +39,47 @@ std::string describe(const InstalledChange& change) {
 std::vector<UnmetDependency> unmet_dependencies(const std::string& package,
                                                 const std::vector<std::string>& requires_dist,
                                                 const pkg::MarkerEnvironment& markers,
-                                                const InstalledVersions& installed) {
+                                                const InstalledVersions& installed,
+                                                const std::vector<std::string>& extras) {
   std::vector<UnmetDependency> out;
-  pkg::MarkerEnvironment no_extra = markers;
-  if (auto* extra = no_extra.find("extra")) *extra = "";
+  // No extra asked for reads as "" (packaging); then each extra of the line.
+  std::vector<pkg::MarkerEnvironment> asked;
+  for (const std::string& extra : [&] {
+         std::vector<std::string> all{""};
+         all.insert(all.end(), extras.begin(), extras.end());
+         return all;
+       }()) {
+    pkg::MarkerEnvironment one = markers;
+    if (auto* variable = one.find("extra")) *variable = extra;
+    asked.push_back(std::move(one));
+  }
   for (const std::string& text : requires_dist) {
     auto requirement = pkg::parse_requirement(text);
     if (!requirement) {
-      out.push_back({package, text, text, std::nullopt});
+      out.push_back({package, text, text, std::nullopt, text});
       continue;
     }
     if (requirement->marker) {
-      auto applies = requirement->marker->evaluate(no_extra);
-      if (!applies || !*applies) continue;
+      const bool applies = std::any_of(asked.begin(), asked.end(), [&](const auto& environment) {
+        auto result = requirement->marker->evaluate(environment);
+        return result && *result;
+      });
+      if (!applies) continue;
     }
+    pkg::Requirement bare = *requirement;
+    bare.marker.reset();
+    const std::string wanted = bare.str();
     const std::string name = pkg::canonicalize_name(requirement->name);
     auto found = installed.find(name);
     if (found == installed.end()) {
-      out.push_back({package, text, name, std::nullopt});
+      out.push_back({package, text, name, std::nullopt, wanted});
       continue;
     }
     if (requirement->specifier.empty()) continue;
     auto version = pkg::Version::parse(found->second);
     // pip check reads a version it cannot parse as not satisfying.
     if (!version || !requirement->specifier.contains(*version, true)) {
-      out.push_back({package, text, name, found->second});
+      out.push_back({package, text, name, found->second, wanted});
     }
   }
   return out;

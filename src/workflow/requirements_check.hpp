@@ -34,15 +34,21 @@ struct UnmetDependency {
   std::string requirement;               // its Requires-Dist, as written
   std::string name;                      // canonical
   std::optional<std::string> installed;  // the version there is, if any
+  // What installs it, without its marker ("causal-conv1d>=1.2.0" for
+  // `causal-conv1d>=1.2.0; extra == "causal-conv1d"`: given as is, the
+  // installer would skip it, no extra being asked for on its command line).
+  std::string wanted;
 };
 
-// The package's Requires-Dist lines whose marker applies here (no extra
-// asked for) and that `installed` does not satisfy. A line that cannot be
-// parsed is reported as unmet (pip check reports it too).
+// The package's Requires-Dist lines whose marker applies here, with no extra
+// or one of `extras` asked for (the line's [extras]), and that `installed`
+// does not satisfy. A line that cannot be parsed is reported as unmet (pip
+// check reports it too).
 std::vector<UnmetDependency> unmet_dependencies(const std::string& package,
                                                 const std::vector<std::string>& requires_dist,
                                                 const pkg::MarkerEnvironment& markers,
-                                                const InstalledVersions& installed);
+                                                const InstalledVersions& installed,
+                                                const std::vector<std::string>& extras = {});
 
 // The Requires-Dist values of a METADATA / PKG-INFO text (its header part).
 std::vector<std::string> requires_dist(const std::string& metadata);

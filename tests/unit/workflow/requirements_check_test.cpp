@@ -52,6 +52,28 @@ TEST(UnmetDependencies, MissingAndTooOldAreUnmetMarkersAndExtrasApply) {
   for (const auto& u : unmet) EXPECT_EQ(u.package, "flash-attn");
 }
 
+// mamba-ssm[causal-conv1d]: the extra's requirements count, and each is named
+// without its marker, so that the command that installs it is not skipped.
+TEST(UnmetDependencies, TheLinesExtrasCountAndTheFixHasNoMarker) {
+  const std::vector<std::string> requires_dist{
+      "torch",
+      "causal-conv1d>=1.2.0 ; extra == \"causal-conv1d\"",
+      "pytest ; extra == \"dev\"",
+      "einops[x]>=0.8 ; python_version >= \"3\"",
+  };
+  const InstalledVersions installed{{"torch", "2.6.0"}};
+  const auto plain = unmet_dependencies("mamba-ssm", requires_dist, linux_311(), installed);
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].name, "einops");
+  EXPECT_EQ(plain[0].wanted, "einops[x]>=0.8");
+  const auto with_extra =
+      unmet_dependencies("mamba-ssm", requires_dist, linux_311(), installed, {"causal-conv1d"});
+  ASSERT_EQ(with_extra.size(), 2u);
+  EXPECT_EQ(with_extra[0].name, "causal-conv1d");
+  EXPECT_EQ(with_extra[0].wanted, "causal-conv1d>=1.2.0");
+  EXPECT_EQ(with_extra[1].name, "einops");
+}
+
 TEST(UnmetDependencies, NamesAreComparedCanonically) {
   const InstalledVersions installed{{"typing-extensions", "4.12.0"}};
   EXPECT_TRUE(unmet_dependencies("x", {"Typing_Extensions>=4.0"}, linux_311(), installed).empty());
