@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "pkg/marker.hpp"
+#include "pkg/requirements_options.hpp"
+#include "pkg/requirements_text.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::pkg {
@@ -16,94 +18,15 @@ namespace {
 
 constexpr std::size_t max_include_depth = 32;
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
+using detail::is_space;
+using detail::ParsedOption;
+using detail::trim;
 
 bool starts_with(std::string_view s, std::string_view p) {
   return s.substr(0, p.size()) == p;
 }
 bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-
-// pip's COMMENT_RE `(^|\s+)#.*$`: a '#' at the start or after whitespace.
-std::string_view strip_comment(std::string_view line) {
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == '#' && (i == 0 || is_space(line[i - 1]))) return line.substr(0, i);
-  }
-  return line;
-}
-
-bool is_comment_line(std::string_view line) {
-  const auto t = trim(line);
-  return !t.empty() && t.front() == '#';
-}
-
-struct LogicalLine {
-  std::size_t number;
-  std::string text;
-};
-
-// pip's join_lines: a line ending in '\' (and not a comment) continues on
-// the next; an unfinished one at end of file is an error here.
-util::Result<std::vector<LogicalLine>> join_lines(std::string_view text, const std::string& file) {
-  std::vector<LogicalLine> out;
-  std::optional<LogicalLine> pending;
-  std::size_t number = 0;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    if (pos == text.size() && (text.empty() || text.back() == '\n')) break;
-    const auto end = text.find('\n', pos);
-    std::string_view line =
-        text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    pos = end == std::string_view::npos ? text.size() + 1 : end + 1;
-    ++number;
-    if (line.find('\0') != std::string_view::npos) {
-      return util::input_error("NUL byte in line", fmt::format("{}:{}", file, number));
-    }
-    const bool continues = ends_with(line, "\\") && !is_comment_line(line);
-    if (continues) {
-      if (!pending) pending = LogicalLine{number, {}};
-      std::string_view body = line;
-      while (!body.empty() && body.back() == '\\') body.remove_suffix(1);
-      pending->text += body;
-      continue;
-    }
-    if (pending) {
-      // A comment line ends a continuation, as in pip (prefixed so it stays a comment).
-      pending->text += is_comment_line(line) ? " " + std::string(line) : std::string(line);
-      out.push_back(std::move(*pending));
-      pending.reset();
-    } else {
-      out.push_back({number, std::string(line)});
-    }
-  }
-  if (pending) {
-    return util::input_error("unterminated line continuation at end of file",
-                             fmt::format("{}:{}", file, pending->number),
-                             "remove the trailing '\\' or add the continued line");
-  }
-  return out;
-}
-
-std::vector<std::string_view> split_ws(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && is_space(s[i])) ++i;
-    const auto start = i;
-    while (i < s.size() && !is_space(s[i])) ++i;
-    if (i > start) out.push_back(s.substr(start, i - start));
-  }
-  return out;
 }
 
 bool is_hex(std::string_view s) {
@@ -132,11 +55,39 @@ util::Result<std::string> check_hash(std::string_view value, const std::string& 
   return out;
 }
 
+// pip's is_url: a scheme it fetches (http, https, file, ftp, or a VCS one).
+bool is_url(std::string_view spec) {
+  const auto colon = spec.find(':');
+  if (colon == std::string_view::npos) return false;
+  const auto scheme = util::ascii_lower(spec.substr(0, colon));
+  if (scheme == "http" || scheme == "https" || scheme == "file" || scheme == "ftp") return true;
+  for (auto vcs : {"git", "hg", "svn", "bzr"}) {
+    if (scheme == vcs || starts_with(scheme, std::string(vcs) + "+")) return true;
+  }
+  return false;
+}
+
+struct PathAndExtras {
+  std::string_view path;
+  std::string_view extras;  // "[a,b]", or empty
+};
+
+// pip's _strip_extras: a path (not a URL) may end in `[extras]`, which pip
+// cuts off before it looks at the file.
+PathAndExtras strip_extras(std::string_view head) {
+  if (is_url(head) || head.size() < 3 || head.back() != ']') return {head, {}};
+  const auto open = head.rfind('[');
+  if (open == std::string_view::npos || open == 0 || open + 2 >= head.size() ||
+      head.substr(open + 1, head.size() - open - 2).find(']') != std::string_view::npos)
+    return {head, {}};
+  return {head.substr(0, open), head.substr(open)};
+}
+
 // pip treats as a path or URL what has a scheme, a path separator, a leading
 // '.', or an archive suffix; everything else must be PEP 508.
 bool looks_like_location(std::string_view spec) {
   const auto semi = spec.find(';');
-  const auto head = trim(spec.substr(0, semi));
+  const auto head = strip_extras(trim(spec.substr(0, semi))).path;
   if (head.find(" @") != std::string_view::npos || head.find("@ ") != std::string_view::npos) {
     return false;
   }
@@ -148,6 +99,82 @@ bool looks_like_location(std::string_view spec) {
   return false;
 }
 
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
+}
+
+// packaging 21.3 (inside pip 23.0.1) also reads legacy specifiers: one of
+// ==, !=, <=, >=, <, > and any text up to ',', ';', ')' or whitespace
+// (`>=1.0.*`, `>=abc`, even `>=` alone), maybe in parentheses. The
+// requirement without its specifier when that grammar reads `head` (no
+// marker), nullopt when it refuses it too.
+std::optional<Requirement> loose_requirement(std::string_view head) {
+  head = trim(head);
+  std::size_t i = 0;
+  const auto skip_space = [&] {
+    while (i < head.size() && is_space(head[i])) ++i;
+  };
+  while (i < head.size() && is_name_char(head[i])) ++i;
+  const auto name = head.substr(0, i);
+  skip_space();
+  std::string_view extras;
+  if (i < head.size() && head[i] == '[') {
+    const auto close = head.find(']', i);
+    if (close == std::string_view::npos) return std::nullopt;
+    extras = head.substr(i, close + 1 - i);
+    i = close + 1;
+    skip_space();
+  }
+  const bool parenthesised = i < head.size() && head[i] == '(';
+  if (parenthesised) ++i;
+  bool any_legacy = false;
+  for (bool first = true;; first = false) {
+    skip_space();
+    std::string_view op;
+    for (auto candidate : {"===", "~=", "==", "!=", "<=", ">=", "<", ">"}) {
+      if (starts_with(head.substr(i), candidate)) {
+        op = candidate;
+        break;
+      }
+    }
+    if (op.empty()) {
+      if (!first) return std::nullopt;  // a ',' with nothing after it
+      break;
+    }
+    i += op.size();
+    skip_space();
+    const auto begin = i;
+    while (i < head.size() && !is_space(head[i]) && head[i] != ',' && head[i] != ';' &&
+           head[i] != ')')
+      ++i;
+    const auto version = head.substr(begin, i - begin);
+    // pip's "Extras after version" check, after packaging has read it.
+    if (ends_with(version, "]")) return std::nullopt;
+    if (op == "~=" || op == "===") {
+      // Not legacy operators: only their strict form is read.
+      if (!SpecifierSet::parse(std::string(op) + std::string(version))) return std::nullopt;
+    } else {
+      any_legacy = true;
+    }
+    skip_space();
+    if (i < head.size() && head[i] == ',') {
+      ++i;
+      continue;
+    }
+    break;
+  }
+  if (parenthesised) {
+    if (i >= head.size() || head[i] != ')') return std::nullopt;
+    ++i;
+    skip_space();
+  }
+  if (!any_legacy || i != head.size()) return std::nullopt;
+  auto base = parse_requirement(std::string(name) + std::string(extras));
+  if (!base) return std::nullopt;
+  return std::move(*base);
+}
+
 std::string join_path(const std::string& including, std::string_view target) {
   if (target.find("://") != std::string_view::npos || starts_with(target, "/")) {
     return std::string(target);
@@ -157,108 +184,32 @@ std::string join_path(const std::string& including, std::string_view target) {
   return including.substr(0, slash + 1) + std::string(target);
 }
 
-struct Option {
-  std::string_view name;
-  bool takes_value;
-};
-
-// The option names of pip 23.0.1's req_file (SUPPORTED_OPTIONS + per-requirement).
-constexpr Option known_options[] = {
-    {"-r", true},
-    {"--requirement", true},
-    {"-c", true},
-    {"--constraint", true},
-    {"-i", true},
-    {"--index-url", true},
-    {"--extra-index-url", true},
-    {"-f", true},
-    {"--find-links", true},
-    {"--no-index", false},
-    {"-e", true},
-    {"--editable", true},
-    {"--no-binary", true},
-    {"--only-binary", true},
-    {"--prefer-binary", false},
-    {"--require-hashes", false},
-    {"--pre", false},
-    {"--trusted-host", true},
-    {"--use-feature", true},
-    {"--hash", true},
-    {"--global-option", true},
-    {"--install-option", true},
-    {"--config-settings", true},
-};
-
-const Option* find_option(std::string_view name) {
-  for (const auto& option : known_options) {
-    if (option.name == name) return &option;
-  }
-  return nullptr;
+std::string render_option(const ParsedOption& option) {
+  if (!option.takes_value) return std::string(option.name);
+  return std::string(option.name) + "=" + quote_option_value(option.value);
 }
 
-struct ParsedOption {
-  std::string_view name;
-  std::string value;
-};
-
-// Splits option tokens into (name, value), accepting `--x=v`, `--x v`, `-xv`, `-x v`.
-util::Result<std::vector<ParsedOption>> parse_options(const std::vector<std::string_view>& tokens,
-                                                      std::size_t first, const std::string& where) {
-  std::vector<ParsedOption> out;
-  for (std::size_t i = first; i < tokens.size(); ++i) {
-    std::string_view token = tokens[i];
-    std::string_view name = token;
-    std::optional<std::string_view> inline_value;
-    if (starts_with(token, "--")) {
-      const auto eq = token.find('=');
-      if (eq != std::string_view::npos) {
-        name = token.substr(0, eq);
-        inline_value = token.substr(eq + 1);
-      }
-    } else if (token.size() > 2 && token[0] == '-') {
-      name = token.substr(0, 2);
-      inline_value = token.substr(2);
-    }
-    const Option* option = find_option(name);
-    if (option == nullptr || !starts_with(token, "-")) {
-      return util::input_error(fmt::format("unknown option '{}'", util::printable(token)), where,
-                               "see `pip install --help` for the options a requirements file "
-                               "may hold");
-    }
-    if (!option->takes_value) {
-      if (inline_value) {
-        return util::input_error(fmt::format("option '{}' takes no value", util::printable(name)),
-                                 where);
-      }
-      out.push_back({option->name, {}});
-      continue;
-    }
-    if (!inline_value) {
-      if (i + 1 >= tokens.size()) {
-        return util::input_error(fmt::format("option '{}' needs a value", util::printable(name)),
-                                 where);
-      }
-      inline_value = tokens[++i];
-    }
-    out.push_back({option->name, std::string(*inline_value)});
-  }
-  return out;
+bool belongs_to_a_requirement(std::string_view name) {
+  return name == "--hash" || name == "--global-option" || name == "--install-option" ||
+         name == "--config-settings";
 }
 
 class Parser {
  public:
   explicit Parser(FileReader& reader) : reader_(reader) {}
 
-  util::Result<void> parse(std::string_view text, const std::string& file, bool constraint) {
+  util::Result<void> parse(std::string_view bytes, const std::string& file, bool constraint) {
     if (stack_.size() >= max_include_depth) {
       return util::input_error("includes nested too deeply", file);
     }
     stack_.push_back(file);
-    auto lines = join_lines(text, file);
+    auto text = detail::decode_text(bytes, file);
+    if (!text) return tl::unexpected(text.error());
+    auto lines = detail::join_lines(*text, file);
     if (!lines) return tl::unexpected(lines.error());
     for (const auto& logical : *lines) {
       const auto where = fmt::format("{}:{}", file, logical.number);
-      const auto body = trim(strip_comment(logical.text));
+      const auto body = trim(detail::strip_comment(logical.text));
       if (body.empty()) continue;
       auto done = parse_line(body, file, logical.number, where, constraint);
       if (!done) return done;
@@ -272,46 +223,66 @@ class Parser {
  private:
   util::Result<void> parse_line(std::string_view body, const std::string& file, std::size_t number,
                                 const std::string& where, bool constraint) {
-    const auto tokens = split_ws(body);
-    // pip's break_args_options: the requirement is the tokens before the first option.
-    std::size_t first_option = 0;
-    while (first_option < tokens.size() && !starts_with(tokens[first_option], "-")) {
-      ++first_option;
-    }
+    // pip's break_args_options: the requirement is the words before the first
+    // one starting with '-'; from there on the line is shlex-split, so option
+    // values may be quoted ("--find-links 'my wheels'").
     std::string spec;
-    for (std::size_t i = 0; i < first_option; ++i) {
-      if (i) spec += ' ';
-      spec += tokens[i];
+    std::size_t i = 0;
+    while (i < body.size()) {
+      while (i < body.size() && is_space(body[i])) ++i;
+      if (i == body.size() || body[i] == '-') break;
+      const auto start = i;
+      while (i < body.size() && !is_space(body[i])) ++i;
+      if (!spec.empty()) spec += ' ';
+      spec += body.substr(start, i - start);
     }
-    auto options = parse_options(tokens, first_option, where);
+    auto tokens = detail::shell_split(body.substr(i));
+    if (!tokens) {
+      return util::input_error(fmt::format("cannot split the options: {}", tokens.error().message),
+                               where, "close the quote, or quote the value as a shell would");
+    }
+    auto options = detail::parse_options(*tokens, where);
     if (!options) return tl::unexpected(options.error());
 
     if (!spec.empty()) return requirement_line(spec, *options, file, number, where, constraint);
-    bool passed_through = false;
-    for (const auto& option : *options) {
+    return option_line(*options, file, number, where);
+  }
+
+  util::Result<void> option_line(const std::vector<ParsedOption>& options, const std::string& file,
+                                 std::size_t number, const std::string& where) {
+    // pip's _parse_and_recurse: a line with -r (else -c) includes the first
+    // such file and nothing else on it is acted on. The option, not the
+    // including file, says how the lines are read: `-r` inside a -c file
+    // reads requirements.
+    for (std::string_view include_option : {"--requirement", "--constraint"}) {
+      for (const auto& option : options) {
+        if (option.name == include_option) {
+          return include(option.value, file, where, include_option == "--constraint");
+        }
+      }
+    }
+    std::vector<std::string> kept;
+    bool find_links_seen = false;
+    for (const auto& option : options) {
       const auto& name = option.name;
-      if (name == "-r" || name == "--requirement" || name == "-c" || name == "--constraint") {
-        const bool nested_constraint = constraint || name == "-c" || name == "--constraint";
-        auto included = include(option.value, file, where, nested_constraint);
-        if (!included) return included;
-      } else if (name == "-i" || name == "--index-url") {
+      if (name == "--index-url") {
         result.index_url = option.value;
       } else if (name == "--extra-index-url") {
         result.extra_index_urls.push_back(option.value);
-      } else if (name == "-f" || name == "--find-links") {
-        result.find_links.push_back(option.value);
+      } else if (name == "--find-links") {
+        // pip takes the first --find-links of a line only.
+        if (!find_links_seen) result.find_links.push_back(option.value);
+        find_links_seen = true;
       } else if (name == "--no-index") {
         result.no_index = true;
-      } else if (name == "--hash" || name == "--global-option" || name == "--install-option" ||
-                 name == "--config-settings") {
+      } else if (belongs_to_a_requirement(name)) {
         return util::input_error(
             fmt::format("option '{}' belongs after a requirement on the same line", name), where);
       } else {
-        // Kept once per line; the line's other options are still acted on.
-        if (!passed_through) result.passthrough.push_back({file, number, std::string(body)});
-        passed_through = true;
+        kept.push_back(render_option(option));
       }
     }
+    if (!kept.empty()) result.passthrough.push_back({file, number, util::join(kept, " ")});
     return {};
   }
 
@@ -329,28 +300,52 @@ class Parser {
         auto hash = check_hash(option.value, where);
         if (!hash) return tl::unexpected(hash.error());
         line.hashes.push_back(std::move(*hash));
-      } else if (option.name != "--global-option" && option.name != "--install-option" &&
-                 option.name != "--config-settings") {
+      } else if (belongs_to_a_requirement(option.name)) {
+        line.options.push_back({std::string(option.name), option.value});
+      } else {
         return util::input_error(
             fmt::format("option '{}' cannot follow a requirement", option.name), where);
       }
     }
-    if (looks_like_location(spec)) {
-      std::string_view head = spec;
-      const auto semi = head.find(';');
-      if (semi != std::string_view::npos) {
-        auto marker = Marker::parse(trim(head.substr(semi + 1)));
-        if (!marker) {
-          return util::input_error(fmt::format("bad marker: {}", marker.error().message), where);
+    // pip cuts the marker off at the first ';' before it reads the rest, so
+    // `name @ URL;marker` needs no space before the ';'. (A line that starts
+    // with a URL pip cuts at "; "; flashfit cuts it at ';' too, as before.)
+    std::string_view head = spec;
+    std::optional<Marker> marker;
+    if (const auto semi = head.find(';'); semi != std::string_view::npos) {
+      const auto marker_text = trim(head.substr(semi + 1));
+      if (!marker_text.empty()) {
+        auto parsed = Marker::parse(marker_text);
+        if (!parsed) {
+          return util::input_error(fmt::format("bad marker: {}", parsed.error().message), where);
         }
-        head = head.substr(0, semi);
+        marker = std::move(*parsed);
       }
-      line.location = std::string(trim(head));
+      head = head.substr(0, semi);
+    }
+    if (looks_like_location(spec)) {
+      const auto [path, extras] = strip_extras(trim(head));
+      if (!extras.empty()) {
+        auto named = parse_requirement("placeholder" + std::string(extras));
+        if (!named) {
+          return util::input_error(
+              fmt::format("bad extras '{}': {}", util::printable(extras), named.error().message),
+              where);
+        }
+        line.extras = named->extras;
+      }
+      line.location = std::string(path);
     } else {
-      auto requirement = parse_requirement(spec);
+      auto requirement = parse_requirement(head);
       if (!requirement) {
-        return util::input_error(requirement.error().message, where, requirement.error().hint);
+        auto loose = loose_requirement(head);
+        if (!loose) {
+          return util::input_error(requirement.error().message, where, requirement.error().hint);
+        }
+        line.loose_specifier = requirement.error();
+        requirement = std::move(*loose);
       }
+      requirement->marker = std::move(marker);
       line.requirement = std::move(*requirement);
     }
     result.lines.push_back(std::move(line));
@@ -384,6 +379,15 @@ util::Result<RequirementsFile> parse_requirements_file(std::string_view text,
   auto done = parser.parse(text, file, false);
   if (!done) return tl::unexpected(done.error());
   return std::move(parser.result);
+}
+
+std::string quote_option_value(std::string_view value) {
+  const std::string quoted = util::shell_quote(value);
+  // pip drops a comment (a '#' after whitespace) before it splits the line,
+  // quotes or not; a '#' written as \# outside the quotes is never one.
+  std::string out;
+  for (const char c : quoted) out += c == '#' ? std::string("'\\#'") : std::string(1, c);
+  return out;
 }
 
 }  // namespace flashfit::pkg

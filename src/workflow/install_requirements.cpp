@@ -61,8 +61,9 @@ util::Result<TakenPackage> take(const RecipeLine& taken) {
     if (!pin) return tl::unexpected(pin.error());
     out.spec = taken.recipe + *pin;
   }
-  if (taken.line.requirement && !taken.line.requirement->extras.empty()) {
-    out.extras = taken.line.requirement->extras;
+  const auto& extras = taken.line.requirement ? taken.line.requirement->extras : taken.line.extras;
+  if (!extras.empty()) {
+    out.extras = extras;
     out.notes.push_back(fmt::format(
         "extras [{}]: what they require is checked once it is installed, and what is missing is "
         "named with the command that installs it",
@@ -91,10 +92,21 @@ void merge_sources(const pkg::RequirementsFile& file, resolve::SourceFlags& sour
   }
 }
 
-// pip writes an option value with spaces quoted; flashfit's values come from
-// whitespace-split tokens, so they have none.
+// pip shlex-splits an option line, so a value with a space (a find-links
+// directory "/tmp/wh eels") must be quoted or pip reads "/tmp/wh".
 void option_line(std::string& out, std::string_view option, const std::string& value) {
-  out += fmt::format("{} {}\n", option, value);
+  out += fmt::format("{} {}\n", option, pkg::quote_option_value(value));
+}
+
+// A requirement line as the installer gets it: the text as written, then its
+// own options (pip applies --global-option and the like to that line only)
+// and hashes.
+void requirement_text(std::string& out, const pkg::RequirementLine& line) {
+  out += line.text;
+  for (const auto& option : line.options)
+    out += fmt::format(" {}={}", option.name, pkg::quote_option_value(option.value));
+  for (const auto& hash : line.hashes) out += " --hash=" + hash;
+  out += '\n';
 }
 
 // A constraint naming a package flashfit takes narrows flashfit's pick, as
@@ -157,6 +169,14 @@ util::Result<InstallRequirementsPlan> plan_install_requirements(
     plan.passthrough.insert(plan.passthrough.end(), file.passthrough.begin(),
                             file.passthrough.end());
     RequirementsSplit split = split_requirements(file, recipes);
+    if (!split.refused.empty()) {
+      const pkg::RequirementLine& line = split.refused.front();
+      return util::input_error(
+          fmt::format("{} (pip's older grammar reads it, but flashfit installs {} itself and "
+                      "needs a PEP 440 specifier)",
+                      line.loose_specifier->message, line.requirement->name),
+          where_of(line), "write a PEP 440 specifier, such as flash-attn==2.8.3 or >=2.8,<2.9");
+    }
     for (pkg::RequirementLine& line : split.installer) {
       (line.constraint ? plan.constraints : plan.installer).push_back(std::move(line));
     }
@@ -225,9 +245,8 @@ std::string installer_requirements_text(const InstallRequirementsPlan& plan,
     option_line(out, "-c", constraints_file);
   }
   for (const auto& line : plan.installer) {
-    out += fmt::format("# {}:{}\n{}", line.file, line.line, line.text);
-    for (const auto& hash : line.hashes) out += " --hash=" + hash;
-    out += '\n';
+    out += fmt::format("# {}:{}\n", line.file, line.line);
+    requirement_text(out, line);
   }
   return out;
 }
@@ -258,11 +277,7 @@ std::optional<std::string> shared_run_pins(const InstallRequirementsPlan& plan, 
 
 std::string installer_constraints_text(const InstallRequirementsPlan& plan) {
   std::string out;
-  for (const auto& line : plan.constraints) {
-    out += line.text;
-    for (const auto& hash : line.hashes) out += " --hash=" + hash;
-    out += '\n';
-  }
+  for (const auto& line : plan.constraints) requirement_text(out, line);
   return out;
 }
 

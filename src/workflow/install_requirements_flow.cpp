@@ -39,12 +39,6 @@ std::optional<std::string> read_metadata(const fs::path& path) {
   return text.str();
 }
 
-std::string replace_all(std::string text, std::string_view from, std::string_view to) {
-  for (auto pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size()))
-    text.replace(pos, from.size(), to);
-  return text;
-}
-
 // "name-version.dist-info", "name-version-py3.11.egg-info", "name.egg-info".
 InstalledVersions installed_versions(const std::vector<std::string>& site_dirs) {
   InstalledVersions out;
@@ -92,10 +86,7 @@ std::vector<std::optional<UrlVerdict>> judge_urls(const InstallRequirementsPlan&
     const auto& taken = plan.flashfit[i];
     if (!taken.url || taken.form != RecipeLineForm::wheel_url) continue;
     resolve::Candidate candidate;
-    std::string name = *taken.url;
-    name = name.substr(0, name.find_first_of("?#"));
-    name = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
-    candidate.filename = replace_all(name, "%2B", "+");
+    candidate.filename = archive_file_name(*taken.url);
     candidate.url = *taken.url;
     candidate.source = "requirements file";
     resolve::Request request{taken.recipe, {}, taken.spec};

@@ -20,8 +20,9 @@ int hex_value(char c) {
   return -1;
 }
 
-// The file name of a path or URL, %XX-decoded (index URLs write '+' as %2B).
-std::string basename(std::string_view location) {
+}  // namespace
+
+std::string archive_file_name(std::string_view location) {
   const auto query = location.find_first_of("?#");
   location = location.substr(0, query);
   const auto slash = location.rfind('/');
@@ -38,6 +39,8 @@ std::string basename(std::string_view location) {
   }
   return out;
 }
+
+namespace {
 
 // "name-1.2.3.tar.gz" -> ("name", "1.2.3"): the version is after the last '-'.
 std::optional<std::pair<std::string, std::string>> sdist_name(std::string_view file) {
@@ -58,7 +61,7 @@ struct ArchiveFacts {
 };
 
 std::optional<ArchiveFacts> archive_facts(std::string_view location) {
-  const auto file = basename(location);
+  const auto file = archive_file_name(location);
   if (ends_with(file, ".whl")) {
     auto wheel = pkg::parse_wheel_filename(file);
     if (!wheel) return std::nullopt;
@@ -108,6 +111,10 @@ RequirementsSplit split_requirements(const pkg::RequirementsFile& file,
     RecipeLine taken{line, {}, RecipeLineForm::spec, {}, std::nullopt};
     if (!line.constraint && line.requirement) {
       recipe = recipes.find(line.requirement->name);
+      if (recipe && line.loose_specifier) {
+        out.refused.push_back(line);
+        continue;
+      }
       if (recipe && line.requirement->url) {
         const auto url = *line.requirement->url;
         auto facts = archive_facts(url);

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pkg/requirements_file.hpp"
@@ -37,12 +38,22 @@ struct RecipeLine {
 struct RequirementsSplit {
   std::vector<RecipeLine> flashfit;             // in file order
   std::vector<pkg::RequirementLine> installer;  // in file order, unchanged
+  // Recipe lines flashfit cannot take: their specifier is one only pip's
+  // legacy grammar reads (`flash-attn>=2.0.*`, see loose_specifier).
+  std::vector<pkg::RequirementLine> refused;
 };
 
 // Lines whose name (from the requirement, or from the archive's file name)
 // has a recipe go to `flashfit`; everything else, constraints included, to
 // `installer`. An archive name that cannot be read goes to the installer.
+// A line with a legacy specifier goes to the installer unchanged, or, when it
+// names a recipe, to `refused`.
 RequirementsSplit split_requirements(const pkg::RequirementsFile& file,
                                      const resolve::RecipeBook& recipes);
+
+// The file name of a wheel / sdist path or URL, %XX-decoded (an index writes
+// the '+' of a local version as %2B or %2b): "https://h/x-1.0%2Bcu12-....whl?q" ->
+// "x-1.0+cu12-....whl".
+std::string archive_file_name(std::string_view location);
 
 }  // namespace flashfit::workflow

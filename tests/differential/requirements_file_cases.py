@@ -36,6 +36,14 @@ PIECES = [
     "y --hash=" + SHA, "y --hash " + SHA + " --hash=" + SHA.replace("a", "c"),
     "y --hash=md5:" + "0" * 32, "torch \\\n==2.6.0", "a\\\n[b] >=1 \\\n--hash=" + SHA, "\tindented", "--pre",
     "--no-index=1",
+    # Read as pip reads them: shlex-split options, unique prefixes, an
+    # include line's other options ignored, per-line options, legacy
+    # specifiers, a marker after a URL without a space, a path's extras.
+    "--find-links='./wh eels'", '--extra-index-url "https://e/simple"',
+    "--extra-index https://e/simple", "--no-i", "--pr", "--find-links 'unclosed",
+    "--pre -r inc.txt", "-c inc.txt --pre", "six --global-option=--foo --install-option='--p=/x y'",
+    "six>=1.0.*", "six (>=1.0.*)", "x @ https://h/x-1.0-py3-none-any.whl;python_version>'3'",
+    "./wh/x-1.0-py3-none-any.whl[extra]",
 ]
 
 
@@ -43,7 +51,10 @@ def generate(rng, count):
     cases = []
     for _ in range(min(count, 1500)):
         lines = [rng.choice(PIECES) for _ in range(rng.randint(1, 6))]
-        text = "\n".join(lines) + rng.choice(["", "\n", "\r\n"])
+        # str.splitlines() separators, and a BOM pip's auto_decode drops.
+        separator = rng.choice(["\n", "\n", "\r\n", "\r", "\f"])
+        text = rng.choice(["", "", "\ufeff"]) + separator.join(lines)
+        text += rng.choice(["", separator])
         cases.append(json.dumps(text))
     return cases
 

@@ -61,5 +61,33 @@ TEST(RequirementsSplit, ConstraintsAndUnreadableArchivesGoToTheInstaller) {
   EXPECT_EQ(result.installer.size(), 2u);
 }
 
+TEST(RequirementsSplit, APathsExtrasDoNotHideItsWheel) {
+  // pip strips a path's [extras] and installs that wheel, so flashfit must
+  // recognise it too (and keep the extras on the line).
+  const auto result = split(
+      "./wh/flash_attn-2.6.3+cu123torch2.4cxx11abiTRUE-cp311-cp311-linux_x86_64.whl[triton]\n");
+  ASSERT_EQ(result.flashfit.size(), 1u);
+  EXPECT_EQ(result.flashfit[0].recipe, "flash-attn");
+  EXPECT_EQ(result.flashfit[0].form, RecipeLineForm::wheel_url);
+  EXPECT_EQ(result.flashfit[0].line.extras, (std::vector<std::string>{"triton"}));
+  EXPECT_EQ(result.flashfit[0].pin.str(), "==2.6.3+cu123torch2.4cxx11abitrue");
+}
+
+TEST(RequirementsSplit, LegacySpecifiersGoToTheInstallerUnlessTheyNameARecipe) {
+  const auto result = split("six>=1.0.*\nflash-attn>=2.0.*\n");
+  ASSERT_EQ(result.installer.size(), 1u);
+  EXPECT_EQ(result.installer[0].text, "six>=1.0.*");
+  EXPECT_TRUE(result.flashfit.empty());
+  ASSERT_EQ(result.refused.size(), 1u);
+  EXPECT_EQ(result.refused[0].line, 2u);
+}
+
+TEST(RequirementsSplit, ArchiveFileNamesAreFullyPercentDecoded) {
+  EXPECT_EQ(archive_file_name("https://h/d/flash_attn-2.7.4%2bcu12torch2.6cxx11abiFALSE-cp311-"
+                              "cp311-linux_x86_64.whl?x=1#y"),
+            "flash_attn-2.7.4+cu12torch2.6cxx11abiFALSE-cp311-cp311-linux_x86_64.whl");
+  EXPECT_EQ(archive_file_name("./a%20b-1.0.tar.gz"), "a b-1.0.tar.gz");
+}
+
 }  // namespace
 }  // namespace flashfit::workflow
