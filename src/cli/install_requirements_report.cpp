@@ -60,10 +60,10 @@ std::string requirements_text(const InstallRequirementsReport& report) {
   if (!workflow::installer_runs(plan)) out += "    (none)\n";
   for (const auto& line : plan.installer)
     out += fmt::format("    {}:{}  {}\n", line.file, line.line, line.text);
-  // Option lines go to the installer as written (-e ./pkg installs a package).
+  // Option lines go to the installer (-e ./pkg installs a package).
   for (const auto& option : plan.passthrough)
-    out +=
-        fmt::format("    {}:{}  {}  (option, as written)\n", option.file, option.line, option.text);
+    out += fmt::format("    {}:{}  {}  (option, for the installer)\n", option.file, option.line,
+                       option.text);
   for (const auto& line : plan.constraints)
     out += fmt::format("    {}:{}  {}  (constraint)\n", line.file, line.line, line.text);
   out += fmt::format("  flashfit takes ({}):\n", plan.flashfit.size());

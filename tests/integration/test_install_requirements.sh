@@ -96,11 +96,11 @@ expect_rc 1 "--dry-run where flash-attn has no wheel (a CPU torch)"
   fail "the torch line is not said: $(json_field "$TMP/out" 'd["torch_line"]')"
 [[ $(json_field "$TMP/out" '[(p["name"], p["exit_code"]) for p in d["packages"]]') == "[('flash-attn', 1), ('ffinst', 0)]" ]] ||
   fail "the dry run did not plan every package: $(json_field "$TMP/out" '[(p["name"], p["exit_code"]) for p in d["packages"]]')"
-[[ $(json_field "$TMP/out" '[o["text"] for o in d["installer"]["options"]]') == "['-e $TMP/project']" ]] ||
+[[ $(json_field "$TMP/out" '[o["text"] for o in d["installer"]["options"]]') == "['--editable=$TMP/project']" ]] ||
   fail "the -e line is not in the plan: $(json_field "$TMP/out" 'd["installer"]')"
 ff install -r "$TMP/plan.txt" --python "$PY" --dry-run --offline
 expect_out_contains "names torch: the installer's run may change it"
-expect_out_contains "-e $TMP/project  (option, as written)"
+expect_out_contains "--editable=$TMP/project  (option, for the installer)"
 pass_note "--dry-run: markers for --python-version, a torch line said, every package planned, -e lines shown"
 
 ff install -r "$TMP/project/requirements.txt" --python "$PY" --json
