@@ -154,9 +154,9 @@ std::string requirements_text(const InstallRequirementsReport& report) {
       out += "the installer's changes remain:\n";
       for (const auto& line : left) out += "  " + line + "\n";
     }
-    for (const auto& run : report.packages) {
-      if (run.exit_code == 0)
-        out += fmt::format("installed before the failure, kept: {}\n", run.recipe);
+    for (const auto& back : report.rolled_back) {
+      out += back.ok ? fmt::format("rolled back: {}: {}\n", back.package, back.outcome)
+                     : fmt::format("NOT rolled back: {}: {}\n", back.package, back.outcome);
     }
   }
   return out;
@@ -216,6 +216,9 @@ json requirements_json(const InstallRequirementsReport& report) {
     }
     packages.push_back(std::move(item));
   }
+  json rolled_back = json::array();
+  for (const auto& back : report.rolled_back)
+    rolled_back.push_back({{"name", back.package}, {"ok", back.ok}, {"outcome", back.outcome}});
   json unmet = json::array();
   for (const auto& u : report.unmet) {
     unmet.push_back({{"package", u.package},
@@ -256,6 +259,7 @@ json requirements_json(const InstallRequirementsReport& report) {
       {"skipped", skipped},
       {"sources", sources},
       {"packages", packages},
+      {"rolled_back", rolled_back},
       {"unmet_dependencies", unmet},
       {"unchecked_compiled", unchecked},
       {"unchecked_command",

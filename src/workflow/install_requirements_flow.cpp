@@ -380,6 +380,10 @@ util::Result<InstallRequirementsReport> install_requirements(
 
   bool failed = report.installer_ok == false;
   bool any_failed = failed;
+  // Each compiled package's install record, kept until the run's end: a
+  // later failure rolls the earlier ones back.
+  std::optional<HeldInstalls> held;
+  if (!report.dry_run && input.probe.cache_root) held.emplace(*input.probe.cache_root);
   for (const TakenPackage& taken : report.plan.flashfit) {
     PackageRun run{taken.recipe, taken.spec, std::nullopt, {}, {}};
     if (!failed) {
@@ -418,9 +422,25 @@ util::Result<InstallRequirementsReport> install_requirements(
       if (run.exit_code != 0) {
         any_failed = true;
         failed = !report.dry_run;
+      } else if (held) {
+        if (auto kept = held->hold(run.recipe); !kept) {
+          tell(input.note, fmt::format("warning: {} cannot be rolled back if a later package "
+                                       "fails: {}",
+                                       run.recipe, util::render(kept.error())));
+        }
+      }
+      if (failed && held) {
+        report.rolled_back =
+            held->roll_back(env::probe_interpreter_environment(input.probe), input.note);
       }
     }
     report.packages.push_back(std::move(run));
+  }
+  if (!failed && held) {
+    if (auto released = held->release(); !released) {
+      tell(input.note, "warning: install --undo will not know the last install: " +
+                           util::render(released.error()));
+    }
   }
   if (!failed && !report.dry_run) check_dependencies(report, *input.book, interpreter, *installer);
   note_unchecked_compiled(report, *input.book, interpreter);

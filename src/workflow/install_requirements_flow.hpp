@@ -22,6 +22,7 @@
 #include "util/error.hpp"
 #include "workflow/install_requirements.hpp"
 #include "workflow/requirements_check.hpp"
+#include "workflow/requirements_rollback.hpp"
 
 namespace flashfit::workflow {
 
@@ -55,6 +56,8 @@ struct InstallRequirementsReport {
   std::string installer_failure;  // how it ended, its output's tail
   std::vector<InstalledChange> installer_changes;
   std::vector<PackageRun> packages;
+  // A compiled package failed in a real run: those installed before it, rolled back newest first.
+  std::vector<RolledBack> rolled_back;
   std::vector<UnmetDependency> unmet;
   std::string fix_command;  // installs the unmet ones with torch kept
   // Packages flashfit has a recipe for that the installer put in as a

@@ -130,6 +130,40 @@ expect_out_contains "the installer's changes remain:"
 expect_out_contains "ffpure 1.0 (new)"
 pass_note "a failing compiled package after pip's run: rolled back; pip's changes named as remaining"
 
+# --- a later compiled package fails: the earlier one is rolled back too -----------
+# ffdep made a (pure, CUDA-less) recipe package for this case: flashfit takes it.
+cat >"$TMP/config/recipes/ffdep.toml" <<'TOML'
+[package]
+name = "ffdep"
+summary = "a second package flashfit takes, for the rollback case"
+import_names = ["ffdep"]
+needs_cuda = false
+
+[build]
+needs_cuda = false
+TOML
+new_venv
+printf -- '--find-links %s\n--no-index\nffdep==1.2\nffinst==1.2\n' "$TMP/links" >"$TMP/two.txt"
+ff install -r "$TMP/two.txt" --python "$PY" --no-build --json
+expect_rc 1 "the second compiled package does not import"
+[[ -z $(version_of ffdep) && -z $(version_of ffinst) ]] ||
+  fail "a compiled package of the failed run is left: ffdep '$(version_of ffdep)', ffinst '$(version_of ffinst)'"
+[[ $(json_field "$TMP/out" '[(p["name"], p["exit_code"]) for p in d["packages"]]') == "[('ffdep', 0), ('ffinst', 1)]" ]] ||
+  fail "the packages ran otherwise: $(json_field "$TMP/out" 'd["packages"]')"
+[[ $(json_field "$TMP/out" '[(r["name"], r["ok"]) for r in d["rolled_back"]]') == "[('ffdep', True)]" ]] ||
+  fail "ffdep's rollback is not reported: $(json_field "$TMP/out" 'd["rolled_back"]')"
+ff install -r "$TMP/two.txt" --python "$PY" --no-build
+expect_out_contains "rolled back: ffdep: removed ffdep 1.2 (it was not installed before)"
+# The same two that both install: the last one is what install --undo knows.
+printf -- '--find-links %s\n--no-index\nffdep==1.2\nffinst==1.0\n' "$TMP/links" >"$TMP/two-ok.txt"
+ff install -r "$TMP/two-ok.txt" --python "$PY" --no-build
+expect_rc 0 "two compiled packages that both install"
+[[ $(version_of ffdep) == 1.2 && $(version_of ffinst) == 1.0* ]] || fail "the two packages are not installed"
+[[ $("$TEST_PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["package"])' "$FLASHFIT_CACHE_DIR/backups/last-install.json") == ffinst ]] ||
+  fail "install --undo's record is not the last package's"
+rm "$TMP/config/recipes/ffdep.toml"
+pass_note "a later compiled package fails: the earlier one rolled back (removed, it was new); when both install, --undo knows the last"
+
 # --- bad input: exit 2, file and line named, nothing installed -----------------
 bad() { # bad NAME TEXT EXPECTED...
   local name=$1 text=$2
