@@ -11,6 +11,7 @@
 #include "pkg/name.hpp"
 #include "pkg/version.hpp"
 #include "util/strings.hpp"
+#include "workflow/requirements_split.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -257,7 +258,13 @@ bool preload_check_before_lines(const InstallRequirementsPlan& plan, bool dry_ru
 }
 
 bool names_torch(const pkg::RequirementLine& line) {
-  return line.requirement && pkg::canonicalize_name(line.requirement->name) == "torch";
+  if (line.requirement) return pkg::canonicalize_name(line.requirement->name) == "torch";
+  // A bare wheel URL or path ("https://download.pytorch.org/whl/cu124/torch-2.6.0%2Bcu124-...whl")
+  // names torch by its file name.
+  if (!line.location) return false;
+  const std::string file = archive_file_name(*line.location);
+  const auto dash = file.find('-');
+  return dash != std::string::npos && pkg::canonicalize_name(file.substr(0, dash)) == "torch";
 }
 
 std::optional<std::string> shared_run_pins(const InstallRequirementsPlan& plan, bool dry_run,

@@ -281,6 +281,9 @@ TEST(InstallRequirementsShare, NotWhenTheLinesNameTorchHashesOrUnreadOptions) {
   reader.files["c.txt"] = "Torch<3\n";
   for (const std::string& text :
        {std::string("torch==2.10\nflash-attn\n"), std::string("TORCH\nflash-attn\n"),
+        std::string("https://download.pytorch.org/whl/cu124/"
+                    "torch-2.6.0%2Bcu124-cp311-cp311-linux_x86_64.whl\nnumpy\nflash-attn\n"),
+        std::string("./wheels/Torch-2.6.0-cp311-cp311-linux_x86_64.whl\nnumpy\nflash-attn\n"),
         "numpy" + hash + "\nflash-attn\n", std::string("-c c.txt\nnumpy\nflash-attn\n"),
         std::string("--prefer-binary\nnumpy\nflash-attn\n")}) {
     auto planned = plan({parse(text, "r.txt", &reader)});
