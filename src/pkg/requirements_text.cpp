@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "pkg/python_string.hpp"
+
 namespace flashfit::pkg::detail {
 namespace {
 
@@ -17,24 +19,6 @@ bool starts_with(std::string_view s, std::string_view p) {
 bool is_comment_line(std::string_view line) {
   const auto t = trim(line);
   return !t.empty() && t.front() == '#';
-}
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  }
 }
 
 std::uint32_t unit(std::string_view bytes, std::size_t at, std::size_t width, bool big_endian) {
@@ -62,7 +46,7 @@ std::optional<std::string> to_utf8(std::string_view bytes, std::size_t width, bo
     } else if ((cp >= 0xd800 && cp < 0xe000) || cp > 0x10ffff) {
       return std::nullopt;
     }
-    append_utf8(out, cp);
+    append_utf8(out, static_cast<char32_t>(cp));
   }
   return out;
 }

@@ -7,21 +7,14 @@
 #include <map>
 #include <string>
 
+#include "../memory_files.hpp"
 #include "pkg/requirements_file.hpp"
 #include "pkg/requirements_options.hpp"
 
 namespace flashfit::pkg {
 namespace {
 
-class MapReader : public FileReader {
- public:
-  std::map<std::string, std::string> files;
-  util::Result<std::string> read(const std::string& path) override {
-    auto it = files.find(path);
-    if (it == files.end()) return util::input_error("no such file", path);
-    return it->second;
-  }
-};
+using MapReader = testing::MemoryFiles;
 
 util::Result<RequirementsFile> parse(const std::string& text, MapReader& reader) {
   return parse_requirements_file(text, "r.txt", reader);

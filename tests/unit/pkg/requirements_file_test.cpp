@@ -7,19 +7,12 @@
 #include <map>
 #include <string>
 
+#include "../memory_files.hpp"
+
 namespace flashfit::pkg {
 namespace {
 
-// An in-memory tree of files behind the parser's reader interface.
-class MapReader : public FileReader {
- public:
-  std::map<std::string, std::string> files;
-  util::Result<std::string> read(const std::string& path) override {
-    auto it = files.find(path);
-    if (it == files.end()) return util::input_error("no such file", path);
-    return it->second;
-  }
-};
+using MapReader = testing::MemoryFiles;
 
 const std::string sha = std::string(64, 'a');
 

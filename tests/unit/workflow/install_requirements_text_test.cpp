@@ -6,20 +6,13 @@
 #include <map>
 #include <string>
 
+#include "../memory_files.hpp"
 #include "workflow/install_requirements.hpp"
 
 namespace flashfit::workflow {
 namespace {
 
-class MemoryFiles : public pkg::FileReader {
- public:
-  std::map<std::string, std::string> files;
-  util::Result<std::string> read(const std::string& path) override {
-    auto it = files.find(path);
-    if (it == files.end()) return util::input_error("no such file", path);
-    return it->second;
-  }
-};
+using MemoryFiles = testing::MemoryFiles;
 
 util::Result<InstallRequirementsPlan> plan_of(const std::string& text, MemoryFiles& reader,
                                               const resolve::SourceFlags& flags = {}) {
