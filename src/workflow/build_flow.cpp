@@ -6,6 +6,7 @@
 #include "env/toolkit.hpp"
 #include "util/interrupt.hpp"
 #include "util/paths.hpp"
+#include "util/strings.hpp"
 
 namespace flashfit::workflow {
 
@@ -25,6 +26,19 @@ SdistSources sdist_sources(const resolve::Config& config, const resolve::SourceF
       out.find_links.push_back(index.location);
   }
   for (const std::string& link : flags.find_links) out.find_links.push_back(link);
+  if (flags.offline) {
+    // --offline: only local find-links directories (and the cache) are read.
+    const auto remote = [](const std::string& location) {
+      return location.rfind("http://", 0) == 0 || location.rfind("https://", 0) == 0;
+    };
+    for (const std::string& url : out.index_urls) out.offline_skipped.push_back(url);
+    out.index_urls.clear();
+    for (const std::string& link : out.find_links) {
+      if (remote(link)) out.offline_skipped.push_back(link);
+    }
+    std::erase_if(out.find_links, remote);
+    return out;
+  }
   if (out.index_urls.empty() && out.find_links.empty()) {
     out.index_urls.push_back("https://pypi.org/simple");
     out.defaulted = true;
@@ -110,6 +124,13 @@ util::Result<BuildReport> build_flow(BuildFlowInput input) {
     request.toolkit_origin = *chosen;
   }
   SdistSources sdists = sdist_sources(*input.config, *input.sources);
+  if (input.sources->offline && input.sinks.say) {
+    input.sinks.say(
+        sdists.offline_skipped.empty()
+            ? std::string("--offline: a source is looked for only in local directories")
+            : "--offline: a source is looked for only in local directories, not in " +
+                  util::join(sdists.offline_skipped, ", "));
+  }
   request.index_urls = sdists.index_urls;
   request.find_links = sdists.find_links;
   auto cache_root = util::require_cache_root();

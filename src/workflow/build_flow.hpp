@@ -24,10 +24,14 @@ struct SdistSources {
   std::vector<std::string> index_urls;  // simple-index roots
   std::vector<std::string> find_links;
   bool defaulted = false;  // none configured: PyPI's simple index, as pip does
+  // --offline: the network indexes and find-links URLs left out (PyPI's
+  // default is not added): only local directories are read.
+  std::vector<std::string> offline_skipped;
 };
 
 // --index-url replaces the configured simple indexes, --extra-index-url adds;
-// find-links come from the config and --find-links; disabled ones are left out.
+// find-links come from the config and --find-links; disabled ones are left out;
+// under --offline only local find-links directories remain.
 SdistSources sdist_sources(const resolve::Config& config, const resolve::SourceFlags& flags);
 
 // What-if facts other than the GPUs (which only pick archs) describe a torch

@@ -45,6 +45,28 @@ TEST(SdistSources, IndexUrlReplacesTheConfiguredIndexesNotTheFindLinks) {
   EXPECT_EQ(out.find_links, (std::vector<std::string>{"/wheels"}));
 }
 
+// --offline contacts no network: no index (not even PyPI's default), no
+// find-links URL; local directories stay.
+TEST(SdistSources, OfflineKeepsOnlyLocalDirectories) {
+  resolve::Config config;
+  config.indexes = {index("mirror", resolve::IndexKind::simple, "https://m.example/simple"),
+                    index("dir", resolve::IndexKind::find_links, "/wheels"),
+                    index("page", resolve::IndexKind::find_links, "https://p.example/links.html")};
+  resolve::SourceFlags flags;
+  flags.offline = true;
+  flags.find_links = {"/more", "http://q.example/"};
+  const SdistSources out = sdist_sources(config, flags);
+  EXPECT_TRUE(out.index_urls.empty());
+  EXPECT_EQ(out.find_links, (std::vector<std::string>{"/wheels", "/more"}));
+  EXPECT_FALSE(out.defaulted);
+  EXPECT_EQ(out.offline_skipped,
+            (std::vector<std::string>{"https://m.example/simple", "https://p.example/links.html",
+                                      "http://q.example/"}));
+  const SdistSources nothing = sdist_sources(resolve::Config{}, flags);
+  EXPECT_TRUE(nothing.index_urls.empty());
+  EXPECT_EQ(nothing.find_links, (std::vector<std::string>{"/more"}));
+}
+
 TEST(BuildPlansOnly, GpusAlonePickArchsAndStillBuild) {
   env::WhatIf what_if;
   EXPECT_FALSE(build_plans_only(what_if));
