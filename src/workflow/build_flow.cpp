@@ -1,5 +1,9 @@
 #include "workflow/build_flow.hpp"
 
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 #include "build/toolkit_provision.hpp"
@@ -9,6 +13,7 @@
 #include "util/strings.hpp"
 
 namespace flashfit::workflow {
+namespace fs = std::filesystem;
 
 SdistSources sdist_sources(const resolve::Config& config, const resolve::SourceFlags& flags) {
   SdistSources out;
@@ -53,7 +58,8 @@ bool build_plans_only(const env::WhatIf& what_if) {
 }
 
 util::Result<std::string> choose_toolkit(const std::string& flag, const env::ProbeOptions& probe,
-                                         env::Environment& environment, const Say& say) {
+                                         env::Environment& environment, const Say& say,
+                                         bool plan_only) {
   auto request = build::parse_toolkit_flag(flag);
   if (!request) return tl::unexpected(request.error());
   env::ToolkitProbeOptions again = probe.toolkit;
@@ -75,6 +81,15 @@ util::Result<std::string> choose_toolkit(const std::string& flag, const env::Pro
     }
     auto cache_root = util::require_cache_root();
     if (!cache_root) return tl::unexpected(cache_root.error());
+    std::error_code ec;
+    if (plan_only && !fs::exists(*cache_root / "toolkits" / packages->key / "bin" / "nvcc", ec)) {
+      const std::string named = fmt::format(
+          "CUDA {} from PyPI ({}), not assembled: the what-if flags describe another machine, for "
+          "which nothing is downloaded here; the plan's nvcc checks read this machine's nvcc",
+          packages->cuda.str(), util::join(packages->requirements, ", "));
+      if (say) say("toolkit: " + named);
+      return named;
+    }
     build::ProvisionOptions provision;
     provision.say = say;
     auto toolkit = build::provision_toolkit(environment.python.interpreter->executable, *cache_root,
@@ -119,17 +134,17 @@ util::Result<BuildReport> build_flow(BuildFlowInput input) {
       return tl::unexpected(usable.error());
   }
   if (input.toolkit) {
-    auto chosen = choose_toolkit(*input.toolkit, input.probe, environment, input.sinks.toolkit);
+    auto chosen = choose_toolkit(*input.toolkit, input.probe, environment, input.sinks.toolkit,
+                                 build_plans_only(input.probe.what_if));
     if (!chosen) return tl::unexpected(chosen.error());
     request.toolkit_origin = *chosen;
   }
   SdistSources sdists = sdist_sources(*input.config, *input.sources);
   if (input.sources->offline && input.sinks.say) {
-    input.sinks.say(
-        sdists.offline_skipped.empty()
-            ? std::string("--offline: a source is looked for only in local directories")
-            : "--offline: a source is looked for only in local directories, not in " +
-                  util::join(sdists.offline_skipped, ", "));
+    input.sinks.say(sdists.offline_skipped.empty()
+                        ? std::string("--offline: a source is looked for only in local directories")
+                        : "--offline: a source is looked for only in local directories, not in " +
+                              util::join(sdists.offline_skipped, ", "));
   }
   request.index_urls = sdists.index_urls;
   request.find_links = sdists.find_links;

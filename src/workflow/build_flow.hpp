@@ -52,9 +52,14 @@ struct BuildSinks {
 // --toolkit FLAG (auto, pypi, machine or a CUDA_HOME path): replaces the
 // environment's toolkit facts with the chosen toolkit's, assembling one from
 // PyPI into the cache when asked (build/toolkit_provision). Returns the build
-// record's note on how the toolkit was chosen.
+// record's note on how the toolkit was chosen. `plan_only` (what-if flags
+// describe another machine than this one): nothing is downloaded for it; a
+// toolkit the cache does not hold yet is named, and the machine's stays in the
+// environment (the plan's nvcc checks then read it). A dry run of this machine
+// does assemble, so that its plan is checked against the toolkit it would use.
 util::Result<std::string> choose_toolkit(const std::string& flag, const env::ProbeOptions& probe,
-                                         env::Environment& environment, const Say& say);
+                                         env::Environment& environment, const Say& say,
+                                         bool plan_only = false);
 
 // One build run with the request's sinks set from `sinks`.
 util::Result<build::BuildOutcome> run_build_with(const env::Environment& environment,

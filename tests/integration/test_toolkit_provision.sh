@@ -101,3 +101,10 @@ if [[ -x $SOURCE_DIR/.pydeps/torch-cpu/bin/python ]]; then
   expect_err_contains "torch is not a CUDA build"
 fi
 pass_note "bad --toolkit values are clear errors"
+
+# --- what-if flags for another machine: nothing is downloaded for it ----------
+export FLASHFIT_CACHE_DIR=$TMP/cache-whatif
+ff build "$SRC" --python "$PY" --toolkit pypi --torch 2.4.0+cu121 --dry-run
+expect_err_contains "not assembled: the what-if flags describe another machine"
+[[ ! -e $FLASHFIT_CACHE_DIR/toolkits/cuda-12.1 ]] || fail "a toolkit was assembled for the machine described"
+pass_note "--toolkit under what-if flags for another machine: named, not downloaded"
