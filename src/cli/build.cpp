@@ -15,6 +15,7 @@
 #include "cli/what_if_flags.hpp"
 #include "util/strings.hpp"
 #include "workflow/build_flow.hpp"
+#include "workflow/publish_target.hpp"
 
 namespace flashfit::cli {
 namespace {
@@ -90,16 +91,46 @@ util::Result<int> run_build_cli(const BuildCliOptions& options) {
                  "planning only (--dry-run)\n",
                  util::join(what_if, " ").c_str(), what_if.size() == 1 ? "s" : "");
   };
+  // A target that cannot be published to is said before hours of compiling.
+  if (options.publish) {
+    if (auto target = workflow::open_target(*options.publish); !target)
+      return tl::unexpected(std::move(target.error()).with_context("--publish"));
+  }
+  const bool dry_run = input.request.dry_run || workflow::build_plans_only(input.probe.what_if);
   auto report = workflow::build_flow(std::move(input));
   if (!report) return tl::unexpected(report.error());
   const build::BuildOutcome& outcome = report->outcome;
+  if (options.publish && dry_run && !options.json)
+    note("--publish " + *options.publish + ": nothing is published in a dry run");
   if (options.json) {
-    write_stdout(build_json(options.spec, outcome).dump(2) + "\n");
+    nlohmann::json out = build_json(options.spec, outcome);
+    if (!options.publish || !outcome.ok || !outcome.wheel) {
+      out["publish"] = nullptr;
+      write_stdout(out.dump(2) + "\n");
+      return outcome.ok ? 0 : 1;
+    }
+    // The publish's outcome is part of the one document: its status and exit code.
+    auto published = publish_built_wheel(outcome.wheel->entry, *options.publish, true);
+    out["publish"] = {{"target", *options.publish},
+                      {"ok", published && *published == 0},
+                      {"refused", published && *published != 0},
+                      {"error", published ? nlohmann::json(nullptr)
+                                          : nlohmann::json(util::render(published.error()))}};
+    write_stdout(out.dump(2) + "\n");
+    if (!published) return util::exit_code(published.error().kind);
+    return *published;
   } else {
-    write_stdout(build_outcome_text(outcome));
+    // The interpreter and GPUs it was built for, so that the next command
+    // installs there (a bare `flashfit install` asks python3 on PATH).
+    std::string install_flags;
+    if (options.environment.python)
+      install_flags += " --python " + util::shell_quote(*options.environment.python);
+    for (const std::string& gpu : options.environment.gpus)
+      install_flags += " --gpu " + util::shell_quote(gpu);
+    write_stdout(build_outcome_text(outcome, install_flags));
   }
   if (options.publish && outcome.ok && outcome.wheel)
-    return publish_built_wheel(outcome.wheel->entry, *options.publish, options.json);
+    return publish_built_wheel(outcome.wheel->entry, *options.publish, false);
   return outcome.ok ? 0 : 1;
 }
 

@@ -114,7 +114,7 @@ std::string plan_text(const build::SourceTree& source, const std::string& packag
   return out;
 }
 
-std::string build_outcome_text(const build::BuildOutcome& o) {
+std::string build_outcome_text(const build::BuildOutcome& o, std::string_view install_flags) {
   std::string out;
   if (o.ok && o.stage == build::BuildStage::planned) return "\n(dry run: nothing was built)\n";
   if (o.ok && o.wheel) {
@@ -135,7 +135,8 @@ std::string build_outcome_text(const build::BuildOutcome& o) {
     if (e.record.toolkit) out += fmt::format("  toolkit  {}\n", *e.record.toolkit);
     if (!o.log_path.empty()) out += fmt::format("  log      {}\n", o.log_path.string());
     if (o.kept_temp) out += fmt::format("  temp     {} (kept)\n", o.kept_temp->string());
-    out += fmt::format("next: flashfit install {} (takes it from the cache)\n", o.package);
+    out += fmt::format("next: flashfit install {}{} (takes it from the cache)\n", o.package,
+                       install_flags);
     return out;
   }
   out += fmt::format(

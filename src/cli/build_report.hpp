@@ -5,6 +5,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 
 #include "build/build.hpp"
 #include "workflow/build_flow.hpp"
@@ -13,7 +14,10 @@ namespace flashfit::cli {
 
 std::string plan_text(const build::SourceTree& source, const std::string& package,
                       const build::BuildPlan& plan, const build::PreflightReport& preflight);
-std::string build_outcome_text(const build::BuildOutcome& outcome);
+// `install_flags`: what the "next: flashfit install" line repeats so that it
+// installs into the environment the wheel was built for (" --python '/x/python'").
+std::string build_outcome_text(const build::BuildOutcome& outcome,
+                               std::string_view install_flags = {});
 nlohmann::json build_json(const std::string& spec, const build::BuildOutcome& outcome);
 
 // Where build's lines go, for `flashfit build` and install's hand-over: step

@@ -55,7 +55,15 @@ RECORD="$TMP/published/files/$(basename "$WHEEL").variant.json"
 TORCH_VERSION=$("$PY" -c 'import torch; print(torch.__version__.split("+")[0])')
 grep -qF "$(basename "$WHEEL")" "$TMP/published/torch-$TORCH_VERSION.html" ||
   fail "build --publish: the wheel is not on torch-$TORCH_VERSION.html"
+[[ $(json_field "$TMP/out" 'd["publish"]["ok"], d["publish"]["target"]') == "(True, '$TMP/published')" ]] ||
+  fail "build --json does not say the wheel was published: $(json_field "$TMP/out" 'd["publish"]')"
 pass_note "build --publish put the wheel, its build record and its torch page in $TMP/published"
+# A target that cannot take it is refused before anything is built.
+ff build 'ffbuild==1.0.0' --python "$PY" --index-url "$HTTP_URL/simple" --publish ftp://nowhere
+expect_rc 2 "build --publish ftp://"
+expect_err_contains "--publish: ftp://nowhere: unsupported target scheme"
+grep -q "getting the source" "$TMP/err" && fail "build --publish ftp:// started the build before refusing the target"
+pass_note "build --publish with a target it cannot publish to: refused before the build"
 
 # --- the next install takes it from the cache --------------------------------
 ff install ffbuild --python "$PY" --json
