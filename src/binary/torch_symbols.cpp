@@ -74,6 +74,16 @@ bool is_torch_symbol(std::string_view mangled) {
          rest.starts_with("6caffe2");
 }
 
+namespace {
+// c10::cuda::*, at::cuda::* and torch::cuda::* by their mangled prefixes
+// (also inside a nested name: _ZNK, _ZN...).
+bool is_cuda_symbol(std::string_view symbol) {
+  return symbol.find("3c104cuda") != std::string_view::npos ||
+         symbol.find("2at4cuda") != std::string_view::npos ||
+         symbol.find("5torch4cuda") != std::string_view::npos;
+}
+}  // namespace
+
 std::string_view to_string(SymbolDiagnosis diagnosis) {
   switch (diagnosis) {
     case SymbolDiagnosis::none:
@@ -82,6 +92,8 @@ std::string_view to_string(SymbolDiagnosis diagnosis) {
       return "cxx11-abi-mismatch";
     case SymbolDiagnosis::torch_version_mismatch:
       return "torch-version-mismatch";
+    case SymbolDiagnosis::cpu_torch:
+      return "cpu-torch";
   }
   return "none";
 }
@@ -120,6 +132,17 @@ TorchSymbolReport check_torch_symbols(const ElfFile& module, const TorchLibraryS
         "{} one (={})",
         to_string(built), built == CxxAbi::cxx11 ? 1 : 0, torch_name, to_string(torch.abi),
         torch.abi == CxxAbi::cxx11 ? 1 : 0);
+  } else if (std::all_of(report.missing.begin(), report.missing.end(),
+                         [](const MissingSymbol& m) { return is_cuda_symbol(m.symbol); }) &&
+             !torch.defined.find_containing("_ZN3c104cuda") &&
+             !torch.defined.find_containing("_ZN2at4cuda")) {
+    // Another torch version would define c10::cuda functions too: this
+    // torch defines none, so it is a build without CUDA.
+    report.diagnosis = SymbolDiagnosis::cpu_torch;
+    report.explanation = fmt::format(
+        "{} defines no CUDA functions (a CPU build), and the module calls {} of them: it was "
+        "built for a CUDA build of torch",
+        torch_name, report.missing.size());
   } else {
     report.diagnosis = SymbolDiagnosis::torch_version_mismatch;
     report.explanation = fmt::format(

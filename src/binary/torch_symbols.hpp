@@ -45,6 +45,7 @@ enum class SymbolDiagnosis {
   none,                    // nothing missing
   cxx11_abi_mismatch,      // the module uses the other std::string ABI
   torch_version_mismatch,  // same ABI, but torch does not define them: built for another torch
+  cpu_torch,  // they are torch's CUDA functions (c10::cuda, at::cuda) and this torch has none
 };
 std::string_view to_string(SymbolDiagnosis diagnosis);  // "cxx11-abi-mismatch", ...
 

@@ -61,6 +61,22 @@ std::string newest_with_prefix(const std::vector<std::string>& versions, std::st
 }
 
 std::string needed_fix(const std::vector<std::string>& missing) {
+  // torch's CUDA libraries alone missing: the torch found is a CPU build (or
+  // there is none); another version of torch would still bring them.
+  const auto torch_cuda_library = [](const std::string& name) {
+    return util::starts_with(name, "libc10_cuda") || util::starts_with(name, "libtorch_cuda");
+  };
+  const auto torch_library = [](const std::string& name) {
+    return util::starts_with(name, "libc10") || util::starts_with(name, "libtorch");
+  };
+  const bool any_torch = std::any_of(missing.begin(), missing.end(), torch_library);
+  if (any_torch && std::all_of(missing.begin(), missing.end(), [&](const std::string& name) {
+        return !torch_library(name) || torch_cuda_library(name);
+      })) {
+    return "the module links against torch's CUDA libraries (libc10_cuda, libtorch_cuda), which "
+           "a CPU build of torch does not have: install a CUDA build of torch, and import torch "
+           "before the module";
+  }
   for (const auto& name : missing) {
     if (util::starts_with(name, "libc10") || util::starts_with(name, "libtorch")) {
       return "install torch in this environment first (the module links against its libraries), "
@@ -283,6 +299,10 @@ Check check_torch(ModuleReport& module, const LoadHost& host) {
         "use a wheel built with cxx11abi{} (torch's real ABI; upstream labels can be wrong), or "
         "build from source against this torch",
         host.torch->abi == CxxAbi::cxx11 ? "TRUE" : "FALSE");
+  } else if (report.diagnosis == SymbolDiagnosis::cpu_torch) {
+    c.fix =
+        "install a CUDA build of torch (this one is a CPU build), or use a wheel built for a "
+        "CPU torch";
   } else {
     c.fix = fmt::format(
         "use a wheel built for {}, or pin torch to the version the wheel was "

@@ -94,13 +94,31 @@ TEST_F(DebianTorch, OldAbiModuleIsAnAbiMismatchListingEveryMiss) {
       << report.explanation;
 }
 
-TEST_F(DebianTorch, SameAbiButUnknownFunctionsMeanAnotherTorch) {
-  // torch 2.x's c10::cuda::SetDevice(signed char) against 1.13.
+TEST_F(DebianTorch, CudaFunctionsAgainstACpuTorchSayCpuTorch) {
+  // c10::cuda::SetDevice(signed char) against Debian's 1.13, a CPU build: no
+  // version of a CPU torch defines it; a CUDA build does.
   auto report = check_torch_symbols(
       module_with({"_ZN3c104cuda9SetDeviceEa", torch_symbols::kCheckFailCxx11}), torch_);
   ASSERT_EQ(report.missing.size(), 1u);
   EXPECT_EQ(report.missing[0].demangled, "c10::cuda::SetDevice(signed char)");
+  EXPECT_EQ(report.diagnosis, SymbolDiagnosis::cpu_torch);
+  EXPECT_NE(report.explanation.find("a CPU build"), std::string::npos) << report.explanation;
+}
+
+TEST(TorchSymbols, CudaFunctionsACudaTorchLacksMeanAnotherTorch) {
+  // A CUDA torch (it defines c10::cuda functions) without this one: another version.
+  TorchLibrarySet torch;
+  torch.defined = SymbolNames({"_ZN3c104cuda14current_deviceEv",
+                               "_ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_"
+                               "stringIcSt11char_traitsIcESaIcEEE"});
+  torch.abi = CxxAbi::cxx11;
+  auto report = check_torch_symbols(module_with({"_ZN3c104cuda9SetDeviceEa"}), torch);
+  ASSERT_EQ(report.missing.size(), 1u);
   EXPECT_EQ(report.diagnosis, SymbolDiagnosis::torch_version_mismatch);
+  // A function outside torch's CUDA namespaces, against a CPU torch: another version too.
+  torch.defined = SymbolNames({"_ZN3c106detail14torchCheckFailEPKcS2_jPKc"});
+  auto other = check_torch_symbols(module_with({"_ZN2at6native3addEv"}), torch);
+  EXPECT_EQ(other.diagnosis, SymbolDiagnosis::torch_version_mismatch);
 }
 
 TEST(TorchLibraries, MissingOrBrokenLibrariesAreErrors) {

@@ -195,6 +195,19 @@ TEST(NeededLibraries, MissingTorchLibrariesSayInstallTorch) {
   EXPECT_EQ(check_needed_libraries(m, LoadHost{}).status, CheckStatus::pass);
 }
 
+// A CUDA extension against a CPU torch: libc10.so is found, libc10_cuda.so
+// is not (a CPU build has none): the fix is a CUDA torch, not "install torch".
+TEST(NeededLibraries, OnlyTorchsCudaLibrariesMissingSayCudaTorch) {
+  ModuleReport m = x86_module();
+  m.resolved = {{"libc10.so", FoundVia::preloaded, "/t/torch/lib/libc10.so", ""},
+                {"libc10_cuda.so", FoundVia::not_found, std::nullopt, ""},
+                {"libtorch_cuda.so", FoundVia::not_found, std::nullopt, ""}};
+  Check c = check_needed_libraries(m, LoadHost{});
+  EXPECT_EQ(c.status, CheckStatus::fail);
+  EXPECT_NE(c.fix.find("install a CUDA build of torch"), std::string::npos) << c.fix;
+  EXPECT_EQ(c.fix.find("install torch in this environment"), std::string::npos) << c.fix;
+}
+
 // torch 2.14.1+cu130's libcaffe2_nvrtc.so on a machine without a driver: the
 // CUDA runtime is there (nvidia/cu13/lib), libcuda.so.1 is not, and no CUDA
 // torch or toolkit would bring it.
