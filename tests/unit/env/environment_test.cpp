@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "env/driver_compat.hpp"
-#include "pkg/marker.hpp"
 #include "pkg/tags.hpp"
 #include "sample_environment.hpp"
 
@@ -512,55 +511,6 @@ TEST(TagFacts, PythonVersionOverridesTheInterpreters) {
   const auto tags = tag_strings(*facts);
   EXPECT_EQ(tags.front(), "cp312-cp312-manylinux_2_36_x86_64");
   EXPECT_FALSE(contains_substring(tags, "cp311-cp311")) << "no tag of the probed 3.11 remains";
-}
-
-// ---- Environment::marker_environment ----------------------------------------
-
-// The sample interpreter with these markers.
-Fact<Interpreter> interpreter_with_markers() {
-  Interpreter interpreter = debian_python();
-  interpreter.markers.python_version = "3.11";
-  interpreter.markers.python_full_version = "3.11.2";
-  interpreter.markers.implementation_version = "3.11.2";
-  interpreter.markers.platform_machine = "x86_64";
-  interpreter.markers.platform_release = "6.1.0-18-amd64";
-  interpreter.markers.sys_platform = "linux";
-  return Fact<Interpreter>::of(interpreter, "--python");
-}
-
-TEST(MarkerEnvironment, TheInterpretersOwnWithoutFlags) {
-  Environment env = probed();
-  env.python.interpreter = interpreter_with_markers();
-  const auto described = env.marker_environment();
-  EXPECT_EQ(described.python_version, "3.11");
-  EXPECT_EQ(described.python_full_version, "3.11.2");
-  EXPECT_EQ(described.platform_machine, "x86_64");
-  EXPECT_EQ(described.platform_release, "6.1.0-18-amd64");
-}
-
-TEST(MarkerEnvironment, WhatIfFlagsDescribeAnotherPythonAndMachine) {
-  WhatIfOptions o;
-  o.python_version = "3.10";
-  o.arch = "aarch64";
-  Environment env = probed();
-  env.python.interpreter = interpreter_with_markers();
-  apply_what_if(env, parse_ok(o));
-  const auto described = env.marker_environment();
-  EXPECT_EQ(described.python_version, "3.10");
-  // Only 3.10 is known: the interpreter's 3.11.2 is not the described Python's.
-  EXPECT_EQ(described.python_full_version, std::nullopt);
-  EXPECT_EQ(described.implementation_version, std::nullopt);
-  EXPECT_EQ(described.platform_machine, "aarch64");
-  EXPECT_EQ(described.platform_release, std::nullopt);
-  EXPECT_EQ(described.sys_platform, "linux");
-  // A marker on the described Python's version reads the flag's value...
-  auto marker = pkg::Marker::parse("python_version < \"3.11\" and platform_machine == \"aarch64\"");
-  ASSERT_TRUE(marker);
-  EXPECT_EQ(marker->evaluate(described).value_or(false), true);
-  // ...and one on what no flag gives is not evaluated as if it were known.
-  auto full = pkg::Marker::parse("python_full_version >= \"3.10.4\"");
-  ASSERT_TRUE(full);
-  EXPECT_FALSE(full->evaluate(described).has_value());
 }
 
 TEST(TagFacts, WithoutAnInterpreterACpythonOfTheGivenVersionOnThisMachine) {
