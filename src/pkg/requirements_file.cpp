@@ -16,7 +16,7 @@
 namespace flashfit::pkg {
 namespace {
 
-constexpr std::size_t max_include_depth = 32;
+constexpr std::size_t kMaxIncludeDepth = 32;
 
 using detail::is_space;
 using detail::ParsedOption;
@@ -199,7 +199,7 @@ class Parser {
   explicit Parser(FileReader& reader) : reader_(reader) {}
 
   util::Result<void> parse(std::string_view bytes, const std::string& file, bool constraint) {
-    if (stack_.size() >= max_include_depth) {
+    if (stack_.size() >= kMaxIncludeDepth) {
       return util::input_error("includes nested too deeply", file);
     }
     stack_.push_back(file);

@@ -24,7 +24,7 @@ struct Option {
 
 // pip 23.0.1's req_file parser (SUPPORTED_OPTIONS + SUPPORTED_OPTIONS_REQ),
 // plus newer pip's --config-settings.
-constexpr Option options[] = {
+constexpr Option kOptions[] = {
     {"--requirement", "-r", true},
     {"--requirement", "--requirement", true},
     {"--constraint", "-c", true},
@@ -55,7 +55,7 @@ constexpr Option options[] = {
 // text starts; several is an error naming them.
 util::Result<const Option*> find_long(std::string_view typed, const std::string& where) {
   std::vector<const Option*> matches;
-  for (const Option& option : options) {
+  for (const Option& option : kOptions) {
     if (option.spelled == typed) return &option;
     if (option.abbreviates && util::starts_with(option.spelled, "--") &&
         util::starts_with(option.spelled, typed))
@@ -68,6 +68,7 @@ util::Result<const Option*> find_long(std::string_view typed, const std::string&
                              "may hold");
   }
   std::vector<std::string_view> names;
+  names.reserve(matches.size());
   for (const Option* option : matches) names.push_back(option->spelled);
   std::sort(names.begin(), names.end());
   return util::input_error(fmt::format("ambiguous option '{}': it could be {}",
@@ -76,7 +77,7 @@ util::Result<const Option*> find_long(std::string_view typed, const std::string&
 }
 
 const Option* find_short(std::string_view typed) {
-  for (const Option& option : options) {
+  for (const Option& option : kOptions) {
     if (option.spelled == typed) return &option;
   }
   return nullptr;

@@ -95,14 +95,14 @@ util::Result<std::string> decode_text(std::string_view bytes, const std::string&
     std::string_view name;
   };
   // pip's order: UTF-32 LE's BOM starts with UTF-16 LE's, so it is tested first here.
-  static constexpr Bom boms[] = {
+  static constexpr Bom kBoms[] = {
       {std::string_view("\xff\xfe\x00\x00", 4), 0, false, "UTF-32 (little-endian)"},
       {std::string_view("\x00\x00\xfe\xff", 4), 4, true, "UTF-32"},
       {"\xef\xbb\xbf", 1, false, "UTF-8"},
       {"\xfe\xff", 2, true, "UTF-16"},
       {"\xff\xfe", 2, false, "UTF-16"},
   };
-  for (const Bom& bom : boms) {
+  for (const Bom& bom : kBoms) {
     if (!starts_with(bytes, bom.bytes)) continue;
     const auto rest = bytes.substr(bom.bytes.size());
     if (bom.width == 1) return std::string(rest);

@@ -88,15 +88,15 @@ std::vector<UnmetDependency> unmet_dependencies(const std::string& package,
 std::vector<std::string> requires_dist(const std::string& metadata) {
   std::vector<std::string> out;
   std::size_t start = 0;
-  constexpr std::string_view key = "Requires-Dist:";
+  constexpr std::string_view kKey = "Requires-Dist:";
   while (start < metadata.size()) {
     auto end = metadata.find('\n', start);
     if (end == std::string::npos) end = metadata.size();
     std::string_view line(metadata.data() + start, end - start);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) break;  // the body (the description) starts
-    if (line.size() > key.size() && line.substr(0, key.size()) == key) {
-      auto value = line.substr(key.size());
+    if (line.size() > kKey.size() && line.substr(0, kKey.size()) == kKey) {
+      auto value = line.substr(kKey.size());
       while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
         value.remove_prefix(1);
       while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
