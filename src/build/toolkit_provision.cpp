@@ -227,6 +227,16 @@ std::string ProvisionedToolkit::describe() const {
                      util::join(packages, ", "), cuda_home.string());
 }
 
+std::optional<ProvisionedToolkit> cached_toolkit(const fs::path& cache_root,
+                                                 const ToolkitPackages& packages) {
+  const fs::path root = cache_root / "toolkits" / packages.key;
+  auto stamp = read_stamp(root);
+  if (!stamp) return std::nullopt;
+  auto version = check_nvcc(root, packages.cuda);
+  if (!version) return std::nullopt;
+  return ProvisionedToolkit{root, *version, stamp->packages, true};
+}
+
 util::Result<ProvisionedToolkit> provision_toolkit(const std::string& python,
                                                    const fs::path& cache_root,
                                                    const ToolkitPackages& packages,
@@ -244,12 +254,9 @@ util::Result<ProvisionedToolkit> provision_toolkit(const std::string& python,
       [&] { say("waiting for another flashfit assembling " + packages.key); });
   if (!lock) return tl::unexpected(lock.error());
 
-  if (auto stamp = read_stamp(root)) {
-    if (auto version = check_nvcc(root, packages.cuda)) {
-      return ProvisionedToolkit{root, *version, stamp->packages, true};
-    }
+  if (auto cached = cached_toolkit(cache_root, packages)) return *cached;
+  if (read_stamp(root))
     say(fmt::format("the cached toolkit {} does not run: assembling it again", root.string()));
-  }
   fs::remove_all(root, ec);
 
   const fs::path work =

@@ -74,6 +74,12 @@ struct ProvisionOptions {
   std::chrono::seconds timeout{1800};         // the pip install
 };
 
+// The toolkit <cache_root>/toolkits/<key> already assembled, when its stamp is
+// there and its nvcc runs and reports the requested major.minor (`reused`);
+// nullopt otherwise. Nothing is downloaded or changed.
+std::optional<ProvisionedToolkit> cached_toolkit(const std::filesystem::path& cache_root,
+                                                 const ToolkitPackages& packages);
+
 // Assembles (or reuses) <cache_root>/toolkits/<key> with `python -m pip
 // install --target`, under a lock, and checks that its nvcc runs and reports
 // the requested major.minor before it enters the cache (atomically renamed).

@@ -96,11 +96,10 @@ util::Result<int> run_build_cli(const BuildCliOptions& options) {
     if (auto target = workflow::open_target(*options.publish); !target)
       return tl::unexpected(std::move(target.error()).with_context("--publish"));
   }
-  const bool dry_run = input.request.dry_run || workflow::build_plans_only(input.probe.what_if);
   auto report = workflow::build_flow(std::move(input));
   if (!report) return tl::unexpected(report.error());
   const build::BuildOutcome& outcome = report->outcome;
-  if (options.publish && dry_run && !options.json)
+  if (options.publish && report->dry_run && !options.json)
     note("--publish " + *options.publish + ": nothing is published in a dry run");
   if (options.json) {
     nlohmann::json out = build_json(options.spec, outcome);

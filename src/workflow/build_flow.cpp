@@ -2,8 +2,6 @@
 
 #include <fmt/core.h>
 
-#include <filesystem>
-#include <system_error>
 #include <utility>
 
 #include "build/toolkit_provision.hpp"
@@ -13,7 +11,6 @@
 #include "util/strings.hpp"
 
 namespace flashfit::workflow {
-namespace fs = std::filesystem;
 
 SdistSources sdist_sources(const resolve::Config& config, const resolve::SourceFlags& flags) {
   SdistSources out;
@@ -81,19 +78,26 @@ util::Result<std::string> choose_toolkit(const std::string& flag, const env::Pro
     }
     auto cache_root = util::require_cache_root();
     if (!cache_root) return tl::unexpected(cache_root.error());
-    std::error_code ec;
-    if (plan_only && !fs::exists(*cache_root / "toolkits" / packages->key / "bin" / "nvcc", ec)) {
-      const std::string named = fmt::format(
-          "CUDA {} from PyPI ({}), not assembled: the what-if flags describe another machine, for "
-          "which nothing is downloaded here; the plan's nvcc checks read this machine's nvcc",
-          packages->cuda.str(), util::join(packages->requirements, ", "));
-      if (say) say("toolkit: " + named);
-      return named;
+    util::Result<build::ProvisionedToolkit> toolkit;
+    if (plan_only) {
+      // Another machine is described: only a toolkit assembled earlier is used.
+      auto cached = build::cached_toolkit(*cache_root, *packages);
+      if (!cached) {
+        const std::string named = fmt::format(
+            "CUDA {} from PyPI ({}), not assembled: the what-if flags describe another machine, "
+            "for which nothing is downloaded here; the plan's nvcc checks read this machine's "
+            "nvcc",
+            packages->cuda.str(), util::join(packages->requirements, ", "));
+        if (say) say("toolkit: " + named);
+        return named;
+      }
+      toolkit = std::move(*cached);
+    } else {
+      build::ProvisionOptions provision;
+      provision.say = say;
+      toolkit = build::provision_toolkit(environment.python.interpreter->executable, *cache_root,
+                                         *packages, provision);
     }
-    build::ProvisionOptions provision;
-    provision.say = say;
-    auto toolkit = build::provision_toolkit(environment.python.interpreter->executable, *cache_root,
-                                            *packages, provision);
     if (!toolkit) return tl::unexpected(toolkit.error());
     if (say)
       say(std::string(toolkit->reused ? "toolkit: reusing " : "toolkit: ") + toolkit->describe());

@@ -8,10 +8,9 @@
 #include <map>
 #include <string_view>
 
+#include "net/http.hpp"
 #include "pkg/name.hpp"
 #include "pkg/version.hpp"
-#include "util/strings.hpp"
-#include "workflow/requirements_split.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -219,13 +218,11 @@ util::Result<InstallRequirementsPlan> plan_install_requirements(
 }
 
 bool installer_runs(const InstallRequirementsPlan& plan) {
-  // pip's -e takes its value joined ("-e./pkg") or apart; --editable may be
-  // abbreviated to any prefix from "--ed" (optparse).
+  // The parser writes every passed-through option under its long name
+  // ("-e ./pkg", "--edit ./pkg" -> "--editable=./pkg").
   const auto editable = [](const pkg::PassthroughOption& option) {
-    const std::string_view text = util::trim(option.text);
-    const std::string_view first = text.substr(0, text.find_first_of(" \t="));
-    if (first.size() >= 2 && first[0] == '-' && first[1] == 'e') return true;
-    return first.size() >= 4 && std::string_view("--editable").starts_with(first);
+    const std::string_view text = option.text;
+    return text.substr(0, text.find_first_of(" =")) == "--editable";
   };
   return !plan.installer.empty() ||
          std::any_of(plan.passthrough.begin(), plan.passthrough.end(), editable);
@@ -262,7 +259,7 @@ bool names_torch(const pkg::RequirementLine& line) {
   // A bare wheel URL or path ("https://download.pytorch.org/whl/cu124/torch-2.6.0%2Bcu124-...whl")
   // names torch by its file name.
   if (!line.location) return false;
-  const std::string file = archive_file_name(*line.location);
+  const std::string file = net::url_file_name(*line.location);
   const auto dash = file.find('-');
   return dash != std::string::npos && pkg::canonicalize_name(file.substr(0, dash)) == "torch";
 }

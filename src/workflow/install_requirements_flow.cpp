@@ -13,6 +13,7 @@
 #include "install/installed.hpp"
 #include "install/installer.hpp"
 #include "install/preloaded_check.hpp"
+#include "net/http.hpp"
 #include "pkg/name.hpp"
 #include "resolve/rules.hpp"
 #include "resolve/target.hpp"
@@ -86,7 +87,7 @@ std::vector<std::optional<UrlVerdict>> judge_urls(const InstallRequirementsPlan&
     const auto& taken = plan.flashfit[i];
     if (!taken.url || taken.form != RecipeLineForm::wheel_url) continue;
     resolve::Candidate candidate;
-    candidate.filename = archive_file_name(*taken.url);
+    candidate.filename = net::url_file_name(*taken.url);
     candidate.url = *taken.url;
     candidate.source = "requirements file";
     resolve::Request request{taken.recipe, {}, taken.spec};

@@ -43,12 +43,11 @@ std::vector<UnmetDependency> unmet_dependencies(const std::string& package,
                                                 const std::vector<std::string>& extras) {
   std::vector<UnmetDependency> out;
   // No extra asked for reads as "" (packaging); then each extra of the line.
+  std::vector<std::string> extras_asked{""};
+  extras_asked.insert(extras_asked.end(), extras.begin(), extras.end());
   std::vector<pkg::MarkerEnvironment> asked;
-  for (const std::string& extra : [&] {
-         std::vector<std::string> all{""};
-         all.insert(all.end(), extras.begin(), extras.end());
-         return all;
-       }()) {
+  asked.reserve(extras_asked.size());
+  for (const std::string& extra : extras_asked) {
     pkg::MarkerEnvironment one = markers;
     if (auto* variable = one.find("extra")) *variable = extra;
     asked.push_back(std::move(one));

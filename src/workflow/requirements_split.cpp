@@ -3,6 +3,7 @@
 
 #include <string_view>
 
+#include "net/http.hpp"
 #include "pkg/version.hpp"
 #include "pkg/wheel_name.hpp"
 
@@ -12,35 +13,6 @@ namespace {
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
-
-std::string archive_file_name(std::string_view location) {
-  const auto query = location.find_first_of("?#");
-  location = location.substr(0, query);
-  const auto slash = location.rfind('/');
-  const auto name = slash == std::string_view::npos ? location : location.substr(slash + 1);
-  std::string out;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    if (name[i] == '%' && i + 2 < name.size() && hex_value(name[i + 1]) >= 0 &&
-        hex_value(name[i + 2]) >= 0) {
-      out += static_cast<char>(hex_value(name[i + 1]) * 16 + hex_value(name[i + 2]));
-      i += 2;
-    } else {
-      out += name[i];
-    }
-  }
-  return out;
-}
-
-namespace {
 
 // "name-1.2.3.tar.gz" -> ("name", "1.2.3"): the version is after the last '-'.
 std::optional<std::pair<std::string, std::string>> sdist_name(std::string_view file) {
@@ -61,7 +33,8 @@ struct ArchiveFacts {
 };
 
 std::optional<ArchiveFacts> archive_facts(std::string_view location) {
-  const auto file = archive_file_name(location);
+  // %XX-decoded: an index writes the '+' of a local version as %2B or %2b.
+  const auto file = net::url_file_name(location);
   if (ends_with(file, ".whl")) {
     auto wheel = pkg::parse_wheel_filename(file);
     if (!wheel) return std::nullopt;

@@ -51,9 +51,4 @@ struct RequirementsSplit {
 RequirementsSplit split_requirements(const pkg::RequirementsFile& file,
                                      const resolve::RecipeBook& recipes);
 
-// The file name of a wheel / sdist path or URL, %XX-decoded (an index writes
-// the '+' of a local version as %2B or %2b): "https://h/x-1.0%2Bcu12-....whl?q" ->
-// "x-1.0+cu12-....whl".
-std::string archive_file_name(std::string_view location);
-
 }  // namespace flashfit::workflow

@@ -7,6 +7,8 @@
 #include <map>
 #include <string>
 
+#include "net/http.hpp"
+
 namespace flashfit::workflow {
 namespace {
 
@@ -82,11 +84,12 @@ TEST(RequirementsSplit, LegacySpecifiersGoToTheInstallerUnlessTheyNameARecipe) {
   EXPECT_EQ(result.refused[0].line, 2u);
 }
 
+// Named wheels and sdists are read by net::url_file_name: fully %XX-decoded.
 TEST(RequirementsSplit, ArchiveFileNamesAreFullyPercentDecoded) {
-  EXPECT_EQ(archive_file_name("https://h/d/flash_attn-2.7.4%2bcu12torch2.6cxx11abiFALSE-cp311-"
-                              "cp311-linux_x86_64.whl?x=1#y"),
+  EXPECT_EQ(net::url_file_name("https://h/d/flash_attn-2.7.4%2bcu12torch2.6cxx11abiFALSE-cp311-"
+                               "cp311-linux_x86_64.whl?x=1#y"),
             "flash_attn-2.7.4+cu12torch2.6cxx11abiFALSE-cp311-cp311-linux_x86_64.whl");
-  EXPECT_EQ(archive_file_name("./a%20b-1.0.tar.gz"), "a b-1.0.tar.gz");
+  EXPECT_EQ(net::url_file_name("./a%20b-1.0.tar.gz"), "a b-1.0.tar.gz");
 }
 
 }  // namespace
