@@ -89,8 +89,9 @@ struct KernelVerdict {
   // Why it may still fail or be slow (PTX JIT, driver too old for the PTX),
   // or why nothing fits. Empty for a plain SASS match.
   std::string warning;
-  // False only when the driver is known to be too old for the PTX ISA.
-  bool driver_ok = true;
+  // For a PTX JIT: whether the driver can compile this PTX ISA; nullopt when
+  // the driver's CUDA or the ISA's is unknown, or no JIT is needed.
+  std::optional<bool> driver_ok;
 };
 
 // Which image the CUDA runtime would pick for a GPU of compute capability

@@ -133,8 +133,8 @@ KernelVerdict kernel_for_gpu(const std::vector<FatbinEntry>& entries, int cc_maj
     if (needed) {
       verdict.warning +=
           fmt::format(", and needs a driver for CUDA {}.{} or newer", needed->major, needed->minor);
+      if (driver_cuda) verdict.driver_ok = !(*driver_cuda < *needed);
       if (driver_cuda && *driver_cuda < *needed) {
-        verdict.driver_ok = false;
         verdict.warning += fmt::format(
             "; this driver supports CUDA {}.{} only, so loading fails with "
             "cudaErrorUnsupportedPtxVersion",

@@ -355,31 +355,48 @@ Check check_kernel_images(ModuleReport& module, const LoadHost& host) {
     return c;
   }
   Check c = make(id, CheckStatus::pass, "");
-  std::vector<std::string> none, jit;
+  std::vector<std::string> none, jit, old_driver;
   for (const GpuTarget& gpu : *host.gpus) {
     GpuKernel kernel{gpu, kernel_for_gpu(module.fatbin, gpu.major, gpu.minor, host.driver_cuda)};
     const KernelVerdict& v = kernel.verdict;
     const std::string cc = fmt::format("{}.{}", gpu.major, gpu.minor);
     if (v.source == KernelSource::sass) {
       c.details.push_back(fmt::format("{}, cc {}: SASS {}", gpu.label, cc, v.entry->name()));
-    } else if (v.source == KernelSource::ptx_jit && v.driver_ok) {
+    } else if (v.source == KernelSource::ptx_jit && v.driver_ok.value_or(true)) {
       jit.push_back(cc);
       c.details.push_back(fmt::format("{}, cc {}: only via PTX JIT of {}: {}", gpu.label, cc,
                                       v.entry->name(), v.warning));
     } else {
-      none.push_back(cc);
+      // PTX the driver is too old to JIT is an image, not "no image": the fix differs.
+      (v.source == KernelSource::ptx_jit ? old_driver : none).push_back(cc);
       c.details.push_back(fmt::format("{}, cc {}: {}", gpu.label, cc, v.warning));
     }
     module.kernels.push_back(std::move(kernel));
   }
-  if (!none.empty()) {
+  if (!none.empty() || !old_driver.empty()) {
     c.status = CheckStatus::fail;
-    c.summary = fmt::format("no kernel image for compute capability {} (carries {})",
-                            util::join(none, ", "), carried);
-    c.fix =
-        "use a build that includes this GPU's architecture (or PTX it can JIT), or build from "
-        "source with TORCH_CUDA_ARCH_LIST set to it; FlashAttention 2 needs compute "
-        "capability 8.0 or newer, below that use torch.nn.functional.scaled_dot_product_attention";
+    std::vector<std::string> parts, fixes;
+    if (!none.empty()) {
+      parts.push_back(
+          fmt::format("no kernel image for compute capability {}", util::join(none, ", ")));
+      // The package's own arch variable (FLASH_ATTN_CUDA_ARCHS, TORCH_CUDA_ARCH_LIST, or a
+      // fixed -gencode list) is the build's business: `flashfit build --archs` knows which.
+      fixes.push_back(fmt::format(
+          "use a build that includes {} (or PTX it can JIT): flashfit build <package> --archs {}, "
+          "when the package supports that GPU",
+          none.size() == 1 ? "this GPU's architecture" : "these GPUs' architectures",
+          util::join(none, ",")));
+    }
+    if (!old_driver.empty()) {
+      parts.push_back(
+          fmt::format("compute capability {} only through PTX this driver is too old to compile",
+                      util::join(old_driver, ", ")));
+      fixes.push_back(
+          "update the NVIDIA driver to one for the CUDA version the details name, or use a build "
+          "with SASS for this GPU");
+    }
+    c.summary = fmt::format("{} (carries {})", util::join(parts, "; "), carried);
+    c.fix = util::join(fixes, "; ");
   } else if (!jit.empty()) {
     c.status = CheckStatus::warn;
     c.summary =

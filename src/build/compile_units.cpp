@@ -154,6 +154,7 @@ CompileUnits choose_compile_units(const std::optional<util::Result<SetupPyFacts>
   std::optional<std::vector<std::string>> setup_requires;
   std::vector<SetupGencode> gencode;
   std::optional<unsigned> nvcc_threads;
+  std::optional<std::vector<std::string>> setup_variables;
   std::optional<CompileUnits> chosen;
   if (!setup) {
     notes.push_back("no setup.py");
@@ -163,6 +164,7 @@ CompileUnits choose_compile_units(const std::optional<util::Result<SetupPyFacts>
     setup_requires = (*setup)->setup_requires;
     gencode = (*setup)->gencode;
     nvcc_threads = (*setup)->nvcc_threads;
+    setup_variables = (*setup)->variable_names;
     chosen = from_setup_py(**setup, recipe, notes);
   }
   if (!chosen && glob_matches) {
@@ -180,6 +182,7 @@ CompileUnits choose_compile_units(const std::optional<util::Result<SetupPyFacts>
   chosen->setup_requires = std::move(setup_requires);
   chosen->gencode = std::move(gencode);
   chosen->nvcc_threads = nvcc_threads;
+  chosen->setup_variables = std::move(setup_variables);
   return *chosen;
 }
 

@@ -46,6 +46,9 @@ struct CompileUnits {
   // without an arch variable.
   std::vector<SetupGencode> gencode;
   std::optional<unsigned> nvcc_threads;
+  // setup.py's variable-shaped string literals (SetupPyFacts::variable_names);
+  // nullopt when setup.py was not read, so whether it reads one is unknown.
+  std::optional<std::vector<std::string>> setup_variables;
 };
 
 // The tree scan's counts, as units "estimated from the tree".

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "build/nvcc_targets.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::build {
@@ -91,18 +92,26 @@ util::Result<std::set<unsigned>> wrapper_arch_numbers(const std::vector<std::str
   return out;
 }
 
-std::vector<std::string> targets_in(const std::vector<std::string>& targets,
-                                    const std::set<unsigned>& archs) {
-  std::vector<std::string> out;
-  for (const std::string& t : targets) {
-    const auto us = t.find('_');
-    if (us == std::string::npos) continue;
-    std::string digits;
-    for (std::size_t i = us + 1; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]));
-         ++i)
-      digits += t[i];
-    if (digits.empty() || digits.size() > 4) continue;
-    if (archs.count(static_cast<unsigned>(std::stoul(digits)))) out.push_back(t);
+ServedArchs serve_archs(const std::vector<std::string>& targets, const std::set<unsigned>& archs) {
+  ServedArchs out;
+  for (unsigned wanted : archs) {
+    const env::ComputeCapability cc{static_cast<int>(wanted / 10), static_cast<int>(wanted % 10)};
+    std::optional<NvccTarget> best;
+    for (const std::string& text : targets) {
+      const auto t = parse_nvcc_target(text);
+      if (!t || !target_runs_on(*t, cc)) continue;
+      // SASS over PTX (no JIT), then the newest.
+      if (!best || std::pair{!t->ptx, t->number} > std::pair{!best->ptx, best->number}) best = t;
+    }
+    if (best) {
+      out.numbers.insert(best->number);
+    } else {
+      out.unserved.push_back(wanted);
+    }
+  }
+  for (const std::string& text : targets) {
+    const auto t = parse_nvcc_target(text);
+    if (t && out.numbers.count(t->number)) out.targets.push_back(text);
   }
   return out;
 }
@@ -121,6 +130,7 @@ util::Result<std::string> nvcc_wrapper_command(const std::string& flashfit_exe,
     }
   }
   std::vector<std::string> numbers;
+  numbers.reserve(archs.size());
   for (unsigned a : archs) numbers.push_back(std::to_string(a));
   return fmt::format("{} nvcc-wrap --archs {} --max-threads {} --nvcc {} --",
                      shell_word(flashfit_exe), util::join(numbers, ","), std::max(1U, max_threads),

@@ -29,9 +29,16 @@ std::string pytorch_nvcc_unsupported(const env::TorchFacts& torch);
 // Errors: usage, for an entry of another shape.
 util::Result<std::set<unsigned>> wrapper_arch_numbers(const std::vector<std::string>& archs);
 
-// The nvcc targets ("sm_80") of `targets` whose number is in `archs`.
-std::vector<std::string> targets_in(const std::vector<std::string>& targets,
-                                    const std::set<unsigned>& archs);
+// What --archs keeps of setup.py's targets: for each requested capability
+// (89 for 8.9) the target the CUDA runtime would load on such a GPU, the
+// newest SASS of its major at or below it, else the newest PTX at or below
+// it, so `--archs 8.6` keeps sm_80 rather than nothing.
+struct ServedArchs {
+  std::vector<std::string> targets;  // of `targets`, in their order
+  std::set<unsigned> numbers;        // what the wrapper keeps: 80 keeps sm_80 and compute_80
+  std::vector<unsigned> unserved;    // requested capabilities no target runs on
+};
+ServedArchs serve_archs(const std::vector<std::string>& targets, const std::set<unsigned>& archs);
 
 // What PYTORCH_NVCC gets: `'<flashfit>' nvcc-wrap --archs 80,90 --max-threads N
 // --nvcc '<nvcc>' --`, quoted for the shell ninja runs it in. Errors: input,

@@ -251,34 +251,58 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
   // --archs for a setup.py that fixes its own -gencode list: through the wrapper.
   std::optional<std::set<unsigned>> wrapped;
   if (plan.cuda) {
+    // The recipe's arch variable counts only when this source's setup.py
+    // spells it (flash-attn reads FLASH_ATTN_CUDA_ARCHS from 2.7.3 on; before,
+    // its -gencode list is fixed): else the plan is that list's.
+    std::optional<resolve::Recipe> unread_variable;
+    if (recipe && !recipe->build.arch_variable.empty() && units.setup_variables &&
+        std::find(units.setup_variables->begin(), units.setup_variables->end(),
+                  recipe->build.arch_variable) == units.setup_variables->end()) {
+      plan.warnings.push_back(fmt::format(
+          "this {} source's setup.py never names {}: the archs are its own -gencode list",
+          recipe->name, recipe->build.arch_variable));
+      unread_variable = *recipe;
+      unread_variable->build.arch_variable.clear();
+      unread_variable->build.arch_tokens.clear();
+      unread_variable->build.default_archs.clear();
+    }
+    const resolve::Recipe* arch_recipe = unread_variable ? &*unread_variable : recipe;
     std::optional<std::vector<std::string>> archs_request = request.archs;
-    if (request.archs && recipe && recipe->build.arch_variable.empty()) {
-      auto numbers = wrapped_archs(env, *recipe, units, request);
+    if (request.archs && arch_recipe && arch_recipe->build.arch_variable.empty()) {
+      auto numbers = wrapped_archs(env, *arch_recipe, units, request);
       if (!numbers) return tl::unexpected(std::move(numbers.error()));
       wrapped = std::move(*numbers);
       archs_request.reset();
     }
-    auto selection = detail::plan_select_archs(env, recipe, archs_request);
+    auto selection = detail::plan_select_archs(env, arch_recipe, archs_request);
     if (!selection) return tl::unexpected(std::move(selection.error()));
     plan.archs = std::move(selection->plan);
     archs = selection->count;
     // setup.py fixing its own -gencode list: count what it gives with this nvcc.
-    if (!archs && recipe && recipe->build.arch_variable.empty() && !units.gencode.empty()) {
+    if (!archs && arch_recipe && arch_recipe->build.arch_variable.empty() &&
+        !units.gencode.empty()) {
       if (env.toolkit.cuda_version.known()) {
         const auto& v = *env.toolkit.cuda_version;
         std::vector<std::string> codes = gencode_for_nvcc(
             units.gencode, static_cast<unsigned>(v.major), static_cast<unsigned>(v.minor));
         if (wrapped) {
-          std::vector<std::string> kept = targets_in(codes, *wrapped);
-          if (kept.empty()) {
+          ServedArchs served = serve_archs(codes, *wrapped);
+          if (!served.unserved.empty()) {
+            std::vector<std::string> unserved;
+            for (unsigned a : served.unserved)
+              unserved.push_back(fmt::format("{}.{}", a / 10, a % 10));
             return util::fail(
                 ErrorKind::usage,
-                fmt::format("none of --archs {} is among the -gencode targets {}'s setup.py "
-                            "gives with nvcc {} ({})",
-                            util::join(*request.archs, ","), recipe->name, v.text,
-                            codes.empty() ? "none" : util::join(codes, ", ")),
-                "--archs", codes.empty() ? "leave --archs out" : "pass some of those archs");
+                fmt::format("no -gencode target {}'s setup.py gives with nvcc {} ({}) runs on {}",
+                            recipe->name, v.text, codes.empty() ? "none" : util::join(codes, ", "),
+                            util::join(unserved, ", ")),
+                "--archs",
+                codes.empty() ? "leave --archs out"
+                              : "pass archs those targets run on, or leave --archs out");
           }
+          // The wrapper keeps the targets that serve the request (sm_80 for 8.6).
+          *wrapped = served.numbers;
+          std::vector<std::string> kept = std::move(served.targets);
           archs = kept.size();
           plan.archs->basis = fmt::format(
               "--archs through flashfit's nvcc wrapper (PYTORCH_NVCC): {} of the {} -gencode "

@@ -55,6 +55,9 @@ struct ArchPlan {
   std::string basis;  // "--archs", "detected GPUs (NVIDIA L4 8.9 -> 80)", "recipe default (no GPU
                       // detected)"
   std::vector<std::string> sass;  // what the wheel will hold: {"sm_80"}
+  // GPUs here no arch of the recipe serves ("Tesla T4 7.5"): left out of the
+  // tokens, said in the warnings; preflight fails when no GPU here is served.
+  std::vector<std::string> unserved_gpus;
 };
 
 struct BuildPlan {

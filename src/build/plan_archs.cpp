@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "build/nvcc_targets.hpp"
 #include "resolve/build_knobs.hpp"
 #include "util/strings.hpp"
 
@@ -69,11 +70,6 @@ const BuildKnobs::ArchToken* find_token(const BuildKnobs& build, const std::stri
   for (const BuildKnobs::ArchToken& t : build.arch_tokens)
     if (t.token == text) return &t;
   return nullptr;
-}
-
-std::optional<env::MajorMinor> nvcc_version(const env::Environment& env) {
-  if (!env.toolkit.cuda_version.known()) return std::nullopt;
-  return env::MajorMinor{env.toolkit.cuda_version->major, env.toolkit.cuda_version->minor};
 }
 
 // The nvcc a token needs, when the nvcc here is older.
@@ -159,7 +155,7 @@ util::Result<ArchSelection> recipe_archs(const env::Environment& env, const reso
   const BuildKnobs& build = recipe.build;
   ArchSelection out;
   out.plan.variable = build.arch_variable;
-  const auto nvcc = nvcc_version(env);
+  const auto nvcc = nvcc_release(env);
   const std::string nvcc_text = nvcc ? nvcc->str() : "";
 
   if (request) {
@@ -201,6 +197,7 @@ util::Result<ArchSelection> recipe_archs(const env::Environment& env, const reso
     } else {
       no_gpu_reason = "GPUs unknown: " + env.gpu.gpus.unknown_reason;
     }
+    out.plan.unserved_gpus = unserved;
     if (!served.empty()) {
       out.plan.tokens = in_recipe_order(build, served);
       out.plan.basis = "detected GPUs (" + util::join(described, ", ") + ")";

@@ -11,7 +11,10 @@
 #include <cctype>
 #include <system_error>
 
+#include "build/nvcc_targets.hpp"
+#include "build/preflight_archs.hpp"
 #include "build/preflight_torch.hpp"
+#include "build/toolkit_provision.hpp"
 #include "resolve/build_knobs.hpp"
 #include "util/strings.hpp"
 
@@ -34,7 +37,7 @@ constexpr ModuleDist kModuleDists[] = {
 };
 
 std::string dist_for(const std::string& module) {
-  const std::string top = module.substr(0, module.find('.'));
+  std::string top = module.substr(0, module.find('.'));
   for (const ModuleDist& m : kModuleDists)
     if (top == m.module) return m.dist;
   return top;
@@ -62,11 +65,6 @@ PreflightCheck check(std::string id, CheckStatus status, std::string message,
 std::optional<env::MajorMinor> torch_cuda(const env::Environment& env) {
   if (!env.torch.cuda.known() || env.torch.cuda->none()) return std::nullopt;
   return env::parse_major_minor(*env.torch.cuda->version);
-}
-
-std::optional<env::MajorMinor> nvcc_version(const env::Environment& env) {
-  if (!env.toolkit.cuda_version.known()) return std::nullopt;
-  return env::MajorMinor{env.toolkit.cuda_version->major, env.toolkit.cuda_version->minor};
 }
 
 std::string torch_text(const env::Environment& env) {
@@ -175,16 +173,18 @@ PreflightCheck check_nvcc_major(const Context& c) {
   const char* id = "nvcc-cuda-major";
   if (!c.plan.cuda) return check(id, S::skipped, "not a CUDA build");
   const auto torch = torch_cuda(c.env);
-  const auto nvcc = nvcc_version(c.env);
+  const auto nvcc = nvcc_release(c.env);
   if (!torch || !nvcc) return check(id, S::skipped, "needs both torch's CUDA version and nvcc's");
   if (torch->major != nvcc->major) {
     std::string fix = fmt::format(
         "install a CUDA {0}.x toolkit (torch's is {1}) and export CUDA_HOME=/usr/local/cuda-{1}",
         torch->major, torch->str());
-    fix += fmt::format(
-        "; or let flashfit assemble CUDA {} from PyPI's nvidia-cuda-nvcc wheels into its cache: "
-        "flashfit build ... --toolkit auto",
-        torch->str());
+    // Only for a CUDA line NVIDIA publishes toolkit wheels for (12, 13).
+    if (toolkit_packages(*torch))
+      fix += fmt::format(
+          "; or let flashfit assemble CUDA {} from PyPI's nvidia-cuda-nvcc wheels into its cache: "
+          "rerun this build with --toolkit auto",
+          torch->str());
     if (auto command =
             detail::preflight_torch_command(c.env, c.python, nvcc->major, /*keep_minor=*/true))
       fix += fmt::format("; or a torch built for CUDA {}: {}", nvcc->major, *command);
@@ -302,8 +302,12 @@ PreflightCheck check_archs(const Context& c) {
           ? archs.basis
           : fmt::format("{}={} ({}): {}", archs.variable, util::join(archs.tokens, ";"),
                         util::join(archs.sass, ", "), archs.basis);
-  if (!c.recipe || c.recipe->build.arch_tokens.empty()) return check(id, S::ok, what);
-  const auto nvcc = nvcc_version(c.env);
+  if (auto refused = detail::archs_nvcc_refuses(c.env, c.recipe, c.plan, what)) return *refused;
+  if (auto nowhere = detail::archs_run_nowhere_here(c.env, c.plan, c.package, what))
+    return *nowhere;
+  const std::string unknown = detail::archs_nvcc_unknown_note(c.env, c.plan);
+  if (!c.recipe || c.recipe->build.arch_tokens.empty()) return check(id, S::ok, what + unknown);
+  const auto nvcc = nvcc_release(c.env);
   if (!nvcc) return check(id, S::skipped, "nvcc's version is unknown: " + what);
   std::vector<std::string> too_new, others;
   std::string need_text;
@@ -324,7 +328,7 @@ PreflightCheck check_archs(const Context& c) {
       others.push_back(token);
     }
   }
-  if (too_new.empty()) return check(id, S::ok, what);
+  if (too_new.empty()) return check(id, S::ok, what + unknown);
   std::string fix = fmt::format(
       "install CUDA {} or newer (nvcc) and set CUDA_HOME to it (torch's CUDA major must "
       "match it)",

@@ -450,10 +450,13 @@ std::optional<VersionGuard> version_guard(const std::vector<Token>& t, std::size
   if (t[at + 3].kind != Tok::name || t[at + 3].text != "Version" || t[at + 4].kind != Tok::open ||
       t[at + 5].kind != Tok::string || t[at + 6].kind != Tok::close)
     return std::nullopt;
-  if (!version_pair(t[at + 5].text)) return std::nullopt;
-  // ">" and "<=" are rare in these files; read as ">=" / "<" of the same
-  // version, which differs only for nvcc exactly at it.
-  return VersionGuard{t[at + 5].text, op.text == ">=" || op.text == ">"};
+  const auto bound = version_pair(t[at + 5].text);
+  if (!bound) return std::nullopt;
+  if (op.text == ">=" || op.text == "<") return VersionGuard{t[at + 5].text, op.text == ">="};
+  // The name holds nvcc's MAJOR.MINOR only (setup.py parses "release 12.9,"),
+  // so `> 12.8` is `>= 12.9` and `<= 12.9` is `< 12.10` (causal-conv1d 1.5.3
+  // keeps sm_53..sm_70 with `<= Version("12.9")`: nvcc 12.9 compiles them).
+  return VersionGuard{fmt::format("{}.{}", bound->first, bound->second + 1), op.text == ">"};
 }
 
 bool starts_logical_line(const std::vector<Token>& t, std::size_t i) {
@@ -512,6 +515,18 @@ std::string gencode_code(const std::string& value) {
   return ok ? code : "";
 }
 
+constexpr std::size_t kMaxVariableNames = 512;
+
+// "MAX_JOBS": upper-case letters, digits and underscores, a letter first.
+bool looks_like_variable(std::string_view text) {
+  if (text.size() < 2 || text.size() > 64 || !std::isupper(static_cast<unsigned char>(text[0])))
+    return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isupper(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
 }  // namespace
 
 std::vector<std::string> gencode_for_nvcc(const std::vector<SetupGencode>& gencode, unsigned major,
@@ -544,6 +559,10 @@ util::Result<SetupPyFacts> read_setup_py(std::string_view text) {
         read_guards(t, indents, i, g);
         facts.gencode.push_back(std::move(g));
       }
+      if (looks_like_variable(t[i].text) && facts.variable_names.size() < kMaxVariableNames &&
+          std::find(facts.variable_names.begin(), facts.variable_names.end(), t[i].text) ==
+              facts.variable_names.end())
+        facts.variable_names.push_back(t[i].text);
       // "--threads", "4": setup.py fixing nvcc's threads.
       if (t[i].text == "--threads" && i + 2 < t.size() && t[i + 1].kind == Tok::op &&
           t[i + 1].text == "," && t[i + 2].kind == Tok::string && !facts.nvcc_threads) {

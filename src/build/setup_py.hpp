@@ -50,6 +50,11 @@ struct SetupPyFacts {
   std::optional<unsigned> nvcc_threads;
   // setup_requires=[...] when literal: requirement strings as written.
   std::optional<std::vector<std::string>> setup_requires;
+  // The string literals shaped like environment variable names
+  // ("FLASH_ATTN_CUDA_ARCHS"), each once, at most 512: a variable setup.py
+  // never spells is one it does not read (flash-attn before 2.7.3 has no
+  // FLASH_ATTN_CUDA_ARCHS; its -gencode list is fixed).
+  std::vector<std::string> variable_names;
 };
 
 // Errors (input): text that is not Python source as far as literals go (an

@@ -89,7 +89,7 @@ json module_json(const binary::ModuleReport& m) {
                     {"capability", fmt::format("{}.{}", k.gpu.major, k.gpu.minor)},
                     {"source", kernel_source(k.verdict.source)},
                     {"image", k.verdict.entry ? json(k.verdict.entry->name()) : json(nullptr)},
-                    {"driver_ok", k.verdict.driver_ok},
+                    {"driver_ok", k.verdict.driver_ok ? json(*k.verdict.driver_ok) : json(nullptr)},
                     {"warning", null_if_empty(k.verdict.warning)}});
   }
   const auto glibc = m.elf.max_needed_version("GLIBC_");

@@ -46,13 +46,13 @@ TEST(FatbinRules, FlashAttnShapedLibrary) {
   EXPECT_EQ(chosen(v100), "compute_90");
   EXPECT_NE(v100.warning.find("JIT"), std::string::npos);
   EXPECT_NE(v100.warning.find("CUDA 13.0"), std::string::npos);
-  EXPECT_TRUE(v100.driver_ok);
+  EXPECT_FALSE(v100.driver_ok.has_value());  // the driver is not known: neither yes nor no
 
   auto old_driver = kernel_for_gpu(entries, 12, 0, CudaVersion{12, 8});
   EXPECT_EQ(old_driver.source, KernelSource::ptx_jit);
-  EXPECT_FALSE(old_driver.driver_ok);
+  EXPECT_EQ(old_driver.driver_ok, false);
   EXPECT_NE(old_driver.warning.find("cudaErrorUnsupportedPtxVersion"), std::string::npos);
-  EXPECT_TRUE(kernel_for_gpu(entries, 12, 0, CudaVersion{13, 0}).driver_ok);
+  EXPECT_EQ(kernel_for_gpu(entries, 12, 0, CudaVersion{13, 0}).driver_ok, true);
 
   auto v75 = kernel_for_gpu(entries, 7, 5);
   EXPECT_EQ(v75.source, KernelSource::none);
@@ -100,7 +100,7 @@ TEST(FatbinRules, PrefersNewestFittingSassAndDriverReadablePtx) {
   // A CUDA 12.4 driver cannot JIT PTX 9.0 but can JIT PTX 7.8.
   auto verdict = kernel_for_gpu(entries, 10, 0, CudaVersion{12, 4});
   EXPECT_EQ(chosen(verdict), "compute_80");
-  EXPECT_TRUE(verdict.driver_ok);
+  EXPECT_EQ(verdict.driver_ok, true);
   EXPECT_TRUE(kernel_for_gpu({}, 9, 0).source == KernelSource::none);
 }
 

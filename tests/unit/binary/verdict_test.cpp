@@ -95,7 +95,26 @@ TEST(KernelImages, DriverTooOldForThePtxFails) {
   ModuleReport m = fatbin_module(FLASHFIT_FATBIN_DEFAULT);
   LoadHost host = with_gpus({{10, 0}});
   host.driver_cuda = CudaVersion{12, 4};  // PTX ISA 9.0 needs a CUDA 13 driver
-  EXPECT_EQ(check_kernel_images(m, host).status, CheckStatus::fail);
+  const Check c = check_kernel_images(m, host);
+  EXPECT_EQ(c.status, CheckStatus::fail);
+  // There is an image (PTX); the driver is what cannot use it, and the fix says so.
+  EXPECT_EQ(c.summary.find("no kernel image"), std::string::npos) << c.summary;
+  EXPECT_NE(c.summary.find("driver is too old"), std::string::npos) << c.summary;
+  EXPECT_NE(c.fix.find("update the NVIDIA driver"), std::string::npos) << c.fix;
+  EXPECT_EQ(m.kernels[0].verdict.driver_ok, false);
+}
+
+// The fix names no package's variable and no one package's GPU floor: the
+// module may be causal-conv1d (runs on 7.5) as well as FlashAttention 2.
+TEST(KernelImages, NoImageFixIsTheBuildsNotOnePackages) {
+  REQUIRE_NVCC();
+  ModuleReport m = fatbin_module(FLASHFIT_FATBIN_DEFAULT);
+  const Check none = check_kernel_images(m, with_gpus({{7, 5}}));
+  EXPECT_EQ(none.status, CheckStatus::fail);
+  EXPECT_NE(none.summary.find("no kernel image for compute capability 7.5"), std::string::npos);
+  EXPECT_NE(none.fix.find("--archs 7.5"), std::string::npos) << none.fix;
+  EXPECT_EQ(none.fix.find("TORCH_CUDA_ARCH_LIST"), std::string::npos) << none.fix;
+  EXPECT_EQ(none.fix.find("FlashAttention"), std::string::npos) << none.fix;
 }
 
 TEST(KernelImages, NoGpuWarnsUnknownSkipsCpuModuleSkips) {

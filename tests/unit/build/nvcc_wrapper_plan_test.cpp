@@ -139,17 +139,23 @@ TEST(NvccWrapperPlan, RefusedWithoutALiteralListOrFlashfitsPath) {
   EXPECT_THAT(p.error().message, HasSubstr("flashfit's own path is unknown"));
 }
 
-TEST(NvccWrapperPlan, ArchsSetupPyDoesNotListAreRefused) {
+// --archs 8.6 on a setup.py listing sm_80: an 8.6 GPU runs sm_80, so the
+// wrapper keeps sm_80 (it used to refuse 8.6, and drop 8.9 beside 8.0).
+TEST(NvccWrapperPlan, ArchsKeepTheTargetsThatRunOnThemAndRefuseWhatNothingRuns) {
   env::Environment env = with_torch("2.14.1");
   auto p = plan(env, with_archs({"86"}));
-  ASSERT_FALSE(p);
-  EXPECT_THAT(p.error().message, HasSubstr("none of --archs 86 is among the -gencode targets"));
-  EXPECT_THAT(p.error().message, HasSubstr("sm_75, sm_80, sm_90, sm_100"));
-  // sm_100 needs nvcc 12.8: with nvcc 12.4 setup.py does not pass it.
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_THAT(p->archs->sass, ElementsAre("sm_80"));
+  EXPECT_THAT(p->env, Contains(Pair("PYTORCH_NVCC", HasSubstr("--archs 80 "))));
+  p = plan(env, with_archs({"8.0,8.9"}));
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_THAT(p->archs->sass, ElementsAre("sm_80"));
+  // sm_100 needs nvcc 12.8: with nvcc 12.4 setup.py does not pass it, and
+  // no SASS of another major runs on a 10.0 GPU.
   set_nvcc(env, 12, 4);
   p = plan(env, with_archs({"100"}));
   ASSERT_FALSE(p);
-  EXPECT_THAT(p.error().message, HasSubstr("with nvcc 12.4 (sm_75, sm_80, sm_90)"));
+  EXPECT_THAT(p.error().message, HasSubstr("with nvcc 12.4 (sm_75, sm_80, sm_90) runs on 10.0"));
   // Garbage entries are usage errors too.
   p = plan(env, with_archs({"eighty"}));
   ASSERT_FALSE(p);
@@ -177,9 +183,22 @@ TEST(NvccWrapperPlan, CommandIsQuotedForTheShellAndRefusesWhatNinjaCannotCarry) 
   EXPECT_FALSE(nvcc_wrapper_command("flashfit", {80}, 1, "/usr/bin/nvcc"));
 }
 
-TEST(NvccWrapperPlan, TargetsIn) {
-  EXPECT_THAT(targets_in({"sm_75", "sm_80", "compute_90", "sm_90a", "odd"}, {80, 90}),
-              ElementsAre("sm_80", "compute_90", "sm_90a"));
+TEST(NvccWrapperPlan, EachRequestedArchKeepsTheTargetThatRunsOnIt) {
+  const std::vector<std::string> targets{"sm_75", "sm_80", "compute_90", "sm_90a", "odd"};
+  ServedArchs exact = serve_archs(targets, {80, 90});
+  EXPECT_THAT(exact.targets, ElementsAre("sm_80", "compute_90", "sm_90a"));
+  EXPECT_TRUE(exact.unserved.empty());
+  // 8.6 and 8.9 run sm_80 (a GPU loads the newest SASS of its major at or below it).
+  ServedArchs ampere = serve_archs(targets, {86, 89});
+  EXPECT_THAT(ampere.targets, ElementsAre("sm_80"));
+  EXPECT_THAT(ampere.numbers, ElementsAre(80U));
+  // 10.0 has no SASS here: the PTX of 9.0 (not sm_90a, which runs on 9.0 only).
+  ServedArchs blackwell = serve_archs(targets, {100});
+  EXPECT_THAT(blackwell.targets, ElementsAre("compute_90", "sm_90a"));
+  // 7.0 is below everything: said, not silently dropped.
+  ServedArchs volta = serve_archs(targets, {70, 80});
+  EXPECT_THAT(volta.unserved, ElementsAre(70U));
+  EXPECT_THAT(volta.targets, ElementsAre("sm_80"));
 }
 
 }  // namespace

@@ -174,6 +174,24 @@ else:
   EXPECT_THAT(gencode_for_nvcc(facts.gencode, 11, 5), ElementsAre("sm_80", "compute_80"));
 }
 
+// causal-conv1d 1.5.3's guards: `<=` and `>` on the MAJOR.MINOR setup.py
+// reads from nvcc, exact at the bound (nvcc 12.9 keeps sm_53; 12.8 has no sm_103).
+TEST(SetupPyGencode, InclusiveAndStrictGuardsAreExactAtTheBound) {
+  const auto facts = read_ok(R"py(
+if bare_metal_version <= Version("12.9"):
+    cc_flag.append("arch=compute_53,code=sm_53")
+cc_flag.append("arch=compute_75,code=sm_75")
+if bare_metal_version > Version("12.8"):
+    cc_flag.append("arch=compute_103,code=sm_103")
+)py");
+  ASSERT_EQ(facts.gencode.size(), 3U);
+  EXPECT_EQ(facts.gencode[0].below_nvcc, "12.10");
+  EXPECT_EQ(facts.gencode[2].min_nvcc, "12.9");
+  EXPECT_THAT(gencode_for_nvcc(facts.gencode, 12, 9), ElementsAre("sm_53", "sm_75", "sm_103"));
+  EXPECT_THAT(gencode_for_nvcc(facts.gencode, 12, 8), ElementsAre("sm_53", "sm_75"));
+  EXPECT_THAT(gencode_for_nvcc(facts.gencode, 13, 0), ElementsAre("sm_75", "sm_103"));
+}
+
 TEST(SetupPyGencode, ComputedOrMalformedValuesAreNotCounted) {
   const auto facts = read_ok(R"py(
 cc_flag.append(f"arch=compute_{cc},code=sm_{cc}")
