@@ -367,8 +367,23 @@ PreflightCheck check_ninja(const Context& c) {
       fmt::format("apt install ninja-build, or {} -m pip install ninja", c.python));
 }
 
+// Under --python-version for another Python than the interpreter here, the
+// headers and modules that matter are the described machine's: not checked
+// against this interpreter's (which would pass or fail for the wrong Python).
+std::optional<std::string> python_described_elsewhere(const Context& c) {
+  if (!c.env.python.interpreter.known() || !c.env.python.version.known()) return std::nullopt;
+  const env::Interpreter& py = *c.env.python.interpreter;
+  const env::MajorMinor here{py.major, py.minor};
+  if (*c.env.python.version == here) return std::nullopt;
+  return fmt::format(
+      "Python {} is described (--python-version); the interpreter here is {}, so its files say "
+      "nothing about that machine's",
+      c.env.python.version->str(), here.str());
+}
+
 PreflightCheck check_python_headers(const Context& c) {
   const char* id = "python-headers";
+  if (auto elsewhere = python_described_elsewhere(c)) return check(id, S::skipped, *elsewhere);
   if (!c.env.python.interpreter.known()) {
     return check(id, S::failed,
                  fmt::format("no Python interpreter could be asked ({})",
@@ -408,6 +423,7 @@ PreflightCheck check_disk(const Context& c) {
 
 PreflightCheck check_build_deps(const Context& c) {
   const char* id = "build-deps";
+  if (auto elsewhere = python_described_elsewhere(c)) return check(id, S::skipped, *elsewhere);
   std::vector<std::string> missing, unknown, to_install;
   bool torch_missing = false;
   for (const std::string& module : required_build_modules(c.recipe, c.plan.setup_requires)) {

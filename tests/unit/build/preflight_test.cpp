@@ -310,6 +310,22 @@ TEST_F(Preflight, NoPythonHeaders) {
   EXPECT_THAT(get(report, "python-headers").message, HasSubstr("python3 not found on PATH"));
 }
 
+// --python-version 3.10 with a 3.11 interpreter here: its Python.h and its
+// modules say nothing about the machine described (they passed, or failed, for it).
+TEST_F(Preflight, ADescribedPythonIsNotCheckedAgainstThisInterpreter) {
+  fs::remove(include_.path() / "Python.h");
+  facts_.importable["psutil"] = false;
+  env_.python.version = env::Fact<env::MajorMinor>::of(env::MajorMinor{3, 10}, "--python-version");
+  const PreflightReport report = run();
+  for (const char* id : {"python-headers", "build-deps"}) {
+    EXPECT_EQ(get(report, id).status, CheckStatus::skipped) << id;
+    EXPECT_THAT(get(report, id).message, HasSubstr("Python 3.10 is described")) << id;
+  }
+  // The same Python described as the interpreter's: checked as usual.
+  env_.python.version = env::Fact<env::MajorMinor>::of(env::MajorMinor{3, 11}, "--python-version");
+  EXPECT_EQ(get(run(), "python-headers").status, CheckStatus::failed);
+}
+
 TEST_F(Preflight, NotEnoughDisk) {
   facts_.free_disk_bytes = kGiB;
   PreflightReport report = run();
