@@ -236,7 +236,7 @@ json requirements_json(const InstallRequirementsReport& report) {
       {"index_url", plan.sources.index_url ? json(*plan.sources.index_url) : json(nullptr)},
       {"extra_index_urls", plan.sources.extra_index_urls},
       {"find_links", plan.sources.find_links},
-      {"no_index", plan.no_index}};
+      {"no_index", plan.sources.no_index}};
   return json{
       {"dry_run", report.dry_run},
       {"ok", report.ok},

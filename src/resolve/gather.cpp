@@ -209,6 +209,8 @@ util::Result<std::vector<SourcePlan>> plan_sources(
     bool network =
         p.role == SourceRole::index || (p.role == SourceRole::find_links && is_url(p.location));
     p.offline = flags.offline && network;
+    p.no_index = flags.no_index && (p.role == SourceRole::index || p.role == SourceRole::upstream ||
+                                    p.role == SourceRole::community);
   }
   std::vector<std::string> known;
   known.reserve(plan.size());
@@ -261,10 +263,14 @@ Gathered gather(const std::string& package, const Recipe* recipe,
   }
   out.candidates.reserve(expected);
   RecordBudget record_budget;
+  std::vector<std::string> no_index_skipped;
   for (const SourcePlan& p : plan) {
     SourceReport report{p, 0, "ok"};
     const std::size_t source_first = out.candidates.size();
-    if (p.role == SourceRole::upstream || p.role == SourceRole::community) {
+    if (p.no_index) {
+      report.status = "not consulted (--no-index)";
+      no_index_skipped.push_back(p.name);
+    } else if (p.role == SourceRole::upstream || p.role == SourceRole::community) {
       const RecipeSource* source = recipe ? recipe->source(p.name) : nullptr;
       if (!source) continue;
       auto catalog = open_catalog(*recipe, *source, cache_root, out.warnings);
@@ -333,6 +339,14 @@ Gathered gather(const std::string& package, const Recipe* recipe,
                              out.warnings);
     }
     out.sources.push_back(std::move(report));
+  }
+  // "0 wheels considered" must not read as "none exist": say what was left out.
+  if (!no_index_skipped.empty()) {
+    out.warnings.push_back(fmt::format(
+        "--no-index: {} not consulted (as pip consults no index, flashfit's release catalogs and "
+        "indexes are left out too); only the cache and --find-links were; drop --no-index to let "
+        "flashfit pick from them",
+        util::join(no_index_skipped, ", ")));
   }
   return out;
 }

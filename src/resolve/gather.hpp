@@ -23,6 +23,10 @@ struct SourceFlags {
   std::vector<std::string> enable;            // --source NAME
   std::vector<std::string> disable;           // --no-source NAME
   bool offline = false;  // --offline: no index, find-links URL or URL check is contacted
+  // A requirements file's --no-index, read as pip reads it: no index is
+  // consulted, and neither are the release catalogs (their wheels are on the
+  // network too); the cache and find-links are.
+  bool no_index = false;
 };
 
 struct SourcePlan {
@@ -30,8 +34,9 @@ struct SourcePlan {
   SourceRole role = SourceRole::upstream;
   std::string location;  // URL, directory, or the catalog's origin
   bool enabled = true;
-  int priority = 0;      // lower is preferred
-  bool offline = false;  // a network source under --offline: not consulted
+  int priority = 0;       // lower is preferred
+  bool offline = false;   // a network source under --offline: not consulted
+  bool no_index = false;  // an index or release catalog under --no-index: not consulted
 };
 
 struct SourceReport {

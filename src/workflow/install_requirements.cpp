@@ -165,7 +165,7 @@ util::Result<InstallRequirementsPlan> plan_install_requirements(
   std::map<std::string, std::size_t> by_recipe;  // recipe -> index in plan.flashfit
   for (const pkg::RequirementsFile& file : files) {
     merge_sources(file, plan.sources, flags.index_url.has_value());
-    plan.no_index = plan.no_index || file.no_index;
+    plan.sources.no_index = plan.sources.no_index || file.no_index;
     plan.passthrough.insert(plan.passthrough.end(), file.passthrough.begin(),
                             file.passthrough.end());
     RequirementsSplit split = split_requirements(file, recipes);
@@ -235,7 +235,7 @@ std::string installer_requirements_text(const InstallRequirementsPlan& plan,
   if (plan.sources.index_url) option_line(out, "--index-url", *plan.sources.index_url);
   for (const auto& url : plan.sources.extra_index_urls) option_line(out, "--extra-index-url", url);
   for (const auto& link : plan.sources.find_links) option_line(out, "--find-links", link);
-  if (plan.no_index) out += "--no-index\n";
+  if (plan.sources.no_index) out += "--no-index\n";
   for (const auto& option : plan.passthrough) {
     out += fmt::format("# {}:{}\n{}\n", option.file, option.line, option.text);
   }

@@ -51,8 +51,9 @@ struct InstallRequirementsPlan {
   // The files' --index-url / --extra-index-url / --find-links over the
   // command line's flags (a flag's --index-url wins over a file's); both the
   // installer and flashfit's resolve use them.
+  // A file's --no-index is `sources.no_index`: the installer gets it back, and
+  // flashfit's own picks consult no index and no release catalog either.
   resolve::SourceFlags sources;
-  bool no_index = false;  // a file said --no-index (the installer's indexes only)
 };
 
 // `files`: each -r file parsed, then the command line's SPECs parsed as one

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 
+#include "../temp_dir.hpp"
 #include "resolve/gather.hpp"
 #include "resolve/resolver.hpp"
 #include "targets.hpp"
@@ -134,6 +136,39 @@ TEST(PackageCatalogs, ConfigSourceAPackageLacksDoesNotApplyToIt) {
   EXPECT_NE(refused.error().message.find("--source: no source named 'community'"),
             std::string::npos)
       << refused.error().message;
+}
+
+// A requirements file's --no-index, as pip reads it: indexes and the release
+// catalogs (wheels on GitHub) are not consulted; find-links directories are.
+TEST(PackageCatalogs, NoIndexConsultsOnlyLocalFindLinks) {
+  RecipeBook book = RecipeBook::built_in();
+  const Recipe* recipe = book.find("flash-attn");
+  test::TempDir links("no-index-links");
+  const std::string local = "flash_attn-2.8.3-cp311-cp311-linux_x86_64.whl";
+  std::ofstream(links.path() / local) << "not read by gather";
+  SourceFlags flags;
+  flags.index_url = "http://127.0.0.1:9/simple";
+  flags.find_links = {links.path().string()};
+  flags.no_index = true;
+  auto plan = plan_sources(recipe, Config{}, flags, std::nullopt);
+  ASSERT_TRUE(plan) << plan.error().message;
+  const Gathered g = gather("flash-attn", recipe, *plan, std::nullopt);
+  ASSERT_FALSE(g.candidates.empty());
+  for (const Candidate& c : g.candidates) EXPECT_EQ(c.filename, local) << c.source;
+  for (const SourceReport& r : g.sources) {
+    const bool local_source = r.plan.role == SourceRole::find_links;
+    EXPECT_EQ(r.status == "not consulted (--no-index)", !local_source) << r.plan.name;
+  }
+  ASSERT_EQ(g.warnings.size(), 1U);
+  EXPECT_NE(g.warnings[0].find("--no-index: index, upstream, community not consulted"),
+            std::string::npos)
+      << g.warnings[0];
+  // Without it the catalog's thousands of wheels are there again.
+  flags.no_index = false;
+  flags.index_url.reset();
+  plan = plan_sources(recipe, Config{}, flags, std::nullopt);
+  ASSERT_TRUE(plan);
+  EXPECT_GT(gather("flash-attn", recipe, *plan, std::nullopt).candidates.size(), 1000U);
 }
 
 }  // namespace
