@@ -70,14 +70,18 @@ std::string requirements_text(const InstallRequirementsReport& report) {
   if (plan.flashfit.empty()) out += "    (none)\n";
   for (std::size_t i = 0; i < plan.flashfit.size(); ++i) {
     const auto& taken = plan.flashfit[i];
-    out +=
-        fmt::format("    {}  {}  -> flashfit install {}\n", taken.where, taken.recipe, taken.spec);
+    const auto& verdict =
+        i < report.url_verdicts.size() ? report.url_verdicts[i] : std::optional<UrlVerdict>{};
+    const std::string spec = workflow::install_spec(taken, verdict);
+    out += fmt::format("    {}  {}  -> flashfit install {}\n", taken.where, taken.recipe, spec);
     if (taken.url) {
       out += fmt::format("      named {}: {}\n", form_words(taken.form), *taken.url);
-      const auto& verdict =
-          i < report.url_verdicts.size() ? report.url_verdicts[i] : std::optional<UrlVerdict>{};
-      if (verdict && verdict->fits) {
-        out += "      its name fits here; flashfit still picks by the pin, from its sources\n";
+      if (verdict && verdict->fits && spec != taken.spec) {
+        out += "      its name fits here: installed as named, once inspected\n";
+      } else if (verdict && verdict->fits) {
+        out +=
+            "      its name fits here, but it is no file here: flashfit picks by the pin, from "
+            "its sources\n";
       } else if (verdict) {
         out += "      it does not fit here:\n";
         for (const auto& reason : verdict->reasons) out += "        - " + reason + "\n";

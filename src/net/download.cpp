@@ -19,6 +19,7 @@
 #include "net/body_writer.hpp"
 #include "net/curl_common.hpp"
 #include "net/download_internal.hpp"
+#include "net/http.hpp"
 #include "net/progress.hpp"
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
@@ -328,7 +329,7 @@ util::Result<DownloadResult> download_file(const DownloadRequest& request) {
 }
 
 static util::Result<DownloadResult> download_once(const DownloadRequest& request) {
-  if (detail::is_local_source(request.url)) return detail::copy_local(request);
+  if (is_local_source(request.url)) return detail::copy_local(request);
   const std::string where = detail::shown_url(request.url);
   if (util::interrupted()) {
     return util::fail(util::ErrorKind::interrupted,

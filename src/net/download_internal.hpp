@@ -33,12 +33,6 @@ util::Result<std::string> commit_part(UniqueFd fd, const std::filesystem::path& 
                                       const std::optional<std::string>& expected_sha256,
                                       std::string_view where, bool sync_directory);
 
-// An absolute path or a file:// URL (copied rather than fetched).
-bool is_local_source(std::string_view url);
-// The path a local source names: the path itself, or a file:// URL's
-// percent-decoded path (host empty or "localhost").
-util::Result<std::filesystem::path> local_source_path(std::string_view url);
-
 // download_file for a local source: copy and hash with the same temp + rename discipline.
 util::Result<DownloadResult> copy_local(const DownloadRequest& request);
 

@@ -4,6 +4,7 @@
 // and release listings; large downloads to files come with the install issue.
 #include <chrono>
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -51,5 +52,12 @@ std::string percent_decode(std::string_view text);
 // The file a URL names: its path's last segment (query and fragment dropped),
 // percent-decoded. Not necessarily UTF-8 ("%c1").
 std::string url_file_name(std::string_view url);
+
+// An absolute path or a file:// URL (copied rather than fetched).
+bool is_local_source(std::string_view url);
+// The path a local source names: the path itself, or a file:// URL's
+// percent-decoded path (host empty or "localhost"). Errors: input, for
+// another host or a NUL byte.
+util::Result<std::filesystem::path> local_source_path(std::string_view url);
 
 }  // namespace flashfit::net

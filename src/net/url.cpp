@@ -200,4 +200,25 @@ std::string percent_decode(std::string_view text) {
   return out;
 }
 
+bool is_local_source(std::string_view url) {
+  return util::starts_with(url, "/") || util::ascii_lower(url.substr(0, 7)) == "file://";
+}
+
+util::Result<std::filesystem::path> local_source_path(std::string_view url) {
+  if (util::starts_with(url, "/")) return std::filesystem::path(url);
+  std::string_view rest = url.substr(7);
+  const auto slash = rest.find('/');
+  const std::string_view host = rest.substr(0, slash);
+  if (slash == std::string_view::npos ||
+      !(host.empty() || util::ascii_lower(host) == "localhost")) {
+    return util::input_error(
+        fmt::format("a file:// URL must name a local absolute path: {}", util::printable(url)));
+  }
+  std::string path = percent_decode(rest.substr(slash));
+  if (path.find('\0') != std::string::npos) {
+    return util::input_error(fmt::format("a NUL byte in the file:// URL {}", util::printable(url)));
+  }
+  return std::filesystem::path(path);
+}
+
 }  // namespace flashfit::net

@@ -295,11 +295,13 @@ std::shared_ptr<install::PreloadedCheck> preload_check(const InstallRequirements
 // One compiled package through the caller's `flashfit install` flow, into
 // `run`; only Ctrl-C is an error here (any other is the package's outcome).
 util::Result<void> install_one(const InstallRequirementsInput& input,
-                               const InstallRequirementsReport& report, const TakenPackage& taken,
+                               const InstallRequirementsReport& report, std::size_t index,
                                std::shared_ptr<install::PreloadedCheck> preloaded,
                                std::shared_ptr<install::SharedLinesRun> lines, PackageRun& run) {
-  run = PackageRun{taken.recipe, taken.spec, std::nullopt, {}, {}};
-  util::Result<int> done = input.install_one(taken.spec, report.plan.sources, report.dry_run,
+  const TakenPackage& taken = report.plan.flashfit[index];
+  const std::string spec = install_spec(taken, report.url_verdicts[index]);
+  run = PackageRun{taken.recipe, spec, std::nullopt, {}, {}};
+  util::Result<int> done = input.install_one(spec, report.plan.sources, report.dry_run,
                                              std::move(preloaded), std::move(lines), run.report);
   if (!done) {
     if (done.error().kind == util::ErrorKind::interrupted) return tl::unexpected(done.error());
@@ -312,6 +314,18 @@ util::Result<void> install_one(const InstallRequirementsInput& input,
 }
 
 }  // namespace
+
+std::string install_spec(const TakenPackage& taken, const std::optional<UrlVerdict>& verdict) {
+  if (!taken.url || taken.form != RecipeLineForm::wheel_url || !verdict || !verdict->fits)
+    return taken.spec;
+  const bool relative = taken.url->find("://") == std::string::npos;
+  if (!relative && !net::is_local_source(*taken.url)) return taken.spec;
+  auto path =
+      relative ? util::Result<fs::path>(fs::path(*taken.url)) : net::local_source_path(*taken.url);
+  std::error_code ec;
+  if (!path || !fs::is_regular_file(*path, ec)) return taken.spec;
+  return fs::absolute(*path, ec).string();
+}
 
 util::Result<InstallRequirementsReport> install_requirements(
     const InstallRequirementsInput& input) {
@@ -385,12 +399,13 @@ util::Result<InstallRequirementsReport> install_requirements(
   // later failure rolls the earlier ones back.
   std::optional<HeldInstalls> held;
   if (!report.dry_run && input.probe.cache_root) held.emplace(*input.probe.cache_root);
-  for (const TakenPackage& taken : report.plan.flashfit) {
+  for (std::size_t index = 0; index < report.plan.flashfit.size(); ++index) {
+    const TakenPackage& taken = report.plan.flashfit[index];
     PackageRun run{taken.recipe, taken.spec, std::nullopt, {}, {}};
     if (!failed) {
       if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
-      tell(input.note,
-           fmt::format("{} ({}): flashfit install {}", taken.recipe, taken.where, taken.spec));
+      tell(input.note, fmt::format("{} ({}): flashfit install {}", taken.recipe, taken.where,
+                                   install_spec(taken, report.url_verdicts[index])));
       if (lines) {
         tell(input.note, fmt::format("its wheel, once verified, may go into one {} run with the "
                                      "{} other line{}, torch held at its version",
@@ -398,7 +413,7 @@ util::Result<InstallRequirementsReport> install_requirements(
                                      report.plan.installer.size() == 1 ? "" : "s"));
       }
       if (auto one =
-              install_one(input, report, taken, std::exchange(preloaded, nullptr), lines, run);
+              install_one(input, report, index, std::exchange(preloaded, nullptr), lines, run);
           !one)
         return tl::unexpected(one.error());
       if (lines) {
@@ -413,7 +428,7 @@ util::Result<InstallRequirementsReport> install_requirements(
           tell(input.note,
                fmt::format("the other lines changed torch: {} is picked again", taken.recipe));
           report.url_verdicts = judge_urls(report.plan, *input.book, input.probe);
-          if (auto again = install_one(input, report, taken, nullptr, nullptr, run); !again)
+          if (auto again = install_one(input, report, index, nullptr, nullptr, run); !again)
             return tl::unexpected(again.error());
         }
         lines = nullptr;

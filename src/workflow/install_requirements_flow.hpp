@@ -32,6 +32,12 @@ struct UrlVerdict {
   std::vector<std::string> reasons;  // why not, one per rule
 };
 
+// What `flashfit install` gets for a taken package: a wheel the file names
+// that fits by its name and is a file here (a path, relative to the working
+// directory as pip reads it, or a file:// URL), as named, made absolute: it
+// is inspected and proven like any other; else the pin, picked from the sources.
+std::string install_spec(const TakenPackage& taken, const std::optional<UrlVerdict>& verdict);
+
 struct PackageRun {
   std::string recipe;
   std::string spec;

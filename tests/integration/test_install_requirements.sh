@@ -78,6 +78,22 @@ ff install -r "$TMP/project/requirements.txt" --python "$PY" --dry-run
 expect_rc 0 "--dry-run (text)"
 expect_out_contains "flashfit install ffinst==1.0"
 expect_out_contains "it does not fit here"
+# A wheel the file names by path that fits here is installed as named, not
+# re-picked from the sources (here there are none: an empty find-links, --no-index).
+mkdir -p "$TMP/own" "$TMP/empty"
+cp "$W10" "$TMP/own/"
+NAMED=$TMP/own/$(basename "$W10")
+printf -- '--find-links %s
+--no-index
+%s
+' "$TMP/empty" "$NAMED" >"$TMP/named.txt"
+ff install -r "$TMP/named.txt" --python "$PY" --dry-run --json
+expect_rc 0 "--dry-run of a fitting wheel named by path"
+[[ $(json_field "$TMP/out" '(d["flashfit"][0]["url_fits"], d["packages"][0]["spec"], d["packages"][0]["exit_code"])') == "(True, '$NAMED', 0)" ]] ||
+  fail "the fitting named wheel is not what flashfit installs: $(json_field "$TMP/out" 'd["flashfit"], d["packages"]')"
+ff install -r "$TMP/named.txt" --python "$PY" --dry-run
+expect_out_contains "flashfit install $NAMED"
+expect_out_contains "installed as named, once inspected"
 pass_note "--dry-run: pip's lines, flashfit's pin from the URL's public version, why the URL does not fit; nothing installed"
 
 # --- --dry-run: what-if markers, a torch line, every package planned -----------
