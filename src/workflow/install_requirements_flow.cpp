@@ -399,11 +399,25 @@ util::Result<InstallRequirementsReport> install_requirements(
   // later failure rolls the earlier ones back.
   std::optional<HeldInstalls> held;
   if (!report.dry_run && input.probe.cache_root) held.emplace(*input.probe.cache_root);
+  // Ctrl-C between or during packages: the current one rolled itself back;
+  // those before it stay, said, the last of them left to `install --undo`
+  // (rolling them back now would be interrupted as well).
+  auto interrupted_run = [&](util::Error error) -> util::Result<InstallRequirementsReport> {
+    const std::vector<std::string> kept = held ? held->packages() : std::vector<std::string>{};
+    if (!kept.empty()) {
+      const bool undoable = held->release().has_value();
+      error.message += fmt::format(
+          "; installed earlier in this run and left installed: {}{}", util::join(kept, ", "),
+          undoable ? fmt::format(" (`flashfit install --undo` undoes {})", kept.back()) : "");
+    }
+    return tl::unexpected(std::move(error));
+  };
   for (std::size_t index = 0; index < report.plan.flashfit.size(); ++index) {
     const TakenPackage& taken = report.plan.flashfit[index];
     PackageRun run{taken.recipe, taken.spec, std::nullopt, {}, {}};
     if (!failed) {
-      if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+      if (util::interrupted())
+        return interrupted_run(util::Error{util::ErrorKind::interrupted, "interrupted", {}, {}});
       tell(input.note, fmt::format("{} ({}): flashfit install {}", taken.recipe, taken.where,
                                    install_spec(taken, report.url_verdicts[index])));
       if (lines) {
@@ -415,7 +429,7 @@ util::Result<InstallRequirementsReport> install_requirements(
       if (auto one =
               install_one(input, report, index, std::exchange(preloaded, nullptr), lines, run);
           !one)
-        return tl::unexpected(one.error());
+        return interrupted_run(std::move(one.error()));
       if (lines) {
         auto settled = settle_lines_run(report, *lines, *installer, interpreter, before);
         if (!settled) return tl::unexpected(settled.error());
@@ -429,7 +443,7 @@ util::Result<InstallRequirementsReport> install_requirements(
                fmt::format("the other lines changed torch: {} is picked again", taken.recipe));
           report.url_verdicts = judge_urls(report.plan, *input.book, input.probe);
           if (auto again = install_one(input, report, index, nullptr, nullptr, run); !again)
-            return tl::unexpected(again.error());
+            return interrupted_run(std::move(again.error()));
         }
         lines = nullptr;
       }

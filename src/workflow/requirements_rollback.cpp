@@ -68,6 +68,13 @@ std::vector<RolledBack> HeldInstalls::roll_back(
   return out;
 }
 
+std::vector<std::string> HeldInstalls::packages() const {
+  std::vector<std::string> out;
+  out.reserve(held_.size());
+  for (const InstallRecord& record : held_) out.push_back(record.package);
+  return out;
+}
+
 util::Result<void> HeldInstalls::release() {
   if (held_.empty()) return {};
   std::error_code ec;

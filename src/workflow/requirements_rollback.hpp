@@ -43,9 +43,12 @@ class HeldInstalls {
   // A later package failed: every held install undone, newest first.
   std::vector<RolledBack> roll_back(const env::Environment& environment,
                                     const std::function<void(std::string_view)>& progress);
-  // The run succeeded: the newest record is put back for `install --undo`,
+  // The run succeeded, or was interrupted (Ctrl-C: undoing then would be
+  // interrupted too): the newest record is put back for `install --undo`,
   // the older backups removed.
   util::Result<void> release();
+  // The packages held so far, oldest first.
+  std::vector<std::string> packages() const;
 
  private:
   std::filesystem::path cache_root_;
