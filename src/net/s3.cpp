@@ -528,7 +528,7 @@ util::Result<std::optional<std::string>> S3Client::get(std::string_view key) {
 
 util::Result<std::vector<std::string>> S3Client::list(std::string_view dir) {
   std::string prefix = config_.prefix.empty() ? std::string() : config_.prefix + "/";
-  prefix += std::string(dir) + "/";
+  if (!dir.empty()) prefix += std::string(dir) + "/";  // "": the prefix's own level
   std::vector<std::string> names;
   std::string token;
   for (int page = 0; page < 100000; ++page) {

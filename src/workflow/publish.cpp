@@ -84,8 +84,11 @@ util::Result<PublishedTree> read_tree(PublishTarget& target) {
     }
     tree.wheels.push_back(std::move(*wheel));
   }
+  auto root = target.list("");
+  if (!root) return tl::unexpected(root.error());
+  tree.root_files = std::move(*root);
   PublishPlan pages;
-  plan_pages(tree.wheels, pages);
+  plan_pages(tree.wheels, pages, tree.root_files);
   tree.env_pages = std::move(pages.env_pages);
   return tree;
 }
@@ -103,7 +106,8 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
   }
   auto tree = read_tree(target);
   if (!tree) return tl::unexpected(tree.error());
-  PublishReport report{target.describe(), dry_run, plan_publish(candidates, tree->wheels, options)};
+  PublishReport report{target.describe(), dry_run,
+                       plan_publish(candidates, tree->wheels, options, tree->root_files)};
   if (dry_run) return report;
   // Files first: a wheel, then its metadata file, then its record (what makes
   // it part of the tree). Pages last, so a page never names a missing file.
@@ -164,7 +168,7 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
     auto fresh = read_tree(target);
     if (!fresh) return tl::unexpected(fresh.error());
     PublishPlan pages;
-    plan_pages(fresh->wheels, pages);
+    plan_pages(fresh->wheels, pages, fresh->root_files);
     say(progress, fmt::format("writing {} pages", pages.pages.size()));
     for (const auto& page : pages.pages) {
       auto put = target.put_bytes(page.path, page.content);

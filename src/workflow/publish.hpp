@@ -58,7 +58,8 @@ struct PublishedTree {
   std::string target;
   std::vector<PublishedWheel> wheels;
   std::vector<EnvPage> env_pages;
-  std::vector<std::string> problems;  // records that could not be read
+  std::vector<std::string> problems;    // records that could not be read
+  std::vector<std::string> root_files;  // names of the files at the root (env pages)
 };
 util::Result<PublishedTree> list_published(
     std::string_view target, const std::optional<std::string>& endpoint_url = std::nullopt);

@@ -33,7 +33,13 @@ std::vector<EnvKey> page_keys(const std::vector<PublishedWheel>& tree) {
 
 }  // namespace
 
-void plan_pages(const std::vector<PublishedWheel>& tree, PublishPlan& plan) {
+bool is_env_page_name(std::string_view name) {
+  return name.size() > 11 && name.rfind("torch-", 0) == 0 && name.find('/') == name.npos &&
+         name.substr(name.size() - 5) == ".html";
+}
+
+void plan_pages(const std::vector<PublishedWheel>& tree, PublishPlan& plan,
+                const std::vector<std::string>& root_files) {
   std::map<std::string, std::vector<PublishedWheel>> by_project;
   for (const auto& w : tree) by_project[w.facts.project].push_back(w);
   std::vector<std::string> projects;
@@ -71,11 +77,18 @@ void plan_pages(const std::vector<PublishedWheel>& tree, PublishPlan& plan) {
   for (const auto& [name, wheels] : arch_pages) {
     plan.pages.push_back({name, find_links_html(name.substr(0, name.size() - 5), wheels)});
   }
+  for (const auto& name : root_files) {
+    if (!is_env_page_name(name)) continue;
+    const bool written = std::any_of(plan.pages.begin(), plan.pages.end(),
+                                     [&](const PageFile& p) { return p.path == name; });
+    if (!written)
+      plan.pages.push_back({name, find_links_html(name.substr(0, name.size() - 5), {})});
+  }
 }
 
 PublishPlan plan_publish(const std::vector<PublishCandidate>& inputs,
-                         const std::vector<PublishedWheel>& existing,
-                         const PublishOptions& options) {
+                         const std::vector<PublishedWheel>& existing, const PublishOptions& options,
+                         const std::vector<std::string>& root_files) {
   PublishPlan plan;
   std::map<std::string, PublishedWheel> tree;
   for (const auto& w : existing) tree[w.facts.filename] = w;
@@ -143,7 +156,7 @@ PublishPlan plan_publish(const std::vector<PublishCandidate>& inputs,
     plan.published.push_back(w.facts);
     all.push_back(std::move(w));
   }
-  plan_pages(all, plan);
+  plan_pages(all, plan, root_files);
   return plan;
 }
 

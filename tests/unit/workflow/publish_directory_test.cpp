@@ -119,6 +119,23 @@ TEST(PublishDirectory, RepublishWritesNothing) {
   EXPECT_EQ(fs::last_write_time(page), before - std::chrono::hours(1));
 }
 
+TEST(PublishDirectory, ReplacingAPlacedWheelEmptiesItsStalePage) {
+  test::TempDir tmp("publish");
+  auto target = directory_target(tmp.path() / "out");
+  PublishOptions placed;
+  placed.for_torch = *parse_env_key("2.9.1+cu128", std::nullopt);
+  const auto first = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "one");
+  ASSERT_TRUE(publish_to(*target, {first}, placed, false, {}));
+  const auto page = tmp.path() / "out/torch-2.9.1+cu128.html";
+  ASSERT_NE(slurp(page).find(first.facts.sha256), std::string::npos);
+  PublishOptions replace;
+  replace.replace = true;
+  const auto second = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "two");
+  ASSERT_TRUE(publish_to(*target, {second}, replace, false, {}));
+  EXPECT_EQ(slurp(page).find(first.facts.sha256), std::string::npos);
+  EXPECT_EQ(slurp(page).find("a-0.1.0"), std::string::npos);
+}
+
 TEST(PublishDirectory, AFailedUploadLeavesTheOldPagesTrue) {
   test::TempDir tmp("publish");
   const auto first = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "one");

@@ -126,6 +126,26 @@ TEST(PublishPlan, RepublishIsANoOpAndOtherBytesNeedReplace) {
             std::string::npos);
 }
 
+TEST(PublishPlan, AnEnvPageNoWheelNamesAnyMoreIsWrittenEmpty) {
+  PublishOptions placed;
+  placed.for_torch = key("2.9.1+cu128");
+  const auto first = plan_publish({wheel("a-0.1.0-py3-none-any.whl", "a")}, {}, placed);
+  ASSERT_NE(page(first, "torch-2.9.1+cu128.html"), nullptr);
+  const std::vector<PublishedWheel> existing = {{first.uploads[0].facts, "m"}};
+  PublishOptions replace;
+  replace.replace = true;
+  const std::vector<std::string> root = {".flashfit-publish.lock", "torch-2.9.1+cu128.html",
+                                         "notes.html"};
+  const auto replaced =
+      plan_publish({wheel("a-0.1.0-py3-none-any.whl", "b")}, existing, replace, root);
+  const auto* stale = page(replaced, "torch-2.9.1+cu128.html");
+  ASSERT_NE(stale, nullptr);
+  EXPECT_EQ(stale->content.find("a-0.1.0"), std::string::npos);
+  EXPECT_EQ(stale->content.find(std::string(64, 'a')), std::string::npos);
+  EXPECT_EQ(page(replaced, "notes.html"), nullptr);
+  EXPECT_EQ(page(replaced, ".flashfit-publish.lock"), nullptr);
+}
+
 TEST(PublishPlan, PlacingKnownBytesOnAnotherTorchRewritesOnlyTheRecord) {
   const auto first = plan_publish({wheel("a-0.1.0-py3-none-any.whl", "a")}, {}, {});
   const std::vector<PublishedWheel> existing = {{first.uploads[0].facts, "m"}};
