@@ -124,14 +124,20 @@ PublishPlan plan_publish(const std::vector<PublishCandidate>& inputs,
         facts.for_torch.push_back(*options.for_torch);
     }
     const auto old = tree.find(name);
-    if (old != tree.end() && old->second.facts.sha256 != facts.sha256 && !options.replace) {
+    // The same file: the same bytes, or the same original of a rewritten copy
+    // (upstream's version trap) whatever bytes an earlier rewrite gave.
+    const bool same =
+        old != tree.end() && (old->second.facts.sha256 == facts.sha256 ||
+                              (!facts.original_sha256.empty() &&
+                               old->second.facts.original_sha256 == facts.original_sha256));
+    if (old != tree.end() && !same && !options.replace) {
       refuse(fmt::format(
           "a different file of this name is already published (sha256 {}, this one {}); "
           "--replace overwrites it",
           old->second.facts.sha256, facts.sha256));
       continue;
     }
-    if (old != tree.end() && old->second.facts.sha256 == facts.sha256) {
+    if (same) {
       // Same bytes: keep the earlier placements, add this run's.
       auto merged = old->second.facts.for_torch;
       for (const auto& k : facts.for_torch) {

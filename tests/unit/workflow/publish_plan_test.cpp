@@ -146,6 +146,22 @@ TEST(PublishPlan, AnEnvPageNoWheelNamesAnyMoreIsWrittenEmpty) {
   EXPECT_EQ(page(replaced, ".flashfit-publish.lock"), nullptr);
 }
 
+TEST(PublishPlan, TheSameOriginalOfARewrittenCopyIsUnchanged) {
+  auto input = wheel("a-0.1.0+cu12-py3-none-any.whl", "a");
+  input.facts.version = input.facts.metadata_version = "0.1.0+cu12";
+  input.facts.original_sha256 = std::string(64, 'o');
+  const auto first = plan_publish({input}, {}, {});
+  ASSERT_EQ(first.uploads.size(), 1u);
+  const std::vector<PublishedWheel> existing = {{first.uploads[0].facts, "m"}};
+  input.facts.sha256 = std::string(64, 'b');  // an earlier rewrite gave other bytes
+  const auto again = plan_publish({input}, existing, {});
+  EXPECT_TRUE(again.refused.empty());
+  EXPECT_TRUE(again.uploads.empty());
+  EXPECT_EQ(again.unchanged, std::vector<std::string>{"a-0.1.0+cu12-py3-none-any.whl"});
+  input.facts.original_sha256 = std::string(64, 'p');  // another original: another file
+  EXPECT_EQ(plan_publish({input}, existing, {}).refused.size(), 1u);
+}
+
 TEST(PublishPlan, PlacingKnownBytesOnAnotherTorchRewritesOnlyTheRecord) {
   const auto first = plan_publish({wheel("a-0.1.0-py3-none-any.whl", "a")}, {}, {});
   const std::vector<PublishedWheel> existing = {{first.uploads[0].facts, "m"}};
