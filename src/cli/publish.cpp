@@ -132,7 +132,8 @@ int write_report(const workflow::PublishReport& report, bool as_json) {
                       {"unchanged", plan.unchanged},
                       {"refused", refused},
                       {"pages", pages},
-                      {"env_pages", env_pages_json(plan.env_pages)}}
+                      {"env_pages", env_pages_json(plan.env_pages)},
+                      {"problems", plan.problems}}
                      .dump(2) +
                  "\n");
     return status;
@@ -147,6 +148,7 @@ int write_report(const workflow::PublishReport& report, bool as_json) {
   if (!plan.env_pages.empty())
     out += "Environment pages (pip install --find-links <target>/<page>):\n";
   out += env_pages_text(plan.env_pages);
+  for (const auto& p : plan.problems) out += fmt::format("problem: {}\n", p);
   write_stdout(out);
   return status;
 }

@@ -72,23 +72,29 @@ util::Result<PublishedTree> read_tree(PublishTarget& target) {
     auto text = target.read("files/" + name);
     if (!text) return tl::unexpected(text.error());
     if (!*text) continue;
+    // A record that cannot be read still takes its wheel's name: another
+    // file must not be put there unasked.
+    const std::string wheel_name = name.substr(0, name.size() - kSuffix.size());
+    auto unreadable = [&](const std::string& why) {
+      tree.problems.push_back(fmt::format("files/{}: {}", name, why));
+      tree.state.unreadable.push_back({wheel_name, fmt::format("files/{}: {}", name, why)});
+    };
     auto wheel = parse_sidecar(**text);
     if (!wheel) {
-      tree.problems.push_back(fmt::format("files/{}: {}", name, wheel.error().message));
+      unreadable(wheel.error().message);
       continue;
     }
     if (wheel->facts.filename + std::string(kSuffix) != name) {
-      tree.problems.push_back(
-          fmt::format("files/{}: names another file ({})", name, wheel->facts.filename));
+      unreadable(fmt::format("names another file ({})", wheel->facts.filename));
       continue;
     }
     tree.wheels.push_back(std::move(*wheel));
   }
   auto root = target.list("");
   if (!root) return tl::unexpected(root.error());
-  tree.root_files = std::move(*root);
+  tree.state.root_files = std::move(*root);
   PublishPlan pages;
-  plan_pages(tree.wheels, pages, tree.root_files);
+  plan_pages(tree.wheels, pages, tree.state.root_files);
   tree.env_pages = std::move(pages.env_pages);
   return tree;
 }
@@ -107,7 +113,7 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
   auto tree = read_tree(target);
   if (!tree) return tl::unexpected(tree.error());
   PublishReport report{target.describe(), dry_run,
-                       plan_publish(candidates, tree->wheels, options, tree->root_files)};
+                       plan_publish(candidates, tree->wheels, options, tree->state)};
   if (dry_run) return report;
   // Files first: a wheel, then its metadata file, then its record (what makes
   // it part of the tree). Pages last, so a page never names a missing file.
@@ -168,7 +174,7 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
     auto fresh = read_tree(target);
     if (!fresh) return tl::unexpected(fresh.error());
     PublishPlan pages;
-    plan_pages(fresh->wheels, pages, fresh->root_files);
+    plan_pages(fresh->wheels, pages, fresh->state.root_files);
     say(progress, fmt::format("writing {} pages", pages.pages.size()));
     for (const auto& page : pages.pages) {
       auto put = target.put_bytes(page.path, page.content);

@@ -34,7 +34,7 @@ struct PublishRequest {
 struct PublishReport {
   std::string target;
   bool dry_run = false;
-  PublishPlan plan;
+  PublishPlan plan;  // plan.problems: records of the target that cannot be read
 };
 
 // Errors: bad inputs (no wheel found), an unusable target, a failed write
@@ -58,8 +58,8 @@ struct PublishedTree {
   std::string target;
   std::vector<PublishedWheel> wheels;
   std::vector<EnvPage> env_pages;
-  std::vector<std::string> problems;    // records that could not be read
-  std::vector<std::string> root_files;  // names of the files at the root (env pages)
+  std::vector<std::string> problems;  // records that could not be read
+  TargetState state;                  // root files, and the wheels of those records
 };
 util::Result<PublishedTree> list_published(
     std::string_view target, const std::optional<std::string>& endpoint_url = std::nullopt);

@@ -88,8 +88,10 @@ void plan_pages(const std::vector<PublishedWheel>& tree, PublishPlan& plan,
 
 PublishPlan plan_publish(const std::vector<PublishCandidate>& inputs,
                          const std::vector<PublishedWheel>& existing, const PublishOptions& options,
-                         const std::vector<std::string>& root_files) {
+                         const TargetState& state) {
   PublishPlan plan;
+  std::map<std::string, std::string> unreadable;  // file name -> why its record is not read
+  for (const auto& u : state.unreadable) unreadable[u.filename] = u.reason;
   std::map<std::string, PublishedWheel> tree;
   for (const auto& w : existing) tree[w.facts.filename] = w;
   std::map<std::string, std::string> seen;  // this run's file name -> sha256
@@ -122,6 +124,16 @@ PublishPlan plan_publish(const std::vector<PublishCandidate>& inputs,
       }
       if (!has_key(facts.for_torch, *options.for_torch))
         facts.for_torch.push_back(*options.for_torch);
+    }
+    if (auto bad = unreadable.find(name); bad != unreadable.end()) {
+      if (!options.replace) {
+        refuse(
+            fmt::format("a file of this name is already published and its variant record "
+                        "cannot be read ({}); --replace overwrites it",
+                        bad->second));
+        continue;
+      }
+      unreadable.erase(bad);  // this run's record replaces it
     }
     const auto old = tree.find(name);
     // The same file: the same bytes, or the same original of a rewritten copy
@@ -162,7 +174,12 @@ PublishPlan plan_publish(const std::vector<PublishCandidate>& inputs,
     plan.published.push_back(w.facts);
     all.push_back(std::move(w));
   }
-  plan_pages(all, plan, root_files);
+  plan_pages(all, plan, state.root_files);
+  for (const auto& [name, why] : unreadable) {
+    plan.problems.push_back(fmt::format(
+        "{}: {}; the wheel is on no page and its name stays taken (--replace overwrites it)", name,
+        why));
+  }
   return plan;
 }
 

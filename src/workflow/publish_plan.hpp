@@ -13,11 +13,12 @@ namespace flashfit::workflow {
 
 // `inputs`: the inspected wheels of this run; `existing`: what the target
 // holds now (its variant records). Pages list the union of both, so two
-// publishers that each plan under the target's lock converge. `root_files`:
-// the names of the files at the target's root (its env pages among them).
+// publishers that each plan under the target's lock converge. `state`: the
+// files at the target's root (its env pages among them) and the wheels whose
+// records cannot be read (their names are taken unless --replace).
 PublishPlan plan_publish(const std::vector<PublishCandidate>& inputs,
                          const std::vector<PublishedWheel>& existing, const PublishOptions& options,
-                         const std::vector<std::string>& root_files = {});
+                         const TargetState& state = {});
 
 // The pages for a tree (what plan_publish ends with; also `publish --list`).
 // An env page in `root_files` ("torch-*.html") that no wheel names any more is

@@ -113,6 +113,14 @@ struct EnvPage {
   std::vector<std::string> left_out;  // "file: why" for wheels of this torch not listed
 };
 
+// What a target holds besides its readable records.
+struct TargetState {
+  std::vector<std::string> root_files;  // names of the files at the root (env pages)
+  // Wheels whose record cannot be read: the wheel's file name, and why. Such a
+  // name stays taken (refused unless --replace) and the wheel is on no page.
+  std::vector<Refusal> unreadable;
+};
+
 struct PublishPlan {
   std::vector<Upload> uploads;
   std::vector<std::string> unchanged;  // already there with the same sha256
@@ -120,6 +128,7 @@ struct PublishPlan {
   std::vector<PageFile> pages;  // written last
   std::vector<EnvPage> env_pages;
   std::vector<WheelFacts> published;  // the whole tree after the plan, by file name
+  std::vector<std::string> problems;  // unreadable records this plan leaves as they are
 };
 
 }  // namespace flashfit::workflow

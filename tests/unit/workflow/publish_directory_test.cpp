@@ -325,6 +325,25 @@ TEST(PublishDirectory, ForeignRecordsAreReportedNotTrusted) {
   ASSERT_TRUE(tree);
   EXPECT_TRUE(tree->wheels.empty());
   ASSERT_EQ(tree->problems.size(), 1u);
+  ASSERT_EQ(tree->state.unreadable.size(), 1u);
+  EXPECT_EQ(tree->state.unreadable[0].filename, "x.whl");
+}
+
+TEST(PublishDirectory, AnUnreadableRecordKeepsItsNameAndIsReported) {
+  test::TempDir tmp("publish");
+  auto target = directory_target(tmp.path() / "out");
+  const auto first = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "one");
+  ASSERT_TRUE(publish_to(*target, {first}, {}, false, {}));
+  const auto record = tmp.path() / "out/files/a-0.1.0-py3-none-any.whl.variant.json";
+  ASSERT_TRUE(util::write_file_atomic(record, "{\"schema\": 2}"));
+  const auto second = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "two");
+  auto report = publish_to(*target, {second}, {}, false, {});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->plan.refused.size(), 1u);
+  EXPECT_EQ(slurp(tmp.path() / "out/files/a-0.1.0-py3-none-any.whl"), "one");
+  ASSERT_EQ(report->plan.problems.size(), 1u);
+  EXPECT_NE(report->plan.problems[0].find("a-0.1.0-py3-none-any.whl.variant.json"),
+            std::string::npos);
 }
 
 }  // namespace

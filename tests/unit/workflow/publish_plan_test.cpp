@@ -137,7 +137,7 @@ TEST(PublishPlan, AnEnvPageNoWheelNamesAnyMoreIsWrittenEmpty) {
   const std::vector<std::string> root = {".flashfit-publish.lock", "torch-2.9.1+cu128.html",
                                          "notes.html"};
   const auto replaced =
-      plan_publish({wheel("a-0.1.0-py3-none-any.whl", "b")}, existing, replace, root);
+      plan_publish({wheel("a-0.1.0-py3-none-any.whl", "b")}, existing, replace, {root, {}});
   const auto* stale = page(replaced, "torch-2.9.1+cu128.html");
   ASSERT_NE(stale, nullptr);
   EXPECT_EQ(stale->content.find("a-0.1.0"), std::string::npos);
@@ -160,6 +160,22 @@ TEST(PublishPlan, TheSameOriginalOfARewrittenCopyIsUnchanged) {
   EXPECT_EQ(again.unchanged, std::vector<std::string>{"a-0.1.0+cu12-py3-none-any.whl"});
   input.facts.original_sha256 = std::string(64, 'p');  // another original: another file
   EXPECT_EQ(plan_publish({input}, existing, {}).refused.size(), 1u);
+}
+
+TEST(PublishPlan, ANameWhoseRecordCannotBeReadIsTakenUnlessReplace) {
+  const TargetState state{{}, {{"a-0.1.0-py3-none-any.whl", "files/a...: schema 2"}}};
+  const auto plan = plan_publish({wheel("a-0.1.0-py3-none-any.whl", "a")}, {}, {}, state);
+  EXPECT_TRUE(plan.uploads.empty());
+  ASSERT_EQ(plan.refused.size(), 1u);
+  EXPECT_NE(plan.refused[0].reason.find("cannot be read"), std::string::npos);
+  EXPECT_NE(plan.refused[0].reason.find("--replace"), std::string::npos);
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_NE(plan.problems[0].find("on no page"), std::string::npos);
+  PublishOptions replace;
+  replace.replace = true;
+  const auto replaced = plan_publish({wheel("a-0.1.0-py3-none-any.whl", "a")}, {}, replace, state);
+  EXPECT_EQ(replaced.uploads.size(), 1u);
+  EXPECT_TRUE(replaced.problems.empty());
 }
 
 TEST(PublishPlan, PlacingKnownBytesOnAnotherTorchRewritesOnlyTheRecord) {
