@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "pkg/version.hpp"
 #include "util/sha256.hpp"
 #include "workflow/publish_fit.hpp"
 #include "workflow/publish_pages.hpp"
@@ -32,6 +33,13 @@ std::vector<EnvKey> page_keys(const std::vector<PublishedWheel>& tree) {
 }
 
 }  // namespace
+
+bool same_version(std::string_view a, std::string_view b) {
+  auto va = pkg::Version::parse(a);
+  auto vb = pkg::Version::parse(b);
+  if (!va || !vb) return a == b;
+  return *va == *vb;
+}
 
 bool is_env_page_name(std::string_view name) {
   return name.size() > 11 && name.rfind("torch-", 0) == 0 && name.find('/') == name.npos &&
@@ -109,7 +117,7 @@ PublishPlan plan_publish(const std::vector<PublishCandidate>& inputs,
       continue;
     }
     seen[name] = input.facts.sha256;
-    if (input.facts.version != input.facts.metadata_version) {
+    if (!same_version(input.facts.version, input.facts.metadata_version)) {
       refuse(
           fmt::format("its file name says version {} but its METADATA says {}: pip refuses it "
                       "(\"inconsistent version\")",

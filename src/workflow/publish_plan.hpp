@@ -27,6 +27,10 @@ PublishPlan plan_publish(const std::vector<PublishCandidate>& inputs,
 void plan_pages(const std::vector<PublishedWheel>& tree, PublishPlan& plan,
                 const std::vector<std::string>& root_files = {});
 
+// Whether two versions are the same PEP 440 version ("1.0" and "1.0.0" are;
+// pip compares them so); text that does not parse compares as text.
+bool same_version(std::string_view a, std::string_view b);
+
 // Whether a file at the root is an env page flashfit writes ("torch-*.html").
 bool is_env_page_name(std::string_view name);
 

@@ -137,6 +137,13 @@ expect_rc 0 "publishing the upstream-style wheel again"
 expect_out_contains "unchanged: $UP"
 pass_note "upstream-style wheel: METADATA rewritten to its file name's version, original sha256 recorded, re-publish a no-op"
 
+# --- A version written two ways: 1.0 in the file name, 1.0.0 in METADATA ----------
+mkdir -p "$TMP/zero"
+make_wheel "$TMP/zero" zerodemo 1.0 "" 1.0.0
+ff publish --to "$OUT" "$TMP/zero/zerodemo-1.0-py3-none-any.whl"
+expect_rc 0 "publishing a wheel whose METADATA writes its version 1.0.0 (pip: the same version)"
+expect_out_contains "published: zerodemo-1.0-py3-none-any.whl"
+
 # --- The checker can fail: a corrupted copy of the tree -------------------------
 cp -a "$OUT" "$TMP/corrupt"
 printf 'junk' >>"$TMP/corrupt/files/$(basename "$WHEEL1")"
@@ -164,7 +171,7 @@ pass_note "two concurrent publishers: both present, tree consistent"
 # --- --list ------------------------------------------------------------------------
 ff publish --list "$OUT" --json
 expect_rc 0 "publish --list --json"
-[[ $(json_field "$TMP/out" 'len(d["wheels"])') == 8 ]] || fail "--list does not show 8 wheels"
+[[ $(json_field "$TMP/out" 'len(d["wheels"])') == 9 ]] || fail "--list does not show 9 wheels"
 [[ $(json_field "$TMP/out" "sorted(p['page'] for p in d['env_pages']) == sorted(['torch-1.13+cu12.html', '$PAGE'])") == True ]] ||
   fail "--list env pages: $(json_field "$TMP/out" '[p["page"] for p in d["env_pages"]]')"
 
@@ -243,6 +250,8 @@ capture "$VPY" -m pip install --index-url "$URL/simple/" upstreamish
 expect_rc 0 "pip install the rewritten upstream-style wheel through the index"
 capture "$VPY" -m pip install --force-reinstall --no-deps --no-index --find-links "$URL/torch-1.13+cu12.html" upstreamish
 expect_rc 0 "pip install the rewritten upstream-style wheel through its env page"
+capture "$VPY" -m pip install --index-url "$URL/simple/" zerodemo
+expect_rc 0 "pip install zerodemo 1.0 (METADATA 1.0.0) through the index"
 capture "$VPY" -m pip install --no-index --find-links "$URL/$PAGE" ffext_abi0
 [[ $RC != 0 ]] || fail "ffext_abi0 installed through the env page it must not be on"
 pass_note "nginx on 127.0.0.1:$PORT; pip installed ffext_abi1 through the index and $PAGE; imports"

@@ -162,6 +162,19 @@ TEST(PublishPlan, TheSameOriginalOfARewrittenCopyIsUnchanged) {
   EXPECT_EQ(plan_publish({input}, existing, {}).refused.size(), 1u);
 }
 
+TEST(PublishPlan, VersionsCompareAsPep440Versions) {
+  EXPECT_TRUE(same_version("1.0", "1.0.0"));
+  EXPECT_TRUE(same_version("1.0+cu12", "1.0.0+cu12"));
+  EXPECT_FALSE(same_version("1.0+cu12", "1.0"));
+  EXPECT_FALSE(same_version("1.0", "1.1"));
+  auto w = wheel("zerodemo-1.0-py3-none-any.whl", "a");
+  w.facts.version = "1.0";
+  w.facts.metadata_version = "1.0.0";
+  const auto plan = plan_publish({w}, {}, {});
+  EXPECT_TRUE(plan.refused.empty()) << plan.refused[0].reason;
+  EXPECT_EQ(plan.uploads.size(), 1u);
+}
+
 TEST(PublishPlan, ANameWhoseRecordCannotBeReadIsTakenUnlessReplace) {
   const TargetState state{{}, {{"a-0.1.0-py3-none-any.whl", "files/a...: schema 2"}}};
   const auto plan = plan_publish({wheel("a-0.1.0-py3-none-any.whl", "a")}, {}, {}, state);
