@@ -154,13 +154,23 @@ int write_report(const workflow::PublishReport& report, bool as_json) {
 }
 
 util::Result<int> run_publish(const PublishCliOptions& options) {
-  if (options.list) return run_list(*options.list, options.endpoint_url, options.json);
+  if (options.list) {
+    if (!options.to.empty() || !options.inputs.empty() || options.from_cache_given ||
+        options.for_torch || options.replace) {
+      return util::fail(util::ErrorKind::usage,
+                        "--list only reads a target: it takes no --to, wheels, --from-cache, "
+                        "--for-torch or --replace",
+                        {}, "run `publish --to ...` and `publish --list ...` separately");
+    }
+    return run_list(*options.list, options.endpoint_url, options.json);
+  }
+  // (No "publish" context: the command's name is added to every error.)
   if (options.to.empty()) {
-    return util::fail(util::ErrorKind::usage, "no target", "publish",
+    return util::fail(util::ErrorKind::usage, "no target", {},
                       "give --to DIR|file:///DIR|s3://BUCKET/PREFIX, or --list TARGET");
   }
   if (options.inputs.empty() && !options.from_cache_given) {
-    return util::fail(util::ErrorKind::usage, "nothing to publish", "publish",
+    return util::fail(util::ErrorKind::usage, "nothing to publish", {},
                       "name wheels or directories of wheels, or --from-cache [SPEC]");
   }
   workflow::PublishRequest request;
@@ -177,7 +187,7 @@ util::Result<int> run_publish(const PublishCliOptions& options) {
   }
   request.options.replace = options.replace;
   if (options.torch_abi && !options.for_torch) {
-    return util::fail(util::ErrorKind::usage, "--torch-cxx11-abi needs --for-torch", "publish");
+    return util::fail(util::ErrorKind::usage, "--torch-cxx11-abi needs --for-torch");
   }
   if (options.for_torch) {
     std::optional<bool> abi;

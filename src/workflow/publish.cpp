@@ -235,7 +235,20 @@ util::Result<PublishedTree> list_published(std::string_view target,
                                            const std::optional<std::string>& endpoint_url) {
   auto opened = open_target(target, endpoint_url);
   if (!opened) return tl::unexpected(opened.error());
-  return read_tree(**opened);
+  auto tree = read_tree(**opened);
+  if (!tree) return tl::unexpected(tree.error());
+  // Not a tree publish wrote (a typo, a plain directory, a file): say so
+  // rather than "0 wheels". A publish stopped before its pages has records.
+  auto root_page = (*opened)->read("simple/index.html");
+  if (!root_page) return tl::unexpected(root_page.error());
+  if (!*root_page && tree->wheels.empty() && tree->state.unreadable.empty()) {
+    return util::fail(util::ErrorKind::failed,
+                      "not a published index (no simple/index.html, no files/*.variant.json)",
+                      tree->target,
+                      "give the TARGET a `flashfit publish --to` wrote (check the path), or "
+                      "publish to it first");
+  }
+  return tree;
 }
 
 }  // namespace flashfit::workflow

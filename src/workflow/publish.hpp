@@ -61,6 +61,7 @@ struct PublishedTree {
   std::vector<std::string> problems;  // records that could not be read
   TargetState state;                  // root files, and the wheels of those records
 };
+// A target with no simple/index.html and no records is an error (exit 1).
 util::Result<PublishedTree> list_published(
     std::string_view target, const std::optional<std::string>& endpoint_url = std::nullopt);
 util::Result<PublishedTree> read_tree(PublishTarget& target);

@@ -110,9 +110,22 @@ ff publish --to "$OUT"
 expect_clean_error 2 "no inputs"
 ff publish --to s3://bucket/x "$WHEEL1"
 expect_clean_error 2 "s3 (not implemented)"
+ff publish
+expect_clean_error 2 "no target"
+! grep -qF "publish: publish:" "$TMP/err" || fail "the command's name twice: $(cat "$TMP/err")"
+for not_index in "$TMP/no-such-dir" "$TMP/evil" "$TMP/plainfile"; do
+  ff publish --list "$not_index"
+  expect_clean_error 1 "publish --list $not_index (not a published index)"
+  grep -qF "not a published index" "$TMP/err" || fail "--list $not_index: $(cat "$TMP/err")"
+done
+[[ ! -e $TMP/no-such-dir ]] || fail "publish --list created the directory it was asked about"
+ff publish --list "$OUT" --to "$OUT"
+expect_clean_error 2 "--list with --to"
+ff publish --list "$OUT" "$WHEEL1"
+expect_clean_error 2 "--list with wheels"
 capture "${CHECK[@]}" "$OUT"
 expect_rc 0 "the tree checker after bad input"
-pass_note "hostile wheel, unwritable target, no inputs: clear errors, tree intact"
+pass_note "hostile wheel, unwritable target, no inputs, --list of no index, --list with --to: clear errors, tree intact"
 
 # --- Upstream's trap: a local label in the file name, not in METADATA ----------
 mkdir -p "$TMP/up"
