@@ -144,7 +144,12 @@ int write_report(const workflow::PublishReport& report, bool as_json) {
   for (const auto& u : plan.unchanged)
     out += fmt::format("unchanged: {} (already published, same sha256)\n", u);
   for (const auto& r : plan.refused) out += fmt::format("refused: {}: {}\n", r.filename, r.reason);
-  out += fmt::format("{}: simple index at simple/ ({} pages)\n", report.target, plan.pages.size());
+  if (plan.pages.empty()) {
+    out += fmt::format("{}: nothing written\n", report.target);
+  } else {
+    out +=
+        fmt::format("{}: simple index at simple/ ({} pages)\n", report.target, plan.pages.size());
+  }
   if (!plan.env_pages.empty())
     out += "Environment pages (pip install --find-links <target>/<page>):\n";
   out += env_pages_text(plan.env_pages);

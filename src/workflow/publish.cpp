@@ -59,6 +59,16 @@ util::Result<bool> pages_current(PublishTarget& target, const std::vector<PageFi
   return true;
 }
 
+// Whether the target holds nothing publish wrote: no record, no root page.
+util::Result<bool> holds_no_tree(PublishTarget& target) {
+  auto records = target.list("files");
+  if (!records) return tl::unexpected(records.error());
+  if (!records->empty()) return false;
+  auto root_page = target.read("simple/index.html");
+  if (!root_page) return tl::unexpected(root_page.error());
+  return !*root_page;
+}
+
 }  // namespace
 
 util::Result<PublishedTree> read_tree(PublishTarget& target) {
@@ -104,6 +114,20 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
                                        const PublishOptions& options, bool dry_run,
                                        const std::function<void(std::string_view)>& progress) {
   // A dry run writes nothing, not even the lock file (nor the directory).
+  // Neither does a run into a target that holds no tree yet when nothing is
+  // to be uploaded (every input refused): planned against the empty tree.
+  if (!dry_run) {
+    auto fresh = holds_no_tree(target);
+    if (!fresh) return tl::unexpected(fresh.error());
+    if (*fresh) {
+      PublishReport report{target.describe(), false, plan_publish(candidates, {}, options)};
+      if (report.plan.uploads.empty()) {
+        report.plan.pages.clear();
+        report.plan.env_pages.clear();
+        return report;
+      }
+    }
+  }
   std::unique_ptr<TargetLock> held;
   if (!dry_run) {
     auto lock = target.lock();
@@ -196,7 +220,7 @@ util::Result<PublishReport> publish(const PublishRequest& request) {
   }
   // An unusable target fails now, not after minutes of inspection.
   if (!request.dry_run) {
-    if (auto usable = (*target)->lock(); !usable) return tl::unexpected(usable.error());
+    if (auto usable = (*target)->check_usable(); !usable) return tl::unexpected(usable.error());
   }
   std::vector<PublishCandidate> candidates;
   if (request.from_cache) {

@@ -105,6 +105,30 @@ TEST(PublishDirectory, DryRunWritesNothing) {
   EXPECT_FALSE(fs::exists(tmp.path() / "out"));
 }
 
+TEST(PublishDirectory, EveryInputRefusedCreatesNothing) {
+  test::TempDir tmp("publish");
+  auto refused = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "wheel bytes");
+  refused.refusal = "not a wheel";
+  auto report = publish_to(*directory_target(tmp.path() / "out"), {refused}, {}, false, {});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->plan.refused.size(), 1u);
+  EXPECT_TRUE(report->plan.pages.empty());
+  EXPECT_FALSE(fs::exists(tmp.path() / "out"));
+  // Through the whole flow too: its early check of the target creates nothing.
+  const auto junk = tmp.path() / "in" / "b-0.1.0-py3-none-any.whl";
+  fs::create_directories(junk.parent_path());
+  std::ofstream(junk) << "not a zip";
+  PublishRequest request;
+  request.target = (tmp.path() / "out2").string();
+  request.inputs = {junk};
+  request.temp_dir = tmp.path() / "tmp";
+  fs::create_directories(request.temp_dir);
+  auto whole = publish(request);
+  ASSERT_TRUE(whole) << whole.error().message;
+  EXPECT_EQ(whole->plan.refused.size(), 1u);
+  EXPECT_FALSE(fs::exists(tmp.path() / "out2"));
+}
+
 TEST(PublishDirectory, RepublishWritesNothing) {
   test::TempDir tmp("publish");
   auto target = directory_target(tmp.path() / "out");
