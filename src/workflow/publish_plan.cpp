@@ -72,7 +72,7 @@ void plan_pages(const std::vector<PublishedWheel>& tree, PublishPlan& plan,
         page.wheels.push_back(w.facts.filename);
         continue;
       }
-      if (is_arch_subset(w.facts) && !why_not_on_page(w.facts, key, true)) {
+      if (is_arch_limited(w.facts, key) && !why_not_on_page(w.facts, key, true)) {
         arch_pages[arch_page_name(key, w.facts)].push_back(&w);
       }
       page.left_out.push_back(fmt::format("{}: {}", w.facts.filename, *why));

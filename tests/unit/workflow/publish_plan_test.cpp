@@ -229,7 +229,7 @@ TEST(PublishPlan, LabelledWheelsMakeTheirOwnPageAndArchSubsetsGetArchPages) {
   full.facts.uses_cuda = true;
   full.facts.cuda_major = 12;
   full.facts.sass_archs = {80, 90};
-  full.facts.ptx_archs = {90};
+  full.facts.ptx_archs = {50};  // JIT for every GPU CUDA 12 supports
   auto subset = wheel("g-1.0+cu12torch2.8-cp312-cp312-linux_x86_64.whl", "b");
   subset.facts.torch_major = 2;
   subset.facts.torch_minor = 8;
@@ -245,6 +245,48 @@ TEST(PublishPlan, LabelledWheelsMakeTheirOwnPageAndArchSubsetsGetArchPages) {
   ASSERT_NE(arch, nullptr);
   EXPECT_NE(arch->content.find("g-1.0%2Bcu12torch2.8"), std::string::npos);
   EXPECT_EQ(arch->content.find("f-1.0"), std::string::npos);
+}
+
+TEST(PublishFit, PtxCoversOnlyItsArchAndNewer) {
+  WheelFacts w;
+  const auto cu12 = key("2.9.1+cu128");
+  const auto cu13 = key("2.9.1+cu130");
+  EXPECT_FALSE(is_arch_limited(w, cu12));  // no kernels: nothing to limit
+  w.sass_archs = {90};
+  w.ptx_archs = {90};
+  EXPECT_TRUE(is_arch_limited(w, cu12));  // sm_80 runs neither
+  EXPECT_EQ(arch_page_name(cu12, w), "torch-2.9.1+cu128-sm90-compute90.html");
+  w.sass_archs = {80, 90};
+  w.ptx_archs = {80};
+  EXPECT_TRUE(is_arch_limited(w, cu12));  // sm_75 and older
+  w.sass_archs = {75, 80, 86, 89, 90, 100, 120};
+  EXPECT_FALSE(is_arch_limited(w, cu13));  // sm_75 is CUDA 13's oldest
+  w.ptx_archs = {};
+  EXPECT_TRUE(is_arch_limited(w, cu13));  // no PTX: nothing newer runs it
+  w.sass_archs = {50};
+  w.ptx_archs = {60};
+  EXPECT_FALSE(is_arch_limited(w, cu12));
+  w.sass_archs = {50};
+  w.ptx_archs = {90};
+  EXPECT_TRUE(is_arch_limited(w, cu12));  // sm_60 to sm_89: neither
+}
+
+TEST(PublishPlan, ASass90Ptx90WheelIsOnlyOnItsArchPage) {
+  auto w = wheel("h-1.0+cu12torch2.8-cp312-cp312-linux_x86_64.whl", "a");
+  w.facts.torch_major = 2;
+  w.facts.torch_minor = 8;
+  w.facts.uses_cuda = true;
+  w.facts.cuda_major = 12;
+  w.facts.sass_archs = {90};
+  w.facts.ptx_archs = {90};
+  const auto plan = plan_publish({w}, {}, {});
+  ASSERT_EQ(plan.env_pages.size(), 1u);
+  EXPECT_TRUE(plan.env_pages[0].wheels.empty());
+  ASSERT_EQ(plan.env_pages[0].left_out.size(), 1u);
+  EXPECT_NE(plan.env_pages[0].left_out[0].find("sm_50"), std::string::npos);
+  const auto* arch = page(plan, "torch-2.8+cu12-sm90-compute90.html");
+  ASSERT_NE(arch, nullptr);
+  EXPECT_NE(arch->content.find("h-1.0%2Bcu12torch2.8"), std::string::npos);
 }
 
 TEST(PublishPages, LinksCarryHashEncodingAndMetadata) {
