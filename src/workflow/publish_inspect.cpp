@@ -238,6 +238,7 @@ PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp
   }
   c.metadata = std::move(*metadata);
   f.metadata_version = opened->metadata().version;
+  f.metadata_name = opened->metadata().name;
   if (auto v = pkg::Version::parse(f.metadata_version)) f.metadata_version = v->str();
   f.requires_python = requires_python_of(c.metadata);
   // Upstream's trap: METADATA says the file name's version without its label.

@@ -39,6 +39,7 @@ struct WheelFacts {
   std::string project;           // PEP 503 normalised: "ffext-abi1"
   std::string version;           // the file name's version
   std::string metadata_version;  // METADATA's Version (upstream drops the local label)
+  std::string metadata_name;     // METADATA's Name as written ("flash_attn"); "" when unknown
   std::string requires_python;   // METADATA's Requires-Python, empty when absent
   std::string sha256;            // of the file as published
   std::uint64_t size = 0;

@@ -159,6 +159,13 @@ make_wheel "$TMP/zero" zerodemo 1.0 "" 1.0.0
 ff publish --to "$OUT" "$TMP/zero/zerodemo-1.0-py3-none-any.whl"
 expect_rc 0 "publishing a wheel whose METADATA writes its version 1.0.0 (pip: the same version)"
 expect_out_contains "published: zerodemo-1.0-py3-none-any.whl"
+# METADATA Name under_score, project under-score: pip 23.0 refuses it through metadata attributes.
+make_wheel "$TMP/zero" under_score 1.0
+ff publish --to "$OUT" "$TMP/zero/under_score-1.0-py3-none-any.whl"
+expect_rc 0 "publishing a wheel whose METADATA Name is not normalised"
+! grep -q "core-metadata" "$OUT/simple/under-score/index.html" "$OUT/simple/under-score/index.json" ||
+  fail "metadata attributes for a wheel whose METADATA Name is not its normalised name"
+grep -q "data-core-metadata" "$OUT/simple/zerodemo/index.html" || fail "no metadata attributes for zerodemo"
 
 # --- The checker can fail: a corrupted copy of the tree -------------------------
 cp -a "$OUT" "$TMP/corrupt"
@@ -187,7 +194,7 @@ pass_note "two concurrent publishers: both present, tree consistent"
 # --- --list ------------------------------------------------------------------------
 ff publish --list "$OUT" --json
 expect_rc 0 "publish --list --json"
-[[ $(json_field "$TMP/out" 'len(d["wheels"])') == 9 ]] || fail "--list does not show 9 wheels"
+[[ $(json_field "$TMP/out" 'len(d["wheels"])') == 10 ]] || fail "--list does not show 10 wheels"
 [[ $(json_field "$TMP/out" "sorted(p['page'] for p in d['env_pages']) == sorted(['torch-1.13+cu12.html', '$PAGE'])") == True ]] ||
   fail "--list env pages: $(json_field "$TMP/out" '[p["page"] for p in d["env_pages"]]')"
 
@@ -268,6 +275,8 @@ capture "$VPY" -m pip install --force-reinstall --no-deps --no-index --find-link
 expect_rc 0 "pip install the rewritten upstream-style wheel through its env page"
 capture "$VPY" -m pip install --index-url "$URL/simple/" zerodemo
 expect_rc 0 "pip install zerodemo 1.0 (METADATA 1.0.0) through the index"
+capture "$VPY" -m pip install --index-url "$URL/simple/" under-score
+expect_rc 0 "pip install under-score (METADATA Name under_score) through the index"
 capture "$VPY" -m pip install --no-index --find-links "$URL/$PAGE" ffext_abi0
 [[ $RC != 0 ]] || fail "ffext_abi0 installed through the env page it must not be on"
 pass_note "nginx on 127.0.0.1:$PORT; pip installed ffext_abi1 through the index and $PAGE; imports"

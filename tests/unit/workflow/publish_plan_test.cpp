@@ -295,6 +295,8 @@ TEST(PublishPages, LinksCarryHashEncodingAndMetadata) {
   w.facts.sha256 = std::string(64, 'c');
   w.facts.requires_python = ">=3.8";
   w.facts.version = "1.0+cu12";
+  w.facts.project = "x";
+  w.facts.metadata_name = "x";
   w.metadata_sha256 = std::string(64, 'd');
   const auto html = simple_project_html("x", {w});
   EXPECT_NE(html.find("href=\"../../files/x-1.0%2Bcu12-py3-none-any.whl#sha256=" +
@@ -311,10 +313,32 @@ TEST(PublishPages, LinksCarryHashEncodingAndMetadata) {
   EXPECT_EQ(html_escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
 }
 
+TEST(PublishPages, NoMetadataAttributesWhenMetadataNameIsNotTheNormalisedName) {
+  PublishedWheel w;
+  w.facts.filename = "flash_attn-2.8.3-py3-none-any.whl";
+  w.facts.project = "flash-attn";
+  w.facts.sha256 = std::string(64, 'c');
+  w.facts.version = "2.8.3";
+  w.metadata_sha256 = std::string(64, 'd');
+  for (const char* name : {"flash_attn", "Flash-Attn", ""}) {
+    w.facts.metadata_name = name;  // pip 23.0 refuses it for "flash-attn"; "": unknown
+    const auto html = simple_project_html("flash-attn", {w});
+    EXPECT_NE(html.find("flash_attn-2.8.3-py3-none-any.whl#sha256="), std::string::npos);
+    EXPECT_EQ(html.find("data-core-metadata"), std::string::npos) << name;
+    EXPECT_EQ(html.find("data-dist-info-metadata"), std::string::npos) << name;
+    EXPECT_EQ(simple_project_json("flash-attn", {w}).find("core-metadata"), std::string::npos)
+        << name;
+  }
+  w.facts.metadata_name = "flash-attn";
+  EXPECT_NE(simple_project_html("flash-attn", {w}).find("data-core-metadata"), std::string::npos);
+  EXPECT_NE(simple_project_json("flash-attn", {w}).find("core-metadata"), std::string::npos);
+}
+
 TEST(PublishSidecar, RoundTripsAndRefusesForeignRecords) {
   auto c = wheel("a-0.1.0-py3-none-any.whl", "a");
   c.facts.for_torch = {key("2.9.1+cu128")};
   c.facts.sass_archs = {80};
+  c.facts.metadata_name = "A";
   const PublishedWheel w{c.facts, std::string(64, 'e')};
   const auto back = parse_sidecar(sidecar_json(w));
   ASSERT_TRUE(back) << back.error().message;
@@ -322,6 +346,7 @@ TEST(PublishSidecar, RoundTripsAndRefusesForeignRecords) {
   EXPECT_EQ(back->facts.sha256, c.facts.sha256);
   EXPECT_EQ(back->facts.sass_archs, c.facts.sass_archs);
   EXPECT_EQ(back->metadata_sha256, w.metadata_sha256);
+  EXPECT_EQ(back->facts.metadata_name, "A");
   EXPECT_FALSE(parse_sidecar("{}"));
   EXPECT_FALSE(parse_sidecar("not json"));
   EXPECT_FALSE(parse_sidecar(R"({"schema": 1, "filename": "../x"})"));
