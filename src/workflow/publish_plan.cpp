@@ -61,7 +61,8 @@ void plan_pages(const std::vector<PublishedWheel>& tree, PublishPlan& plan,
   plan.pages.push_back({"simple/index.html", simple_root_html(projects)});
   plan.pages.push_back({"simple/index.json", simple_root_json(projects)});
 
-  std::map<std::string, std::vector<const PublishedWheel*>> arch_pages;
+  // Arch pages by name: the torch build's key and the wheels listed.
+  std::map<std::string, std::pair<EnvKey, std::vector<const PublishedWheel*>>> arch_pages;
   for (const auto& key : page_keys(tree)) {
     EnvPage page{key, key.page_name(), {}, {}};
     std::vector<const PublishedWheel*> listed;
@@ -73,7 +74,9 @@ void plan_pages(const std::vector<PublishedWheel>& tree, PublishPlan& plan,
         continue;
       }
       if (is_arch_limited(w.facts, key) && !why_not_on_page(w.facts, key, true)) {
-        arch_pages[arch_page_name(key, w.facts)].push_back(&w);
+        auto& arch = arch_pages[arch_page_name(key, w.facts)];
+        arch.first = key;
+        arch.second.push_back(&w);
       }
       page.left_out.push_back(fmt::format("{}: {}", w.facts.filename, *why));
     }
@@ -82,8 +85,11 @@ void plan_pages(const std::vector<PublishedWheel>& tree, PublishPlan& plan,
          find_links_html(fmt::format("Wheels for torch {}", key.torch_version), listed)});
     plan.env_pages.push_back(std::move(page));
   }
-  for (const auto& [name, wheels] : arch_pages) {
-    plan.pages.push_back({name, find_links_html(name.substr(0, name.size() - 5), wheels)});
+  for (const auto& [name, arch] : arch_pages) {
+    plan.pages.push_back({name, find_links_html(name.substr(0, name.size() - 5), arch.second)});
+    EnvPage page{arch.first, name, {}, {}};
+    for (const auto* w : arch.second) page.wheels.push_back(w->facts.filename);
+    plan.env_pages.push_back(std::move(page));
   }
   for (const auto& name : root_files) {
     if (!is_env_page_name(name)) continue;

@@ -237,7 +237,9 @@ TEST(PublishPlan, LabelledWheelsMakeTheirOwnPageAndArchSubsetsGetArchPages) {
   subset.facts.cuda_major = 12;
   subset.facts.sass_archs = {90};
   const auto plan = plan_publish({full, subset}, {}, {});
-  ASSERT_EQ(plan.env_pages.size(), 1u);
+  ASSERT_EQ(plan.env_pages.size(), 2u);  // the torch build's page, then the arch page
+  EXPECT_EQ(plan.env_pages[1].page, "torch-2.8+cu12-sm90.html");
+  EXPECT_EQ(plan.env_pages[1].wheels, std::vector<std::string>{subset.facts.filename});
   EXPECT_EQ(plan.env_pages[0].page, "torch-2.8+cu12.html");
   EXPECT_EQ(plan.env_pages[0].wheels, std::vector<std::string>{full.facts.filename});
   ASSERT_EQ(plan.env_pages[0].left_out.size(), 1u);
@@ -280,7 +282,7 @@ TEST(PublishPlan, ASass90Ptx90WheelIsOnlyOnItsArchPage) {
   w.facts.sass_archs = {90};
   w.facts.ptx_archs = {90};
   const auto plan = plan_publish({w}, {}, {});
-  ASSERT_EQ(plan.env_pages.size(), 1u);
+  ASSERT_EQ(plan.env_pages.size(), 2u);
   EXPECT_TRUE(plan.env_pages[0].wheels.empty());
   ASSERT_EQ(plan.env_pages[0].left_out.size(), 1u);
   EXPECT_NE(plan.env_pages[0].left_out[0].find("sm_50"), std::string::npos);
