@@ -13,15 +13,29 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Replaces a member's bytes and keeps its modification time: libzip would
+// stamp the current time, and the same input would give other bytes on every
+// run (a re-publish would then look like a different file).
 util::Result<void> replace_member(zip_t* archive, const std::string& name, std::string& bytes) {
   const zip_int64_t index = detail::zip().name_locate(archive, name.c_str(), 0);
   if (index < 0) return util::input_error(fmt::format("no member {}", name));
+  const auto at = static_cast<zip_uint64_t>(index);
+  zip_stat_t stat;
+  detail::zip().stat_init(&stat);
+  if (detail::zip().stat_index(archive, at, ZIP_FL_UNCHANGED, &stat) != 0 ||
+      (stat.valid & ZIP_STAT_MTIME) == 0) {
+    return util::fail(util::ErrorKind::failed, fmt::format("cannot read the time of {}: {}", name,
+                                                           detail::zip().strerror(archive)));
+  }
   zip_source_t* source = detail::zip().source_buffer(archive, bytes.data(), bytes.size(), 0);
-  if (source == nullptr ||
-      detail::zip().file_replace(archive, static_cast<zip_uint64_t>(index), source, 0) != 0) {
+  if (source == nullptr || detail::zip().file_replace(archive, at, source, 0) != 0) {
     if (source != nullptr) detail::zip().source_free(source);
     return util::fail(util::ErrorKind::failed,
                       fmt::format("cannot replace {}: {}", name, detail::zip().strerror(archive)));
+  }
+  if (detail::zip().file_set_mtime(archive, at, stat.mtime, 0) != 0) {
+    return util::fail(util::ErrorKind::failed, fmt::format("cannot keep the time of {}: {}", name,
+                                                           detail::zip().strerror(archive)));
   }
   return {};
 }

@@ -20,7 +20,8 @@ util::Result<std::string> with_metadata_version(std::string_view metadata,
 
 // Writes a copy of `wheel` to `out` whose METADATA says `version` and whose
 // RECORD row for METADATA has the new hash and size; every other member is
-// copied unchanged. On error `out` does not exist.
+// copied unchanged, and the two rewritten keep their modification times, so
+// the same input gives the same bytes on every run. On error `out` does not exist.
 util::Result<void> rewrite_metadata_version(const std::filesystem::path& wheel,
                                             const std::filesystem::path& out,
                                             std::string_view version);

@@ -44,6 +44,7 @@ std::optional<std::string> load() {
   bind(g_zip.error_init, "zip_error_init");
   bind(g_zip.error_fini, "zip_error_fini");
   bind(g_zip.file_replace, "zip_file_replace");
+  bind(g_zip.file_set_mtime, "zip_file_set_mtime");
   bind(g_zip.strerror, "zip_strerror");
   bind(g_zip.fopen_index, "zip_fopen_index");
   bind(g_zip.fread, "zip_fread");

@@ -28,6 +28,7 @@ struct ZipLibrary {
   decltype(&::zip_error_init) error_init = nullptr;
   decltype(&::zip_error_fini) error_fini = nullptr;
   decltype(&::zip_file_replace) file_replace = nullptr;
+  decltype(&::zip_file_set_mtime) file_set_mtime = nullptr;
   decltype(&::zip_strerror) strerror = nullptr;
   decltype(&::zip_fopen_index) fopen_index = nullptr;
   decltype(&::zip_fread) fread = nullptr;

@@ -132,7 +132,8 @@ int write_report(const workflow::PublishReport& report, bool as_json) {
                       {"unchanged", plan.unchanged},
                       {"refused", refused},
                       {"pages", pages},
-                      {"env_pages", env_pages_json(plan.env_pages)}}
+                      {"env_pages", env_pages_json(plan.env_pages)},
+                      {"problems", plan.problems}}
                      .dump(2) +
                  "\n");
     return status;
@@ -143,22 +144,38 @@ int write_report(const workflow::PublishReport& report, bool as_json) {
   for (const auto& u : plan.unchanged)
     out += fmt::format("unchanged: {} (already published, same sha256)\n", u);
   for (const auto& r : plan.refused) out += fmt::format("refused: {}: {}\n", r.filename, r.reason);
-  out += fmt::format("{}: simple index at simple/ ({} pages)\n", report.target, plan.pages.size());
+  if (plan.pages.empty()) {
+    out += fmt::format("{}: nothing written\n", report.target);
+  } else {
+    out +=
+        fmt::format("{}: simple index at simple/ ({} pages)\n", report.target, plan.pages.size());
+  }
   if (!plan.env_pages.empty())
     out += "Environment pages (pip install --find-links <target>/<page>):\n";
   out += env_pages_text(plan.env_pages);
+  for (const auto& p : plan.problems) out += fmt::format("problem: {}\n", p);
   write_stdout(out);
   return status;
 }
 
 util::Result<int> run_publish(const PublishCliOptions& options) {
-  if (options.list) return run_list(*options.list, options.endpoint_url, options.json);
+  if (options.list) {
+    if (!options.to.empty() || !options.inputs.empty() || options.from_cache_given ||
+        options.for_torch || options.replace) {
+      return util::fail(util::ErrorKind::usage,
+                        "--list only reads a target: it takes no --to, wheels, --from-cache, "
+                        "--for-torch or --replace",
+                        {}, "run `publish --to ...` and `publish --list ...` separately");
+    }
+    return run_list(*options.list, options.endpoint_url, options.json);
+  }
+  // (No "publish" context: the command's name is added to every error.)
   if (options.to.empty()) {
-    return util::fail(util::ErrorKind::usage, "no target", "publish",
+    return util::fail(util::ErrorKind::usage, "no target", {},
                       "give --to DIR|file:///DIR|s3://BUCKET/PREFIX, or --list TARGET");
   }
   if (options.inputs.empty() && !options.from_cache_given) {
-    return util::fail(util::ErrorKind::usage, "nothing to publish", "publish",
+    return util::fail(util::ErrorKind::usage, "nothing to publish", {},
                       "name wheels or directories of wheels, or --from-cache [SPEC]");
   }
   workflow::PublishRequest request;
@@ -175,7 +192,7 @@ util::Result<int> run_publish(const PublishCliOptions& options) {
   }
   request.options.replace = options.replace;
   if (options.torch_abi && !options.for_torch) {
-    return util::fail(util::ErrorKind::usage, "--torch-cxx11-abi needs --for-torch", "publish");
+    return util::fail(util::ErrorKind::usage, "--torch-cxx11-abi needs --for-torch");
   }
   if (options.for_torch) {
     std::optional<bool> abi;

@@ -317,6 +317,17 @@ util::Result<S3Config> parse_s3_target(std::string_view target, const S3Environm
   if (c.bucket.empty() || c.bucket.find_first_of("?#% ") != std::string::npos)
     return util::fail(util::ErrorKind::usage, "an s3:// target needs a bucket name",
                       std::string(target), "s3://BUCKET/PREFIX");
+  // Keys are sent in the request path: "..", "." or "//" there would be
+  // resolved by the server or a proxy into another prefix, or another bucket.
+  for (std::size_t start = 0; !prefix.empty() && start <= prefix.size();) {
+    const auto end = std::min(prefix.find('/', start), prefix.size());
+    const std::string_view segment = prefix.substr(start, end - start);
+    if (segment.empty() || segment == "." || segment == "..")
+      return util::fail(util::ErrorKind::usage,
+                        "an s3:// prefix must not have '.', '..' or empty segments",
+                        std::string(target), "write the prefix plainly: s3://BUCKET/team/cu128");
+    start = end + 1;
+  }
   if (!e.access_key || !e.secret_key)
     return util::fail(util::ErrorKind::usage, "no S3 credentials", std::string(target),
                       "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN "
@@ -528,7 +539,7 @@ util::Result<std::optional<std::string>> S3Client::get(std::string_view key) {
 
 util::Result<std::vector<std::string>> S3Client::list(std::string_view dir) {
   std::string prefix = config_.prefix.empty() ? std::string() : config_.prefix + "/";
-  prefix += std::string(dir) + "/";
+  if (!dir.empty()) prefix += std::string(dir) + "/";  // "": the prefix's own level
   std::vector<std::string> names;
   std::string token;
   for (int page = 0; page < 100000; ++page) {

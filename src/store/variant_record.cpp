@@ -69,6 +69,7 @@ std::string variant_record_json(const VariantRecord& r) {
       {"sha256", r.sha256},
       {"size", r.size},
       {"metadata_sha256", r.metadata_sha256},
+      {"metadata_name", r.metadata_name},
       {"requires_python", r.requires_python},
       {"python_tag", r.python_tag},
       {"platform", r.platform},
@@ -111,6 +112,7 @@ util::Result<VariantRecord> parse_variant_record(std::string_view text) {
     r.missing("size");
   }
   rec.metadata_sha256 = r.string("metadata_sha256").value_or("");
+  rec.metadata_name = r.string("metadata_name").value_or("");
   rec.requires_python = r.string("requires_python").value_or("");
   rec.python_tag = r.string("python_tag").value_or("");
   rec.platform = r.string("platform").value_or("");

@@ -35,6 +35,7 @@ struct VariantRecord {
   std::string sha256;    // of the wheel as published (64 lower-case hex)
   std::uint64_t size = 0;
   std::string metadata_sha256;     // of <wheel>.metadata; "" when none
+  std::string metadata_name;       // METADATA's Name as written; "" when unknown
   std::string requires_python;     // "" when absent
   std::string python_tag;          // "cp311"
   std::string platform;            // "linux_x86_64"

@@ -59,6 +59,16 @@ util::Result<bool> pages_current(PublishTarget& target, const std::vector<PageFi
   return true;
 }
 
+// Whether the target holds nothing publish wrote: no record, no root page.
+util::Result<bool> holds_no_tree(PublishTarget& target) {
+  auto records = target.list("files");
+  if (!records) return tl::unexpected(records.error());
+  if (!records->empty()) return false;
+  auto root_page = target.read("simple/index.html");
+  if (!root_page) return tl::unexpected(root_page.error());
+  return !*root_page;
+}
+
 }  // namespace
 
 util::Result<PublishedTree> read_tree(PublishTarget& target) {
@@ -72,20 +82,29 @@ util::Result<PublishedTree> read_tree(PublishTarget& target) {
     auto text = target.read("files/" + name);
     if (!text) return tl::unexpected(text.error());
     if (!*text) continue;
+    // A record that cannot be read still takes its wheel's name: another
+    // file must not be put there unasked.
+    const std::string wheel_name = name.substr(0, name.size() - kSuffix.size());
+    auto unreadable = [&](const std::string& why) {
+      tree.problems.push_back(fmt::format("files/{}: {}", name, why));
+      tree.state.unreadable.push_back({wheel_name, fmt::format("files/{}: {}", name, why)});
+    };
     auto wheel = parse_sidecar(**text);
     if (!wheel) {
-      tree.problems.push_back(fmt::format("files/{}: {}", name, wheel.error().message));
+      unreadable(wheel.error().message);
       continue;
     }
     if (wheel->facts.filename + std::string(kSuffix) != name) {
-      tree.problems.push_back(
-          fmt::format("files/{}: names another file ({})", name, wheel->facts.filename));
+      unreadable(fmt::format("names another file ({})", wheel->facts.filename));
       continue;
     }
     tree.wheels.push_back(std::move(*wheel));
   }
+  auto root = target.list("");
+  if (!root) return tl::unexpected(root.error());
+  tree.state.root_files = std::move(*root);
   PublishPlan pages;
-  plan_pages(tree.wheels, pages);
+  plan_pages(tree.wheels, pages, tree.state.root_files);
   tree.env_pages = std::move(pages.env_pages);
   return tree;
 }
@@ -95,6 +114,20 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
                                        const PublishOptions& options, bool dry_run,
                                        const std::function<void(std::string_view)>& progress) {
   // A dry run writes nothing, not even the lock file (nor the directory).
+  // Neither does a run into a target that holds no tree yet when nothing is
+  // to be uploaded (every input refused): planned against the empty tree.
+  if (!dry_run) {
+    auto fresh = holds_no_tree(target);
+    if (!fresh) return tl::unexpected(fresh.error());
+    if (*fresh) {
+      PublishReport report{target.describe(), false, plan_publish(candidates, {}, options)};
+      if (report.plan.uploads.empty()) {
+        report.plan.pages.clear();
+        report.plan.env_pages.clear();
+        return report;
+      }
+    }
+  }
   std::unique_ptr<TargetLock> held;
   if (!dry_run) {
     auto lock = target.lock();
@@ -103,7 +136,8 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
   }
   auto tree = read_tree(target);
   if (!tree) return tl::unexpected(tree.error());
-  PublishReport report{target.describe(), dry_run, plan_publish(candidates, tree->wheels, options)};
+  PublishReport report{target.describe(), dry_run,
+                       plan_publish(candidates, tree->wheels, options, tree->state)};
   if (dry_run) return report;
   // Files first: a wheel, then its metadata file, then its record (what makes
   // it part of the tree). Pages last, so a page never names a missing file.
@@ -164,7 +198,7 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
     auto fresh = read_tree(target);
     if (!fresh) return tl::unexpected(fresh.error());
     PublishPlan pages;
-    plan_pages(fresh->wheels, pages);
+    plan_pages(fresh->wheels, pages, fresh->state.root_files);
     say(progress, fmt::format("writing {} pages", pages.pages.size()));
     for (const auto& page : pages.pages) {
       auto put = target.put_bytes(page.path, page.content);
@@ -186,7 +220,7 @@ util::Result<PublishReport> publish(const PublishRequest& request) {
   }
   // An unusable target fails now, not after minutes of inspection.
   if (!request.dry_run) {
-    if (auto usable = (*target)->lock(); !usable) return tl::unexpected(usable.error());
+    if (auto usable = (*target)->check_usable(); !usable) return tl::unexpected(usable.error());
   }
   std::vector<PublishCandidate> candidates;
   if (request.from_cache) {
@@ -225,7 +259,20 @@ util::Result<PublishedTree> list_published(std::string_view target,
                                            const std::optional<std::string>& endpoint_url) {
   auto opened = open_target(target, endpoint_url);
   if (!opened) return tl::unexpected(opened.error());
-  return read_tree(**opened);
+  auto tree = read_tree(**opened);
+  if (!tree) return tl::unexpected(tree.error());
+  // Not a tree publish wrote (a typo, a plain directory, a file): say so
+  // rather than "0 wheels". A publish stopped before its pages has records.
+  auto root_page = (*opened)->read("simple/index.html");
+  if (!root_page) return tl::unexpected(root_page.error());
+  if (!*root_page && tree->wheels.empty() && tree->state.unreadable.empty()) {
+    return util::fail(util::ErrorKind::failed,
+                      "not a published index (no simple/index.html, no files/*.variant.json)",
+                      tree->target,
+                      "give the TARGET a `flashfit publish --to` wrote (check the path), or "
+                      "publish to it first");
+  }
+  return tree;
 }
 
 }  // namespace flashfit::workflow

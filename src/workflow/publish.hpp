@@ -34,7 +34,7 @@ struct PublishRequest {
 struct PublishReport {
   std::string target;
   bool dry_run = false;
-  PublishPlan plan;
+  PublishPlan plan;  // plan.problems: records of the target that cannot be read
 };
 
 // Errors: bad inputs (no wheel found), an unusable target, a failed write
@@ -59,7 +59,9 @@ struct PublishedTree {
   std::vector<PublishedWheel> wheels;
   std::vector<EnvPage> env_pages;
   std::vector<std::string> problems;  // records that could not be read
+  TargetState state;                  // root files, and the wheels of those records
 };
+// A target with no simple/index.html and no records is an error (exit 1).
 util::Result<PublishedTree> list_published(
     std::string_view target, const std::optional<std::string>& endpoint_url = std::nullopt);
 util::Result<PublishedTree> read_tree(PublishTarget& target);

@@ -55,6 +55,19 @@ class DirectoryTarget : public PublishTarget {
     return std::unique_ptr<TargetLock>(std::make_unique<HeldLock>(std::move(*held)));
   }
 
+  // The target, or the nearest of its parents that exists, must be a
+  // directory this user may write into.
+  util::Result<void> check_usable() override {
+    std::error_code ec;
+    fs::path at = root_;
+    while (!fs::exists(at, ec) && at.has_relative_path() && at != at.parent_path())
+      at = at.parent_path();
+    if (!fs::is_directory(at, ec)) return tl::unexpected(write_error(at, "not a directory"));
+    if (::access(at.c_str(), W_OK | X_OK) != 0)
+      return tl::unexpected(write_error(at, std::strerror(errno)));
+    return {};
+  }
+
   util::Result<std::vector<std::string>> list(std::string_view dir) override {
     std::vector<std::string> names;
     std::error_code ec;

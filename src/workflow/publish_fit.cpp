@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <array>
 #include <charconv>
 
 #include "pkg/version.hpp"
@@ -85,13 +86,33 @@ std::optional<std::string> contradiction(const WheelFacts& wheel, const EnvKey& 
   return std::nullopt;
 }
 
-bool is_arch_subset(const WheelFacts& wheel) {
-  return !wheel.sass_archs.empty() && wheel.ptx_archs.empty();
+int oldest_arch(int cuda_major) {
+  if (cuda_major <= 10) return 30;
+  if (cuda_major == 11) return 35;
+  if (cuda_major == 12) return 50;
+  return 75;  // CUDA 13 dropped Maxwell, Pascal and Volta
+}
+
+bool is_arch_limited(const WheelFacts& wheel, const EnvKey& key) {
+  if (wheel.sass_archs.empty() && wheel.ptx_archs.empty()) return false;
+  if (wheel.ptx_archs.empty()) return true;  // no PTX: no GPU newer than its SASS
+  // The GPUs' SM numbers (desktop and data centre; later ones run PTX).
+  constexpr std::array kGpus = {30, 35, 37, 50, 52, 60, 61, 70, 75, 80, 86, 89, 90, 100, 103, 120};
+  const int oldest = oldest_arch(key.cuda_major.value_or(12));
+  for (int gpu : kGpus) {
+    if (gpu < oldest) continue;
+    bool runs = false;
+    for (int sass : wheel.sass_archs) runs = runs || (sass / 10 == gpu / 10 && sass <= gpu);
+    for (int ptx : wheel.ptx_archs) runs = runs || ptx <= gpu;
+    if (!runs) return true;
+  }
+  return false;
 }
 
 std::string arch_page_name(const EnvKey& key, const WheelFacts& wheel) {
   std::string archs;
   for (int arch : wheel.sass_archs) archs += fmt::format("-sm{}", arch);
+  for (int arch : wheel.ptx_archs) archs += fmt::format("-compute{}", arch);
   return fmt::format("torch-{}{}{}.html", key.torch_version, key.cxx11_abi ? "" : "-cxx11abi0",
                      archs);
 }
@@ -108,8 +129,13 @@ std::optional<std::string> why_not_on_page(const WheelFacts& wheel, const EnvKey
     return fmt::format("needs CUDA; the CUDA of torch {} is unknown (no +cuXYZ label)",
                        key.torch_version);
   }
-  if (!ignore_arch_subset && is_arch_subset(wheel)) {
-    return fmt::format("kernels for some GPUs only, no PTX: listed on {}",
+  if (!ignore_arch_subset && is_arch_limited(wheel, key)) {
+    const int major = key.cuda_major.value_or(12);
+    const std::string which = wheel.ptx_archs.empty()
+                                  ? "no PTX for newer GPUs"
+                                  : fmt::format("not every GPU CUDA {} supports, from sm_{} on",
+                                                major, oldest_arch(major));
+    return fmt::format("kernels for some GPUs only ({}): listed on {}", which,
                        arch_page_name(key, wheel));
   }
   return std::nullopt;

@@ -19,7 +19,7 @@ util::Result<EnvKey> parse_env_key(std::string_view torch_version, std::optional
 // Why `wheel` must not be listed on `key`'s page, or nullopt when it fits.
 // A wheel whose torch is unknown fits only the keys it was placed on with
 // --for-torch, and even then never a key its bytes contradict (ABI, CUDA).
-// `ignore_arch_subset`: judge a SASS-only wheel as if it ran on every GPU
+// `ignore_arch_subset`: judge an arch-limited wheel as if it ran on every GPU
 // (for the pages named after its archs).
 std::optional<std::string> why_not_on_page(const WheelFacts& wheel, const EnvKey& key,
                                            bool ignore_arch_subset = false);
@@ -28,9 +28,16 @@ std::optional<std::string> why_not_on_page(const WheelFacts& wheel, const EnvKey
 // CUDA): what refuses `--for-torch` placement. Nullopt when none.
 std::optional<std::string> contradiction(const WheelFacts& wheel, const EnvKey& key);
 
-// SASS-only: kernels for some GPUs and no PTX to JIT for the others.
-bool is_arch_subset(const WheelFacts& wheel);
-// "torch-2.9.1+cu128-sm80-sm90.html": the page for a SASS-only wheel's archs.
+// The oldest GPU arch (SM number) a CUDA major's toolkit builds for: 11 -> 35,
+// 12 -> 50, 13 -> 75.
+int oldest_arch(int cuda_major);
+// Whether a wheel with kernels cannot run on some GPU that `key`'s CUDA
+// supports: every such GPU needs SASS of its major at or below its arch, or
+// PTX at or below its arch (PTX is JIT-compiled only for its arch or newer);
+// newer GPUs than any listed need PTX. A wheel without kernels is not limited.
+bool is_arch_limited(const WheelFacts& wheel, const EnvKey& key);
+// "torch-2.9.1+cu128-sm80-sm90.html": the page for an arch-limited wheel's
+// archs, SASS as smXX and PTX as computeXX ("...-sm90-compute90.html").
 std::string arch_page_name(const EnvKey& key, const WheelFacts& wheel);
 
 // The key a labelled wheel names itself ("torch-2.8+cu12.html"), when its

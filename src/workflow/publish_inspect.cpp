@@ -22,6 +22,7 @@
 #include "pkg/wheel_name.hpp"
 #include "util/sha256.hpp"
 #include "util/unique_fd.hpp"
+#include "workflow/publish_plan.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -237,10 +238,12 @@ PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp
   }
   c.metadata = std::move(*metadata);
   f.metadata_version = opened->metadata().version;
+  f.metadata_name = opened->metadata().name;
   if (auto v = pkg::Version::parse(f.metadata_version)) f.metadata_version = v->str();
   f.requires_python = requires_python_of(c.metadata);
-  if (f.version != f.metadata_version && name->version.has_local() &&
-      name->version.without_local().str() == f.metadata_version) {
+  // Upstream's trap: METADATA says the file name's version without its label.
+  if (!same_version(f.version, f.metadata_version) && name->version.has_local() &&
+      same_version(name->version.without_local().str(), f.metadata_version)) {
     return rewritten_for_pip(c, name->version.str(), temp_dir);
   }
 

@@ -13,6 +13,16 @@ namespace {
 constexpr std::string_view kHead =
     "<!DOCTYPE html>\n<html>\n<head>\n<meta name=\"pypi:repository-version\" content=\"1.1\">\n";
 
+// The metadata file's hash, for the PEP 658/714 attributes, or "" to leave
+// them out: pip 23.0 compares METADATA's Name as written with the requirement
+// as typed, unnormalised, and refuses "flash_attn" for "flash-attn"; without
+// the attributes it reads the wheel's own METADATA and installs it. Left out
+// too when the Name is unknown (a record written before it was kept).
+std::string_view metadata_hash(const PublishedWheel& w) {
+  if (w.facts.metadata_name.empty() || w.facts.metadata_name != w.facts.project) return {};
+  return w.metadata_sha256;
+}
+
 std::string link(std::string_view prefix, const WheelFacts& w, std::string_view metadata_sha256) {
   std::string out =
       fmt::format("<a href=\"{}{}#sha256={}\"", prefix, net::percent_encode(w.filename), w.sha256);
@@ -90,7 +100,7 @@ std::string simple_project_html(std::string_view project,
   std::string out(kHead);
   out += fmt::format("<title>Links for {0}</title>\n</head>\n<body>\n<h1>Links for {0}</h1>\n",
                      html_escape(project));
-  for (const auto& w : wheels) out += link("../../files/", w.facts, w.metadata_sha256);
+  for (const auto& w : wheels) out += link("../../files/", w.facts, metadata_hash(w));
   out += "</body>\n</html>\n";
   return out;
 }
@@ -105,8 +115,8 @@ std::string simple_project_json(std::string_view project,
                         {"hashes", {{"sha256", w.facts.sha256}}},
                         {"size", w.facts.size}};
     if (!w.facts.requires_python.empty()) f["requires-python"] = w.facts.requires_python;
-    if (!w.metadata_sha256.empty()) {
-      f["core-metadata"] = {{"sha256", w.metadata_sha256}};
+    if (const auto hash = metadata_hash(w); !hash.empty()) {
+      f["core-metadata"] = {{"sha256", hash}};
       // Only PEP 714's key: pip 23.0 (Debian 12's) crashes on PEP 691's
       // "dist-info-metadata" as a dict, the bug PEP 714 renamed the key for.
     }

@@ -37,6 +37,11 @@ class S3Target : public PublishTarget {
     if (!probe) return tl::unexpected(probe.error());
     return std::unique_ptr<TargetLock>(std::make_unique<NoLock>());
   }
+  util::Result<void> check_usable() override {
+    auto probe = lock();
+    if (!probe) return tl::unexpected(probe.error());
+    return {};
+  }
   util::Result<std::vector<std::string>> list(std::string_view dir) override {
     return client_.list(dir);
   }

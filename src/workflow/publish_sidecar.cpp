@@ -13,6 +13,7 @@ store::VariantRecord variant_record(const PublishedWheel& wheel) {
   r.sha256 = f.sha256;
   r.size = f.size;
   r.metadata_sha256 = wheel.metadata_sha256;
+  r.metadata_name = f.metadata_name;
   r.requires_python = f.requires_python;
   r.python_tag = f.python_tag;
   r.platform = f.platform_tag;
@@ -49,6 +50,7 @@ util::Result<PublishedWheel> parse_sidecar(std::string_view text) {
   f.sha256 = std::move(r.sha256);
   f.size = r.size;
   w.metadata_sha256 = std::move(r.metadata_sha256);
+  f.metadata_name = std::move(r.metadata_name);
   f.python_tag = std::move(r.python_tag);
   f.platform_tag = std::move(r.platform);
   f.torch_major = r.torch_major;

@@ -25,7 +25,11 @@ class PublishTarget {
   virtual ~PublishTarget() = default;
   virtual std::string describe() const = 0;  // for messages: "/srv/wheels", "s3://b/p"
   virtual util::Result<std::unique_ptr<TargetLock>> lock() = 0;
-  // Names (not paths) of the files directly under `dir` ("files"); empty when absent.
+  // Fails when the target could not be written (before minutes of
+  // inspection); creates nothing (a run that writes nothing leaves no trace).
+  virtual util::Result<void> check_usable() { return {}; }
+  // Names (not paths) of the files directly under `dir` ("files"; "" is the
+  // root); empty when absent.
   virtual util::Result<std::vector<std::string>> list(std::string_view dir) = 0;
   // A small file's bytes, nullopt when absent.
   virtual util::Result<std::optional<std::string>> read(std::string_view path) = 0;

@@ -39,6 +39,7 @@ struct WheelFacts {
   std::string project;           // PEP 503 normalised: "ffext-abi1"
   std::string version;           // the file name's version
   std::string metadata_version;  // METADATA's Version (upstream drops the local label)
+  std::string metadata_name;     // METADATA's Name as written ("flash_attn"); "" when unknown
   std::string requires_python;   // METADATA's Requires-Python, empty when absent
   std::string sha256;            // of the file as published
   std::uint64_t size = 0;
@@ -113,6 +114,14 @@ struct EnvPage {
   std::vector<std::string> left_out;  // "file: why" for wheels of this torch not listed
 };
 
+// What a target holds besides its readable records.
+struct TargetState {
+  std::vector<std::string> root_files;  // names of the files at the root (env pages)
+  // Wheels whose record cannot be read: the wheel's file name, and why. Such a
+  // name stays taken (refused unless --replace) and the wheel is on no page.
+  std::vector<Refusal> unreadable;
+};
+
 struct PublishPlan {
   std::vector<Upload> uploads;
   std::vector<std::string> unchanged;  // already there with the same sha256
@@ -120,6 +129,7 @@ struct PublishPlan {
   std::vector<PageFile> pages;  // written last
   std::vector<EnvPage> env_pages;
   std::vector<WheelFacts> published;  // the whole tree after the plan, by file name
+  std::vector<std::string> problems;  // unreadable records this plan leaves as they are
 };
 
 }  // namespace flashfit::workflow

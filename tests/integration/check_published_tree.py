@@ -70,7 +70,15 @@ def canonical(name):
 
 
 def normal_version(v):
-    return v.lower().replace("_", "-")
+    # pip compares PEP 440 versions ("1.0" is "1.0.0"); its own packaging if no other.
+    try:
+        from packaging.version import InvalidVersion, Version
+    except ImportError:
+        from pip._vendor.packaging.version import InvalidVersion, Version
+    try:
+        return Version(v)
+    except InvalidVersion:
+        return v.lower().replace("_", "-")
 
 
 def main():

@@ -102,6 +102,9 @@ make_wheel "$TMP/evil" evilpkg 1.0 "../../escape.py"
 ff publish --to "$OUT" "$TMP/evil/evilpkg-1.0-py3-none-any.whl"
 expect_rc 1 "a zip-slip wheel"
 expect_out_contains "refused: evilpkg-1.0-py3-none-any.whl"
+ff publish --to "$TMP/fresh" "$TMP/evil/evilpkg-1.0-py3-none-any.whl"
+expect_rc 1 "every input refused, into a new directory"
+[[ ! -e $TMP/fresh ]] || fail "a run that published nothing created its target: $(ls -A "$TMP/fresh")"
 [[ ! -e $OUT/simple/evilpkg ]] || fail "the hostile wheel got a page"
 touch "$TMP/plainfile"
 ff publish --to "$TMP/plainfile/sub" "$WHEEL1"
@@ -110,9 +113,22 @@ ff publish --to "$OUT"
 expect_clean_error 2 "no inputs"
 ff publish --to s3://bucket/x "$WHEEL1"
 expect_clean_error 2 "s3 (not implemented)"
+ff publish
+expect_clean_error 2 "no target"
+! grep -qF "publish: publish:" "$TMP/err" || fail "the command's name twice: $(cat "$TMP/err")"
+for not_index in "$TMP/no-such-dir" "$TMP/evil" "$TMP/plainfile"; do
+  ff publish --list "$not_index"
+  expect_clean_error 1 "publish --list $not_index (not a published index)"
+  grep -qF "not a published index" "$TMP/err" || fail "--list $not_index: $(cat "$TMP/err")"
+done
+[[ ! -e $TMP/no-such-dir ]] || fail "publish --list created the directory it was asked about"
+ff publish --list "$OUT" --to "$OUT"
+expect_clean_error 2 "--list with --to"
+ff publish --list "$OUT" "$WHEEL1"
+expect_clean_error 2 "--list with wheels"
 capture "${CHECK[@]}" "$OUT"
 expect_rc 0 "the tree checker after bad input"
-pass_note "hostile wheel, unwritable target, no inputs: clear errors, tree intact"
+pass_note "hostile wheel, unwritable target, no inputs, --list of no index, --list with --to: clear errors, tree intact"
 
 # --- Upstream's trap: a local label in the file name, not in METADATA ----------
 mkdir -p "$TMP/up"
@@ -131,7 +147,25 @@ assert rec["original_sha256"] == hashlib.sha256(open(orig, "rb").read()).hexdige
 PY
 capture "${CHECK[@]}" "$OUT"
 expect_rc 0 "the tree checker with the rewritten wheel"
-pass_note "upstream-style wheel: METADATA rewritten to its file name's version, original sha256 recorded"
+sleep 2  # zip times have a 2-second grain: a rewrite stamping the clock would give other bytes
+ff publish --to "$OUT" "$TMP/up/$UP"
+expect_rc 0 "publishing the upstream-style wheel again"
+expect_out_contains "unchanged: $UP"
+pass_note "upstream-style wheel: METADATA rewritten to its file name's version, original sha256 recorded, re-publish a no-op"
+
+# --- A version written two ways: 1.0 in the file name, 1.0.0 in METADATA ----------
+mkdir -p "$TMP/zero"
+make_wheel "$TMP/zero" zerodemo 1.0 "" 1.0.0
+ff publish --to "$OUT" "$TMP/zero/zerodemo-1.0-py3-none-any.whl"
+expect_rc 0 "publishing a wheel whose METADATA writes its version 1.0.0 (pip: the same version)"
+expect_out_contains "published: zerodemo-1.0-py3-none-any.whl"
+# METADATA Name under_score, project under-score: pip 23.0 refuses it through metadata attributes.
+make_wheel "$TMP/zero" under_score 1.0
+ff publish --to "$OUT" "$TMP/zero/under_score-1.0-py3-none-any.whl"
+expect_rc 0 "publishing a wheel whose METADATA Name is not normalised"
+! grep -q "core-metadata" "$OUT/simple/under-score/index.html" "$OUT/simple/under-score/index.json" ||
+  fail "metadata attributes for a wheel whose METADATA Name is not its normalised name"
+grep -q "data-core-metadata" "$OUT/simple/zerodemo/index.html" || fail "no metadata attributes for zerodemo"
 
 # --- The checker can fail: a corrupted copy of the tree -------------------------
 cp -a "$OUT" "$TMP/corrupt"
@@ -160,7 +194,7 @@ pass_note "two concurrent publishers: both present, tree consistent"
 # --- --list ------------------------------------------------------------------------
 ff publish --list "$OUT" --json
 expect_rc 0 "publish --list --json"
-[[ $(json_field "$TMP/out" 'len(d["wheels"])') == 8 ]] || fail "--list does not show 8 wheels"
+[[ $(json_field "$TMP/out" 'len(d["wheels"])') == 10 ]] || fail "--list does not show 10 wheels"
 [[ $(json_field "$TMP/out" "sorted(p['page'] for p in d['env_pages']) == sorted(['torch-1.13+cu12.html', '$PAGE'])") == True ]] ||
   fail "--list env pages: $(json_field "$TMP/out" '[p["page"] for p in d["env_pages"]]')"
 
@@ -239,6 +273,10 @@ capture "$VPY" -m pip install --index-url "$URL/simple/" upstreamish
 expect_rc 0 "pip install the rewritten upstream-style wheel through the index"
 capture "$VPY" -m pip install --force-reinstall --no-deps --no-index --find-links "$URL/torch-1.13+cu12.html" upstreamish
 expect_rc 0 "pip install the rewritten upstream-style wheel through its env page"
+capture "$VPY" -m pip install --index-url "$URL/simple/" zerodemo
+expect_rc 0 "pip install zerodemo 1.0 (METADATA 1.0.0) through the index"
+capture "$VPY" -m pip install --index-url "$URL/simple/" under-score
+expect_rc 0 "pip install under-score (METADATA Name under_score) through the index"
 capture "$VPY" -m pip install --no-index --find-links "$URL/$PAGE" ffext_abi0
 [[ $RC != 0 ]] || fail "ffext_abi0 installed through the env page it must not be on"
 pass_note "nginx on 127.0.0.1:$PORT; pip installed ffext_abi1 through the index and $PAGE; imports"

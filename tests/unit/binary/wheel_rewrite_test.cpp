@@ -3,6 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
+#include "../temp_dir.hpp"
+#include "binary/wheel.hpp"
+#include "wheel_builder.hpp"
+
 namespace flashfit::binary {
 namespace {
 
@@ -27,6 +34,29 @@ TEST(WheelRewrite, RefusesMissingOrDuplicateVersionHeaders) {
   EXPECT_FALSE(with_metadata_version("Name: a\n\n", "1"));
   EXPECT_FALSE(with_metadata_version("Name: a\nVersion: 1\nVersion: 2\n", "1"));
   EXPECT_FALSE(with_metadata_version("", "1"));
+}
+
+TEST(WheelRewrite, TheSameInputGivesTheSameBytesOnEveryRun) {
+  test::TempDir tmp("rewrite");
+  wheel_fixture::WheelSpec spec;
+  spec.filename = "demo_pkg-1.0+cu12-cp312-cp312-linux_x86_64.whl";
+  spec.files.push_back({"demo_pkg/__init__.py", "x = 1\n"});
+  const auto wheel = wheel_fixture::build_wheel(tmp.path(), spec);
+  std::filesystem::create_directories(tmp.path() / "one");
+  std::filesystem::create_directories(tmp.path() / "two");
+  const auto one_path = tmp.path() / "one" / spec.filename;
+  const auto two_path = tmp.path() / "two" / spec.filename;
+  ASSERT_TRUE(rewrite_metadata_version(wheel, one_path, "1.0+cu12"));
+  // Zip times have a 2-second grain: a rewrite stamping the clock would differ.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  ASSERT_TRUE(rewrite_metadata_version(wheel, two_path, "1.0+cu12"));
+  const auto one = wheel_fixture::read_file(one_path);
+  auto opened = open_wheel(one_path);
+  ASSERT_TRUE(opened) << opened.error().message;
+  auto metadata = opened->read_member("demo_pkg-1.0.dist-info/METADATA", 1 << 20);
+  ASSERT_TRUE(metadata);
+  EXPECT_NE(metadata->find("Version: 1.0+cu12\n"), std::string::npos);
+  EXPECT_EQ(one, wheel_fixture::read_file(two_path));
 }
 
 }  // namespace

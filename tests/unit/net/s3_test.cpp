@@ -57,6 +57,17 @@ TEST(S3Target, BadInputIsAUsageError) {
   EXPECT_FALSE(parse_s3_target("s3://wheels", e));
 }
 
+TEST(S3Target, DotDotAndEmptyPrefixSegmentsAreUsageErrors) {
+  for (const char* bad : {"s3://wheels/../other", "s3://wheels/a/../../other", "s3://wheels/./a",
+                          "s3://wheels/a//b", "s3://wheels/a/.", "s3://wheels//a"}) {
+    auto c = parse_s3_target(bad, with_keys());
+    ASSERT_FALSE(c) << bad;
+    EXPECT_EQ(c.error().kind, util::ErrorKind::usage) << bad;
+    EXPECT_NE(c.error().message.find("'..'"), std::string::npos) << bad;
+  }
+  EXPECT_EQ(parse_s3_target("s3://wheels/a..b/.c/", with_keys())->prefix, "a..b/.c");
+}
+
 TEST(S3Target, PartSizeFromTheEnvironment) {
   auto e = with_keys();
   EXPECT_EQ(parse_s3_target("s3://wheels", e)->part_size, kDefaultPartSize);

@@ -23,6 +23,7 @@ VariantRecord sample() {
   r.sha256 = kSha;
   r.size = 12345;
   r.metadata_sha256 = std::string(64, 'b');
+  r.metadata_name = "ffext_abi1";
   r.requires_python = ">=3.8";
   r.python_tag = "cp311";
   r.platform = "linux_x86_64";

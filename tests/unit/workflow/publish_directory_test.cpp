@@ -105,6 +105,30 @@ TEST(PublishDirectory, DryRunWritesNothing) {
   EXPECT_FALSE(fs::exists(tmp.path() / "out"));
 }
 
+TEST(PublishDirectory, EveryInputRefusedCreatesNothing) {
+  test::TempDir tmp("publish");
+  auto refused = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "wheel bytes");
+  refused.refusal = "not a wheel";
+  auto report = publish_to(*directory_target(tmp.path() / "out"), {refused}, {}, false, {});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->plan.refused.size(), 1u);
+  EXPECT_TRUE(report->plan.pages.empty());
+  EXPECT_FALSE(fs::exists(tmp.path() / "out"));
+  // Through the whole flow too: its early check of the target creates nothing.
+  const auto junk = tmp.path() / "in" / "b-0.1.0-py3-none-any.whl";
+  fs::create_directories(junk.parent_path());
+  std::ofstream(junk) << "not a zip";
+  PublishRequest request;
+  request.target = (tmp.path() / "out2").string();
+  request.inputs = {junk};
+  request.temp_dir = tmp.path() / "tmp";
+  fs::create_directories(request.temp_dir);
+  auto whole = publish(request);
+  ASSERT_TRUE(whole) << whole.error().message;
+  EXPECT_EQ(whole->plan.refused.size(), 1u);
+  EXPECT_FALSE(fs::exists(tmp.path() / "out2"));
+}
+
 TEST(PublishDirectory, RepublishWritesNothing) {
   test::TempDir tmp("publish");
   auto target = directory_target(tmp.path() / "out");
@@ -117,6 +141,23 @@ TEST(PublishDirectory, RepublishWritesNothing) {
   ASSERT_TRUE(again);
   EXPECT_EQ(again->plan.unchanged.size(), 1u);
   EXPECT_EQ(fs::last_write_time(page), before - std::chrono::hours(1));
+}
+
+TEST(PublishDirectory, ReplacingAPlacedWheelEmptiesItsStalePage) {
+  test::TempDir tmp("publish");
+  auto target = directory_target(tmp.path() / "out");
+  PublishOptions placed;
+  placed.for_torch = *parse_env_key("2.9.1+cu128", std::nullopt);
+  const auto first = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "one");
+  ASSERT_TRUE(publish_to(*target, {first}, placed, false, {}));
+  const auto page = tmp.path() / "out/torch-2.9.1+cu128.html";
+  ASSERT_NE(slurp(page).find(first.facts.sha256), std::string::npos);
+  PublishOptions replace;
+  replace.replace = true;
+  const auto second = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "two");
+  ASSERT_TRUE(publish_to(*target, {second}, replace, false, {}));
+  EXPECT_EQ(slurp(page).find(first.facts.sha256), std::string::npos);
+  EXPECT_EQ(slurp(page).find("a-0.1.0"), std::string::npos);
 }
 
 TEST(PublishDirectory, AFailedUploadLeavesTheOldPagesTrue) {
@@ -308,6 +349,25 @@ TEST(PublishDirectory, ForeignRecordsAreReportedNotTrusted) {
   ASSERT_TRUE(tree);
   EXPECT_TRUE(tree->wheels.empty());
   ASSERT_EQ(tree->problems.size(), 1u);
+  ASSERT_EQ(tree->state.unreadable.size(), 1u);
+  EXPECT_EQ(tree->state.unreadable[0].filename, "x.whl");
+}
+
+TEST(PublishDirectory, AnUnreadableRecordKeepsItsNameAndIsReported) {
+  test::TempDir tmp("publish");
+  auto target = directory_target(tmp.path() / "out");
+  const auto first = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "one");
+  ASSERT_TRUE(publish_to(*target, {first}, {}, false, {}));
+  const auto record = tmp.path() / "out/files/a-0.1.0-py3-none-any.whl.variant.json";
+  ASSERT_TRUE(util::write_file_atomic(record, "{\"schema\": 2}"));
+  const auto second = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "two");
+  auto report = publish_to(*target, {second}, {}, false, {});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->plan.refused.size(), 1u);
+  EXPECT_EQ(slurp(tmp.path() / "out/files/a-0.1.0-py3-none-any.whl"), "one");
+  ASSERT_EQ(report->plan.problems.size(), 1u);
+  EXPECT_NE(report->plan.problems[0].find("a-0.1.0-py3-none-any.whl.variant.json"),
+            std::string::npos);
 }
 
 }  // namespace

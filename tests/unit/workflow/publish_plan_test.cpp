@@ -126,6 +126,71 @@ TEST(PublishPlan, RepublishIsANoOpAndOtherBytesNeedReplace) {
             std::string::npos);
 }
 
+TEST(PublishPlan, AnEnvPageNoWheelNamesAnyMoreIsWrittenEmpty) {
+  PublishOptions placed;
+  placed.for_torch = key("2.9.1+cu128");
+  const auto first = plan_publish({wheel("a-0.1.0-py3-none-any.whl", "a")}, {}, placed);
+  ASSERT_NE(page(first, "torch-2.9.1+cu128.html"), nullptr);
+  const std::vector<PublishedWheel> existing = {{first.uploads[0].facts, "m"}};
+  PublishOptions replace;
+  replace.replace = true;
+  const std::vector<std::string> root = {".flashfit-publish.lock", "torch-2.9.1+cu128.html",
+                                         "notes.html"};
+  const auto replaced =
+      plan_publish({wheel("a-0.1.0-py3-none-any.whl", "b")}, existing, replace, {root, {}});
+  const auto* stale = page(replaced, "torch-2.9.1+cu128.html");
+  ASSERT_NE(stale, nullptr);
+  EXPECT_EQ(stale->content.find("a-0.1.0"), std::string::npos);
+  EXPECT_EQ(stale->content.find(std::string(64, 'a')), std::string::npos);
+  EXPECT_EQ(page(replaced, "notes.html"), nullptr);
+  EXPECT_EQ(page(replaced, ".flashfit-publish.lock"), nullptr);
+}
+
+TEST(PublishPlan, TheSameOriginalOfARewrittenCopyIsUnchanged) {
+  auto input = wheel("a-0.1.0+cu12-py3-none-any.whl", "a");
+  input.facts.version = input.facts.metadata_version = "0.1.0+cu12";
+  input.facts.original_sha256 = std::string(64, 'o');
+  const auto first = plan_publish({input}, {}, {});
+  ASSERT_EQ(first.uploads.size(), 1u);
+  const std::vector<PublishedWheel> existing = {{first.uploads[0].facts, "m"}};
+  input.facts.sha256 = std::string(64, 'b');  // an earlier rewrite gave other bytes
+  const auto again = plan_publish({input}, existing, {});
+  EXPECT_TRUE(again.refused.empty());
+  EXPECT_TRUE(again.uploads.empty());
+  EXPECT_EQ(again.unchanged, std::vector<std::string>{"a-0.1.0+cu12-py3-none-any.whl"});
+  input.facts.original_sha256 = std::string(64, 'p');  // another original: another file
+  EXPECT_EQ(plan_publish({input}, existing, {}).refused.size(), 1u);
+}
+
+TEST(PublishPlan, VersionsCompareAsPep440Versions) {
+  EXPECT_TRUE(same_version("1.0", "1.0.0"));
+  EXPECT_TRUE(same_version("1.0+cu12", "1.0.0+cu12"));
+  EXPECT_FALSE(same_version("1.0+cu12", "1.0"));
+  EXPECT_FALSE(same_version("1.0", "1.1"));
+  auto w = wheel("zerodemo-1.0-py3-none-any.whl", "a");
+  w.facts.version = "1.0";
+  w.facts.metadata_version = "1.0.0";
+  const auto plan = plan_publish({w}, {}, {});
+  EXPECT_TRUE(plan.refused.empty()) << plan.refused[0].reason;
+  EXPECT_EQ(plan.uploads.size(), 1u);
+}
+
+TEST(PublishPlan, ANameWhoseRecordCannotBeReadIsTakenUnlessReplace) {
+  const TargetState state{{}, {{"a-0.1.0-py3-none-any.whl", "files/a...: schema 2"}}};
+  const auto plan = plan_publish({wheel("a-0.1.0-py3-none-any.whl", "a")}, {}, {}, state);
+  EXPECT_TRUE(plan.uploads.empty());
+  ASSERT_EQ(plan.refused.size(), 1u);
+  EXPECT_NE(plan.refused[0].reason.find("cannot be read"), std::string::npos);
+  EXPECT_NE(plan.refused[0].reason.find("--replace"), std::string::npos);
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_NE(plan.problems[0].find("on no page"), std::string::npos);
+  PublishOptions replace;
+  replace.replace = true;
+  const auto replaced = plan_publish({wheel("a-0.1.0-py3-none-any.whl", "a")}, {}, replace, state);
+  EXPECT_EQ(replaced.uploads.size(), 1u);
+  EXPECT_TRUE(replaced.problems.empty());
+}
+
 TEST(PublishPlan, PlacingKnownBytesOnAnotherTorchRewritesOnlyTheRecord) {
   const auto first = plan_publish({wheel("a-0.1.0-py3-none-any.whl", "a")}, {}, {});
   const std::vector<PublishedWheel> existing = {{first.uploads[0].facts, "m"}};
@@ -164,7 +229,7 @@ TEST(PublishPlan, LabelledWheelsMakeTheirOwnPageAndArchSubsetsGetArchPages) {
   full.facts.uses_cuda = true;
   full.facts.cuda_major = 12;
   full.facts.sass_archs = {80, 90};
-  full.facts.ptx_archs = {90};
+  full.facts.ptx_archs = {50};  // JIT for every GPU CUDA 12 supports
   auto subset = wheel("g-1.0+cu12torch2.8-cp312-cp312-linux_x86_64.whl", "b");
   subset.facts.torch_major = 2;
   subset.facts.torch_minor = 8;
@@ -172,7 +237,9 @@ TEST(PublishPlan, LabelledWheelsMakeTheirOwnPageAndArchSubsetsGetArchPages) {
   subset.facts.cuda_major = 12;
   subset.facts.sass_archs = {90};
   const auto plan = plan_publish({full, subset}, {}, {});
-  ASSERT_EQ(plan.env_pages.size(), 1u);
+  ASSERT_EQ(plan.env_pages.size(), 2u);  // the torch build's page, then the arch page
+  EXPECT_EQ(plan.env_pages[1].page, "torch-2.8+cu12-sm90.html");
+  EXPECT_EQ(plan.env_pages[1].wheels, std::vector<std::string>{subset.facts.filename});
   EXPECT_EQ(plan.env_pages[0].page, "torch-2.8+cu12.html");
   EXPECT_EQ(plan.env_pages[0].wheels, std::vector<std::string>{full.facts.filename});
   ASSERT_EQ(plan.env_pages[0].left_out.size(), 1u);
@@ -182,12 +249,56 @@ TEST(PublishPlan, LabelledWheelsMakeTheirOwnPageAndArchSubsetsGetArchPages) {
   EXPECT_EQ(arch->content.find("f-1.0"), std::string::npos);
 }
 
+TEST(PublishFit, PtxCoversOnlyItsArchAndNewer) {
+  WheelFacts w;
+  const auto cu12 = key("2.9.1+cu128");
+  const auto cu13 = key("2.9.1+cu130");
+  EXPECT_FALSE(is_arch_limited(w, cu12));  // no kernels: nothing to limit
+  w.sass_archs = {90};
+  w.ptx_archs = {90};
+  EXPECT_TRUE(is_arch_limited(w, cu12));  // sm_80 runs neither
+  EXPECT_EQ(arch_page_name(cu12, w), "torch-2.9.1+cu128-sm90-compute90.html");
+  w.sass_archs = {80, 90};
+  w.ptx_archs = {80};
+  EXPECT_TRUE(is_arch_limited(w, cu12));  // sm_75 and older
+  w.sass_archs = {75, 80, 86, 89, 90, 100, 120};
+  EXPECT_FALSE(is_arch_limited(w, cu13));  // sm_75 is CUDA 13's oldest
+  w.ptx_archs = {};
+  EXPECT_TRUE(is_arch_limited(w, cu13));  // no PTX: nothing newer runs it
+  w.sass_archs = {50};
+  w.ptx_archs = {60};
+  EXPECT_FALSE(is_arch_limited(w, cu12));
+  w.sass_archs = {50};
+  w.ptx_archs = {90};
+  EXPECT_TRUE(is_arch_limited(w, cu12));  // sm_60 to sm_89: neither
+}
+
+TEST(PublishPlan, ASass90Ptx90WheelIsOnlyOnItsArchPage) {
+  auto w = wheel("h-1.0+cu12torch2.8-cp312-cp312-linux_x86_64.whl", "a");
+  w.facts.torch_major = 2;
+  w.facts.torch_minor = 8;
+  w.facts.uses_cuda = true;
+  w.facts.cuda_major = 12;
+  w.facts.sass_archs = {90};
+  w.facts.ptx_archs = {90};
+  const auto plan = plan_publish({w}, {}, {});
+  ASSERT_EQ(plan.env_pages.size(), 2u);
+  EXPECT_TRUE(plan.env_pages[0].wheels.empty());
+  ASSERT_EQ(plan.env_pages[0].left_out.size(), 1u);
+  EXPECT_NE(plan.env_pages[0].left_out[0].find("sm_50"), std::string::npos);
+  const auto* arch = page(plan, "torch-2.8+cu12-sm90-compute90.html");
+  ASSERT_NE(arch, nullptr);
+  EXPECT_NE(arch->content.find("h-1.0%2Bcu12torch2.8"), std::string::npos);
+}
+
 TEST(PublishPages, LinksCarryHashEncodingAndMetadata) {
   PublishedWheel w;
   w.facts.filename = "x-1.0+cu12-py3-none-any.whl";
   w.facts.sha256 = std::string(64, 'c');
   w.facts.requires_python = ">=3.8";
   w.facts.version = "1.0+cu12";
+  w.facts.project = "x";
+  w.facts.metadata_name = "x";
   w.metadata_sha256 = std::string(64, 'd');
   const auto html = simple_project_html("x", {w});
   EXPECT_NE(html.find("href=\"../../files/x-1.0%2Bcu12-py3-none-any.whl#sha256=" +
@@ -204,10 +315,32 @@ TEST(PublishPages, LinksCarryHashEncodingAndMetadata) {
   EXPECT_EQ(html_escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
 }
 
+TEST(PublishPages, NoMetadataAttributesWhenMetadataNameIsNotTheNormalisedName) {
+  PublishedWheel w;
+  w.facts.filename = "flash_attn-2.8.3-py3-none-any.whl";
+  w.facts.project = "flash-attn";
+  w.facts.sha256 = std::string(64, 'c');
+  w.facts.version = "2.8.3";
+  w.metadata_sha256 = std::string(64, 'd');
+  for (const char* name : {"flash_attn", "Flash-Attn", ""}) {
+    w.facts.metadata_name = name;  // pip 23.0 refuses it for "flash-attn"; "": unknown
+    const auto html = simple_project_html("flash-attn", {w});
+    EXPECT_NE(html.find("flash_attn-2.8.3-py3-none-any.whl#sha256="), std::string::npos);
+    EXPECT_EQ(html.find("data-core-metadata"), std::string::npos) << name;
+    EXPECT_EQ(html.find("data-dist-info-metadata"), std::string::npos) << name;
+    EXPECT_EQ(simple_project_json("flash-attn", {w}).find("core-metadata"), std::string::npos)
+        << name;
+  }
+  w.facts.metadata_name = "flash-attn";
+  EXPECT_NE(simple_project_html("flash-attn", {w}).find("data-core-metadata"), std::string::npos);
+  EXPECT_NE(simple_project_json("flash-attn", {w}).find("core-metadata"), std::string::npos);
+}
+
 TEST(PublishSidecar, RoundTripsAndRefusesForeignRecords) {
   auto c = wheel("a-0.1.0-py3-none-any.whl", "a");
   c.facts.for_torch = {key("2.9.1+cu128")};
   c.facts.sass_archs = {80};
+  c.facts.metadata_name = "A";
   const PublishedWheel w{c.facts, std::string(64, 'e')};
   const auto back = parse_sidecar(sidecar_json(w));
   ASSERT_TRUE(back) << back.error().message;
@@ -215,6 +348,7 @@ TEST(PublishSidecar, RoundTripsAndRefusesForeignRecords) {
   EXPECT_EQ(back->facts.sha256, c.facts.sha256);
   EXPECT_EQ(back->facts.sass_archs, c.facts.sass_archs);
   EXPECT_EQ(back->metadata_sha256, w.metadata_sha256);
+  EXPECT_EQ(back->facts.metadata_name, "A");
   EXPECT_FALSE(parse_sidecar("{}"));
   EXPECT_FALSE(parse_sidecar("not json"));
   EXPECT_FALSE(parse_sidecar(R"({"schema": 1, "filename": "../x"})"));
