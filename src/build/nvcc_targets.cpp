@@ -90,6 +90,16 @@ NvccSupportVerdict nvcc_supports(MajorMinor nvcc, const NvccTarget& target) {
   return {NvccSupport::supported, ""};
 }
 
+std::optional<unsigned> oldest_target(int cuda_major) {
+  const MajorMinor first_release{cuda_major, 0};
+  for (const ArchHistory& h : histories()) {  // in arch order
+    if (nvcc_supports(first_release, NvccTarget{h.number, false, 0}).support ==
+        NvccSupport::supported)
+      return h.number;
+  }
+  return std::nullopt;
+}
+
 bool target_runs_on(const NvccTarget& target, env::ComputeCapability cc) {
   const int major = static_cast<int>(target.number / 10);
   const int minor = static_cast<int>(target.number % 10);

@@ -46,6 +46,10 @@ struct NvccSupportVerdict {
 
 NvccSupportVerdict nvcc_supports(env::MajorMinor nvcc, const NvccTarget& target);
 
+// The oldest arch CUDA `cuda_major` compiles (11: sm_35, 12: sm_50, 13:
+// sm_75), from the same table; nullopt for a major the table does not know.
+std::optional<unsigned> oldest_target(int cuda_major);
+
 // Whether the code a target produces runs on a GPU of capability `cc`: SASS
 // on the same major at the same or a higher minor (sm_90a only on 9.0; sm_100f
 // on the 10.x family), PTX on that capability or newer through the driver's JIT.

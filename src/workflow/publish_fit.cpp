@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 
+#include "build/nvcc_targets.hpp"
 #include "pkg/version.hpp"
 
 namespace flashfit::workflow {
@@ -86,21 +87,17 @@ std::optional<std::string> contradiction(const WheelFacts& wheel, const EnvKey& 
   return std::nullopt;
 }
 
-int oldest_arch(int cuda_major) {
-  if (cuda_major <= 10) return 30;
-  if (cuda_major == 11) return 35;
-  if (cuda_major == 12) return 50;
-  return 75;  // CUDA 13 dropped Maxwell, Pascal and Volta
-}
-
 bool is_arch_limited(const WheelFacts& wheel, const EnvKey& key) {
   if (wheel.sass_archs.empty() && wheel.ptx_archs.empty()) return false;
   if (wheel.ptx_archs.empty()) return true;  // no PTX: no GPU newer than its SASS
   // The GPUs' SM numbers (desktop and data centre; later ones run PTX).
   constexpr std::array kGpus = {30, 35, 37, 50, 52, 60, 61, 70, 75, 80, 86, 89, 90, 100, 103, 120};
-  const int oldest = oldest_arch(key.cuda_major.value_or(12));
+  // Which GPUs the page's CUDA supports (build/nvcc_targets' history); not
+  // known: no claim that the wheel covers them all.
+  const auto oldest = key.cuda_major ? build::oldest_target(*key.cuda_major) : std::nullopt;
+  if (!oldest) return true;
   for (int gpu : kGpus) {
-    if (gpu < oldest) continue;
+    if (gpu < static_cast<int>(*oldest)) continue;
     bool runs = false;
     for (int sass : wheel.sass_archs) runs = runs || (sass / 10 == gpu / 10 && sass <= gpu);
     for (int ptx : wheel.ptx_archs) runs = runs || ptx <= gpu;
@@ -130,11 +127,12 @@ std::optional<std::string> why_not_on_page(const WheelFacts& wheel, const EnvKey
                        key.torch_version);
   }
   if (!ignore_arch_subset && is_arch_limited(wheel, key)) {
-    const int major = key.cuda_major.value_or(12);
-    const std::string which = wheel.ptx_archs.empty()
-                                  ? "no PTX for newer GPUs"
-                                  : fmt::format("not every GPU CUDA {} supports, from sm_{} on",
-                                                major, oldest_arch(major));
+    const auto oldest = key.cuda_major ? build::oldest_target(*key.cuda_major) : std::nullopt;
+    const std::string which =
+        wheel.ptx_archs.empty() ? "no PTX for newer GPUs"
+        : oldest
+            ? fmt::format("not every GPU CUDA {} supports, from sm_{} on", *key.cuda_major, *oldest)
+            : "which GPUs its CUDA supports is not known to flashfit";
     return fmt::format("kernels for some GPUs only ({}): listed on {}", which,
                        arch_page_name(key, wheel));
   }

@@ -65,6 +65,14 @@ TEST(NvccTargets, WhatTheTableDoesNotKnowIsUnknown) {
   EXPECT_EQ(support(13, 0, "sm_99"), NvccSupport::unknown);  // no such arch in the table
 }
 
+TEST(NvccTargets, OldestTargetPerCudaMajor) {
+  EXPECT_EQ(oldest_target(11), 35U);
+  EXPECT_EQ(oldest_target(12), 50U);
+  EXPECT_EQ(oldest_target(13), 75U);
+  EXPECT_FALSE(oldest_target(10));  // older than the table
+  EXPECT_FALSE(oldest_target(14));  // not seen yet
+}
+
 TEST(NvccTargets, WhichGpusRunATargetsCode) {
   EXPECT_TRUE(target_runs_on(target("sm_80"), {8, 6}));
   EXPECT_TRUE(target_runs_on(target("sm_80"), {8, 9}));
