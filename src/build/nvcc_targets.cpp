@@ -76,6 +76,9 @@ std::optional<NvccTarget> parse_nvcc_target(std::string_view text) {
 }
 
 NvccSupportVerdict nvcc_supports(MajorMinor nvcc, const NvccTarget& target) {
+  // nvcc 13.0: "Unsupported gpu architecture 'compute_80a'" (and sm_90f).
+  if ((target.suffix == 'a' && target.number < 90) || (target.suffix == 'f' && target.number < 100))
+    return {NvccSupport::no_such_target, ""};
   const ArchHistory* h = history_of(target.number);
   if (!h || nvcc < kOldestKnownNvcc || nvcc.major > kNewestKnownMajor) return {};
   MajorMinor first = h->first;
@@ -98,6 +101,16 @@ std::optional<unsigned> oldest_target(int cuda_major) {
       return h.number;
   }
   return std::nullopt;
+}
+
+std::vector<unsigned> targets_of(int cuda_major) {
+  std::vector<unsigned> out;
+  if (!oldest_target(cuda_major)) return out;
+  for (const ArchHistory& h : histories()) {
+    if (h.first.major <= cuda_major && (!h.last || h.last->major >= cuda_major))
+      out.push_back(h.number);
+  }
+  return out;
 }
 
 bool target_runs_on(const NvccTarget& target, env::ComputeCapability cc) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "env/environment.hpp"
 #include "env/gpu.hpp"
@@ -35,6 +36,7 @@ enum class NvccSupport {
   dropped,    // this nvcc no longer compiles it (sm_53 from CUDA 13.0 on)
   too_new,    // this nvcc does not compile it yet (sm_100 before 12.8)
   unknown,    // not in the table (an nvcc older than 11.0 or newer than 13.x, an unlisted arch)
+  no_such_target,  // an `a` form below sm_90 or an `f` form below sm_100: no nvcc has one
 };
 
 struct NvccSupportVerdict {
@@ -49,6 +51,10 @@ NvccSupportVerdict nvcc_supports(env::MajorMinor nvcc, const NvccTarget& target)
 // The oldest arch CUDA `cuda_major` compiles (11: sm_35, 12: sm_50, 13:
 // sm_75), from the same table; nullopt for a major the table does not know.
 std::optional<unsigned> oldest_target(int cuda_major);
+
+// Every arch some release of CUDA `cuda_major` compiles, in order (12: sm_50
+// .. sm_121); empty for a major the table does not know.
+std::vector<unsigned> targets_of(int cuda_major);
 
 // Whether the code a target produces runs on a GPU of capability `cc`: SASS
 // on the same major at the same or a higher minor (sm_90a only on 9.0; sm_100f

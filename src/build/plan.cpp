@@ -253,9 +253,13 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
   if (plan.cuda) {
     // The recipe's arch variable counts only when this source's setup.py
     // spells it (flash-attn reads FLASH_ATTN_CUDA_ARCHS from 2.7.3 on; before,
-    // its -gencode list is fixed): else the plan is that list's.
+    // its -gencode list is fixed): else the plan is that list's. torch's own
+    // variable is read by cpp_extension, not setup.py, and without a literal
+    // -gencode list there is no other list to plan.
     std::optional<resolve::Recipe> unread_variable;
-    if (recipe && !recipe->build.arch_variable.empty() && units.setup_variables &&
+    if (recipe && !recipe->build.arch_variable.empty() &&
+        recipe->build.arch_variable != detail::kTorchArchVariable && !units.gencode.empty() &&
+        units.setup_variables &&
         std::find(units.setup_variables->begin(), units.setup_variables->end(),
                   recipe->build.arch_variable) == units.setup_variables->end()) {
       plan.warnings.push_back(fmt::format(
@@ -285,6 +289,8 @@ util::Result<BuildPlan> plan_build(const env::Environment& env, const resolve::R
         const auto& v = *env.toolkit.cuda_version;
         std::vector<std::string> codes = gencode_for_nvcc(
             units.gencode, static_cast<unsigned>(v.major), static_cast<unsigned>(v.minor));
+        // GPUs here none of setup.py's targets runs on: no --archs builds for them.
+        plan.archs->unserved_gpus = detail::gpus_no_target_runs(env, codes);
         if (wrapped) {
           ServedArchs served = serve_archs(codes, *wrapped);
           if (!served.unserved.empty()) {

@@ -21,8 +21,6 @@ namespace {
 using resolve::BuildKnobs;
 using util::ErrorKind;
 
-constexpr const char* kTorchArchVariable = "TORCH_CUDA_ARCH_LIST";
-
 // --archs may come as one "80;90" or "8.0,9.0" string or as several entries.
 std::vector<std::string> split_entries(const std::vector<std::string>& archs) {
   std::vector<std::string> out;
@@ -163,6 +161,14 @@ util::Result<ArchSelection> recipe_archs(const env::Environment& env, const reso
     if (!tokens) return tl::unexpected(std::move(tokens.error()));
     out.plan.tokens = *tokens;
     out.plan.basis = "--archs";
+    // The GPUs here no token serves at all: --archs cannot make a wheel for them.
+    if (env.gpu.gpus.known()) {
+      for (const env::GpuDevice& gpu : *env.gpu.gpus) {
+        if (gpu.capability.known() && !resolve::token_serving(build, *gpu.capability))
+          add_unique(out.plan.unserved_gpus,
+                     fmt::format("{} {}", gpu_label(gpu), gpu.capability->str()));
+      }
+    }
     for (const std::string& text : out.plan.tokens) {
       if (auto need = needs_newer_nvcc(*find_token(build, text), nvcc))
         out.warnings.push_back(
@@ -326,12 +332,30 @@ util::Result<ArchSelection> torch_archs(const env::Environment& env,
   for (const auto& [cc, ptx] : list) {
     out.plan.tokens.push_back(cc.str() + (ptx ? "+PTX" : ""));
     out.plan.sass.push_back(fmt::format("sm_{}{}", cc.major, cc.minor));
+    // "8.0+PTX": torch adds compute_80, which newer GPUs run through the JIT.
+    if (ptx) out.plan.sass.push_back(fmt::format("compute_{}{}", cc.major, cc.minor));
   }
   out.count = list.size();
   return out;
 }
 
 }  // namespace
+
+std::vector<std::string> gpus_no_target_runs(const env::Environment& env,
+                                             const std::vector<std::string>& targets) {
+  std::vector<std::string> out;
+  if (!env.gpu.gpus.known()) return out;
+  for (const env::GpuDevice& gpu : *env.gpu.gpus) {
+    if (!gpu.capability.known()) continue;
+    bool runs = false;
+    for (const std::string& text : targets) {
+      const auto target = parse_nvcc_target(text);
+      runs = runs || (target && target_runs_on(*target, *gpu.capability));
+    }
+    if (!runs) add_unique(out, fmt::format("{} {}", gpu_label(gpu), gpu.capability->str()));
+  }
+  return out;
+}
 
 std::string plan_accepted_tokens(const BuildKnobs& build) {
   std::vector<std::string> parts;

@@ -13,6 +13,9 @@
 
 namespace flashfit::build::detail {
 
+// torch's own arch variable, read by cpp_extension rather than by setup.py.
+inline constexpr const char* kTorchArchVariable = "TORCH_CUDA_ARCH_LIST";
+
 struct ArchSelection {
   ArchPlan plan;
   // How many -gencode targets each .cu file compiles: what nvcc threads can
@@ -26,6 +29,12 @@ struct ArchSelection {
 util::Result<ArchSelection> plan_select_archs(const env::Environment& env,
                                               const resolve::Recipe* recipe,
                                               const std::optional<std::vector<std::string>>& archs);
+
+// The GPUs here ("NVIDIA T4 7.5") none of `targets` ("sm_80", "compute_90")
+// runs on: what a build from those targets could never serve. GPUs of
+// unknown capability are not named.
+std::vector<std::string> gpus_no_target_runs(const env::Environment& env,
+                                             const std::vector<std::string>& targets);
 
 // "80 (8.0-8.9), 90 (9.0), ...": the recipe's tokens and what each serves.
 std::string plan_accepted_tokens(const resolve::BuildKnobs& build);

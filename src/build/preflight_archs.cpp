@@ -46,14 +46,16 @@ std::optional<PreflightCheck> archs_nvcc_refuses(const env::Environment& env,
   // each serves) by the caller; only dropped targets are left to this one.
   const bool tokens_checked =
       recipe && !recipe->build.arch_tokens.empty() && !plan.archs->tokens.empty();
-  std::vector<std::string> dropped, too_new, kept;
+  std::vector<std::string> dropped, too_new, kept, invalid;
   std::optional<env::MajorMinor> last_ok, first_ok;
   for (const std::string& text : plan.archs->sass) {
     const auto target = parse_nvcc_target(text);
     const NvccSupportVerdict v =
         target ? nvcc_supports(*nvcc, *target) : NvccSupportVerdict{NvccSupport::unknown, ""};
     const auto bound = env::parse_major_minor(v.bound);
-    if (v.support == NvccSupport::dropped && bound) {
+    if (v.support == NvccSupport::no_such_target) {
+      invalid.push_back(text);
+    } else if (v.support == NvccSupport::dropped && bound) {
       dropped.push_back(text);
       if (!last_ok || *bound < *last_ok) last_ok = bound;
     } else if (v.support == NvccSupport::too_new && bound && !tokens_checked) {
@@ -63,9 +65,13 @@ std::optional<PreflightCheck> archs_nvcc_refuses(const env::Environment& env,
       add_unique(kept, capability_text(*target));
     }
   }
-  if (dropped.empty() && too_new.empty()) return std::nullopt;
+  if (dropped.empty() && too_new.empty() && invalid.empty()) return std::nullopt;
 
   std::vector<std::string> parts;
+  if (!invalid.empty())
+    parts.push_back(fmt::format(
+        "{} {} no target of any nvcc (an `a` form exists from sm_90, an `f` form from sm_100)",
+        util::join(invalid, ", "), invalid.size() == 1 ? "is" : "are"));
   if (!dropped.empty())
     parts.push_back(fmt::format("{} {} no longer compiled by nvcc {} (the last is nvcc {})",
                                 util::join(dropped, ", "), dropped.size() == 1 ? "is" : "are",

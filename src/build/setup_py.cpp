@@ -498,21 +498,31 @@ void read_guards(const std::vector<Token>& t, const std::vector<std::size_t>& in
   }
 }
 
-// "arch=compute_80,code=sm_80" -> "sm_80"; also "code=[sm_80,compute_80]"
-// keeps the first. Empty when the value is not a -gencode value.
-std::string gencode_code(const std::string& value) {
-  if (value.rfind("arch=compute_", 0) != 0) return "";
+// "arch=compute_80,code=sm_80" -> {"sm_80"}; "code=[sm_80,compute_80]" ->
+// both. Empty when the value is not a -gencode value (or a code is malformed).
+std::vector<std::string> gencode_codes(const std::string& value) {
+  if (value.rfind("arch=compute_", 0) != 0) return {};
   const auto at = value.find("code=");
-  if (at == std::string::npos) return "";
-  std::string code = value.substr(at + 5);
-  if (!code.empty() && code.front() == '[') code.erase(0, 1);
-  const auto end = code.find_first_of(",]");
-  if (end != std::string::npos) code.resize(end);
-  const bool ok = (code.rfind("sm_", 0) == 0 || code.rfind("compute_", 0) == 0) &&
-                  code.size() <= 16 &&
-                  std::all_of(code.begin() + static_cast<long>(code.find('_') + 1), code.end(),
-                              [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
-  return ok ? code : "";
+  if (at == std::string::npos) return {};
+  std::string list = value.substr(at + 5);
+  const bool bracketed = !list.empty() && list.front() == '[';
+  if (bracketed) {
+    const auto close = list.find(']');
+    if (close == std::string::npos) return {};
+    list = list.substr(1, close - 1);
+  }
+  std::vector<std::string> out;
+  for (std::string_view piece : util::split(list, ',')) {
+    std::string code(piece);
+    const bool ok = (code.rfind("sm_", 0) == 0 || code.rfind("compute_", 0) == 0) &&
+                    code.size() <= 16 &&
+                    std::all_of(code.begin() + static_cast<long>(code.find('_') + 1), code.end(),
+                                [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
+    if (!ok) return {};
+    out.push_back(std::move(code));
+    if (!bracketed) break;  // "code=sm_80,..." : the rest is not this value's
+  }
+  return out;
 }
 
 constexpr std::size_t kMaxVariableNames = 512;
@@ -554,7 +564,8 @@ util::Result<SetupPyFacts> read_setup_py(std::string_view text) {
   const std::vector<std::size_t> indents = line_indents(text);
   for (std::size_t i = 0; i + 1 < t.size(); ++i) {
     if (t[i].kind == Tok::string && t[i].plain) {
-      if (std::string code = gencode_code(t[i].text); !code.empty() && facts.gencode.size() < 256) {
+      for (std::string& code : gencode_codes(t[i].text)) {
+        if (facts.gencode.size() >= 256) break;
         SetupGencode g{t[i].text, std::move(code), t[i].line, "", ""};
         read_guards(t, indents, i, g);
         facts.gencode.push_back(std::move(g));

@@ -268,8 +268,9 @@ Gathered gather(const std::string& package, const Recipe* recipe,
     SourceReport report{p, 0, "ok"};
     const std::size_t source_first = out.candidates.size();
     if (p.no_index) {
-      report.status = "not consulted (--no-index)";
-      no_index_skipped.push_back(p.name);
+      // A source that is off anyway is said as off: dropping --no-index would not bring it.
+      report.status = p.enabled ? "not consulted (--no-index)" : "not consulted (disabled)";
+      if (p.enabled) no_index_skipped.push_back(p.name);
     } else if (p.role == SourceRole::upstream || p.role == SourceRole::community) {
       const RecipeSource* source = recipe ? recipe->source(p.name) : nullptr;
       if (!source) continue;

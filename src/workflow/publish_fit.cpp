@@ -2,7 +2,6 @@
 
 #include <fmt/core.h>
 
-#include <array>
 #include <charconv>
 
 #include "build/nvcc_targets.hpp"
@@ -90,14 +89,14 @@ std::optional<std::string> contradiction(const WheelFacts& wheel, const EnvKey& 
 bool is_arch_limited(const WheelFacts& wheel, const EnvKey& key) {
   if (wheel.sass_archs.empty() && wheel.ptx_archs.empty()) return false;
   if (wheel.ptx_archs.empty()) return true;  // no PTX: no GPU newer than its SASS
-  // The GPUs' SM numbers (desktop and data centre; later ones run PTX).
-  constexpr std::array kGpus = {30, 35, 37, 50, 52, 60, 61, 70, 75, 80, 86, 89, 90, 100, 103, 120};
-  // Which GPUs the page's CUDA supports (build/nvcc_targets' history); not
-  // known: no claim that the wheel covers them all.
-  const auto oldest = key.cuda_major ? build::oldest_target(*key.cuda_major) : std::nullopt;
-  if (!oldest) return true;
-  for (int gpu : kGpus) {
-    if (gpu < static_cast<int>(*oldest)) continue;
+  // Every GPU arch the page's CUDA major supports (build/nvcc_targets'
+  // history, Jetson and Thor included; newer GPUs than the table knows run
+  // only PTX). A major the table does not know: no claim it covers them all.
+  const std::vector<unsigned> gpus =
+      key.cuda_major ? build::targets_of(*key.cuda_major) : std::vector<unsigned>{};
+  if (gpus.empty()) return true;
+  for (unsigned number : gpus) {
+    const int gpu = static_cast<int>(number);
     bool runs = false;
     for (int sass : wheel.sass_archs) runs = runs || (sass / 10 == gpu / 10 && sass <= gpu);
     for (int ptx : wheel.ptx_archs) runs = runs || ptx <= gpu;

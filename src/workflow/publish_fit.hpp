@@ -28,9 +28,6 @@ std::optional<std::string> why_not_on_page(const WheelFacts& wheel, const EnvKey
 // CUDA): what refuses `--for-torch` placement. Nullopt when none.
 std::optional<std::string> contradiction(const WheelFacts& wheel, const EnvKey& key);
 
-// The oldest GPU arch (SM number) a CUDA major's toolkit builds for: 11 -> 35,
-// 12 -> 50, 13 -> 75.
-int oldest_arch(int cuda_major);
 // Whether a wheel with kernels cannot run on some GPU that `key`'s CUDA
 // supports: every such GPU needs SASS of its major at or below its arch, or
 // PTX at or below its arch (PTX is JIT-compiled only for its arch or newer);

@@ -124,8 +124,12 @@ void read_modules(const binary::InspectReport& report, WheelFacts& f,
     }
     for (const auto& e : m.fatbin) {
       f.uses_cuda = true;
-      if (e.kind == binary::FatbinKind::cubin) add_unique(f.sass_archs, e.arch);
-      if (e.kind == binary::FatbinKind::ptx) add_unique(f.ptx_archs, e.arch);
+      // PTX of an `a`/`f` arch (compute_90a, compute_100f) is compiled for that
+      // GPU or its family only, never for newer ones: counted with the SASS.
+      const bool specific = e.variant != binary::ArchVariant::none;
+      if (e.kind == binary::FatbinKind::cubin || (e.kind == binary::FatbinKind::ptx && specific))
+        add_unique(f.sass_archs, e.arch);
+      if (e.kind == binary::FatbinKind::ptx && !specific) add_unique(f.ptx_archs, e.arch);
     }
   }
   if (abi_conflict) symbol_abi.reset();

@@ -118,7 +118,7 @@ ff install -r "$TMP/plan.txt" --python "$PY" --dry-run --offline
 expect_out_contains "names torch: the installer's run may change it"
 expect_out_contains "--editable=$TMP/project  (option, for the installer)"
 # The file's --no-index holds for flashfit's own pick too: no release catalog (GitHub).
-expect_err_contains "--no-index: upstream"
+expect_err_contains "--no-index: upstream not consulted"
 pass_note "--dry-run: markers for --python-version, a torch line said, every package planned, -e lines shown"
 
 ff install -r "$TMP/project/requirements.txt" --python "$PY" --json

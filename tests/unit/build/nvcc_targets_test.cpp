@@ -58,6 +58,16 @@ TEST(NvccTargets, Cuda11And12Boundaries) {
   EXPECT_EQ(support(12, 9, "sm_101"), NvccSupport::supported);
 }
 
+// nvcc 13.0 here: "nvcc fatal : Unsupported gpu architecture 'compute_80a'".
+TEST(NvccTargets, SuffixFormsExistOnlyFromTheirFirstArch) {
+  for (std::string_view none :
+       {"sm_80a", "sm_86a", "sm_89a", "sm_88a", "compute_80a", "sm_80f", "sm_90f"})
+    EXPECT_EQ(support(13, 0, none), NvccSupport::no_such_target) << none;
+  EXPECT_EQ(support(13, 0, "sm_90a"), NvccSupport::supported);
+  EXPECT_EQ(support(13, 0, "sm_100f"), NvccSupport::supported);
+  EXPECT_EQ(support(13, 0, "sm_121f"), NvccSupport::supported);
+}
+
 TEST(NvccTargets, WhatTheTableDoesNotKnowIsUnknown) {
   EXPECT_EQ(support(10, 2, "sm_70"), NvccSupport::unknown);  // older than the table
   EXPECT_EQ(support(14, 0, "sm_80"), NvccSupport::unknown);  // a major not yet seen

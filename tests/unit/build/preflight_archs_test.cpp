@@ -157,13 +157,66 @@ TEST(PreflightArchs, NoGpuHereServedFailsInsteadOfBuildingAWheelThrownAway) {
   // A T4 beside an A100: the A100 runs the wheel, so it is kept.
   set_gpus(env, {gpu("Tesla T4", 7, 5, 0), gpu("NVIDIA A100", 8, 0, 1)});
   EXPECT_EQ(check_archs(env, flash_attn(), CompileUnits{}).archs.status, CheckStatus::ok);
-  // --archs for another machine's GPU on a T4: said the same way.
+  // --archs for another machine's GPU on a T4: no token serves 7.5, so no
+  // --archs is offered for it (the plan would refuse 7.5).
   set_gpus(env, {gpu("Tesla T4", 7, 5)});
   PlanRequest request;
   request.archs = std::vector<std::string>{"90"};
   const Checked other = check_archs(env, flash_attn(), CompileUnits{}, request);
   EXPECT_EQ(other.archs.status, CheckStatus::failed);
-  EXPECT_THAT(other.archs.fix, HasSubstr("--archs set to its compute capability"));
+  EXPECT_THAT(other.archs.fix, HasSubstr("flash-attn cannot be built for Tesla T4 7.5"));
+  EXPECT_THAT(other.archs.fix, Not(HasSubstr("--archs set to")));
+  // An A100 here and --archs 9.0 for another machine: 8.0 is served, so --archs is the fix.
+  set_gpus(env, {gpu("NVIDIA A100", 8, 0)});
+  const Checked served = check_archs(env, flash_attn(), CompileUnits{}, request);
+  EXPECT_EQ(served.archs.status, CheckStatus::failed);
+  EXPECT_THAT(served.archs.fix, HasSubstr("--archs set to its compute capability"));
+}
+
+// A fixed -gencode list no target of which runs on the GPU here (6.1 under
+// nvcc 13): --archs cannot help, and the fix does not offer it.
+TEST(PreflightArchs, AFixedListThatServesNoGpuHereOffersNoArchs) {
+  env::Environment env = cuda13();
+  set_gpus(env, {gpu("NVIDIA GeForce GTX 1080", 6, 1)});
+  PlanRequest request;
+  request.archs = std::vector<std::string>{"8.0"};
+  const Checked c = check_archs(env, built_in("causal-conv1d"), units_of(kCausalConv152), request);
+  EXPECT_EQ(c.archs.status, CheckStatus::failed);
+  EXPECT_THAT(c.archs.fix,
+              HasSubstr("causal-conv1d cannot be built for NVIDIA GeForce GTX 1080 6.1"));
+}
+
+// "8.0+PTX" plans compute_80 too, and a 9.0 GPU runs it: not "runs nowhere".
+TEST(PreflightArchs, PtxTargetsCountForNewerGpus) {
+  env::Environment env = healthy();
+  set_gpus(env, {gpu("NVIDIA H100", 9, 0)});
+  PlanRequest request;
+  request.archs = std::vector<std::string>{"8.0+PTX"};
+  SourceScan scan = scan_of("toyext");
+  auto plan = plan_build(env, nullptr, scan, units_of(""), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_TRUE(plan->archs);
+  EXPECT_THAT(plan->archs->sass, ElementsAre("sm_80", "compute_80"));
+  PreflightFacts facts;
+  for (const PreflightCheck& c : preflight(env, nullptr, *plan, facts).checks)
+    if (c.id == "archs") {
+      EXPECT_EQ(c.status, CheckStatus::ok) << c.message;
+    }
+}
+
+// torch's own TORCH_CUDA_ARCH_LIST is read by cpp_extension, never by
+// setup.py: a recipe naming it keeps it.
+TEST(PreflightArchs, TorchsArchVariableIsNotSetupPys) {
+  resolve::Recipe toy = built_in("causal-conv1d");
+  toy.name = "toyext";
+  toy.build.arch_variable = "TORCH_CUDA_ARCH_LIST";
+  PlanRequest request;
+  request.archs = std::vector<std::string>{"8.0"};
+  request.flashfit_exe = kSelf;
+  auto plan = plan_build(healthy(), &toy, scan_of("toyext"), units_of(kCausalConv152), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->archs->variable, "TORCH_CUDA_ARCH_LIST");
+  EXPECT_THAT(plan->warnings, Not(Contains(HasSubstr("never names"))));
 }
 
 TEST(PreflightArchs, ARecipeVariableTheSetupPyNeverNamesIsNotSet) {

@@ -192,6 +192,14 @@ if bare_metal_version > Version("12.8"):
   EXPECT_THAT(gencode_for_nvcc(facts.gencode, 13, 0), ElementsAre("sm_75", "sm_103"));
 }
 
+TEST(SetupPyGencode, EveryCodeOfABracketedListCounts) {
+  const auto facts = read_ok(R"py(
+cc_flag += ["-gencode", "arch=compute_80,code=[sm_80,compute_80]"]
+cc_flag += ["-gencode", "arch=compute_90,code=[sm_90,oops;x]"]
+)py");
+  EXPECT_THAT(gencode_for_nvcc(facts.gencode, 13, 0), ElementsAre("sm_80", "compute_80"));
+}
+
 TEST(SetupPyGencode, ComputedOrMalformedValuesAreNotCounted) {
   const auto facts = read_ok(R"py(
 cc_flag.append(f"arch=compute_{cc},code=sm_{cc}")

@@ -271,6 +271,14 @@ TEST(PublishFit, PtxCoversOnlyItsArchAndNewer) {
   w.sass_archs = {50};
   w.ptx_archs = {90};
   EXPECT_TRUE(is_arch_limited(w, cu12));  // sm_60 to sm_89: neither
+  // CUDA 13 supports sm_110 (Thor): sm_120's PTX does not run there.
+  w.sass_archs = {75, 80, 86, 87, 89, 90, 100, 103, 120};
+  w.ptx_archs = {120};
+  EXPECT_TRUE(is_arch_limited(w, cu13));
+  w.sass_archs.push_back(110);
+  EXPECT_FALSE(is_arch_limited(w, cu13));
+  // A CUDA major the table does not know: no all-GPU claim.
+  EXPECT_TRUE(is_arch_limited(w, key("2.99.0+cu140")));
 }
 
 TEST(PublishPlan, ASass90Ptx90WheelIsOnlyOnItsArchPage) {
