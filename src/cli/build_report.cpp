@@ -185,7 +185,8 @@ json build_json(const std::string& spec, const build::BuildOutcome& o) {
       archs = {{"tokens", p.archs->tokens},
                {"variable", p.archs->variable},
                {"basis", p.archs->basis},
-               {"sass", p.archs->sass}};
+               {"sass", p.archs->sass},
+               {"unserved_gpus", p.archs->unserved_gpus}};
     out["plan"] = {
         {"cuda", p.cuda},
         {"archs", archs},
