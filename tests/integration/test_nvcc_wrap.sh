@@ -109,9 +109,13 @@ sh -c "$PYTORCH_NVCC -c csrc/kernel.cu -o k.o -O3 --threads 4 -gencode arch=comp
   fail "through PYTORCH_NVCC nvcc got: $(tr '\n' ' ' <"$ARGV")"
 pass_note "torch 2.14: PYTORCH_NVCC names this binary's wrapper; nvcc sees sm_80 alone"
 
-CUDA_HOME="$FAKE" ff build "$SRC" --python "$TEST_PYTHON" --torch 2.14.1+cu130 --archs 86 --dry-run
-expect_clean_error 2 "an arch setup.py does not list"
-expect_err_contains "none of --archs 86 is among the -gencode targets"
+# 8.6 runs setup.py's sm_80: that target is kept; 7.0 runs neither sm_75 nor sm_80.
+CUDA_HOME="$FAKE" ff build "$SRC" --python "$TEST_PYTHON" --torch 2.14.1+cu130 --archs 86 --dry-run --json
+[[ $(json_field "$TMP/out" 'd["plan"]["archs"]["sass"]') == "['sm_80']" ]] ||
+  fail "--archs 86 did not keep sm_80: $(json_field "$TMP/out" 'd["plan"]["archs"]') $(cat "$TMP/err")"
+CUDA_HOME="$FAKE" ff build "$SRC" --python "$TEST_PYTHON" --torch 2.14.1+cu130 --archs 70 --dry-run
+expect_clean_error 2 "an arch no target of setup.py runs on"
+expect_err_contains "runs on 7.0"
 
 # Debian's torch 1.13 ignores PYTORCH_NVCC (its cpp_extension does not read it).
 if grep -q PYTORCH_NVCC "$("$TEST_PYTHON" -c 'import torch.utils.cpp_extension as c; print(c.__file__)' 2>/dev/null || echo /dev/null)"; then
