@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "build/nvcc_targets.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::build {
@@ -513,28 +514,21 @@ std::vector<std::string> gencode_codes(const std::string& value) {
   }
   std::vector<std::string> out;
   for (std::string_view piece : util::split(list, ',')) {
-    std::string code(piece);
-    const bool ok = (code.rfind("sm_", 0) == 0 || code.rfind("compute_", 0) == 0) &&
-                    code.size() <= 16 &&
-                    std::all_of(code.begin() + static_cast<long>(code.find('_') + 1), code.end(),
-                                [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
-    if (!ok) return {};
-    out.push_back(std::move(code));
+    if (!parse_nvcc_target(piece)) return {};  // only what nvcc_targets can read
+    out.emplace_back(piece);
     if (!bracketed) break;  // "code=sm_80,..." : the rest is not this value's
   }
   return out;
 }
 
+// "MAX_JOBS": upper-case letters, digits and underscores, a letter first; at most 512 kept.
 constexpr std::size_t kMaxVariableNames = 512;
-
-// "MAX_JOBS": upper-case letters, digits and underscores, a letter first.
 bool looks_like_variable(std::string_view text) {
-  if (text.size() < 2 || text.size() > 64 || !std::isupper(static_cast<unsigned char>(text[0])))
-    return false;
-  return std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isupper(static_cast<unsigned char>(c)) ||
-           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-  });
+  auto name_char = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  return text.size() >= 2 && text.size() <= 64 && text[0] >= 'A' && text[0] <= 'Z' &&
+         std::all_of(text.begin(), text.end(), name_char);
 }
 
 }  // namespace
