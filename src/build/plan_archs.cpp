@@ -165,8 +165,7 @@ util::Result<ArchSelection> recipe_archs(const env::Environment& env, const reso
     if (env.gpu.gpus.known()) {
       for (const env::GpuDevice& gpu : *env.gpu.gpus) {
         if (gpu.capability.known() && !resolve::token_serving(build, *gpu.capability))
-          add_unique(out.plan.unserved_gpus,
-                     fmt::format("{} {}", gpu_label(gpu), gpu.capability->str()));
+          add_unique(out.plan.unserved_gpus, gpu_described(gpu));
       }
     }
     for (const std::string& text : out.plan.tokens) {
@@ -192,7 +191,7 @@ util::Result<ArchSelection> recipe_archs(const env::Environment& env, const reso
                 fmt::format("arch {} (for {} {}) needs nvcc >= {}; nvcc here is {}", t->token,
                             gpu_label(gpu), cc.str(), *need, nvcc_text));
         } else {
-          const std::string label = fmt::format("{} {}", gpu_label(gpu), cc.str());
+          const std::string label = gpu_described(gpu);
           add_unique(unserved, label);
           out.warnings.push_back(fmt::format(
               "{} is left out: no {} token serves it (accepted: {}); {} will not run on it", label,
@@ -311,7 +310,7 @@ util::Result<ArchSelection> torch_archs(const env::Environment& env,
         continue;
       }
       add(*gpu.capability, false);
-      add_unique(described, fmt::format("{} {}", gpu_label(gpu), gpu.capability->str()));
+      add_unique(described, gpu_described(gpu));
     }
     out.plan.basis = "detected GPUs (" + util::join(described, ", ") + ")";
   }
@@ -341,6 +340,10 @@ util::Result<ArchSelection> torch_archs(const env::Environment& env,
 
 }  // namespace
 
+std::string gpu_described(const env::GpuDevice& gpu) {
+  return fmt::format("{} {}", gpu_label(gpu), gpu.capability->str());
+}
+
 std::vector<std::string> gpus_no_target_runs(const env::Environment& env,
                                              const std::vector<std::string>& targets) {
   std::vector<std::string> out;
@@ -352,7 +355,7 @@ std::vector<std::string> gpus_no_target_runs(const env::Environment& env,
       const auto target = parse_nvcc_target(text);
       runs = runs || (target && target_runs_on(*target, *gpu.capability));
     }
-    if (!runs) add_unique(out, fmt::format("{} {}", gpu_label(gpu), gpu.capability->str()));
+    if (!runs) add_unique(out, gpu_described(gpu));
   }
   return out;
 }

@@ -30,6 +30,10 @@ util::Result<ArchSelection> plan_select_archs(const env::Environment& env,
                                               const resolve::Recipe* recipe,
                                               const std::optional<std::vector<std::string>>& archs);
 
+// "NVIDIA L4 8.9" (or "GPU 0 8.9" without a name): a GPU of known capability
+// as the plan and preflight name it.
+std::string gpu_described(const env::GpuDevice& gpu);
+
 // The GPUs here ("NVIDIA T4 7.5") none of `targets` ("sm_80", "compute_90")
 // runs on: what a build from those targets could never serve. GPUs of
 // unknown capability are not named.

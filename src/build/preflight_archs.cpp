@@ -6,6 +6,7 @@
 
 #include "build/nvcc_targets.hpp"
 #include "build/nvcc_wrapper_plan.hpp"
+#include "build/plan_archs.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::build::detail {
@@ -20,11 +21,6 @@ void add_unique(std::vector<std::string>& list, std::string item) {
 // "sm_80" -> "8.0", the form --archs takes for every kind of package.
 std::string capability_text(const NvccTarget& t) {
   return fmt::format("{}.{}", t.number / 10, t.number % 10);
-}
-
-std::string gpu_text(const env::GpuDevice& gpu) {
-  const std::string name = gpu.name.known() ? *gpu.name : fmt::format("GPU {}", gpu.index);
-  return fmt::format("{} {}", name, gpu.capability->str());
 }
 
 // Whether --archs can leave targets out of this plan: always through an
@@ -133,7 +129,7 @@ std::optional<PreflightCheck> archs_run_nowhere_here(const env::Environment& env
     if (!gpu.capability.known()) return std::nullopt;
     for (const NvccTarget& t : targets)
       if (target_runs_on(t, *gpu.capability)) return std::nullopt;
-    add_unique(gpus, gpu_text(gpu));
+    add_unique(gpus, gpu_described(gpu));
   }
   std::string fix;
   if (!plan.archs->unserved_gpus.empty()) {
