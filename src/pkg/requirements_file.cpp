@@ -83,15 +83,23 @@ PathAndExtras strip_extras(std::string_view head) {
   return {head.substr(0, open), head.substr(open)};
 }
 
-// pip treats as a path or URL what has a scheme, a path separator, a leading
-// '.', or an archive suffix; everything else must be PEP 508.
+// pip treats as a path or URL what has a known scheme, a path separator, a
+// leading '.', or an archive suffix; everything else must be PEP 508. So is
+// `name@URL` without spaces (`flash-attn@git+https://…@v2.7.4`): what comes
+// before its first '@' does not look like a path (pip's _get_url_from_path;
+// pip would take an existing file of that name, which this pure reader does
+// not look for).
 bool looks_like_location(std::string_view spec) {
   const auto semi = spec.find(';');
   const auto head = strip_extras(trim(spec.substr(0, semi))).path;
   if (head.find(" @") != std::string_view::npos || head.find("@ ") != std::string_view::npos) {
     return false;
   }
-  if (head.find("://") != std::string_view::npos || starts_with(head, "file:")) return true;
+  if (is_url(head)) return true;
+  if (const auto at = head.find('@'); at != std::string_view::npos) {
+    const auto before = head.substr(0, at);
+    if (before.find('/') == std::string_view::npos && !starts_with(before, ".")) return false;
+  }
   if (head.find('/') != std::string_view::npos || starts_with(head, ".")) return true;
   for (auto suffix : {".whl", ".zip", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar"}) {
     if (ends_with(head, suffix)) return true;

@@ -247,5 +247,36 @@ TEST(RequirementsFilePip, APathsExtrasAreStrippedAsPipDoes) {
   expect_error("./x.whl[a b]\n", "r.txt:1", "bad extras");
 }
 
+// pip 23.0.1's install_req_from_line on each (checked on Debian's pip): a
+// name before '@' makes the line PEP 508 even without spaces, so a recipe
+// package named with a source URL is a requirement of that package (not a
+// location handed to pip, which would build it).
+TEST(RequirementsFilePip, NameAtUrlWithoutSpacesIsARequirement) {
+  const auto file = parse_ok(
+      "flash-attn@git+https://github.com/Dao-AILab/flash-attention@v2.7.4\n"
+      "flash-attn[x]@https://h/flash_attn-2.8.3-cp311-cp311-linux_x86_64.whl\n"
+      "mamba-ssm@https://h/v2.7.4.tar.gz\n"
+      "git+https://github.com/x/y@v1#egg=causal-conv1d\n"
+      "https://user@h/flash_attn-2.8.3-cp311-cp311-linux_x86_64.whl\n"
+      "./a@https://h/x.tar.gz\n");
+  ASSERT_EQ(file.lines.size(), 6u);
+  ASSERT_TRUE(file.lines[0].requirement) << file.lines[0].location.value_or("");
+  EXPECT_EQ(file.lines[0].requirement->name, "flash-attn");
+  EXPECT_EQ(file.lines[0].requirement->url,
+            "git+https://github.com/Dao-AILab/flash-attention@v2.7.4");
+  ASSERT_TRUE(file.lines[1].requirement) << file.lines[1].location.value_or("");
+  EXPECT_EQ(file.lines[1].requirement->extras, std::vector<std::string>{"x"});
+  ASSERT_TRUE(file.lines[2].requirement) << file.lines[2].location.value_or("");
+  EXPECT_EQ(file.lines[2].requirement->url, "https://h/v2.7.4.tar.gz");
+  // A URL of a known scheme, and a path before the '@', stay locations.
+  EXPECT_EQ(file.lines[3].location, "git+https://github.com/x/y@v1#egg=causal-conv1d");
+  EXPECT_EQ(file.lines[4].location, "https://user@h/flash_attn-2.8.3-cp311-cp311-linux_x86_64.whl");
+  EXPECT_EQ(file.lines[5].location, "./a@https://h/x.tar.gz");
+  // Not a URL pip reads: the PEP 508 error, as pip's "Invalid requirement".
+  MapReader reader;
+  EXPECT_FALSE(parse("pkg@1.0.whl\n", reader));
+  EXPECT_FALSE(parse("name@/abs/x.whl\n", reader));
+}
+
 }  // namespace
 }  // namespace flashfit::pkg
