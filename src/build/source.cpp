@@ -6,9 +6,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <vector>
-
 #include "build/archive.hpp"
 #include "build/source_sdist.hpp"
 #include "net/download.hpp"
@@ -46,23 +43,6 @@ fs::path fresh_child(const fs::path& dir, const std::string& stem) {
     candidate = dir / fmt::format("{}-{}", stem, i);
   }
   return candidate;
-}
-
-util::Result<std::string> file_sha256(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    return util::fail(util::ErrorKind::failed, "cannot read the archive",
-                      util::printable(file.string()));
-  util::Sha256 hasher;
-  std::vector<char> buffer(std::size_t{1} << 20);
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    hasher.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
-  }
-  if (in.bad())
-    return util::fail(util::ErrorKind::failed, "cannot read the archive",
-                      util::printable(file.string()));
-  return util::to_hex(hasher.finish());
 }
 
 util::Result<SourceTree> from_directory(const fs::path& dir, const std::string& spec) {
@@ -108,7 +88,7 @@ util::Result<SourceTree> unpack(const fs::path& archive, const fs::path& work_di
 
 util::Result<SourceTree> from_local_archive(const fs::path& archive, const fs::path& work_dir,
                                             SourceKind kind, const std::string& origin) {
-  auto sha256 = file_sha256(archive);
+  auto sha256 = util::file_sha256_hex(archive);
   if (!sha256) return tl::unexpected(std::move(sha256.error()));
   return unpack(archive, work_dir, kind, origin, std::move(*sha256));
 }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
+#include "cli/install_outcome_json.hpp"
 #include "cli/lock_probe.hpp"
 #include "cli/source_flags.hpp"
 #include "cli/uninstall.hpp"
@@ -81,12 +82,23 @@ std::string report_text(const std::string& file, const workflow::InstallLockOutc
                                                 : "failed: " + outcome.installer_failure;
     out += fmt::format("installer lines: {} with {}: {}\n  $ {}\n", outcome.installer_lines,
                        outcome.installer, state, util::join(outcome.installer_argv, " "));
+    for (const auto& change : outcome.installer_changes)
+      out += "  " + workflow::describe(change) + "\n";
   }
   if (!outcome.packages.empty()) out += "compiled packages:\n";
   for (const auto& run : outcome.packages) {
     out += fmt::format("  {} {}: {}\n", run.line.name, run.line.version,
                        run.ok ? run.detail : "FAILED " + run.detail);
   }
+  for (const auto& back : outcome.rolled_back) {
+    out += back.ok ? fmt::format("rolled back: {}: {}\n", back.package, back.outcome)
+                   : fmt::format("NOT rolled back: {}: {}\n", back.package, back.outcome);
+  }
+  if (!outcome.unmet.empty()) {
+    out += "dependencies of the compiled packages not satisfied (the lock does not hold them):\n";
+    for (const auto& u : outcome.unmet) out += "  " + workflow::describe(u) + "\n";
+  }
+  const bool failed_package = !outcome.packages.empty() && !outcome.packages.back().ok;
   if (dry_run) {
     out += "dry run: nothing was fetched or installed\n";
   } else if (outcome.ok) {
@@ -95,10 +107,14 @@ std::string report_text(const std::string& file, const workflow::InstallLockOutc
     out +=
         "the installer's run failed: no compiled package was installed (pip changes nothing "
         "when a hash does not match)\n";
+  } else if (failed_package) {
+    out += "stopped: the failed package was rolled back";
+    out += outcome.rolled_back.empty() ? "" : ", and the compiled packages before it as above";
+    out += "; the installer's lines stay installed\n";
   } else {
     out +=
-        "stopped: the failed package was rolled back; the installer's lines and the packages "
-        "above it stay installed\n";
+        "installed the locked files, but the compiled packages need what the lock does not "
+        "hold: add those to the requirements and lock again\n";
   }
   return out;
 }
@@ -122,8 +138,11 @@ json report_json(const std::string& file, const workflow::InstallLockOutcome& ou
         {"lines", outcome.installer_lines},
         {"argv", outcome.installer_argv},
         {"ok", outcome.installer_ok ? json(*outcome.installer_ok) : json(nullptr)},
-        {"failure", outcome.installer_failure}}},
+        {"failure", outcome.installer_failure},
+        {"changes", changes_json(outcome.installer_changes)}}},
       {"packages", packages},
+      {"rolled_back", rolled_back_json(outcome.rolled_back)},
+      {"unmet_dependencies", unmet_json(outcome.unmet)},
       {"ok", outcome.ok}};
 }
 
@@ -188,11 +207,6 @@ util::Result<int> run_install_lock(const InstallLockCliRequest& request) {
   install.progress = [](std::string_view line) { note(line); };
   auto outcome = workflow::install_lock(install);
   if (!outcome) return tl::unexpected(outcome.error());
-  for (auto& run : outcome->packages) {
-    if (run.ok && run.outcome && !dry_run) {
-      remember_install(*cache_root, environment, run.line.name, *run.outcome);
-    }
-  }
   write_stdout(request.json ? report_json(file, *outcome, dry_run).dump(2) + "\n"
                             : report_text(file, *outcome, dry_run));
   return outcome->ok ? 0 : 1;

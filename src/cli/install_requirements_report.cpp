@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "cli/install_outcome_json.hpp"
+
 namespace flashfit::cli {
 namespace {
 
@@ -35,11 +37,6 @@ std::string form_words(workflow::RecipeLineForm form) {
       return "a source (VCS or directory)";
   }
   return "a requirement";
-}
-
-std::string unmet_words(const workflow::UnmetDependency& u) {
-  return fmt::format("{} requires {} ({})", u.package, u.requirement,
-                     u.installed ? "installed: " + *u.installed : std::string("not installed"));
 }
 
 // What stays in the environment when a step failed after the installer's run.
@@ -124,7 +121,7 @@ std::string requirements_text(const InstallRequirementsReport& report) {
   }
   if (!report.unmet.empty()) {
     out += "\ndependencies of the compiled packages not satisfied:\n";
-    for (const auto& u : report.unmet) out += "  " + unmet_words(u) + "\n";
+    for (const auto& u : report.unmet) out += "  " + workflow::describe(u) + "\n";
     if (!report.fix_command.empty())
       out += "  install them (torch kept): " + report.fix_command + "\n";
   } else if (report.ok && !report.dry_run && !report.packages.empty()) {
@@ -201,12 +198,7 @@ json requirements_json(const InstallRequirementsReport& report) {
   }
   json skipped = json::array();
   for (const auto& s : plan.skipped) skipped.push_back({{"where", s.where}, {"text", s.text}});
-  json changes = json::array();
-  for (const auto& c : report.installer_changes) {
-    changes.push_back({{"name", c.name},
-                       {"before", c.before ? json(*c.before) : json(nullptr)},
-                       {"after", c.after ? json(*c.after) : json(nullptr)}});
-  }
+  const json changes = changes_json(report.installer_changes);
   json packages = json::array();
   for (const auto& run : report.packages) {
     json item{{"name", run.recipe},
@@ -220,22 +212,9 @@ json requirements_json(const InstallRequirementsReport& report) {
     }
     packages.push_back(std::move(item));
   }
-  json rolled_back = json::array();
-  for (const auto& back : report.rolled_back)
-    rolled_back.push_back({{"name", back.package}, {"ok", back.ok}, {"outcome", back.outcome}});
-  json unmet = json::array();
-  for (const auto& u : report.unmet) {
-    unmet.push_back({{"package", u.package},
-                     {"requirement", u.requirement},
-                     {"name", u.name},
-                     {"installed", u.installed ? json(*u.installed) : json(nullptr)}});
-  }
-  json unchecked = json::array();
-  for (const auto& c : report.unchecked) {
-    unchecked.push_back({{"name", c.name},
-                         {"before", c.before ? json(*c.before) : json(nullptr)},
-                         {"after", c.after ? json(*c.after) : json(nullptr)}});
-  }
+  const json rolled_back = rolled_back_json(report.rolled_back);
+  const json unmet = unmet_json(report.unmet);
+  const json unchecked = changes_json(report.unchecked);
   json sources{
       {"index_url", plan.sources.index_url ? json(*plan.sources.index_url) : json(nullptr)},
       {"extra_index_urls", plan.sources.extra_index_urls},

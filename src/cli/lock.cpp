@@ -126,7 +126,12 @@ workflow::RealLockSteps::Resolve resolve_each(const LockCliOptions& options,
   return [&options, &environment](const workflow::TakenPackage& taken,
                                   const resolve::SourceFlags& sources) {
     PipelineOptions pipeline;
-    pipeline.spec = taken.spec;
+    // A local wheel the line names, which fits (workflow::install_spec): judged as that file.
+    if (util::ends_with(taken.spec, ".whl")) {
+      pipeline.wheel_file = fs::path(taken.spec);
+    } else {
+      pipeline.spec = taken.spec;
+    }
     pipeline.environment = &options.environment;
     pipeline.sources = &sources;
     pipeline.probed = &environment;

@@ -2,12 +2,15 @@
 
 #include <openssl/evp.h>
 
+#include <fstream>
 #include <mutex>
 #include <new>
 #include <optional>
 #include <type_traits>
+#include <vector>
 
 #include "util/dynamic_library.hpp"
+#include "util/strings.hpp"
 
 namespace flashfit::util {
 
@@ -144,6 +147,19 @@ Sha256Digest sha256(std::string_view data) {
   Sha256 hasher;
   hasher.update(data);
   return hasher.finish();
+}
+
+Result<std::string> file_sha256_hex(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  Sha256 hasher;
+  std::vector<char> buffer(std::size_t{1} << 20);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    hasher.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (!in.eof() || in.bad())
+    return fail(ErrorKind::failed, "cannot read the file", printable(file.string()));
+  return to_hex(hasher.finish());
 }
 
 }  // namespace flashfit::util

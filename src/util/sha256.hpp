@@ -6,9 +6,12 @@
 
 #include <array>
 #include <cstddef>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "util/error.hpp"
 
 namespace flashfit::util {
 
@@ -46,5 +49,9 @@ Sha256Digest sha256(std::string_view data);
 inline std::string sha256_hex(std::string_view data) {
   return to_hex(sha256(data));
 }
+
+// A file's sha256, hex, read in 1 MiB pieces; an error (failed, naming the
+// file) when it cannot be read.
+Result<std::string> file_sha256_hex(const std::filesystem::path& file);
 
 }  // namespace flashfit::util

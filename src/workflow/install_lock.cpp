@@ -15,6 +15,8 @@
 #include "util/atomic_file.hpp"
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
+#include "workflow/install_flow.hpp"
+#include "workflow/installed_state.hpp"
 #include "workflow/lock_dir.hpp"
 #include "workflow/pylock.hpp"
 
@@ -288,23 +290,76 @@ util::Result<InstallLockOutcome> install_lock(const InstallLockRequest& request)
     }
   }
 
+  const env::Interpreter& interpreter = *request.environment->python.interpreter;
   if (outcome.installer_lines > 0 && !request.dry_run) {
-    if (auto ran = run_installer_lines(request, *installer, outcome); !ran)
-      return tl::unexpected(ran.error());
+    const InstalledVersions before = installed_versions(interpreter.site_dirs);
+    auto ran = run_installer_lines(request, *installer, outcome);
+    outcome.installer_changes = diff_installed(before, installed_versions(interpreter.site_dirs));
+    if (!ran) return tl::unexpected(ran.error());
     if (!*outcome.installer_ok) return outcome;
   }
+  // Each compiled package's install record kept until the end: a later
+  // failure, or Ctrl-C, rolls the earlier ones back (as install -r does).
+  std::optional<HeldInstalls> held;
+  if (!request.dry_run) held.emplace(request.cache_root);
+  auto interrupted = [&](util::Error error) -> util::Result<InstallLockOutcome> {
+    if (held) {
+      error = held->roll_back_interrupted(
+          std::move(error), [&] { return *request.environment; }, request.progress);
+    }
+    return tl::unexpected(std::move(error));
+  };
+  std::vector<InstalledCompiled> installed;
   for (const LockedLine& line : lock.document.flashfit) {
-    if (util::interrupted()) return util::fail(util::ErrorKind::interrupted, "interrupted");
+    if (util::interrupted())
+      return interrupted(util::Error{util::ErrorKind::interrupted, "interrupted", {}, {}});
     if (!request.dry_run) {
       say(request, fmt::format("{} {}: installing the locked file", line.name, line.version));
     }
     auto run = install_compiled(request, *cache, line);
-    if (!run) return tl::unexpected(run.error());
+    if (!run) {
+      if (run.error().kind == util::ErrorKind::interrupted) return interrupted(run.error());
+      util::Error error = run.error();
+      if (held && !held->packages().empty()) {
+        error.message +=
+            "; " + describe_rolled_back(held->roll_back(*request.environment, request.progress));
+      }
+      return tl::unexpected(std::move(error));
+    }
     const bool ok = run->ok;
     outcome.packages.push_back(std::move(*run));
-    if (!ok) return outcome;  // the next ones are not tried: the report says which
+    if (!ok) {
+      // The next ones are not tried (the report says which); those before go back.
+      if (held) outcome.rolled_back = held->roll_back(*request.environment, request.progress);
+      return outcome;
+    }
+    if (held) {
+      // The record `install --undo` reads, as after `flashfit install`; held
+      // by this run until it ends.
+      LockedPackageRun& done = outcome.packages.back();
+      if (done.outcome) {
+        if (auto recorded = remember_install(request.cache_root, *request.environment, line.name,
+                                             *done.outcome);
+            !recorded) {
+          say(request, "warning: install --undo will not know this install: " +
+                           util::render(recorded.error()));
+        }
+      }
+      if (auto kept = held->hold(pkg::canonicalize_name(line.name)); !kept) {
+        say(request, fmt::format("warning: {} cannot be rolled back if a later package fails: {}",
+                                 line.name, util::render(kept.error())));
+      }
+    }
+    installed.push_back({line.name, {}});
   }
-  outcome.ok = true;
+  if (held) {
+    if (auto released = held->release(); !released) {
+      say(request, "warning: install --undo will not know the last install: " +
+                       util::render(released.error()));
+    }
+  }
+  if (!request.dry_run) outcome.unmet = unmet_after_install(installed, interpreter);
+  outcome.ok = outcome.unmet.empty();
   return outcome;
 }
 

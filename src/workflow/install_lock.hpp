@@ -19,6 +19,8 @@
 #include "util/error.hpp"
 #include "workflow/lock_file.hpp"
 #include "workflow/lock_index.hpp"
+#include "workflow/requirements_check.hpp"
+#include "workflow/requirements_rollback.hpp"
 
 namespace flashfit::workflow {
 
@@ -78,6 +80,13 @@ struct InstallLockOutcome {
   // fetched): nothing at all was installed.
   std::optional<std::string> verify_failure;
   std::vector<LockedPackageRun> packages;  // the compiled lines, in the lock's order
+  // A compiled package failed: those installed before it, rolled back newest first.
+  std::vector<RolledBack> rolled_back;
+  // What the installer's run changed (versions before and after).
+  std::vector<InstalledChange> installer_changes;
+  // The compiled packages' own dependencies nothing installed satisfies: the
+  // lock does not hold them (a compiled package is installed --no-deps).
+  std::vector<UnmetDependency> unmet;
   bool ok = false;
 };
 

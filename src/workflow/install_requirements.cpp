@@ -69,10 +69,12 @@ util::Result<TakenPackage> take(const RecipeLine& taken) {
         "named with the command that installs it",
         fmt::join(out.extras, ",")));
   }
+  out.hashes = taken.line.hashes;
   if (!taken.line.hashes.empty()) {
     out.notes.push_back(
-        "the line's --hash is for the file it named; flashfit verifies the wheel it picks by "
-        "its RECORD and inspection");
+        "the line's --hash is for the file it named: checked when that file is here, before "
+        "anything is installed; flashfit verifies a wheel it picks instead by its RECORD and "
+        "inspection");
   }
   return out;
 }

@@ -31,6 +31,7 @@ struct TakenPackage {
   // as such: it was built for some environment, maybe not this one).
   std::optional<std::string> url;
   std::vector<std::string> extras;  // the line's [extras]: their dependencies are checked
+  std::vector<std::string> hashes;  // the line's --hash values ("sha256:<hex>"), in file order
   std::vector<std::string> notes;   // hashes not checked, ...
 };
 

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "env/torch.hpp"
@@ -18,7 +16,9 @@
 #include "resolve/rules.hpp"
 #include "resolve/target.hpp"
 #include "util/interrupt.hpp"
+#include "util/sha256.hpp"
 #include "util/strings.hpp"
+#include "workflow/installed_state.hpp"
 #include "workflow/installer_inputs.hpp"
 
 namespace flashfit::workflow {
@@ -31,98 +31,53 @@ void tell(const Say& sink, std::string_view line) {
   if (sink) sink(line);
 }
 
-// A distribution's METADATA, whole; nullopt when it cannot be read.
-std::optional<std::string> read_metadata(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// A line that names a wheel file (`name @ URL-or-path.whl`, or the path alone).
+bool names_wheel(const TakenPackage& taken) {
+  return taken.url && taken.form == RecipeLineForm::wheel_url;
 }
 
-// "name-version.dist-info", "name-version-py3.11.egg-info", "name.egg-info".
-InstalledVersions installed_versions(const std::vector<std::string>& site_dirs) {
-  InstalledVersions out;
-  for (const std::string& site : site_dirs) {
-    std::error_code ec;
-    for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string file = it->path().filename().string();
-      std::string stem;
-      if (util::ends_with(file, ".dist-info")) {
-        stem = file.substr(0, file.size() - 10);
-      } else if (util::ends_with(file, ".egg-info")) {
-        stem = file.substr(0, file.size() - 9);
-      } else {
-        continue;
-      }
-      const auto dash = stem.find('-');
-      const std::string name = pkg::canonicalize_name(stem.substr(0, dash));
-      std::string version;
-      if (dash != std::string::npos) {
-        version = stem.substr(dash + 1);
-        version = version.substr(0, version.find('-'));
-      }
-      out.emplace(name, version);  // the first site dir (import order) wins
-    }
-  }
-  return out;
+// The wheel file a line names when it is a file here (a path, relative to the
+// working directory as pip reads it, or a file:// URL), made absolute.
+std::optional<fs::path> named_local_wheel(const TakenPackage& taken) {
+  if (!names_wheel(taken)) return std::nullopt;
+  const bool relative = taken.url->find("://") == std::string::npos;
+  if (!relative && !net::is_local_source(*taken.url)) return std::nullopt;
+  auto path =
+      relative ? util::Result<fs::path>(fs::path(*taken.url)) : net::local_source_path(*taken.url);
+  std::error_code ec;
+  if (!path || !fs::is_regular_file(*path, ec)) return std::nullopt;
+  return fs::absolute(*path, ec);
 }
 
-// Why a named wheel is not the one for this machine, by its file name.
+// The named wheels judged against this machine, probed again (torch may have
+// changed since the plan); nothing is probed when no line names a wheel.
 std::vector<std::optional<UrlVerdict>> judge_urls(const InstallRequirementsPlan& plan,
                                                   const resolve::RecipeBook& book,
                                                   const env::ProbeOptions& probe) {
-  std::vector<std::optional<UrlVerdict>> out(plan.flashfit.size());
-  bool any = false;
-  for (const auto& taken : plan.flashfit) {
-    any = any || (taken.url && taken.form == RecipeLineForm::wheel_url);
-  }
-  if (!any) return out;
+  const bool any = std::any_of(plan.flashfit.begin(), plan.flashfit.end(),
+                               [](const TakenPackage& t) { return names_wheel(t); });
+  if (!any) return std::vector<std::optional<UrlVerdict>>(plan.flashfit.size());
   env::ProbeOptions options = probe;
   options.probe_toolkit = false;
   env::Environment environment = env::probe_environment(options);
   resolve::fill_derived_torch_abi(environment);
-  const resolve::ResolveTarget target = resolve::target_from_environment(environment);
-  for (std::size_t i = 0; i < plan.flashfit.size(); ++i) {
-    const auto& taken = plan.flashfit[i];
-    if (!taken.url || taken.form != RecipeLineForm::wheel_url) continue;
-    resolve::Candidate candidate;
-    candidate.filename = net::url_file_name(*taken.url);
-    candidate.url = *taken.url;
-    candidate.source = "requirements file";
-    resolve::Request request{taken.recipe, {}, taken.spec};
-    auto judged = resolve::judge(candidate, request, book.find(taken.recipe), target);
-    UrlVerdict verdict;
-    if (!judged) {
-      verdict.reasons.push_back("its file name is not a wheel of " + taken.recipe);
-    } else {
-      verdict.fits = judged->compatible();
-      for (const auto& reason : judged->reasons) verdict.reasons.push_back(reason.message);
-    }
-    out[i] = std::move(verdict);
-  }
-  return out;
+  return judge_named_wheels(plan, book, resolve::target_from_environment(environment));
 }
 
 // The compiled packages' own dependencies (with the extras their lines ask
 // for), against what is installed now.
 void check_dependencies(InstallRequirementsReport& report, const resolve::RecipeBook& book,
                         const env::Interpreter& interpreter, const install::Installer& installer) {
-  const InstalledVersions now = installed_versions(interpreter.site_dirs);
+  std::vector<InstalledCompiled> installed;
   for (const PackageRun& run : report.packages) {
     if (run.exit_code != 0) continue;
-    auto dist = install::find_installed(interpreter.site_dirs, run.recipe);
-    if (!dist || dist->egg_info) continue;
-    auto metadata = read_metadata(dist->dist_info / "METADATA");
-    if (!metadata) continue;
     const auto taken = std::find_if(report.plan.flashfit.begin(), report.plan.flashfit.end(),
                                     [&](const TakenPackage& t) { return t.recipe == run.recipe; });
-    const std::vector<std::string> no_extras;
-    auto unmet =
-        unmet_dependencies(run.recipe, requires_dist(*metadata), interpreter.markers, now,
-                           taken == report.plan.flashfit.end() ? no_extras : taken->extras);
-    report.unmet.insert(report.unmet.end(), unmet.begin(), unmet.end());
+    installed.push_back({run.recipe, taken == report.plan.flashfit.end()
+                                         ? std::vector<std::string>{}
+                                         : taken->extras});
   }
+  report.unmet = unmet_after_install(installed, interpreter);
   if (report.unmet.empty()) return;
   std::vector<std::string> argv = installer.base;
   argv.push_back("install");
@@ -147,6 +102,7 @@ void check_dependencies(InstallRequirementsReport& report, const resolve::Recipe
     return;
   }
   // torch as it is, so that the installer cannot replace it to satisfy them.
+  const InstalledVersions now = installed_versions(interpreter.site_dirs);
   if (auto torch = now.find("torch"); torch != now.end() && !torch->second.empty()) {
     argv.push_back("torch==" + torch->second);
   }
@@ -315,16 +271,57 @@ util::Result<void> install_one(const InstallRequirementsInput& input,
 
 }  // namespace
 
+std::vector<std::optional<UrlVerdict>> judge_named_wheels(const InstallRequirementsPlan& plan,
+                                                          const resolve::RecipeBook& book,
+                                                          const resolve::ResolveTarget& target) {
+  std::vector<std::optional<UrlVerdict>> out(plan.flashfit.size());
+  for (std::size_t i = 0; i < plan.flashfit.size(); ++i) {
+    const auto& taken = plan.flashfit[i];
+    if (!names_wheel(taken)) continue;
+    resolve::Candidate candidate;
+    candidate.filename = net::url_file_name(*taken.url);
+    candidate.url = *taken.url;
+    candidate.source = "requirements file";
+    resolve::Request request{taken.recipe, {}, taken.spec};
+    auto judged = resolve::judge(candidate, request, book.find(taken.recipe), target);
+    UrlVerdict verdict;
+    if (!judged) {
+      verdict.reasons.push_back("its file name is not a wheel of " + taken.recipe);
+    } else {
+      verdict.fits = judged->compatible();
+      for (const auto& reason : judged->reasons) verdict.reasons.push_back(reason.message);
+    }
+    out[i] = std::move(verdict);
+  }
+  return out;
+}
+
 std::string install_spec(const TakenPackage& taken, const std::optional<UrlVerdict>& verdict) {
-  if (!taken.url || taken.form != RecipeLineForm::wheel_url || !verdict || !verdict->fits)
-    return taken.spec;
-  const bool relative = taken.url->find("://") == std::string::npos;
-  if (!relative && !net::is_local_source(*taken.url)) return taken.spec;
-  auto path =
-      relative ? util::Result<fs::path>(fs::path(*taken.url)) : net::local_source_path(*taken.url);
-  std::error_code ec;
-  if (!path || !fs::is_regular_file(*path, ec)) return taken.spec;
-  return fs::absolute(*path, ec).string();
+  if (!verdict || !verdict->fits) return taken.spec;
+  const auto file = named_local_wheel(taken);
+  return file ? file->string() : taken.spec;
+}
+
+util::Result<void> check_named_hashes(const InstallRequirementsPlan& plan) {
+  for (const TakenPackage& taken : plan.flashfit) {
+    std::vector<std::string> allowed;
+    for (const std::string& hash : taken.hashes) {
+      if (util::starts_with(hash, "sha256:")) allowed.push_back(util::ascii_lower(hash.substr(7)));
+    }
+    if (allowed.empty()) continue;
+    const auto file = named_local_wheel(taken);
+    if (!file) continue;
+    auto digest = util::file_sha256_hex(*file);
+    if (!digest) return tl::unexpected(std::move(digest.error()).with_context(taken.where));
+    if (std::find(allowed.begin(), allowed.end(), *digest) != allowed.end()) continue;
+    return util::input_error(
+        fmt::format("{} has sha256 {}, which none of the line's --hash values names",
+                    file->string(), *digest),
+        taken.where,
+        "the file is not the one the hash was written for: name that file, or correct the "
+        "--hash");
+  }
+  return {};
 }
 
 util::Result<InstallRequirementsReport> install_requirements(
@@ -339,6 +336,9 @@ util::Result<InstallRequirementsReport> install_requirements(
   auto planned = plan_install_requirements(*input.files, *input.book,
                                            environment.marker_environment(), input.sources);
   if (!planned) return tl::unexpected(planned.error());
+  // A named file whose bytes are not the line's --hash is bad input: refused
+  // before anything runs, dry run included, as pip refuses the line.
+  if (auto hashed = check_named_hashes(*planned); !hashed) return tl::unexpected(hashed.error());
 
   InstallRequirementsReport report;
   report.plan = std::move(*planned);
@@ -400,15 +400,13 @@ util::Result<InstallRequirementsReport> install_requirements(
   std::optional<HeldInstalls> held;
   if (!report.dry_run && input.probe.cache_root) held.emplace(*input.probe.cache_root);
   // Ctrl-C between or during packages: the current one rolled itself back;
-  // those before it stay, said, the last of them left to `install --undo`
-  // (rolling them back now would be interrupted as well).
+  // those before it are rolled back as after a failure (Ctrl-C again stops
+  // that, leaving the rest installed, said), and the error says how each ended.
   auto interrupted_run = [&](util::Error error) -> util::Result<InstallRequirementsReport> {
-    const std::vector<std::string> kept = held ? held->packages() : std::vector<std::string>{};
-    if (!kept.empty()) {
-      const bool undoable = held->release().has_value();
-      error.message += fmt::format(
-          "; installed earlier in this run and left installed: {}{}", util::join(kept, ", "),
-          undoable ? fmt::format(" (`flashfit install --undo` undoes {})", kept.back()) : "");
+    if (held && !held->packages().empty()) {
+      error = held->roll_back_interrupted(
+          std::move(error), [&] { return env::probe_interpreter_environment(input.probe); },
+          input.note);
     }
     return tl::unexpected(std::move(error));
   };

@@ -19,6 +19,7 @@
 #include "pkg/requirements_file.hpp"
 #include "resolve/gather.hpp"
 #include "resolve/recipe.hpp"
+#include "resolve/target.hpp"
 #include "util/error.hpp"
 #include "workflow/install_requirements.hpp"
 #include "workflow/requirements_check.hpp"
@@ -31,6 +32,20 @@ struct UrlVerdict {
   bool fits = false;
   std::vector<std::string> reasons;  // why not, one per rule
 };
+
+// Each line that names a wheel file judged against `target` by the file's
+// name (nullopt for the other lines): `install -r` installs a fitting local
+// one as named, and `lock` locks it.
+std::vector<std::optional<UrlVerdict>> judge_named_wheels(const InstallRequirementsPlan& plan,
+                                                          const resolve::RecipeBook& book,
+                                                          const resolve::ResolveTarget& target);
+
+// Each line naming a local wheel file (a path, or a file:// URL) with a
+// sha256 --hash: the file's sha256 must be one of them, as pip requires of
+// the line. An input error naming the line when it is not, or when the file
+// cannot be read; the other lines pass (a remote file is never installed as
+// named, so never fetched for this).
+util::Result<void> check_named_hashes(const InstallRequirementsPlan& plan);
 
 // What `flashfit install` gets for a taken package: a wheel the file names
 // that fits by its name and is a file here (a path, relative to the working

@@ -222,18 +222,24 @@ std::vector<KeyDifference> compare_keys(const LockKey& locked, const LockKey& he
 }
 
 std::optional<std::string> torch_other_than_key(const LockKey& key, std::string_view name,
-                                                std::string_view version) {
+                                                std::string_view version,
+                                                const std::optional<std::string>& installed) {
   if (pkg::canonicalize_name(name) != "torch") return std::nullopt;
   // Compared as lock_key_from writes it: "2.8.0+cu128" and "2.8.0+CU128" are one torch.
   const auto parsed = pkg::Version::parse(version);
   if (parsed && key.torch && *key.torch == parsed->str()) return std::nullopt;
   // A distribution version without a label names the build whose version.py
-  // adds one (PyPI's "2.8.0" is "2.8.0+cu128" in the key): the same release.
-  // The resolution holds torch at the installed distribution's version, so
-  // this is the installed build (lock_flow's torch_hold).
+  // adds one (PyPI's "2.8.0" is "2.8.0+cu128" in the key). Where the installed
+  // distribution is known it must be that one: "2.8.0" from an index is not
+  // the installed "2.8.0+cu126" (the key's CUDA 12.6), whose release it shares.
   if (parsed && !parsed->has_local() && key.torch) {
-    const auto keyed = pkg::Version::parse(*key.torch);
-    if (keyed && keyed->public_str() == parsed->public_str()) return std::nullopt;
+    if (installed) {
+      const auto here = pkg::Version::parse(*installed);
+      if (here && *here == *parsed) return std::nullopt;
+    } else {
+      const auto keyed = pkg::Version::parse(*key.torch);
+      if (keyed && keyed->public_str() == parsed->public_str()) return std::nullopt;
+    }
   }
   return parsed ? parsed->str() : std::string(version);
 }

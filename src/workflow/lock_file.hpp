@@ -93,9 +93,14 @@ bool is_pylock_name(std::string_view file_name);
 // The version a locked or resolved package `name` would install when it is
 // torch and not the key's torch, as the key writes a version ("9.9"): the lock
 // would then change torch, and its header name another one than it installs.
-// nullopt when `name` is not torch or `version` is the key's torch.
-std::optional<std::string> torch_other_than_key(const LockKey& key, std::string_view name,
-                                                std::string_view version);
+// nullopt when `name` is not torch or `version` is the key's torch. A version
+// without a local label (PyPI's "2.8.0", whose version.py, the key, says
+// "2.8.0+cu128") is the key's torch when it is `installed`'s (the torch
+// distribution installed here, its dist-info's version); with `installed`
+// unknown (a lock read on another machine), when its release is the key's.
+std::optional<std::string> torch_other_than_key(
+    const LockKey& key, std::string_view name, std::string_view version,
+    const std::optional<std::string>& installed = std::nullopt);
 
 // The facts by their header names ("python", ..., "gpu-archs"), in header
 // order, for the index file (workflow/lock_index); set_key_fact refuses an

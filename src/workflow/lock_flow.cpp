@@ -16,6 +16,7 @@
 #include "util/paths.hpp"
 #include "util/process.hpp"
 #include "util/strings.hpp"
+#include "workflow/install_requirements_flow.hpp"
 #include "workflow/installer_inputs.hpp"
 
 namespace flashfit::workflow {
@@ -67,9 +68,11 @@ std::string install_command(const InstallRequirementsPlan& plan) {
 // A resolution that installs another torch than the environment's: the lock's
 // header (this environment's key) would name a torch it does not install, and
 // every fit judged for the compiled packages would be for the wrong one.
+// `installed`: the torch distribution's version installed here (nullopt: none).
 util::Result<void> check_keeps_torch(const InstallRequirementsPlan& plan, const LockKey& key,
-                                     const ReportedPackage& reported) {
-  const auto other = torch_other_than_key(key, reported.name, reported.version);
+                                     const ReportedPackage& reported,
+                                     const std::optional<std::string>& installed) {
+  const auto other = torch_other_than_key(key, reported.name, reported.version, installed);
   if (!other) return {};
   std::string where;
   for (const pkg::RequirementLine& line : plan.installer) {
@@ -126,6 +129,7 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
   auto plan = plan_install_requirements(*input.files, *input.book, environment.marker_environment(),
                                         input.sources);
   if (!plan) return tl::unexpected(plan.error());
+  if (auto hashed = check_named_hashes(*plan); !hashed) return tl::unexpected(hashed.error());
 
   LockOutcome out;
   LockDocument& document = out.document;
@@ -140,9 +144,17 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
 
   // Recipe packages: flashfit's pick for this environment.
   std::set<std::string> taken_names;
-  for (const TakenPackage& taken : plan->flashfit) {
+  // A line naming a local wheel that fits here is locked as named, the file
+  // `install -r` installs; any other is the pick for its pin.
+  const auto named =
+      judge_named_wheels(*plan, *input.book, resolve::target_from_environment(environment));
+  for (std::size_t index = 0; index < plan->flashfit.size(); ++index) {
+    const TakenPackage& taken = plan->flashfit[index];
     taken_names.insert(taken.recipe);
-    auto resolved = steps.resolve(taken, plan->sources);
+    TakenPackage asked = taken;
+    asked.spec = install_spec(taken, named[index]);
+    const bool as_named = asked.spec != taken.spec;
+    auto resolved = steps.resolve(asked, plan->sources);
     if (!resolved) {
       return tl::unexpected(std::move(resolved.error()).with_context(taken.where));
     }
@@ -172,8 +184,9 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
       if (!hashed) return tl::unexpected(std::move(hashed.error()).with_context(taken.where));
       line.sha256 = *hashed;
     }
-    line.origin =
-        fmt::format("flashfit's pick from {}, for {}", pick.candidate->source, taken.where);
+    line.origin = as_named ? fmt::format("the wheel {} names, which fits here", taken.where)
+                           : fmt::format("flashfit's pick from {}, for {}", pick.candidate->source,
+                                         taken.where);
     if (!pick.certain()) {
       const std::string why = fmt::format(
           "{}: the pick {} rests on facts not known here (flashfit resolve {} says which)",
@@ -205,8 +218,10 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
     auto reported =
         uv ? steps.uv_resolution(*plan, environment) : steps.pip_resolution(*plan, interpreter);
     if (!reported) return tl::unexpected(reported.error());
+    const auto torch = install::find_installed(interpreter.site_dirs, "torch");
+    const auto installed_torch = torch ? std::optional<std::string>(torch->version) : std::nullopt;
     for (const auto& p : *reported) {
-      if (auto kept = check_keeps_torch(*plan, document.key, p); !kept)
+      if (auto kept = check_keeps_torch(*plan, document.key, p, installed_torch); !kept)
         return tl::unexpected(kept.error());
       const resolve::Recipe* recipe = input.book->find(p.name);
       if (taken_names.count(pkg::canonicalize_name(p.name)) != 0 ||

@@ -36,6 +36,12 @@ std::string describe(const InstalledChange& change) {
   return fmt::format("{} {} (was {})", change.name, *change.after, *change.before);
 }
 
+std::string describe(const UnmetDependency& unmet) {
+  return fmt::format(
+      "{} requires {} ({})", unmet.package, unmet.requirement,
+      unmet.installed ? "installed: " + *unmet.installed : std::string("not installed"));
+}
+
 std::vector<UnmetDependency> unmet_dependencies(const std::string& package,
                                                 const std::vector<std::string>& requires_dist,
                                                 const pkg::MarkerEnvironment& markers,

@@ -40,6 +40,9 @@ struct UnmetDependency {
   std::string wanted;
 };
 
+// "flash-attn requires einops (not installed)", "... (installed: 0.6.0)".
+std::string describe(const UnmetDependency& unmet);
+
 // The package's Requires-Dist lines whose marker applies here, with no extra
 // or one of `extras` asked for (the line's [extras]), and that `installed`
 // does not satisfy. A line that cannot be parsed is reported as unmet (pip

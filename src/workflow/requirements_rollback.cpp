@@ -7,6 +7,8 @@
 #include <system_error>
 
 #include "pkg/name.hpp"
+#include "util/interrupt.hpp"
+#include "util/strings.hpp"
 #include "workflow/uninstall.hpp"
 
 namespace flashfit::workflow {
@@ -41,10 +43,20 @@ util::Result<void> HeldInstalls::hold(std::string_view package) {
 std::vector<RolledBack> HeldInstalls::roll_back(
     const env::Environment& environment, const std::function<void(std::string_view)>& progress) {
   std::vector<RolledBack> out;
+  // A package left installed (its undo failed, or an interrupt came first)
+  // keeps its backup; the newest of them is what `install --undo` then reads.
+  // No record is written over another here: record_install removes the
+  // backup of the record it replaces, which may be one still needed.
+  const InstallRecord* undo_next = nullptr;
+  std::size_t undo_next_at = 0;  // its entry in `out`
+  std::error_code ec;
   for (auto it = held_.rbegin(); it != held_.rend(); ++it) {
     RolledBack done{it->package, false, {}};
-    if (it->replaced) {
+    if (util::interrupted()) {
+      done.outcome = "not rolled back: interrupted";
+    } else if (it->replaced) {
       // `install --undo` of this record: the version it replaced restored.
+      fs::remove(install_record_path(cache_root_), ec);
       auto recorded = record_install(cache_root_, *it);
       auto undone = recorded ? undo_last_install(environment, cache_root_, progress)
                              : util::Result<UndoOutcome>(tl::unexpected(recorded.error()));
@@ -62,10 +74,50 @@ std::vector<RolledBack> HeldInstalls::roll_back(
                                            removed->package, removed->version)
                              : util::render(removed.error());
     }
+    if (!done.ok && !it->replaced) {
+      done.outcome += fmt::format(" (`flashfit uninstall {}` removes it)", it->package);
+    } else if (!done.ok && undo_next == nullptr) {
+      undo_next = &*it;
+      undo_next_at = out.size();
+    } else if (!done.ok) {
+      done.outcome += fmt::format(" (its backup is kept in {})", it->replaced->dir.string());
+    }
     out.push_back(std::move(done));
+  }
+  fs::remove(install_record_path(cache_root_), ec);
+  if (undo_next != nullptr) {
+    out[undo_next_at].outcome +=
+        record_install(cache_root_, *undo_next)
+            ? std::string(" (`flashfit install --undo` undoes it)")
+            : fmt::format(" (its backup is kept in {})", undo_next->replaced->dir.string());
   }
   held_.clear();
   return out;
+}
+
+util::Error HeldInstalls::roll_back_interrupted(
+    util::Error error, const std::function<env::Environment()>& probe,
+    const std::function<void(std::string_view)>& progress) {
+  if (held_.empty()) return error;
+  util::set_interrupted(false);
+  if (progress) {
+    progress(
+        "interrupted: rolling back the packages this run installed (interrupt again to "
+        "leave them installed)");
+  }
+  const auto rolled = roll_back(probe(), progress);
+  util::set_interrupted(true);
+  error.message += "; " + describe_rolled_back(rolled);
+  return error;
+}
+
+std::string describe_rolled_back(const std::vector<RolledBack>& rolled) {
+  if (rolled.empty()) return {};
+  std::vector<std::string> said;
+  said.reserve(rolled.size());
+  for (const RolledBack& one : rolled)
+    said.push_back(fmt::format("{}: {}", one.package, one.outcome));
+  return "what this run installed before, newest first: " + util::join(said, "; ");
 }
 
 std::vector<std::string> HeldInstalls::packages() const {

@@ -60,3 +60,27 @@ venv() { # venv NAME: a fresh --system-site-packages venv; prints its python
   "$TEST_PYTHON" -m venv --system-site-packages "$TMP/$1" || fail "cannot create the venv $1"
   printf '%s\n' "$TMP/$1/bin/python"
 }
+
+# needy_wheel WHEEL OUT_DIR: WHEEL copied into OUT_DIR with one more line in
+# its METADATA, `Requires-Dist: ffdep>=2.0` (which no source has), and its
+# RECORD row rewritten to match.
+needy_wheel() {
+  mkdir -p "$2"
+  "$TEST_PYTHON" - "$1" "$2" <<'PY'
+import base64, hashlib, os, sys, zipfile
+src, out = sys.argv[1], sys.argv[2]
+zin = zipfile.ZipFile(src)
+members = {i.filename: zin.read(i.filename) for i in zin.infolist()}
+meta = next(n for n in members if n.endswith(".dist-info/METADATA"))
+record = next(n for n in members if n.endswith(".dist-info/RECORD"))
+head, sep, body = members[meta].decode().partition("\n\n")
+members[meta] = (head + "\nRequires-Dist: ffdep>=2.0" + sep + body).encode()
+digest = base64.urlsafe_b64encode(hashlib.sha256(members[meta]).digest()).rstrip(b"=").decode()
+rows = [f"{meta},sha256={digest},{len(members[meta])}" if r.startswith(meta + ",") else r
+        for r in members[record].decode().splitlines()]
+members[record] = ("\n".join(rows) + "\n").encode()
+with zipfile.ZipFile(os.path.join(out, os.path.basename(src)), "w", zipfile.ZIP_DEFLATED) as z:
+    for name, data in members.items():
+        z.writestr(name, data)
+PY
+}

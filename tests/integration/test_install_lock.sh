@@ -16,6 +16,8 @@
 # - a tampered hash (a compiled line, an installer line) and a file replaced
 #   upstream: exit 1, nothing installed; with the locked bytes in the cache the
 #   cache's copy is installed;
+# - a later compiled package fails: the earlier one rolled back; a compiled
+#   package's dependency the lock does not hold: reported, exit 1;
 # - bad input: no such path, no index, a malformed index or lock line, an
 #   installer line without a hash or with another torch than the header's, a
 #   compiled line whose URL is another project's wheel, an index that
@@ -197,6 +199,55 @@ expect_rc 0 "a file replaced upstream, the locked bytes cached"
 [[ $(record_hashes "$PYC" | sort) == "$(cat "$TMP/a.hashes")" ]] || fail "venv C did not get the locked (cached) bytes"
 cp "$W10" "$TMP/www/files/$W10_NAME"
 pass_note "a tampered hash or a file replaced upstream: exit 1, nothing installed; the cache's locked copy is used"
+
+# --- a later compiled package fails: the earlier one is rolled back ---------------------
+# ffdep made a (pure) recipe package for this case, locked before ffinst 1.2,
+# whose import fails by design.
+cat >"$TMP/config/recipes/ffdep.toml" <<'TOML'
+[package]
+name = "ffdep"
+summary = "a second package flashfit takes, for the rollback case"
+import_names = ["ffdep"]
+needs_cuda = false
+
+[build]
+needs_cuda = false
+TOML
+mkdir -p "$TMP/rb"
+cp "$TMP/links/ffdep-1.2-py3-none-any.whl" "$(wheel 'ffinst-1.2+pt1*cpu-*.whl')" "$TMP/rb/"
+PYE=$(venv e)
+ff lock ffdep==1.2 ffinst==1.2 --find-links "$TMP/rb" --python "$PYE" -o "$TMP/rb.lock"
+expect_rc 0 "lock of two compiled packages"
+ff install --lock "$TMP/rb.lock" --python "$PYE" --json
+expect_rc 1 "install --lock whose second compiled package does not import"
+[[ $(json_field "$TMP/out" '[(p["name"], p["ok"]) for p in d["packages"]]') == "[('ffdep', True), ('ffinst', False)]" ]] ||
+  fail "the packages ran otherwise: $(json_field "$TMP/out" 'd["packages"]')"
+[[ $(json_field "$TMP/out" '[(r["name"], r["ok"]) for r in d["rolled_back"]]') == "[('ffdep', True)]" ]] ||
+  fail "ffdep's rollback is not reported: $(json_field "$TMP/out" 'd["rolled_back"]')"
+nothing_installed "$PYE" "a failed install --lock"
+rm "$TMP/config/recipes/ffdep.toml"
+pass_note "install --lock: a later compiled package fails, the earlier one is rolled back (it was new)"
+
+# --- a compiled package's own dependency the lock does not hold ------------------------
+# ffinst 1.0 whose METADATA asks for ffdep>=2.0 (RECORD rewritten to match).
+needy_wheel "$W10" "$TMP/needy"
+PYF=$(venv f)
+# Its own cache: the cache holds the original ffinst 1.0 under the same file name.
+KEPT_CACHE=$FLASHFIT_CACHE_DIR
+export FLASHFIT_CACHE_DIR=$TMP/cache-needy
+ff lock ffinst==1.0 --find-links "$TMP/needy" --python "$PYF" -o "$TMP/needy.lock"
+expect_rc 0 "lock of the needy ffinst"
+ff install --lock "$TMP/needy.lock" --python "$PYF" --json
+expect_rc 1 "install --lock of a compiled package whose dependency the lock does not hold"
+[[ $(json_field "$TMP/out" '[(u["package"], u["name"], u["installed"]) for u in d["unmet_dependencies"]]') == "[('ffinst', 'ffdep', None)]" ]] ||
+  fail "the unmet ffdep>=2.0 is not reported: $(json_field "$TMP/out" 'd["unmet_dependencies"]')"
+installed "$PYF" ffinst || fail "the locked ffinst itself was not installed"
+ff install --lock "$TMP/needy.lock" --python "$PYF"
+expect_rc 1 "the same, text"
+expect_out_contains "ffinst requires ffdep>=2.0 (not installed)"
+expect_out_contains "add those to the requirements and lock again"
+export FLASHFIT_CACHE_DIR=$KEPT_CACHE
+pass_note "install --lock: a compiled package's unmet dependency is reported, exit 1"
 
 # --- bad input ------------------------------------------------------------------------
 PYD=$(venv d)

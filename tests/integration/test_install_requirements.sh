@@ -94,6 +94,16 @@ expect_rc 0 "--dry-run of a fitting wheel named by path"
 ff install -r "$TMP/named.txt" --python "$PY" --dry-run
 expect_out_contains "flashfit install $NAMED"
 expect_out_contains "installed as named, once inspected"
+# Its bytes are held to the line's --hash, as pip holds them: refused before anything runs.
+printf -- '--find-links %s\n--no-index\n%s --hash=sha256:%s\n' "$TMP/empty" "$NAMED" "$(printf '0%.0s' {1..64})" >"$TMP/named-hash.txt"
+ff install -r "$TMP/named-hash.txt" --python "$PY"
+expect_rc 2 "a named wheel whose bytes are not the line's --hash"
+expect_err_contains "$TMP/named-hash.txt:3"
+expect_err_contains "$(sha "$W10")"
+[[ -z $(version_of ffinst) ]] || fail "a wheel with the wrong hash was installed"
+printf -- '--find-links %s\n--no-index\n%s --hash=sha256:%s\n' "$TMP/empty" "$NAMED" "$(sha "$W10")" >"$TMP/named-hash.txt"
+ff install -r "$TMP/named-hash.txt" --python "$PY" --dry-run
+expect_rc 0 "a named wheel with its own --hash"
 pass_note "--dry-run: pip's lines, flashfit's pin from the URL's public version, why the URL does not fit; nothing installed"
 
 # --- --dry-run: what-if markers, a torch line, every package planned -----------
@@ -248,25 +258,7 @@ pass_note "a bare recipe name from a local index: the fitting build installed; a
 # --- the compiled package's own dependencies, pip check-style -------------------
 # ffinst 1.0 whose METADATA asks for ffdep>=2.0 (RECORD rewritten to match);
 # the venv has ffdep 1.2 from the case above.
-mkdir -p "$TMP/needy"
-"$TEST_PYTHON" - "$W10" "$TMP/needy" <<'PY'
-import base64, hashlib, os, sys, zipfile
-src, out = sys.argv[1], sys.argv[2]
-zin = zipfile.ZipFile(src)
-members = {i.filename: zin.read(i.filename) for i in zin.infolist()}
-meta = next(n for n in members if n.endswith(".dist-info/METADATA"))
-record = next(n for n in members if n.endswith(".dist-info/RECORD"))
-text = members[meta].decode()
-head, sep, body = text.partition("\n\n")
-members[meta] = (head + "\nRequires-Dist: ffdep>=2.0" + sep + body).encode()
-digest = base64.urlsafe_b64encode(hashlib.sha256(members[meta]).digest()).rstrip(b"=").decode()
-rows = [f"{meta},sha256={digest},{len(members[meta])}" if r.startswith(meta + ",") else r
-        for r in members[record].decode().splitlines()]
-members[record] = ("\n".join(rows) + "\n").encode()
-with zipfile.ZipFile(os.path.join(out, os.path.basename(src)), "w", zipfile.ZIP_DEFLATED) as z:
-    for name, data in members.items():
-        z.writestr(name, data)
-PY
+needy_wheel "$W10" "$TMP/needy"
 export FLASHFIT_CACHE_DIR=$TMP/cache-needy
 printf -- '--find-links %s\n--no-index\nffinst\n' "$TMP/needy" >"$TMP/needy.txt"
 ff install -r "$TMP/needy.txt" --python "$PY" --json

@@ -8,6 +8,7 @@
 #   them (URL + hash), and pip reads the lock back;
 # - a find-links pick without a known sha256 (a directory, an HTTP page):
 #   downloaded into the cache and hashed; a missing file fails the lock;
+# - a line naming a local wheel that fits: locked as that file (install -r's);
 #   --no-download leaves --hash out, said so;
 # - what-if flags: the installer's lines are not locked (a note says why);
 # - nothing fits (ffinst==1.3): exit 1, why; nothing written;
@@ -74,6 +75,23 @@ expect_rc 0 "lock --json"
   fail "--json installer lines: $(json_field "$TMP/out" 'd["installer"]')"
 [[ $(json_field "$TMP/out" 'd["text"]') == "$(cat "$LOCK")" ]] || fail "--json's text is not the lock written with -o"
 pass_note "lock --json: the same lock, as values"
+
+# --- a local wheel the line names, which fits: locked as named ----------------
+# The file `install -r` installs (workflow::install_spec), not a re-pick: here
+# the only source is an empty find-links, so a re-pick would find nothing.
+mkdir -p "$TMP/own" "$TMP/empty"
+cp "$W10" "$TMP/own/"
+NAMED=$TMP/own/$(basename "$W10")
+printf -- '--find-links %s\n--no-index\nffinst @ file://%s\n' "$TMP/empty" "$NAMED" >"$TMP/named.txt"
+# (its own cache: the file read to hash it is cached from its path, which the
+# find-links case below must not find)
+FLASHFIT_CACHE_DIR=$TMP/cache-named ff lock -r "$TMP/named.txt" --python "$PY" --json
+expect_rc 0 "lock of a fitting wheel the line names"
+[[ $(json_field "$TMP/out" '[(l["url"], l["sha256"]) for l in d["flashfit"]]') == "[('file://${NAMED//+/%2B}', '$(sha "$W10")')]" ]] ||
+  fail "the named wheel is not what is locked: $(json_field "$TMP/out" 'd["flashfit"]')"
+[[ $(json_field "$TMP/out" 'd["flashfit"][0]["origin"]') == *"names, which fits here"* ]] ||
+  fail "the origin does not say the line named it: $(json_field "$TMP/out" 'd["flashfit"][0]["origin"]')"
+pass_note "lock: a fitting local wheel the line names is locked as named (file:// + its sha256)"
 
 # --- a pick with no known sha256 (find-links): downloaded to hash ---------------
 ff lock ffinst==1.0 --find-links "$TMP/links" --python "$PY"

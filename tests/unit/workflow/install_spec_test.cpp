@@ -1,5 +1,6 @@
 // workflow::install_spec: a named wheel is installed as named only when its
-// name fits here and it is a file here; otherwise the pin is picked.
+// name fits here and it is a file here; otherwise the pin is picked. And
+// check_named_hashes: such a file is held to the line's --hash.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -52,6 +53,33 @@ TEST(InstallSpec, OtherwiseThePinIsPicked) {
   TakenPackage sdist = named(wheel.string());
   sdist.form = RecipeLineForm::sdist;
   EXPECT_EQ(install_spec(sdist, fits), "flash-attn==2.8.3");
+}
+
+// A named local file is held to the line's sha256 --hash, as pip holds it.
+TEST(CheckNamedHashes, ALocalFileMustMatchOneOfTheLinesSha256) {
+  test::TempDir dir("named-hashes");
+  const fs::path wheel = dir.path() / "flash_attn-2.8.3-cp311-cp311-linux_x86_64.whl";
+  std::ofstream(wheel) << "x";
+  // sha256("x")
+  const std::string digest = "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881";
+  InstallRequirementsPlan plan;
+  plan.flashfit.push_back(named("file://" + wheel.string()));
+  plan.flashfit[0].where = "r.txt:3";
+  plan.flashfit[0].hashes = {"sha256:" + std::string(64, '0'), "sha256:" + digest};
+  EXPECT_TRUE(check_named_hashes(plan));
+  plan.flashfit[0].hashes = {"sha256:" + std::string(64, '0')};
+  auto refused = check_named_hashes(plan);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, util::ErrorKind::input);
+  EXPECT_EQ(refused.error().context, "r.txt:3");
+  EXPECT_NE(refused.error().message.find(digest), std::string::npos) << refused.error().message;
+  // No sha256 among them (not checked here), a remote file (never installed
+  // as named), a pin: nothing to hold the bytes to.
+  plan.flashfit[0].hashes = {"sha512:" + std::string(128, '0')};
+  EXPECT_TRUE(check_named_hashes(plan));
+  plan.flashfit[0] = named("https://h/flash_attn-2.8.3-cp311-cp311-linux_x86_64.whl");
+  plan.flashfit[0].hashes = {"sha256:" + std::string(64, '0')};
+  EXPECT_TRUE(check_named_hashes(plan));
 }
 
 }  // namespace

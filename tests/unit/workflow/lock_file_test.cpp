@@ -160,8 +160,9 @@ TEST(LockFile, AFactUnknownOnBothSidesNeverMatches) {
 }
 
 // The installer's torch against the key's: the same build when the text is,
-// or when the distribution's version has no label and the release is the
-// same (PyPI's "2.8.0" is "2.8.0+cu128" in version.py); another otherwise.
+// or when the distribution's version has no label and is the installed one's
+// (or, that unknown, the release is the same: PyPI's "2.8.0" is "2.8.0+cu128"
+// in version.py); another otherwise.
 TEST(LockFile, TorchOtherThanTheKeys) {
   LockKey key;
   key.torch = "2.8.0+cu128";
@@ -172,6 +173,15 @@ TEST(LockFile, TorchOtherThanTheKeys) {
   EXPECT_EQ(torch_other_than_key(key, "torch", "2.8.0+cu126"),
             std::optional<std::string>("2.8.0+cu126"));
   EXPECT_EQ(torch_other_than_key(key, "numpy", "9.9"), std::nullopt);
+  // The installed distribution known: an unlabelled "2.8.0" is the key's torch
+  // only when it is that distribution's version. PyTorch's cu126 index installs
+  // "2.8.0+cu126" (dist-info and version.py alike): PyPI's "2.8.0" is another build.
+  EXPECT_EQ(torch_other_than_key(key, "torch", "2.8.0", std::string("2.8.0")), std::nullopt);
+  key.torch = "2.8.0+cu126";
+  EXPECT_EQ(torch_other_than_key(key, "torch", "2.8.0", std::string("2.8.0+cu126")),
+            std::optional<std::string>("2.8.0"));
+  EXPECT_EQ(torch_other_than_key(key, "torch", "2.8.0+cu126", std::string("2.8.0+cu126")),
+            std::nullopt);
   key.torch.reset();  // torch unknown (or none) here: any torch is another
   EXPECT_EQ(torch_other_than_key(key, "torch", "2.8.0"), std::optional<std::string>("2.8.0"));
 }

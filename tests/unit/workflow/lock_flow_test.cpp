@@ -5,10 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
+
+#include "../temp_dir.hpp"
 
 namespace flashfit::workflow {
 namespace {
+
+namespace fs = std::filesystem;
 
 class NoIncludes : public pkg::FileReader {
  public:
@@ -217,6 +223,53 @@ TEST(LockFlow, ALocalFileIsHashedEvenOffline) {
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(out->document.flashfit.at(0).url, "file:///wheels/fa.whl");
   EXPECT_EQ(out->document.flashfit.at(0).sha256, kOther);
+}
+
+// The file `install -r` installs for a line naming a local wheel that fits
+// (workflow::install_spec) is the one locked; a named wheel that does not fit
+// here is replaced by the pick for its version.
+TEST(LockFlow, ALocalWheelTheLineNamesIsLockedWhenItFits) {
+  test::TempDir dir("lock-named");
+  const fs::path fits =
+      dir.path() / "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp311-cp311-linux_x86_64.whl";
+  const fs::path other = dir.path() / "causal_conv1d-1.5.2-cp310-cp310-linux_x86_64.whl";
+  std::ofstream(fits) << "x";
+  std::ofstream(other) << "x";
+  LockRun run("flash-attn @ file://" + fits.string() + "\ncausal-conv1d @ file://" +
+              other.string() + "\n");
+  // CPython 3.11 on x86_64 Linux (glibc 2.36), torch 2.8 for CUDA 12.8 with the C++11 ABI.
+  env::Interpreter python = *run.environment.python.interpreter;
+  python.tag_facts.implementation = "cpython";
+  python.tag_facts.python_minor = 11;
+  python.tag_facts.py_version_nodot = "311";
+  python.tag_facts.py_debug = false;
+  python.tag_facts.soabi = "cpython-311-x86_64-linux-gnu";
+  python.tag_facts.system = "Linux";
+  python.tag_facts.platform = "linux-x86_64";
+  python.tag_facts.glibc = pkg::LibcVersion{2, 36};
+  run.environment.python.interpreter = env::Fact<env::Interpreter>::of(python, "test");
+  auto& torch = run.environment.torch;
+  torch.package_dir = env::Fact<fs::path>::of("/venv/site/torch", "test");
+  torch.version = env::Fact<pkg::Version>::of(*pkg::Version::parse("2.8.0+cu128"), "test");
+  torch.cuda = env::Fact<env::ToolkitBuild>::of(env::ToolkitBuild::of("12.8"), "test");
+  torch.cxx11_abi = env::Fact<bool>::of(true, "test");
+  run.environment.machine.arch = env::Fact<std::string>::of("x86_64", "test");
+  FakeLockSteps steps;
+  steps.picks["flash-attn"] = candidate(fits.string(), std::nullopt);
+  steps.picks["causal-conv1d"] = candidate("https://h/causal_conv1d-1.5.2-cp311.whl", kHash);
+  auto out = lock_requirements(steps, run.input);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(steps.resolved, (std::vector<std::string>{fits.string(), "causal-conv1d==1.5.2"}));
+  const LockDocument& d = out->document;
+  ASSERT_EQ(d.flashfit.size(), 2u);
+  EXPECT_EQ(d.flashfit[0].url,
+            "file://" + (dir.path() / "flash_attn-2.8.3%2Bcu12torch2.8cxx11abiTRUE-"
+                                      "cp311-cp311-linux_x86_64.whl")
+                            .string());
+  EXPECT_EQ(d.flashfit[0].sha256, kOther);  // read to hash it
+  EXPECT_NE(d.flashfit[0].origin.find("names, which fits here"), std::string::npos)
+      << d.flashfit[0].origin;
+  EXPECT_NE(d.flashfit[1].origin.find("flashfit's pick"), std::string::npos);
 }
 
 TEST(LockFlow, AFetchThatFailsNamesTheLine) {

@@ -1,6 +1,7 @@
 // HeldInstalls' bookkeeping over real record files: each package's record is
 // held through the run (so the next install keeps its backup), and release()
-// (success, or Ctrl-C) puts the newest back for `install --undo`.
+// (success) puts the newest back for `install --undo`, as roll_back does with
+// the newest it leaves installed when interrupted again.
 #include "workflow/requirements_rollback.hpp"
 
 #include <gmock/gmock.h>
@@ -9,6 +10,7 @@
 #include <filesystem>
 
 #include "../temp_dir.hpp"
+#include "util/interrupt.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -40,6 +42,89 @@ TEST(HeldInstalls, HoldsEachRecordAndReleasesTheNewest) {
   ASSERT_TRUE(back && *back);
   EXPECT_EQ((*back)->package, "ffinst");
   EXPECT_TRUE(held.packages().empty());
+}
+
+// Interrupted again while rolling back (here: before the first): nothing is
+// undone, each package is said to be left installed with what undoes it (the
+// newest that replaced a version: `install --undo`; a new one: uninstall),
+// and every backup is kept (recording one removed the one recorded before).
+TEST(HeldInstalls, AnInterruptedRollBackLeavesTheRestForUndo) {
+  test::TempDir cache("held-installs");
+  HeldInstalls held(cache.path());
+  const std::filesystem::path backup = cache.path() / "backups" / "ffdep-0.9";
+  std::filesystem::create_directories(backup);
+  InstallRecord replacing = record("ffdep", "2026-11-28T10:00:00Z");
+  replacing.replaced = install::Backup{};
+  replacing.replaced->dir = backup;
+  ASSERT_TRUE(record_install(cache.path(), replacing));
+  ASSERT_TRUE(held.hold("ffdep"));
+  const std::filesystem::path newer = cache.path() / "backups" / "ffinst-0.9";
+  std::filesystem::create_directories(newer);
+  InstallRecord newest = record("ffinst", "2026-11-28T10:00:01Z");
+  newest.replaced = install::Backup{};
+  newest.replaced->dir = newer;
+  ASSERT_TRUE(record_install(cache.path(), newest));
+  ASSERT_TRUE(held.hold("ffinst"));
+  ASSERT_TRUE(record_install(cache.path(), record("ffnew", "2026-11-28T10:00:02Z")));
+  ASSERT_TRUE(held.hold("ffnew"));
+
+  util::set_interrupted(true);
+  const auto rolled = held.roll_back(env::Environment{}, nullptr);
+  util::set_interrupted(false);
+  ASSERT_EQ(rolled.size(), 3u);
+  EXPECT_EQ(rolled[0].package, "ffnew");
+  EXPECT_FALSE(rolled[0].ok);
+  EXPECT_EQ(rolled[0].outcome,
+            "not rolled back: interrupted (`flashfit uninstall ffnew` removes it)");
+  EXPECT_EQ(rolled[1].package, "ffinst");
+  EXPECT_EQ(rolled[1].outcome,
+            "not rolled back: interrupted (`flashfit install --undo` undoes it)");
+  EXPECT_EQ(rolled[2].package, "ffdep");
+  EXPECT_EQ(rolled[2].outcome,
+            "not rolled back: interrupted (its backup is kept in " + backup.string() + ")");
+  auto back = read_install_record(cache.path());
+  ASSERT_TRUE(back && *back);
+  EXPECT_EQ((*back)->package, "ffinst");
+  EXPECT_TRUE(std::filesystem::is_directory(backup));
+  EXPECT_TRUE(std::filesystem::is_directory(newer));
+  EXPECT_TRUE(held.packages().empty());
+}
+
+// An undo that fails (here: the records name another interpreter than the
+// one rolled back in) leaves its package installed with its backup: the
+// older package's undo must not remove it by recording over it.
+TEST(HeldInstalls, AFailedUndoKeepsItsBackupThroughTheOlderOnes) {
+  test::TempDir cache("held-installs");
+  HeldInstalls held(cache.path());
+  std::vector<std::filesystem::path> backups;
+  for (const char* package : {"ffdep", "ffinst"}) {
+    backups.push_back(cache.path() / "backups" / (std::string(package) + "-0.9"));
+    std::filesystem::create_directories(backups.back());
+    InstallRecord r = record(package, "2026-11-28T10:00:0" + std::to_string(backups.size()) + "Z");
+    r.replaced = install::Backup{};
+    r.replaced->dir = backups.back();
+    ASSERT_TRUE(record_install(cache.path(), r));
+    ASSERT_TRUE(held.hold(package));
+  }
+  env::Interpreter other;
+  other.executable = "/other/bin/python";
+  env::Environment environment;
+  environment.python.interpreter = env::Fact<env::Interpreter>::of(other, "test");
+  const auto rolled = held.roll_back(environment, nullptr);
+  ASSERT_EQ(rolled.size(), 2u);
+  EXPECT_EQ(rolled[0].package, "ffinst");
+  EXPECT_FALSE(rolled[0].ok);
+  EXPECT_NE(rolled[0].outcome.find("not /other/bin/python"), std::string::npos)
+      << rolled[0].outcome;
+  EXPECT_NE(rolled[0].outcome.find("(`flashfit install --undo` undoes it)"), std::string::npos);
+  EXPECT_NE(rolled[1].outcome.find("its backup is kept in " + backups[0].string()),
+            std::string::npos)
+      << rolled[1].outcome;
+  EXPECT_TRUE(std::filesystem::is_directory(backups[0]));
+  EXPECT_TRUE(std::filesystem::is_directory(backups[1]));
+  auto back = read_install_record(cache.path());
+  ASSERT_TRUE(back && *back);
+  EXPECT_EQ((*back)->package, "ffinst");
 }
 
 }  // namespace
