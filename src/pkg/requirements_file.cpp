@@ -271,10 +271,18 @@ class Parser {
     }
     std::vector<std::string> kept;
     bool find_links_seen = false;
+    // pip's handle_option_line: a line's --index-url replaces the index URLs
+    // read so far (the extra ones too), then its --extra-index-urls are
+    // added, whatever their order on the line.
+    for (const auto& option : options) {
+      if (option.name != "--index-url") continue;
+      result.index_url = option.value;
+      result.extra_index_urls.clear();
+    }
     for (const auto& option : options) {
       const auto& name = option.name;
       if (name == "--index-url") {
-        result.index_url = option.value;
+        continue;
       } else if (name == "--extra-index-url") {
         result.extra_index_urls.push_back(option.value);
       } else if (name == "--find-links") {

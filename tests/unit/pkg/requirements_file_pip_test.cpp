@@ -208,7 +208,8 @@ TEST(RequirementsFilePip, LongOptionsByUniquePrefix) {
   MapReader reader;
   reader.files["c.txt"] = "six\n";
   const auto file = parse_ok(
-      "--extra-index https://e.example/simple\n--find=./w\n--pypi-url https://p/s\n"
+      // (--pypi-url, an --index-url, first: after it, it would drop the extra one)
+      "--pypi-url https://p/s\n--extra-index https://e.example/simple\n--find=./w\n"
       "--no-i\n--con c.txt\n",
       reader);
   EXPECT_EQ(file.extra_index_urls, (std::vector<std::string>{"https://e.example/simple"}));
@@ -276,6 +277,22 @@ TEST(RequirementsFilePip, NameAtUrlWithoutSpacesIsARequirement) {
   MapReader reader;
   EXPECT_FALSE(parse("pkg@1.0.whl\n", reader));
   EXPECT_FALSE(parse("name@/abs/x.whl\n", reader));
+}
+
+// pip 23.0.1's handle_option_line (Debian's req_file.py): an --index-url
+// line replaces the index URLs read before it, extra ones included; a line's
+// own --extra-index-url is added after its --index-url.
+TEST(RequirementsFilePip, AnIndexUrlLineReplacesTheExtraIndexesBeforeIt) {
+  const auto file = parse_ok(
+      "--extra-index-url https://x/simple\n"
+      "--index-url https://y/simple\n"
+      "--extra-index-url https://z/simple\n");
+  EXPECT_EQ(file.index_url, "https://y/simple");
+  EXPECT_EQ(file.extra_index_urls, std::vector<std::string>{"https://z/simple"});
+  const auto one_line =
+      parse_ok("--extra-index-url https://x/simple --index-url https://y/simple\n");
+  EXPECT_EQ(one_line.index_url, "https://y/simple");
+  EXPECT_EQ(one_line.extra_index_urls, std::vector<std::string>{"https://x/simple"});
 }
 
 }  // namespace
