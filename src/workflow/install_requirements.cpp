@@ -15,6 +15,13 @@
 namespace flashfit::workflow {
 namespace {
 
+// A line flashfit takes has --hash (pip would run the whole file in
+// hash-checking mode, every line needing one).
+bool takes_hashed_line(const InstallRequirementsPlan& plan) {
+  return std::any_of(plan.flashfit.begin(), plan.flashfit.end(),
+                     [](const TakenPackage& taken) { return !taken.hashes.empty(); });
+}
+
 std::string where_of(const pkg::RequirementLine& line) {
   return fmt::format("{}:{}", line.file, line.line);
 }
@@ -234,6 +241,9 @@ std::string installer_requirements_text(const InstallRequirementsPlan& plan,
                                         const std::string& constraints_file) {
   if (!installer_runs(plan)) return {};
   std::string out = "# written by flashfit install -r: the lines it does not take\n";
+  // A hash on a line flashfit takes put pip's run of the whole file into
+  // hash-checking mode: the lines left to pip stay in it.
+  if (takes_hashed_line(plan)) out += "--require-hashes\n";
   if (plan.sources.index_url) option_line(out, "--index-url", *plan.sources.index_url);
   for (const auto& url : plan.sources.extra_index_urls) option_line(out, "--extra-index-url", url);
   for (const auto& link : plan.sources.find_links) option_line(out, "--find-links", link);
@@ -276,7 +286,8 @@ std::optional<std::string> shared_run_pins(const InstallRequirementsPlan& plan, 
     return !line.hashes.empty() || names_torch(line);
   };
   if (std::any_of(plan.installer.begin(), plan.installer.end(), names_torch_or_hashes) ||
-      std::any_of(plan.constraints.begin(), plan.constraints.end(), names_torch_or_hashes))
+      std::any_of(plan.constraints.begin(), plan.constraints.end(), names_torch_or_hashes) ||
+      takes_hashed_line(plan))
     return std::nullopt;
   return "torch==" + version->str() + "\n";
 }

@@ -278,7 +278,8 @@ TEST(InstallRequirementsShare, NotWhenTheLinesNameTorchHashesOrUnreadOptions) {
         std::string("https://download.pytorch.org/whl/cu124/"
                     "torch-2.6.0%2Bcu124-cp311-cp311-linux_x86_64.whl\nnumpy\nflash-attn\n"),
         std::string("./wheels/Torch-2.6.0-cp311-cp311-linux_x86_64.whl\nnumpy\nflash-attn\n"),
-        "numpy" + hash + "\nflash-attn\n", std::string("-c c.txt\nnumpy\nflash-attn\n"),
+        "numpy" + hash + "\nflash-attn\n", "numpy\nflash-attn==2.8.3" + hash + "\n",
+        std::string("-c c.txt\nnumpy\nflash-attn\n"),
         std::string("--prefer-binary\nnumpy\nflash-attn\n")}) {
     auto planned = plan({parse(text, "r.txt", &reader)});
     ASSERT_TRUE(planned) << text;
@@ -290,6 +291,19 @@ TEST(InstallRequirementsShare, NotWhenTheLinesNameTorchHashesOrUnreadOptions) {
       {parse("--index-url https://mine/simple\n-c c.txt\nnumpy\nflash-attn\n", "r.txt", &reader)});
   ASSERT_TRUE(fine);
   EXPECT_EQ(shared_run_pins(*fine, false, "2.9.1"), "torch==2.9.1\n");
+}
+
+// pip runs a file with one --hash in hash-checking mode: the lines left to it
+// stay in that mode when the hashed line is one flashfit takes.
+TEST(InstallRequirementsInstaller, AHashedLineFlashfitTakesKeepsPipsHashCheckingMode) {
+  const std::string hash = " --hash=sha256:" + std::string(64, 'c');
+  auto hashed = plan({parse("numpy\nflash-attn==2.8.3" + hash + "\n")});
+  ASSERT_TRUE(hashed);
+  EXPECT_NE(installer_requirements_text(*hashed, "").find("\n--require-hashes\n"),
+            std::string::npos);
+  auto plain = plan({parse("numpy\nflash-attn==2.8.3\n")});
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(installer_requirements_text(*plain, "").find("--require-hashes"), std::string::npos);
 }
 
 // An editable line is a requirement pip installs: the installer runs for it,
