@@ -104,6 +104,13 @@ expect_err_contains "$(sha "$W10")"
 printf -- '--find-links %s\n--no-index\n%s --hash=sha256:%s\n' "$TMP/empty" "$NAMED" "$(sha "$W10")" >"$TMP/named-hash.txt"
 ff install -r "$TMP/named-hash.txt" --python "$PY" --dry-run
 expect_rc 0 "a named wheel with its own --hash"
+# That hash puts pip's run of the lines left to it in hash-checking mode, as
+# pip given the whole file would be: an unhashed line there is refused by pip.
+printf -- '--find-links %s\n--no-index\nffpure>=1.0\n%s --hash=sha256:%s\n' "$TMP/links" "$NAMED" "$(sha "$W10")" >"$TMP/named-hash.txt"
+ff install -r "$TMP/named-hash.txt" --python "$PY"
+expect_rc 1 "an unhashed line beside a hashed one flashfit takes"
+grep -q "require-hashes\|Hashes are required" "$TMP/out" "$TMP/err" || fail "pip's hash-checking mode did not apply: $(cat "$TMP/out")"
+[[ -z $(version_of ffpure) && -z $(version_of ffinst) ]] || fail "the hash-checking run installed something"
 pass_note "--dry-run: pip's lines, flashfit's pin from the URL's public version, why the URL does not fit; nothing installed"
 
 # --- --dry-run: what-if markers, a torch line, every package planned -----------
