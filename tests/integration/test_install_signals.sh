@@ -8,7 +8,9 @@
 # - the import check of 1.0.
 # Each time flashfit must exit 130, leave no process behind, and leave 0.9
 # installed (pip show), importable, with exactly its own files (no 1.0 file
-# left), and no backup left over once the restore is proven.
+# left), and no backup left over once the restore is proven. Then `install -r`
+# of two compiled packages, SIGINT at the second one's import check: the
+# second restored, the first (new) removed.
 #
 # The moments are made to last by a .pth hook in the venv (Python runs .pth
 # `import` lines at every start): with FFTEST_HOLD=pip it holds pip's exit
@@ -116,3 +118,58 @@ ff install "$W10" --python "$PY" --json
 expect_rc 0 "the install itself works"
 [[ $(installed_version) == 1.0* ]] || fail "1.0 was not installed"
 pass_note "the same install without a signal installs 1.0"
+
+# --- install -r: Ctrl-C during a later package rolls back the earlier one --------
+# ffdep made a (pure) recipe package, installed first (new), then ffinst 1.0
+# over 0.9, held at its import check: SIGINT restores 0.9 and removes ffdep.
+cat >"$TMP/config/recipes/ffdep.toml" <<'TOML'
+[package]
+name = "ffdep"
+summary = "a second package flashfit takes, for the rollback case"
+import_names = ["ffdep"]
+needs_cuda = false
+
+[build]
+needs_cuda = false
+TOML
+mkdir -p "$TMP/links"
+"$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/pure_wheel.py" "$TMP/links" 'ffdep==1.2' ||
+  fail "cannot write the ffdep wheel"
+cp "$W10" "$TMP/links/"
+"$PY" -m pip install --no-deps --no-index --disable-pip-version-check -q --force-reinstall "$W09" ||
+  fail "cannot put 0.9 back"
+files_now >"$TMP/files.09"
+printf -- '--find-links %s\n--no-index\nffdep==1.2\nffinst==1.0\n' "$TMP/links" >"$TMP/two.txt"
+mark=$TMP/hold.requirements
+FFTEST_HOLD=import FFTEST_HOLD_MARK=$mark "$FLASHFIT" install -r "$TMP/two.txt" --python "$PY" \
+  >"$TMP/out" 2>"$TMP/err" &
+ff_pid=$!
+BACKGROUND_PIDS+=("$ff_pid")
+for ((i = 0; i < 1200; i++)); do
+  [[ -s $mark ]] && break
+  process_running "$ff_pid" || break
+  sleep 0.1
+done
+[[ -s $mark ]] || fail "install -r: ffinst's import check was never reached: $(cat "$TMP/err")"
+held=$(<"$mark")
+BACKGROUND_PIDS+=("-$held")
+[[ -n $("$PY" -m pip show ffdep 2>/dev/null) ]] || fail "install -r: ffdep was not installed before ffinst"
+kill -s INT "$ff_pid"
+for ((i = 0; i < 600; i++)); do
+  process_running "$ff_pid" || break
+  sleep 0.1
+done
+process_running "$ff_pid" && fail "install -r still runs 60 s after SIGINT"
+RC=0
+wait "$ff_pid" || RC=$?
+forget_background "$ff_pid"
+LAST_CMD="install -r $TMP/two.txt (SIGINT during ffinst's import check)"
+expect_rc 130 "SIGINT during install -r"
+expect_err_contains 'restored 0.9'
+expect_err_contains 'ffdep: removed ffdep 1.2 (it was not installed before)'
+[[ -z $("$PY" -m pip show ffdep 2>/dev/null) ]] || fail "install -r: ffdep was left installed"
+[[ $(installed_version) == 0.9 ]] || fail "install -r: installed is '$(installed_version)', not 0.9"
+files_now >"$TMP/files.now"
+diff "$TMP/files.09" "$TMP/files.now" >"$TMP/files.diff" ||
+  fail "install -r: ffinst's files differ from 0.9's: $(cat "$TMP/files.diff")"
+pass_note "SIGINT during install -r's second package: 0.9 restored and the first package (new) removed, exit 130"
