@@ -197,6 +197,22 @@ TOML
   printf 'recipe_dirs = ["%s"]\n' "$TMP/config/recipes" >"$TMP/config/config.toml"
 }
 
+# write_ffdep_recipe: makes the pure package ffdep a recipe package too (in
+# write_ffinst_recipe_config's recipe dir), a second package flashfit takes
+# for the rollback cases; `rm "$TMP/config/recipes/ffdep.toml"` undoes it.
+write_ffdep_recipe() {
+  cat >"$TMP/config/recipes/ffdep.toml" <<'TOML'
+[package]
+name = "ffdep"
+summary = "a second package flashfit takes, for the rollback case"
+import_names = ["ffdep"]
+needs_cuda = false
+
+[build]
+needs_cuda = false
+TOML
+}
+
 # use_fault_shim: sets SHIM to the LD_PRELOAD fault shim a crash driver uses
 # (the CTest fixture's, or built here when the script is run by hand).
 # Returns 1 when flashfit is built with AddressSanitizer, whose interceptors

@@ -203,16 +203,7 @@ pass_note "a tampered hash or a file replaced upstream: exit 1, nothing installe
 # --- a later compiled package fails: the earlier one is rolled back ---------------------
 # ffdep made a (pure) recipe package for this case, locked before ffinst 1.2,
 # whose import fails by design.
-cat >"$TMP/config/recipes/ffdep.toml" <<'TOML'
-[package]
-name = "ffdep"
-summary = "a second package flashfit takes, for the rollback case"
-import_names = ["ffdep"]
-needs_cuda = false
-
-[build]
-needs_cuda = false
-TOML
+write_ffdep_recipe
 mkdir -p "$TMP/rb"
 cp "$TMP/links/ffdep-1.2-py3-none-any.whl" "$(wheel 'ffinst-1.2+pt1*cpu-*.whl')" "$TMP/rb/"
 PYE=$(venv e)

@@ -167,16 +167,7 @@ pass_note "a failing compiled package after pip's run: rolled back; pip's change
 
 # --- a later compiled package fails: the earlier one is rolled back too -----------
 # ffdep made a (pure, CUDA-less) recipe package for this case: flashfit takes it.
-cat >"$TMP/config/recipes/ffdep.toml" <<'TOML'
-[package]
-name = "ffdep"
-summary = "a second package flashfit takes, for the rollback case"
-import_names = ["ffdep"]
-needs_cuda = false
-
-[build]
-needs_cuda = false
-TOML
+write_ffdep_recipe
 new_venv
 printf -- '--find-links %s\n--no-index\nffdep==1.2\nffinst==1.2\n' "$TMP/links" >"$TMP/two.txt"
 ff install -r "$TMP/two.txt" --python "$PY" --no-build --json

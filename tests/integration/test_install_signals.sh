@@ -60,34 +60,50 @@ files_now() { (cd "$SITE" && find ffinst* -type f ! -path '*/__pycache__/*' | so
 files_now >"$TMP/files.09"
 [[ $(installed_version) == 0.9 ]] || fail "0.9 is not installed"
 
-# interrupt SIGNAL STAGE: install 1.0 over 0.9, deliver SIGNAL to flashfit while STAGE holds.
-interrupt() {
-  local signal=$1 stage=$2 mark=$TMP/hold.$1.$2 ff_pid held i
+# start_held STAGE MARK ARGS...: flashfit ARGS in the background, the hook
+# holding STAGE; returns once the held process wrote its pid to MARK (120 s at
+# most). Sets FF_PID and HELD.
+start_held() {
+  local stage=$1 mark=$2 i
+  shift 2
   rm -f "$mark"
-  FFTEST_HOLD=$stage FFTEST_HOLD_MARK=$mark "$FLASHFIT" install "$W10" --python "$PY" --json \
-    >"$TMP/out" 2>"$TMP/err" &
-  ff_pid=$!
-  BACKGROUND_PIDS+=("$ff_pid")
+  FFTEST_HOLD=$stage FFTEST_HOLD_MARK=$mark "$FLASHFIT" "$@" >"$TMP/out" 2>"$TMP/err" &
+  FF_PID=$!
+  BACKGROUND_PIDS+=("$FF_PID")
   for ((i = 0; i < 1200; i++)); do
     [[ -s $mark ]] && break
-    process_running "$ff_pid" || break
+    process_running "$FF_PID" || break
     sleep 0.1
   done
-  [[ -s $mark ]] || fail "SIG$signal/$stage: the $stage step was never reached: $(cat "$TMP/err")"
-  held=$(<"$mark")
-  BACKGROUND_PIDS+=("-$held")
+  [[ -s $mark ]] || fail "the $stage step was never reached (flashfit $*): $(cat "$TMP/err")"
+  HELD=$(<"$mark")
+  BACKGROUND_PIDS+=("-$HELD")
+}
+
+# signal_and_wait SIGNAL SECONDS: SIGNAL to flashfit (FF_PID), then its exit
+# within SECONDS; sets RC.
+signal_and_wait() {
+  local signal=$1 limit=$(($2 * 10)) i
+  kill -s "$signal" "$FF_PID"
+  for ((i = 0; i < limit; i++)); do
+    process_running "$FF_PID" || break
+    sleep 0.1
+  done
+  process_running "$FF_PID" && fail "flashfit still runs $2 s after SIG$signal"
+  RC=0
+  wait "$FF_PID" || RC=$?
+  forget_background "$FF_PID"
+}
+
+# interrupt SIGNAL STAGE: install 1.0 over 0.9, deliver SIGNAL to flashfit while STAGE holds.
+interrupt() {
+  local signal=$1 stage=$2 held i
+  start_held "$stage" "$TMP/hold.$1.$2" install "$W10" --python "$PY" --json
+  held=$HELD
   if [[ $stage == pip ]]; then
     [[ $(installed_version) == 1.0* ]] || fail "SIG$signal/pip: pip had not replaced 0.9 yet"
   fi
-  kill -s "$signal" "$ff_pid"
-  for ((i = 0; i < 300; i++)); do
-    process_running "$ff_pid" || break
-    sleep 0.1
-  done
-  process_running "$ff_pid" && fail "flashfit still runs 30 s after SIG$signal"
-  RC=0
-  wait "$ff_pid" || RC=$?
-  forget_background "$ff_pid"
+  signal_and_wait "$signal" 30
   LAST_CMD="install $W10 (SIG$signal during $stage)"
   expect_rc 130 "SIG$signal during $stage"
   expect_err_contains 'interrupted'
@@ -122,16 +138,7 @@ pass_note "the same install without a signal installs 1.0"
 # --- install -r: Ctrl-C during a later package rolls back the earlier one --------
 # ffdep made a (pure) recipe package, installed first (new), then ffinst 1.0
 # over 0.9, held at its import check: SIGINT restores 0.9 and removes ffdep.
-cat >"$TMP/config/recipes/ffdep.toml" <<'TOML'
-[package]
-name = "ffdep"
-summary = "a second package flashfit takes, for the rollback case"
-import_names = ["ffdep"]
-needs_cuda = false
-
-[build]
-needs_cuda = false
-TOML
+write_ffdep_recipe
 mkdir -p "$TMP/links"
 "$TEST_PYTHON" "$SOURCE_DIR/tests/fixtures/pure_wheel.py" "$TMP/links" 'ffdep==1.2' ||
   fail "cannot write the ffdep wheel"
@@ -140,29 +147,9 @@ cp "$W10" "$TMP/links/"
   fail "cannot put 0.9 back"
 files_now >"$TMP/files.09"
 printf -- '--find-links %s\n--no-index\nffdep==1.2\nffinst==1.0\n' "$TMP/links" >"$TMP/two.txt"
-mark=$TMP/hold.requirements
-FFTEST_HOLD=import FFTEST_HOLD_MARK=$mark "$FLASHFIT" install -r "$TMP/two.txt" --python "$PY" \
-  >"$TMP/out" 2>"$TMP/err" &
-ff_pid=$!
-BACKGROUND_PIDS+=("$ff_pid")
-for ((i = 0; i < 1200; i++)); do
-  [[ -s $mark ]] && break
-  process_running "$ff_pid" || break
-  sleep 0.1
-done
-[[ -s $mark ]] || fail "install -r: ffinst's import check was never reached: $(cat "$TMP/err")"
-held=$(<"$mark")
-BACKGROUND_PIDS+=("-$held")
+start_held import "$TMP/hold.requirements" install -r "$TMP/two.txt" --python "$PY"
 [[ -n $("$PY" -m pip show ffdep 2>/dev/null) ]] || fail "install -r: ffdep was not installed before ffinst"
-kill -s INT "$ff_pid"
-for ((i = 0; i < 600; i++)); do
-  process_running "$ff_pid" || break
-  sleep 0.1
-done
-process_running "$ff_pid" && fail "install -r still runs 60 s after SIGINT"
-RC=0
-wait "$ff_pid" || RC=$?
-forget_background "$ff_pid"
+signal_and_wait INT 60
 LAST_CMD="install -r $TMP/two.txt (SIGINT during ffinst's import check)"
 expect_rc 130 "SIGINT during install -r"
 expect_err_contains 'restored 0.9'

@@ -22,6 +22,15 @@ InstallRecord record(std::string package, std::string time) {
                        std::move(time)};
 }
 
+// A record of an install that replaced a version, its backup a directory made here.
+InstallRecord replacing(std::string package, std::string time, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  InstallRecord out = record(std::move(package), std::move(time));
+  out.replaced = install::Backup{};
+  out.replaced->dir = dir;
+  return out;
+}
+
 TEST(HeldInstalls, HoldsEachRecordAndReleasesTheNewest) {
   test::TempDir cache("held-installs");
   // An earlier run's record is never held.
@@ -52,18 +61,10 @@ TEST(HeldInstalls, AnInterruptedRollBackLeavesTheRestForUndo) {
   test::TempDir cache("held-installs");
   HeldInstalls held(cache.path());
   const std::filesystem::path backup = cache.path() / "backups" / "ffdep-0.9";
-  std::filesystem::create_directories(backup);
-  InstallRecord replacing = record("ffdep", "2026-11-28T10:00:00Z");
-  replacing.replaced = install::Backup{};
-  replacing.replaced->dir = backup;
-  ASSERT_TRUE(record_install(cache.path(), replacing));
+  ASSERT_TRUE(record_install(cache.path(), replacing("ffdep", "2026-11-28T10:00:00Z", backup)));
   ASSERT_TRUE(held.hold("ffdep"));
   const std::filesystem::path newer = cache.path() / "backups" / "ffinst-0.9";
-  std::filesystem::create_directories(newer);
-  InstallRecord newest = record("ffinst", "2026-11-28T10:00:01Z");
-  newest.replaced = install::Backup{};
-  newest.replaced->dir = newer;
-  ASSERT_TRUE(record_install(cache.path(), newest));
+  ASSERT_TRUE(record_install(cache.path(), replacing("ffinst", "2026-11-28T10:00:01Z", newer)));
   ASSERT_TRUE(held.hold("ffinst"));
   ASSERT_TRUE(record_install(cache.path(), record("ffnew", "2026-11-28T10:00:02Z")));
   ASSERT_TRUE(held.hold("ffnew"));
@@ -99,11 +100,8 @@ TEST(HeldInstalls, AFailedUndoKeepsItsBackupThroughTheOlderOnes) {
   std::vector<std::filesystem::path> backups;
   for (const char* package : {"ffdep", "ffinst"}) {
     backups.push_back(cache.path() / "backups" / (std::string(package) + "-0.9"));
-    std::filesystem::create_directories(backups.back());
-    InstallRecord r = record(package, "2026-11-28T10:00:0" + std::to_string(backups.size()) + "Z");
-    r.replaced = install::Backup{};
-    r.replaced->dir = backups.back();
-    ASSERT_TRUE(record_install(cache.path(), r));
+    const std::string time = "2026-11-28T10:00:0" + std::to_string(backups.size()) + "Z";
+    ASSERT_TRUE(record_install(cache.path(), replacing(package, time, backups.back())));
     ASSERT_TRUE(held.hold(package));
   }
   env::Interpreter other;
