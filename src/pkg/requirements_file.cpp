@@ -271,26 +271,34 @@ class Parser {
     }
     std::vector<std::string> kept;
     bool find_links_seen = false;
-    // pip's handle_option_line: a line's --index-url replaces the index URLs
-    // read so far (the extra ones too), then its --extra-index-urls are
-    // added, whatever their order on the line.
+    // pip's handle_option_line, whatever the options' order on the line:
+    // --no-index empties the index URLs and no later one is taken; else a
+    // line's --index-url replaces those read so far (the extra ones too),
+    // then its --extra-index-urls are added.
+    const auto on_line = [&](std::string_view name) {
+      return std::any_of(options.begin(), options.end(),
+                         [&](const ParsedOption& o) { return o.name == name; });
+    };
+    if (on_line("--no-index")) {
+      result.no_index = true;
+      result.index_url.reset();
+      result.extra_index_urls.clear();
+    }
     for (const auto& option : options) {
-      if (option.name != "--index-url") continue;
+      if (option.name != "--index-url" || result.no_index) continue;
       result.index_url = option.value;
       result.extra_index_urls.clear();
     }
     for (const auto& option : options) {
       const auto& name = option.name;
-      if (name == "--index-url") {
+      if (name == "--index-url" || name == "--no-index") {
         continue;
       } else if (name == "--extra-index-url") {
-        result.extra_index_urls.push_back(option.value);
+        if (!result.no_index) result.extra_index_urls.push_back(option.value);
       } else if (name == "--find-links") {
         // pip takes the first --find-links of a line only.
         if (!find_links_seen) result.find_links.push_back(option.value);
         find_links_seen = true;
-      } else if (name == "--no-index") {
-        result.no_index = true;
       } else if (belongs_to_a_requirement(name)) {
         return util::input_error(
             fmt::format("option '{}' belongs after a requirement on the same line", name), where);

@@ -28,6 +28,8 @@ struct Crypto {
   decltype(&::EVP_DigestUpdate) update = nullptr;
   decltype(&::EVP_DigestFinal_ex) final = nullptr;
   decltype(&::EVP_sha256) sha256 = nullptr;
+  decltype(&::EVP_sha384) sha384 = nullptr;
+  decltype(&::EVP_sha512) sha512 = nullptr;
 };
 
 Crypto g_crypto{};
@@ -46,6 +48,8 @@ std::optional<std::string> load_crypto() {
   bind(g_crypto.update, "EVP_DigestUpdate");
   bind(g_crypto.final, "EVP_DigestFinal_ex");
   bind(g_crypto.sha256, "EVP_sha256");
+  bind(g_crypto.sha384, "EVP_sha384");
+  bind(g_crypto.sha512, "EVP_sha512");
   if (missing) {
     g_crypto = Crypto{};
     return missing;
@@ -149,17 +153,37 @@ Sha256Digest sha256(std::string_view data) {
   return hasher.finish();
 }
 
-Result<std::string> file_sha256_hex(const std::filesystem::path& file) {
+Result<std::string> file_digest_hex(const std::filesystem::path& file, FileDigest kind) {
+  const Crypto& lib = crypto();
+  const std::unique_ptr<EVP_MD_CTX, decltype(lib.ctx_free)> ctx(lib.ctx_new(), lib.ctx_free);
+  const EVP_MD* md = kind == FileDigest::sha512   ? lib.sha512()
+                     : kind == FileDigest::sha384 ? lib.sha384()
+                                                  : lib.sha256();
+  if (!ctx || lib.init(ctx.get(), md, nullptr) != 1) throw std::bad_alloc();
   std::ifstream in(file, std::ios::binary);
-  Sha256 hasher;
   std::vector<char> buffer(std::size_t{1} << 20);
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    hasher.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got > 0 && lib.update(ctx.get(), buffer.data(), got) != 1) throw std::bad_alloc();
   }
   if (!in.eof() || in.bad())
     return fail(ErrorKind::failed, "cannot read the file", printable(file.string()));
-  return to_hex(hasher.finish());
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  if (lib.final(ctx.get(), digest.data(), &length) != 1) throw std::bad_alloc();
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(std::size_t{length} * 2);
+  for (unsigned int i = 0; i < length; ++i) {
+    out.push_back(kHex[digest[i] >> 4]);
+    out.push_back(kHex[digest[i] & 0xF]);
+  }
+  return out;
+}
+
+Result<std::string> file_sha256_hex(const std::filesystem::path& file) {
+  return file_digest_hex(file, FileDigest::sha256);
 }
 
 }  // namespace flashfit::util

@@ -50,8 +50,12 @@ inline std::string sha256_hex(std::string_view data) {
   return to_hex(sha256(data));
 }
 
-// A file's sha256, hex, read in 1 MiB pieces; an error (failed, naming the
+// The digests pip's --hash takes (its strong hashes).
+enum class FileDigest { sha256, sha384, sha512 };
+
+// A file's digest, hex, read in 1 MiB pieces; an error (failed, naming the
 // file) when it cannot be read.
+Result<std::string> file_digest_hex(const std::filesystem::path& file, FileDigest kind);
 Result<std::string> file_sha256_hex(const std::filesystem::path& file);
 
 }  // namespace flashfit::util

@@ -15,11 +15,13 @@
 namespace flashfit::workflow {
 namespace {
 
-// A line flashfit takes has --hash (pip would run the whole file in
-// hash-checking mode, every line needing one).
+// A line flashfit takes has --hash, whether its marker holds here or not
+// (pip turns hash-checking on for the whole file before it reads markers).
 bool takes_hashed_line(const InstallRequirementsPlan& plan) {
   return std::any_of(plan.flashfit.begin(), plan.flashfit.end(),
-                     [](const TakenPackage& taken) { return !taken.hashes.empty(); });
+                     [](const TakenPackage& taken) { return !taken.hashes.empty(); }) ||
+         std::any_of(plan.skipped.begin(), plan.skipped.end(),
+                     [](const SkippedLine& skipped) { return skipped.hashed; });
 }
 
 std::string where_of(const pkg::RequirementLine& line) {
@@ -203,7 +205,8 @@ util::Result<InstallRequirementsPlan> plan_install_requirements(
               where_of(taken.line));
         }
         if (!*applies) {
-          plan.skipped.push_back({where_of(taken.line), taken.line.text});
+          plan.skipped.push_back(
+              {where_of(taken.line), taken.line.text, !taken.line.hashes.empty()});
           continue;
         }
       }

@@ -39,6 +39,7 @@ struct TakenPackage {
 struct SkippedLine {
   std::string where;
   std::string text;
+  bool hashed = false;  // it has --hash: pip, given the file, would check every hash
 };
 
 struct InstallRequirementsPlan {

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <utility>
@@ -303,20 +304,35 @@ std::string install_spec(const TakenPackage& taken, const std::optional<UrlVerdi
 }
 
 util::Result<void> check_named_hashes(const InstallRequirementsPlan& plan) {
+  constexpr std::array<std::pair<std::string_view, util::FileDigest>, 3> kDigests = {
+      {{"sha256", util::FileDigest::sha256},
+       {"sha384", util::FileDigest::sha384},
+       {"sha512", util::FileDigest::sha512}}};
   for (const TakenPackage& taken : plan.flashfit) {
-    std::vector<std::string> allowed;
-    for (const std::string& hash : taken.hashes) {
-      if (util::starts_with(hash, "sha256:")) allowed.push_back(util::ascii_lower(hash.substr(7)));
-    }
-    if (allowed.empty()) continue;
+    if (taken.hashes.empty()) continue;
     const auto file = named_local_wheel(taken);
     if (!file) continue;
-    auto digest = util::file_sha256_hex(*file);
-    if (!digest) return tl::unexpected(std::move(digest.error()).with_context(taken.where));
-    if (std::find(allowed.begin(), allowed.end(), *digest) != allowed.end()) continue;
+    // pip takes the file when any one of the line's hashes names it.
+    std::vector<std::string> seen;
+    bool matched = false;
+    for (const auto& [algorithm, kind] : kDigests) {
+      const std::string prefix = std::string(algorithm) + ":";
+      std::vector<std::string> allowed;
+      for (const std::string& hash : taken.hashes) {
+        if (util::starts_with(hash, prefix))
+          allowed.push_back(util::ascii_lower(hash.substr(prefix.size())));
+      }
+      if (allowed.empty()) continue;
+      auto digest = util::file_digest_hex(*file, kind);
+      if (!digest) return tl::unexpected(std::move(digest.error()).with_context(taken.where));
+      matched = std::find(allowed.begin(), allowed.end(), *digest) != allowed.end();
+      if (matched) break;
+      seen.push_back(fmt::format("{} {}", algorithm, *digest));
+    }
+    if (matched) continue;
     return util::input_error(
-        fmt::format("{} has sha256 {}, which none of the line's --hash values names",
-                    file->string(), *digest),
+        fmt::format("{} has {}, which none of the line's --hash values names", file->string(),
+                    util::join(seen, " and ")),
         taken.where,
         "the file is not the one the hash was written for: name that file, or correct the "
         "--hash");

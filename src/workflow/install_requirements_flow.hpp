@@ -40,9 +40,9 @@ std::vector<std::optional<UrlVerdict>> judge_named_wheels(const InstallRequireme
                                                           const resolve::RecipeBook& book,
                                                           const resolve::ResolveTarget& target);
 
-// Each line naming a local wheel file (a path, or a file:// URL) with a
-// sha256 --hash: the file's sha256 must be one of them, as pip requires of
-// the line. An input error naming the line when it is not, or when the file
+// Each line naming a local wheel file (a path, or a file:// URL) with --hash:
+// one of them (sha256, sha384 or sha512) must be the file's, as pip requires
+// of the line. An input error naming the line when it is not, or when the file
 // cannot be read; the other lines pass (a remote file is never installed as
 // named, so never fetched for this).
 util::Result<void> check_named_hashes(const InstallRequirementsPlan& plan);

@@ -191,8 +191,9 @@ PublishPlan plan_publish(const std::vector<PublishCandidate>& inputs,
   plan_pages(all, plan, state.root_files);
   for (const auto& [name, why] : unreadable) {
     plan.problems.push_back(
-        fmt::format("{}: {}; the wheel is on no env page and not in the root index (its project "
-                    "page is left as it was) and its name stays taken (--replace overwrites it)",
+        fmt::format("{}: {}; publish lists the wheel on no page it writes (a project page it "
+                    "does not rewrite keeps its link) and its name stays taken (--replace "
+                    "overwrites it)",
                     name, why));
   }
   return plan;

@@ -118,8 +118,9 @@ struct EnvPage {
 struct TargetState {
   std::vector<std::string> root_files;  // names of the files at the root (env pages)
   // Wheels whose record cannot be read: the wheel's file name, and why. Such a
-  // name stays taken (refused unless --replace) and the wheel is on no env page
-  // (its project page is left as the last readable publish wrote it).
+  // name stays taken (refused unless --replace) and the wheel is on no page
+  // publish writes (its project page keeps its link only while no readable
+  // wheel of the project has publish rewrite that page).
   std::vector<Refusal> unreadable;
 };
 

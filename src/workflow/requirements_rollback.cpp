@@ -42,7 +42,14 @@ util::Result<void> HeldInstalls::hold(std::string_view package) {
 
 std::vector<RolledBack> HeldInstalls::roll_back(
     const env::Environment& environment, const std::function<void(std::string_view)>& progress) {
+  // Nothing held: the record there is an earlier run's, never this run's to touch.
+  if (held_.empty()) return {};
   std::vector<RolledBack> out;
+  // An interpreter that cannot be asked now: nothing can be undone in it.
+  const std::string no_interpreter = environment.python.interpreter.known()
+                                         ? std::string()
+                                         : "not rolled back: the interpreter cannot be asked (" +
+                                               environment.python.interpreter.unknown_reason + ")";
   // A package left installed (its undo failed, or an interrupt came first)
   // keeps its backup; the newest of them is what `install --undo` then reads.
   // No record is written over another here: record_install removes the
@@ -54,6 +61,8 @@ std::vector<RolledBack> HeldInstalls::roll_back(
     RolledBack done{it->package, false, {}};
     if (util::interrupted()) {
       done.outcome = "not rolled back: interrupted";
+    } else if (!no_interpreter.empty()) {
+      done.outcome = no_interpreter;
     } else if (it->replaced) {
       // `install --undo` of this record: the version it replaced restored.
       fs::remove(install_record_path(cache_root_), ec);

@@ -78,7 +78,7 @@ TEST(RequirementsFilePip, PassthroughKeepsOnlyTheOptionsFlashfitDoesNotRead) {
   EXPECT_EQ(file.passthrough[2].text, "--pre");
   EXPECT_EQ(file.passthrough[2].line, 3u);
   EXPECT_TRUE(file.no_index);
-  EXPECT_EQ(file.index_url, "https://i/s");
+  EXPECT_FALSE(file.index_url);  // pip takes no index after --no-index
 }
 
 TEST(RequirementsFilePip, ARequirementsIncludeInsideAConstraintsFileReadsRequirements) {
@@ -210,12 +210,12 @@ TEST(RequirementsFilePip, LongOptionsByUniquePrefix) {
   const auto file = parse_ok(
       // (--pypi-url, an --index-url, first: after it, it would drop the extra one)
       "--pypi-url https://p/s\n--extra-index https://e.example/simple\n--find=./w\n"
-      "--no-i\n--con c.txt\n",
+      "--con c.txt\n",
       reader);
   EXPECT_EQ(file.extra_index_urls, (std::vector<std::string>{"https://e.example/simple"}));
   EXPECT_EQ(file.find_links, (std::vector<std::string>{"./w"}));
   EXPECT_EQ(file.index_url, "https://p/s");
-  EXPECT_TRUE(file.no_index);
+  EXPECT_TRUE(parse_ok("--no-i\n").no_index);
   ASSERT_EQ(file.lines.size(), 1u);
   EXPECT_TRUE(file.lines[0].constraint);
   EXPECT_EQ(parse_ok("--pre\n").passthrough.at(0).text, "--pre");
@@ -281,7 +281,8 @@ TEST(RequirementsFilePip, NameAtUrlWithoutSpacesIsARequirement) {
 
 // pip 23.0.1's handle_option_line (Debian's req_file.py): an --index-url
 // line replaces the index URLs read before it, extra ones included; a line's
-// own --extra-index-url is added after its --index-url.
+// own --extra-index-url is added after its --index-url; --no-index empties
+// them and ends them.
 TEST(RequirementsFilePip, AnIndexUrlLineReplacesTheExtraIndexesBeforeIt) {
   const auto file = parse_ok(
       "--extra-index-url https://x/simple\n"
@@ -293,6 +294,13 @@ TEST(RequirementsFilePip, AnIndexUrlLineReplacesTheExtraIndexesBeforeIt) {
       parse_ok("--extra-index-url https://x/simple --index-url https://y/simple\n");
   EXPECT_EQ(one_line.index_url, "https://y/simple");
   EXPECT_EQ(one_line.extra_index_urls, std::vector<std::string>{"https://x/simple"});
+  // --no-index empties the list, and no index line after it is taken.
+  const auto none = parse_ok(
+      "--extra-index-url https://x/simple\n--no-index\n--index-url https://y/simple\n"
+      "--extra-index-url https://z/simple\n");
+  EXPECT_TRUE(none.no_index);
+  EXPECT_FALSE(none.index_url);
+  EXPECT_TRUE(none.extra_index_urls.empty());
 }
 
 }  // namespace

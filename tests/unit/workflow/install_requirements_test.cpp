@@ -301,6 +301,12 @@ TEST(InstallRequirementsInstaller, AHashedLineFlashfitTakesKeepsPipsHashChecking
   ASSERT_TRUE(hashed);
   EXPECT_NE(installer_requirements_text(*hashed, "").find("\n--require-hashes\n"),
             std::string::npos);
+  // A hashed recipe line its marker skips here still puts pip in that mode.
+  auto skipped = plan({parse("numpy\nflash-attn==2.8.3 ; sys_platform == 'win32'" + hash + "\n")});
+  ASSERT_TRUE(skipped);
+  ASSERT_EQ(skipped->skipped.size(), 1u);
+  EXPECT_NE(installer_requirements_text(*skipped, "").find("\n--require-hashes\n"),
+            std::string::npos);
   auto plain = plan({parse("numpy\nflash-attn==2.8.3\n")});
   ASSERT_TRUE(plain);
   EXPECT_EQ(installer_requirements_text(*plain, "").find("--require-hashes"), std::string::npos);

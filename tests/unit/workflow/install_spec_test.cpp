@@ -73,10 +73,18 @@ TEST(CheckNamedHashes, ALocalFileMustMatchOneOfTheLinesSha256) {
   EXPECT_EQ(refused.error().kind, util::ErrorKind::input);
   EXPECT_EQ(refused.error().context, "r.txt:3");
   EXPECT_NE(refused.error().message.find(digest), std::string::npos) << refused.error().message;
-  // No sha256 among them (not checked here), a remote file (never installed
-  // as named), a pin: nothing to hold the bytes to.
-  plan.flashfit[0].hashes = {"sha512:" + std::string(128, '0')};
+  // Any one of the line's hashes may name it, sha384 and sha512 too.
+  const std::string sha512 =
+      "a4abd4448c49562d828115d13a1fccea927f52b4d5459297f8b43e42da89238bc13626e43dcb38ddb082488927ec"
+      "904fb42057443983e88585179d50551afe62";
+  plan.flashfit[0].hashes = {"sha256:" + std::string(64, '0'), "sha512:" + sha512};
   EXPECT_TRUE(check_named_hashes(plan));
+  plan.flashfit[0].hashes = {"sha512:" + std::string(128, '0')};
+  auto wrong512 = check_named_hashes(plan);
+  ASSERT_FALSE(wrong512);
+  EXPECT_NE(wrong512.error().message.find("sha512 " + sha512), std::string::npos)
+      << wrong512.error().message;
+  // A remote file (never installed as named): nothing to hold the bytes to.
   plan.flashfit[0] = named("https://h/flash_attn-2.8.3-cp311-cp311-linux_x86_64.whl");
   plan.flashfit[0].hashes = {"sha256:" + std::string(64, '0')};
   EXPECT_TRUE(check_named_hashes(plan));

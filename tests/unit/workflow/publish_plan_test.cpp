@@ -183,7 +183,7 @@ TEST(PublishPlan, ANameWhoseRecordCannotBeReadIsTakenUnlessReplace) {
   EXPECT_NE(plan.refused[0].reason.find("cannot be read"), std::string::npos);
   EXPECT_NE(plan.refused[0].reason.find("--replace"), std::string::npos);
   ASSERT_EQ(plan.problems.size(), 1u);
-  EXPECT_NE(plan.problems[0].find("on no env page"), std::string::npos);
+  EXPECT_NE(plan.problems[0].find("on no page it writes"), std::string::npos);
   PublishOptions replace;
   replace.replace = true;
   const auto replaced = plan_publish({wheel("a-0.1.0-py3-none-any.whl", "a")}, {}, replace, state);

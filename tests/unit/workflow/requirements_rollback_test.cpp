@@ -125,5 +125,42 @@ TEST(HeldInstalls, AFailedUndoKeepsItsBackupThroughTheOlderOnes) {
   EXPECT_EQ((*back)->package, "ffinst");
 }
 
+// A run whose first package fails holds nothing: the record there is an
+// earlier run's, and `install --undo` must still find it.
+TEST(HeldInstalls, RollingBackNothingLeavesAnEarlierRunsRecord) {
+  test::TempDir cache("held-installs");
+  const std::filesystem::path backup = cache.path() / "backups" / "ffinst-0.9";
+  ASSERT_TRUE(record_install(cache.path(), replacing("ffinst", "2026-11-27T10:00:00Z", backup)));
+  HeldInstalls held(cache.path());
+  EXPECT_TRUE(held.roll_back(env::Environment{}, nullptr).empty());
+  auto back = read_install_record(cache.path());
+  ASSERT_TRUE(back && *back);
+  EXPECT_EQ((*back)->package, "ffinst");
+  EXPECT_TRUE(std::filesystem::is_directory(backup));
+}
+
+// An interpreter that cannot be asked: nothing is undone, each package is
+// said to be left installed, the backups kept, the newest recorded.
+TEST(HeldInstalls, WithoutAnInterpreterNothingIsUndoneAndTheBackupsStay) {
+  test::TempDir cache("held-installs");
+  HeldInstalls held(cache.path());
+  const std::filesystem::path backup = cache.path() / "backups" / "ffinst-0.9";
+  ASSERT_TRUE(record_install(cache.path(), replacing("ffinst", "2026-11-28T10:00:00Z", backup)));
+  ASSERT_TRUE(held.hold("ffinst"));
+  env::Environment environment;
+  environment.python.interpreter =
+      env::Fact<env::Interpreter>::unknown("/venv/bin/python: no such file");
+  const auto rolled = held.roll_back(environment, nullptr);
+  ASSERT_EQ(rolled.size(), 1u);
+  EXPECT_FALSE(rolled[0].ok);
+  EXPECT_EQ(rolled[0].outcome,
+            "not rolled back: the interpreter cannot be asked (/venv/bin/python: no such file) "
+            "(`flashfit install --undo` undoes it)");
+  EXPECT_TRUE(std::filesystem::is_directory(backup));
+  auto back = read_install_record(cache.path());
+  ASSERT_TRUE(back && *back);
+  EXPECT_EQ((*back)->package, "ffinst");
+}
+
 }  // namespace
 }  // namespace flashfit::workflow
