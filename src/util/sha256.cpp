@@ -74,6 +74,18 @@ EVP_MD_CTX* as_ctx(void* ctx) {
   return static_cast<EVP_MD_CTX*>(ctx);
 }
 
+// Lower-case hex, two digits a byte (pip's --hash, index pages).
+std::string hex_of(const unsigned char* bytes, std::size_t size) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(size * 2);
+  for (std::size_t i = 0; i < size; ++i) {
+    out.push_back(kHex[bytes[i] >> 4]);
+    out.push_back(kHex[bytes[i] & 0xF]);
+  }
+  return out;
+}
+
 void init(EVP_MD_CTX* ctx) {
   // Only fails on allocation failure or a broken OpenSSL build.
   if (crypto().init(ctx, crypto().sha256(), nullptr) != 1) throw std::bad_alloc();
@@ -111,14 +123,7 @@ Sha256Digest Sha256::finish() {
 }
 
 std::string to_hex(const Sha256Digest& digest) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(digest.size() * 2);
-  for (unsigned char byte : digest) {
-    out.push_back(kHex[byte >> 4]);
-    out.push_back(kHex[byte & 0xF]);
-  }
-  return out;
+  return hex_of(digest.data(), digest.size());
 }
 
 std::string to_urlsafe_base64_nopad(const Sha256Digest& digest) {
@@ -172,14 +177,7 @@ Result<std::string> file_digest_hex(const std::filesystem::path& file, FileDiges
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
   if (lib.final(ctx.get(), digest.data(), &length) != 1) throw std::bad_alloc();
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(std::size_t{length} * 2);
-  for (unsigned int i = 0; i < length; ++i) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 0xF]);
-  }
-  return out;
+  return hex_of(digest.data(), length);
 }
 
 Result<std::string> file_sha256_hex(const std::filesystem::path& file) {

@@ -320,9 +320,10 @@ util::Result<InstallLockOutcome> install_lock(const InstallLockRequest& request)
     if (!run) {
       if (run.error().kind == util::ErrorKind::interrupted) return interrupted(run.error());
       util::Error error = run.error();
-      if (held && !held->packages().empty()) {
-        error.message +=
-            "; " + describe_rolled_back(held->roll_back(*request.environment, request.progress));
+      if (held) {
+        const std::string rolled =
+            describe_rolled_back(held->roll_back(*request.environment, request.progress));
+        if (!rolled.empty()) error.message += "; " + rolled;
       }
       return tl::unexpected(std::move(error));
     }

@@ -419,7 +419,7 @@ util::Result<InstallRequirementsReport> install_requirements(
   // those before it are rolled back as after a failure (Ctrl-C again stops
   // that, leaving the rest installed, said), and the error says how each ended.
   auto interrupted_run = [&](util::Error error) -> util::Result<InstallRequirementsReport> {
-    if (held && !held->packages().empty()) {
+    if (held) {
       error = held->roll_back_interrupted(
           std::move(error), [&] { return env::probe_interpreter_environment(input.probe); },
           input.note);

@@ -133,7 +133,8 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
 
   LockOutcome out;
   LockDocument& document = out.document;
-  document.key = lock_key_from(resolve::target_from_environment(environment));
+  const resolve::ResolveTarget target = resolve::target_from_environment(environment);
+  document.key = lock_key_from(target);
   const bool described = !input.what_if.empty();
   if (described) {
     document.notes.push_back(
@@ -146,8 +147,7 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
   std::set<std::string> taken_names;
   // A line naming a local wheel that fits here is locked as named, the file
   // `install -r` installs; any other is the pick for its pin.
-  const auto named =
-      judge_named_wheels(*plan, *input.book, resolve::target_from_environment(environment));
+  const auto named = judge_named_wheels(*plan, *input.book, target);
   for (std::size_t index = 0; index < plan->flashfit.size(); ++index) {
     const TakenPackage& taken = plan->flashfit[index];
     taken_names.insert(taken.recipe);
