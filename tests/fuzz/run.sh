@@ -61,7 +61,7 @@ else
     -max_total_time=240 "$work" "${corpus[@]}" >"$work.log" 2>&1 || status=$?
   tail -n 40 "$work.log"
   if [ "$status" -ne 0 ]; then
-    if grep -q " INITED " "$work.log"; then
+    if grep -qE "^#[0-9]+[[:space:]]+INITED " "$work.log"; then
       echo "fuzz.$name: fuzzing FAILED (exit $status); the input is under $artifacts"
     else
       echo "fuzz.$name: replaying the corpus FAILED (exit $status); the input is under $artifacts"
