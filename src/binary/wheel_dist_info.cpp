@@ -91,7 +91,9 @@ util::Result<WheelFields> parse_wheel_file(std::string_view text) {
         "this wheel format is newer than flashfit understands");
   }
   if (!purelib_seen) return util::input_error("no Root-Is-Purelib field");
-  std::sort(fields.tags.begin(), fields.tags.end());
+  // One Tag line's tags come sorted and unique; only several lines need the sort.
+  if (!std::is_sorted(fields.tags.begin(), fields.tags.end()))
+    std::sort(fields.tags.begin(), fields.tags.end());
   fields.tags.erase(std::unique(fields.tags.begin(), fields.tags.end()), fields.tags.end());
   return fields;
 }

@@ -36,19 +36,29 @@ util::Result<std::vector<Tag>> parse_tag_set(std::string_view text) {
   if (pairs > kMaxExpandedTags ||
       platforms.size() > kMaxExpandedTags / std::max<std::size_t>(pairs, 1))
     return too_many();
-  const std::size_t count = pairs * platforms.size();
+  // Each field sorted and without duplicates first: their product, taken in
+  // that nesting order, is then sorted and unique as it is made (a tag orders
+  // by interpreter, then ABI, then platform). Sorting the expanded tags instead
+  // cost O(n log n) string comparisons on up to 65,536 tags: nearly all of
+  // the dist_info fuzzer's time, and it is most of a wide name's parse.
+  const auto distinct = [](const std::vector<std::string_view>& items) {
+    std::vector<std::string> out;
+    out.reserve(items.size());
+    for (const auto item : items) out.push_back(util::ascii_lower(item));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  };
+  const auto interpreter_set = distinct(interpreters);
+  const auto abi_set = distinct(abis);
+  const auto platform_set = distinct(platforms);
   std::vector<Tag> tags;
-  tags.reserve(count);
-  for (auto interpreter : interpreters) {
-    for (auto abi : abis) {
-      for (auto platform : platforms) {
-        tags.push_back(Tag{util::ascii_lower(interpreter), util::ascii_lower(abi),
-                           util::ascii_lower(platform)});
-      }
+  tags.reserve(interpreter_set.size() * abi_set.size() * platform_set.size());
+  for (const auto& interpreter : interpreter_set) {
+    for (const auto& abi : abi_set) {
+      for (const auto& platform : platform_set) tags.push_back(Tag{interpreter, abi, platform});
     }
   }
-  std::sort(tags.begin(), tags.end());
-  tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
   return tags;
 }
 

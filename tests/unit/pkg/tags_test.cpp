@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "pkg/tag.hpp"
+#include "util/strings.hpp"
+
 namespace flashfit::pkg {
 namespace {
 
@@ -86,6 +89,33 @@ TEST(TagSet, ExpansionIsBounded) {
   ASSERT_FALSE(wide);
   EXPECT_NE(wide.error().message.find("(65537 x 1 x 1)"), std::string::npos)
       << wide.error().message;
+}
+
+TEST(TagSet, ExpandsLowerCasedSortedAndUniqueAsEveryTagExpandedAndSorted) {
+  // The fields are sorted and deduplicated before their product is taken, so
+  // the product must come out exactly as expanding every tag and sorting would
+  // give it: mixed case, duplicates in each field, fields out of order, an
+  // empty item, and a field whose lower-cased items collide.
+  for (const std::string text :
+       {"py3.py2-none-any",
+        "CP312.cp311.cp312-CP312.abi3.abi3-LINUX_X86_64.manylinux_2_17_x86_64.linux_x86_64",
+        "b.a.B.A-z.y.Z-.q.Q.", "py3-none-any", "x..x-..-.."}) {
+    const auto fields = util::split(text, '-');
+    std::vector<Tag> want;
+    for (const auto interpreter : util::split(fields[0], '.')) {
+      for (const auto abi : util::split(fields[1], '.')) {
+        for (const auto platform : util::split(fields[2], '.')) {
+          want.push_back(Tag{util::ascii_lower(interpreter), util::ascii_lower(abi),
+                             util::ascii_lower(platform)});
+        }
+      }
+    }
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    const auto parsed = parse_tag_set(text);
+    ASSERT_TRUE(parsed) << text << ": " << parsed.error().message;
+    EXPECT_EQ(strs(*parsed), strs(want)) << text;
+  }
 }
 
 TEST(SupportedTags, Cpython311Glibc236MatchesPackagingSysTags) {
