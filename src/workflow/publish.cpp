@@ -116,12 +116,14 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
   // A dry run writes nothing, not even the lock file (nor the directory).
   // Neither does a run into a target that holds no tree yet when nothing is
   // to be uploaded (every input refused): planned against the empty tree.
+  // Only then is the target asked whether it holds one: every other run
+  // lists it once, under the lock (a listing is a request on S3).
   if (!dry_run) {
-    auto fresh = holds_no_tree(target);
-    if (!fresh) return tl::unexpected(fresh.error());
-    if (*fresh) {
-      PublishReport report{target.describe(), false, plan_publish(candidates, {}, options)};
-      if (report.plan.uploads.empty()) {
+    PublishReport report{target.describe(), false, plan_publish(candidates, {}, options)};
+    if (report.plan.uploads.empty()) {
+      auto fresh = holds_no_tree(target);
+      if (!fresh) return tl::unexpected(fresh.error());
+      if (*fresh) {
         report.plan.pages.clear();
         report.plan.env_pages.clear();
         return report;

@@ -42,7 +42,8 @@ std::string slurp(const fs::path& p) {
   return util::read_small_file(p).value_or("<missing>");
 }
 
-// Fails every put_file after the first `allowed`, to prove pages come last.
+// Fails every put_file after the first `allowed`, to prove pages come last;
+// counts the listings of files/ (each a request on S3).
 class FailingTarget : public PublishTarget {
  public:
   FailingTarget(std::unique_ptr<PublishTarget> inner, int allowed)
@@ -50,6 +51,7 @@ class FailingTarget : public PublishTarget {
   std::string describe() const override { return inner_->describe(); }
   util::Result<std::unique_ptr<TargetLock>> lock() override { return inner_->lock(); }
   util::Result<std::vector<std::string>> list(std::string_view dir) override {
+    if (dir == "files") ++files_listings;
     return inner_->list(dir);
   }
   util::Result<std::optional<std::string>> read(std::string_view path) override {
@@ -64,6 +66,7 @@ class FailingTarget : public PublishTarget {
     return inner_->put_bytes(path, content);
   }
   util::Result<void> flush() override { return inner_->flush(); }
+  int files_listings = 0;
 
  private:
   std::unique_ptr<PublishTarget> inner_;
@@ -127,6 +130,31 @@ TEST(PublishDirectory, EveryInputRefusedCreatesNothing) {
   ASSERT_TRUE(whole) << whole.error().message;
   EXPECT_EQ(whole->plan.refused.size(), 1u);
   EXPECT_FALSE(fs::exists(tmp.path() / "out2"));
+}
+
+TEST(PublishDirectory, APublishListsTheTargetsFilesOnce) {
+  // Under the lock, to read the tree; not also before it, except when nothing
+  // is to be uploaded (then whether a tree is there decides if the lock file
+  // may be created at all).
+  test::TempDir tmp("publish");
+  FailingTarget target(directory_target(tmp.path() / "out"), 1000);
+  const auto a = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "wheel a");
+  ASSERT_TRUE(publish_to(target, {a}, {}, false, {}));
+  EXPECT_EQ(target.files_listings, 1);
+  const auto b = candidate(tmp.path(), "b-0.1.0-py3-none-any.whl", "wheel b");
+  target.files_listings = 0;
+  ASSERT_TRUE(publish_to(target, {b}, {}, false, {}));
+  EXPECT_EQ(target.files_listings, 1);
+  auto refused = candidate(tmp.path(), "c-0.1.0-py3-none-any.whl", "wheel c");
+  refused.refusal = "not a wheel";
+  target.files_listings = 0;
+  auto report = publish_to(target, {refused}, {}, false, {});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->plan.refused.size(), 1u);
+  EXPECT_EQ(target.files_listings, 2);
+  auto tree = read_tree(target);
+  ASSERT_TRUE(tree);
+  EXPECT_EQ(tree->wheels.size(), 2u);
 }
 
 TEST(PublishDirectory, RepublishWritesNothing) {
