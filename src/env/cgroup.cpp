@@ -3,27 +3,19 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <fstream>
 #include <iterator>
 #include <map>
 
+#include "util/atomic_file.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::env {
 namespace detail {
 
 std::optional<std::string> read_small_file(const std::filesystem::path& path) {
-  constexpr std::size_t kMax = std::size_t{1} << 20;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string text;
-  char buffer[4096];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMax) return std::nullopt;
-  }
-  if (in.bad()) return std::nullopt;  // e.g. EISDIR on a directory
-  return text;
+  // util's reader (read(2) to EOF, as procfs needs; a directory is EISDIR,
+  // nullopt) with this layer's bound: no cgroup or /proc file is near 1 MiB.
+  return util::read_small_file(path, std::size_t{1} << 20);
 }
 
 std::filesystem::path under_root(const std::filesystem::path& root, std::string_view logical) {
