@@ -11,6 +11,7 @@
 #include "net/http.hpp"
 #include "pkg/name.hpp"
 #include "pkg/version.hpp"
+#include "util/strings.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -262,6 +263,16 @@ std::string installer_requirements_text(const InstallRequirementsPlan& plan,
     requirement_text(out, line);
   }
   return out;
+}
+
+bool hash_checking(const InstallRequirementsPlan& plan) {
+  return takes_hashed_line(plan) ||
+         std::any_of(plan.installer.begin(), plan.installer.end(),
+                     [](const pkg::RequirementLine& line) { return !line.hashes.empty(); }) ||
+         std::any_of(plan.passthrough.begin(), plan.passthrough.end(),
+                     [](const pkg::PassthroughOption& option) {
+                       return util::starts_with(option.text, "--require-hashes");
+                     });
 }
 
 bool preload_check_before_lines(const InstallRequirementsPlan& plan, bool dry_run,

@@ -76,6 +76,11 @@ std::string installer_requirements_text(const InstallRequirementsPlan& plan,
 // The constraint lines, for the file `-c` names.
 std::string installer_constraints_text(const InstallRequirementsPlan& plan);
 
+// Whether pip's run over the installer's file is in hash-checking mode: a
+// --hash on any line (one flashfit takes or one a marker skips included) or
+// --require-hashes passed through. Every requirement then needs its hash.
+bool hash_checking(const InstallRequirementsPlan& plan);
+
 std::string_view to_string(RecipeLineForm form);  // "spec", "wheel-url", "sdist", "source"
 
 // Whether the first compiled package's import check starts before the

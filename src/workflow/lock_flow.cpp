@@ -1,13 +1,16 @@
 #include "workflow/lock_flow.hpp"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <set>
 
+#include "binary/wheel.hpp"
 #include "install/installed.hpp"
+#include "net/download.hpp"
 #include "pkg/name.hpp"
 #include "resolve/suggestions.hpp"
 #include "resolve/target.hpp"
@@ -18,6 +21,7 @@
 #include "util/strings.hpp"
 #include "workflow/install_requirements_flow.hpp"
 #include "workflow/installer_inputs.hpp"
+#include "workflow/lock_deps.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -51,6 +55,31 @@ util::Error resolver_failed(std::string_view tool, const util::ProcessResult& ra
       util::ErrorKind::failed,
       fmt::format("{} could not resolve the installer's lines ({}): {}", tool, ran.describe(), err),
       where, hint};
+}
+
+std::vector<std::string> texts_of(const std::vector<pkg::RequirementLine>& lines) {
+  std::vector<std::string> out;
+  out.reserve(lines.size());
+  for (const auto& line : lines) out.push_back(line.text);
+  return out;
+}
+
+// pip names the requirement it could not meet, not who asked for it: when
+// the picks' dependencies were resolved with the lines, the hint lists them
+// with the package each came from.
+util::Error with_dependencies_said(util::Error error,
+                                   const std::vector<pkg::RequirementLine>& dependencies) {
+  if (dependencies.empty()) return error;
+  std::vector<std::string> said;
+  said.reserve(dependencies.size());
+  for (const auto& need : dependencies)
+    said.push_back(fmt::format("{} ({})", need.text, need.file));
+  const std::string also = fmt::format(
+      "the compiled packages' own dependencies were resolved with the lines: {}; one no source "
+      "has needs a source that does (--index-url, --find-links)",
+      util::join(said, ", "));
+  error.hint = error.hint.empty() ? also : error.hint + "; " + also;
+  return error;
 }
 
 // `flashfit install -r` of the files the installer's lines came from (the
@@ -136,6 +165,12 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
   const resolve::ResolveTarget target = resolve::target_from_environment(environment);
   document.key = lock_key_from(target);
   const bool described = !input.what_if.empty();
+  // What the lock leaves out that `install --lock` then misses: in the
+  // document and on stderr.
+  const auto not_locked = [&](const std::string& why) {
+    document.notes.push_back(why);
+    tell(input.warning, why);
+  };
   if (described) {
     document.notes.push_back(
         fmt::format("what-if ({}): environment markers are this interpreter's, "
@@ -145,12 +180,14 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
 
   // Recipe packages: flashfit's pick for this environment.
   std::set<std::string> taken_names;
+  for (const TakenPackage& taken : plan->flashfit) taken_names.insert(taken.recipe);
+  // What the picks' wheels require, for the installer's resolution.
+  std::vector<pkg::RequirementLine> dependencies;
   // A line naming a local wheel that fits here is locked as named, the file
   // `install -r` installs; any other is the pick for its pin.
   const auto named = judge_named_wheels(*plan, *input.book, target);
   for (std::size_t index = 0; index < plan->flashfit.size(); ++index) {
     const TakenPackage& taken = plan->flashfit[index];
-    taken_names.insert(taken.recipe);
     TakenPackage asked = taken;
     asked.spec = install_spec(taken, named[index]);
     const bool as_named = asked.spec != taken.spec;
@@ -177,7 +214,8 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
     // Under --offline only a local file is read; a URL would be the network.
     const bool local = !util::starts_with(pick.candidate->url, "http://") &&
                        !util::starts_with(pick.candidate->url, "https://");
-    if (!line.sha256 && !input.no_download && (local || !input.sources.offline)) {
+    const bool may_fetch = !input.no_download && (local || !input.sources.offline);
+    if (!line.sha256 && may_fetch) {
       tell(input.note, "downloading " + pick.candidate->filename +
                            " to learn its sha256 (--no-download: leave it out)");
       auto hashed = steps.hash_by_download(*pick.candidate);
@@ -200,24 +238,66 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
                                       taken.recipe, pick.candidate->filename));
     }
     document.flashfit.push_back(std::move(line));
+    // It is installed --no-deps: what its wheel requires is locked with the
+    // installer's lines, or said not to be (under what-if flags pip is not
+    // asked at all: the note below says so).
+    if (described) continue;
+    auto required =
+        steps.requires_dist(*pick.candidate, document.flashfit.back().sha256, may_fetch, [&] {
+          tell(input.note, "downloading " + pick.candidate->filename +
+                               " to read its dependencies (--no-download: leave them out)");
+        });
+    if (!required) return tl::unexpected(std::move(required.error()).with_context(taken.where));
+    if (!*required) {
+      not_locked(
+          fmt::format("{}'s own dependencies are not locked: its wheel is not on this "
+                      "machine (--no-download, or --offline with a remote file)",
+                      taken.recipe));
+    } else {
+      auto needs = pick_dependencies(taken, **required, environment.marker_environment(),
+                                     *input.book, taken_names);
+      for (auto& why : needs.not_locked) not_locked(why);
+      for (auto& need : needs.lines) dependencies.push_back(std::move(need));
+    }
   }
 
-  // The other lines: the installer's own resolution (none under what-if flags).
-  if (installer_runs(*plan) && described) {
-    const std::string why =
-        "the installer's lines are not locked: the what-if flags describe an environment "
-        "with no interpreter to ask pip in";
-    document.notes.push_back(why);
-    tell(input.remark, why);
-  } else if (installer_runs(*plan)) {
+  // The other lines and the picks' dependencies: the installer's own
+  // resolution (none under what-if flags).
+  InstallRequirementsPlan resolved_lines = *plan;
+  if (!dependencies.empty() && hash_checking(*plan)) {
+    // A dependency has no hash to give pip, which then refuses the whole run.
+    not_locked(fmt::format(
+        "the compiled packages' own dependencies ({}) are not locked: the requirements use "
+        "pip's hash-checking mode, where each needs a line of its own with its --hash",
+        util::join(texts_of(dependencies), ", ")));
+  } else {
+    for (auto& need : dependencies) resolved_lines.installer.push_back(std::move(need));
+  }
+  if (described) {
+    const auto unasked = [&](std::string_view what) {
+      const std::string why = fmt::format(
+          "{} not locked: the what-if flags describe an environment with no interpreter to ask "
+          "pip in",
+          what);
+      document.notes.push_back(why);
+      tell(input.remark, why);
+    };
+    if (installer_runs(*plan)) unasked("the installer's lines are");
+    if (!plan->flashfit.empty()) unasked("the compiled packages' own dependencies are");
+  } else if (installer_runs(resolved_lines)) {
     const std::string by(to_string(input.resolver));
     const bool uv = input.resolver == LineResolver::uv;
     tell(input.note,
-         fmt::format("resolving {} with {}", lines_word(plan->installer.size()),
+         fmt::format("resolving {} with {}", lines_word(resolved_lines.installer.size()),
                      uv ? "uv (pip compile --format pylock.toml)" : "pip (--dry-run --report)"));
-    auto reported =
-        uv ? steps.uv_resolution(*plan, environment) : steps.pip_resolution(*plan, interpreter);
-    if (!reported) return tl::unexpected(reported.error());
+    auto reported = uv ? steps.uv_resolution(resolved_lines, environment)
+                       : steps.pip_resolution(resolved_lines, interpreter);
+    if (!reported) {
+      return tl::unexpected(with_dependencies_said(
+          std::move(reported.error()),
+          {resolved_lines.installer.begin() + static_cast<std::ptrdiff_t>(plan->installer.size()),
+           resolved_lines.installer.end()}));
+    }
     const auto torch = install::find_installed(interpreter.site_dirs, "torch");
     const auto installed_torch = torch ? std::optional<std::string>(torch->version) : std::nullopt;
     for (const auto& p : *reported) {
@@ -356,6 +436,55 @@ util::Result<std::string> RealLockSteps::hash_by_download(const resolve::Candida
       cache->fetch(candidate.url, std::nullopt, store::EntryOrigin::fetched_from(candidate.source));
   if (!entry) return tl::unexpected(std::move(entry.error()).with_context(candidate.url));
   return entry->sha256;
+}
+
+// The pick's bytes are read where they already are (the local file, the
+// cache's copy); otherwise downloaded into the cache's tmp/ for this read and
+// removed: the cache is left as it was, since a cached copy would become the
+// next resolve's pick (another origin, another URL for a find-links file).
+util::Result<std::optional<std::vector<std::string>>> RealLockSteps::requires_dist(
+    const resolve::Candidate& pick, const std::optional<std::string>& sha256, bool may_fetch,
+    const std::function<void()>& fetching) {
+  const auto read =
+      [&](const fs::path& wheel_path) -> util::Result<std::optional<std::vector<std::string>>> {
+    auto wheel = binary::open_wheel(wheel_path);
+    if (!wheel) return tl::unexpected(std::move(wheel.error()).with_context(pick.filename));
+    return wheel->metadata().requires_dist;
+  };
+  if (!util::starts_with(pick.url, "http://") && !util::starts_with(pick.url, "https://"))
+    return read(pick.url);  // a local wheel (find-links directory, the cache, a named path)
+  const std::optional<fs::path> root = util::cache_root();
+  if (root && sha256) {
+    if (auto cache = store::WheelCache::open(*root)) {
+      if (auto entry = cache->find_sha256(*sha256)) return read(entry->path);
+    }
+  }
+  if (!may_fetch) return std::nullopt;
+  if (pick.filename.empty() || pick.filename.find('/') != std::string::npos)
+    return util::input_error("not a file name to download to", pick.filename);
+  auto cache_root = util::require_cache_root();  // its error says what to set
+  if (!cache_root) return tl::unexpected(cache_root.error());
+  const fs::path dir = *cache_root / "tmp" / fmt::format("lock-deps-{}", ::getpid());
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return util::fail(util::ErrorKind::failed, "cannot create " + dir.string(), ec.message());
+  struct Removed {
+    fs::path dir;
+    ~Removed() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } removed{dir};
+  if (fetching) fetching();
+  net::DownloadRequest request;
+  request.url = pick.url;
+  request.destination = dir / pick.filename;
+  request.expected_sha256 = sha256;
+  request.label = pick.filename;
+  request.durable_name = false;  // read once, then removed
+  auto fetched = net::download_file(request);
+  if (!fetched) return tl::unexpected(std::move(fetched.error()).with_context(pick.url));
+  return read(request.destination);
 }
 
 }  // namespace flashfit::workflow

@@ -2,8 +2,9 @@
 // `flashfit lock`'s document assembled: the requirements planned as
 // `install -r` plans them, each recipe package resolved to its pick's URL and
 // sha256 (a cache pick: the URL its bytes came from; a pick whose source gives
-// no sha256: fetched into the cache to learn it), the other lines as the probed
-// interpreter's pip (or uv pip compile) resolves them. cli/lock renders and
+// no sha256: fetched into the cache to learn it), the other lines and the
+// picks' own Requires-Dist (workflow/lock_deps) as the probed interpreter's pip
+// (or uv pip compile) resolves them. cli/lock renders and
 // writes the document.
 // The acts are behind LockSteps, so that unit tests drive the order with fakes.
 #include <functional>
@@ -42,6 +43,13 @@ class LockSteps {
   virtual std::vector<std::string> cache_urls(const std::string& sha256) = 0;
   // The sha256 of the candidate's bytes, fetched into the cache as install would.
   virtual util::Result<std::string> hash_by_download(const resolve::Candidate& candidate) = 0;
+  // The Requires-Dist of the pick's METADATA, read from its bytes: the local
+  // file, the cache's copy (by `sha256`), or fetched into the cache as install
+  // would when `may_fetch` (`fetching` is called first). nullopt: the bytes
+  // are not on this machine and were not to be fetched.
+  virtual util::Result<std::optional<std::vector<std::string>>> requires_dist(
+      const resolve::Candidate& pick, const std::optional<std::string>& sha256, bool may_fetch,
+      const std::function<void()>& fetching) = 0;
 };
 
 struct LockInput {
@@ -96,6 +104,9 @@ class RealLockSteps : public LockSteps {
       const InstallRequirementsPlan& plan, const env::Environment& environment) override;
   std::vector<std::string> cache_urls(const std::string& sha256) override;
   util::Result<std::string> hash_by_download(const resolve::Candidate& candidate) override;
+  util::Result<std::optional<std::vector<std::string>>> requires_dist(
+      const resolve::Candidate& pick, const std::optional<std::string>& sha256, bool may_fetch,
+      const std::function<void()>& fetching) override;
 
  private:
   Resolve resolve_;

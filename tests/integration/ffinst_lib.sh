@@ -61,20 +61,20 @@ venv() { # venv NAME: a fresh --system-site-packages venv; prints its python
   printf '%s\n' "$TMP/$1/bin/python"
 }
 
-# needy_wheel WHEEL OUT_DIR: WHEEL copied into OUT_DIR with one more line in
-# its METADATA, `Requires-Dist: ffdep>=2.0` (which no source has), and its
-# RECORD row rewritten to match.
+# needy_wheel WHEEL OUT_DIR [REQUIREMENT]: WHEEL copied into OUT_DIR with one
+# more line in its METADATA, `Requires-Dist: REQUIREMENT` (default ffdep>=2.0,
+# which no source has), and its RECORD row rewritten to match.
 needy_wheel() {
   mkdir -p "$2"
-  "$TEST_PYTHON" - "$1" "$2" <<'PY'
+  "$TEST_PYTHON" - "$1" "$2" "${3:-ffdep>=2.0}" <<'PY'
 import base64, hashlib, os, sys, zipfile
-src, out = sys.argv[1], sys.argv[2]
+src, out, needs = sys.argv[1], sys.argv[2], sys.argv[3]
 zin = zipfile.ZipFile(src)
 members = {i.filename: zin.read(i.filename) for i in zin.infolist()}
 meta = next(n for n in members if n.endswith(".dist-info/METADATA"))
 record = next(n for n in members if n.endswith(".dist-info/RECORD"))
 head, sep, body = members[meta].decode().partition("\n\n")
-members[meta] = (head + "\nRequires-Dist: ffdep>=2.0" + sep + body).encode()
+members[meta] = (head + "\nRequires-Dist: " + needs + sep + body).encode()
 digest = base64.urlsafe_b64encode(hashlib.sha256(members[meta]).digest()).rstrip(b"=").decode()
 rows = [f"{meta},sha256={digest},{len(members[meta])}" if r.startswith(meta + ",") else r
         for r in members[record].decode().splitlines()]

@@ -17,7 +17,9 @@
 #   upstream: exit 1, nothing installed; with the locked bytes in the cache the
 #   cache's copy is installed;
 # - a later compiled package fails: the earlier one rolled back; a compiled
-#   package's dependency the lock does not hold: reported, exit 1;
+#   package's own dependency locked (pip resolves it with the lines) and
+#   installed; a lock without it: reported, exit 1; one that does not resolve:
+#   pip's error, no lock;
 # - bad input: no such path, no index, a malformed index or lock line, an
 #   installer line without a hash or with another torch than the header's, a
 #   compiled line whose URL is another project's wheel, an index that
@@ -219,26 +221,49 @@ nothing_installed "$PYE" "a failed install --lock"
 rm "$TMP/config/recipes/ffdep.toml"
 pass_note "install --lock: a later compiled package fails, the earlier one is rolled back (it was new)"
 
-# --- a compiled package's own dependency the lock does not hold ------------------------
-# ffinst 1.0 whose METADATA asks for ffdep>=2.0 (RECORD rewritten to match).
-needy_wheel "$W10" "$TMP/needy"
+# --- a compiled package's own dependencies ---------------------------------------------
+# ffinst 1.0 whose METADATA asks for ffdep>=1.0 (RECORD rewritten to match; the
+# index has ffdep 1.2): installed --no-deps, so the lock holds ffdep, resolved by
+# pip beside the lines, and a fresh venv's install --lock installs it.
+needy_wheel "$W10" "$TMP/needy" "ffdep>=1.0"
 PYF=$(venv f)
 # Its own cache: the cache holds the original ffinst 1.0 under the same file name.
 KEPT_CACHE=$FLASHFIT_CACHE_DIR
 export FLASHFIT_CACHE_DIR=$TMP/cache-needy
-ff lock ffinst==1.0 --find-links "$TMP/needy" --python "$PYF" -o "$TMP/needy.lock"
-expect_rc 0 "lock of the needy ffinst"
-ff install --lock "$TMP/needy.lock" --python "$PYF" --json
+ff lock ffinst==1.0 --find-links "$TMP/needy" --index-url "$INDEX" --python "$PYF" -o "$TMP/needy.lock"
+expect_rc 0 "lock of an ffinst that requires ffdep>=1.0"
+grep -qxF "ffdep @ $HTTP_URL/files/ffdep-1.2-py3-none-any.whl --hash=sha256:$(sha "$TMP/links/ffdep-1.2-py3-none-any.whl")" "$TMP/needy.lock" ||
+  fail "ffinst's dependency ffdep is not locked: $(grep -v '^#' "$TMP/needy.lock")"
+ff install --lock "$TMP/needy.lock" --python "$PYF"
+expect_rc 0 "install --lock of ffinst and its locked dependency"
+installed "$PYF" ffinst && installed "$PYF" ffdep || fail "ffinst and ffdep are not both installed"
+pass_note "lock: a compiled package's own dependency is locked, and install --lock installs it"
+
+# A lock without that line (an older flashfit's, or edited): install --lock
+# reports the dependency unmet, exit 1, the locked ffinst installed.
+grep -v '^ffdep @ ' "$TMP/needy.lock" >"$TMP/lacking.lock"
+PYG=$(venv g)
+ff install --lock "$TMP/lacking.lock" --python "$PYG" --json
 expect_rc 1 "install --lock of a compiled package whose dependency the lock does not hold"
 [[ $(json_field "$TMP/out" '[(u["package"], u["name"], u["installed"]) for u in d["unmet_dependencies"]]') == "[('ffinst', 'ffdep', None)]" ]] ||
-  fail "the unmet ffdep>=2.0 is not reported: $(json_field "$TMP/out" 'd["unmet_dependencies"]')"
-installed "$PYF" ffinst || fail "the locked ffinst itself was not installed"
-ff install --lock "$TMP/needy.lock" --python "$PYF"
+  fail "the unmet ffdep>=1.0 is not reported: $(json_field "$TMP/out" 'd["unmet_dependencies"]')"
+installed "$PYG" ffinst || fail "the locked ffinst itself was not installed"
+ff install --lock "$TMP/lacking.lock" --python "$PYG"
 expect_rc 1 "the same, text"
-expect_out_contains "ffinst requires ffdep>=2.0 (not installed)"
+expect_out_contains "ffinst requires ffdep>=1.0 (not installed)"
 expect_out_contains "add those to the requirements and lock again"
-export FLASHFIT_CACHE_DIR=$KEPT_CACHE
 pass_note "install --lock: a compiled package's unmet dependency is reported, exit 1"
+
+# A dependency no source has: pip cannot resolve it, so nothing is locked
+# (another cache again: this one holds the first needy ffinst, the same name).
+needy_wheel "$W10" "$TMP/needier" "ffdep>=2.0"
+export FLASHFIT_CACHE_DIR=$TMP/cache-needier
+ff lock ffinst==1.0 --find-links "$TMP/needier" --index-url "$INDEX" --python "$PYF" -o "$TMP/needier.lock"
+expect_clean_error 1 "lock of an ffinst whose dependency no source has"
+expect_err_contains "ffdep>=2.0 (ffinst's Requires-Dist)"
+[[ ! -e $TMP/needier.lock ]] || fail "a lock was written although its dependency did not resolve"
+export FLASHFIT_CACHE_DIR=$KEPT_CACHE
+pass_note "lock: a compiled package's dependency that does not resolve is pip's error, no lock"
 
 # --- bad input ------------------------------------------------------------------------
 PYD=$(venv d)

@@ -334,5 +334,20 @@ TEST(InstallRequirementsInstaller, RunsForAnEditableLineAlone) {
   EXPECT_EQ(installer_requirements_text(*options_only, ""), "");
 }
 
+TEST(InstallRequirementsPlan, HashCheckingModeFromAnyHashedLineOrRequireHashes) {
+  const std::string hash = " --hash=sha256:" + std::string(64, 'a') + "\n";
+  const auto mode = [](const std::string& text) {
+    auto result = plan({parse(text)});
+    EXPECT_TRUE(result) << text << ": " << result.error().message;
+    return result && hash_checking(*result);
+  };
+  EXPECT_FALSE(mode("numpy\nflash-attn==2.8.3\n"));
+  EXPECT_TRUE(mode("numpy==2.1.0" + hash + "flash-attn==2.8.3\n"));
+  EXPECT_TRUE(mode("numpy\nflash-attn==2.8.3" + hash));
+  // A recipe line its marker skips here still turns pip's mode on.
+  EXPECT_TRUE(mode("numpy\nflash-attn==2.8.3 ; sys_platform == 'win32'" + hash));
+  EXPECT_TRUE(mode("--require-hashes\nnumpy\n"));
+}
+
 }  // namespace
 }  // namespace flashfit::workflow

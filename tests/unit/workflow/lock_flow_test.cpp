@@ -113,6 +113,20 @@ class FakeLockSteps : public LockSteps {
       return util::fail(util::ErrorKind::failed, "HTTP 404", c.url);
     return kOther;
   }
+  // A pick's Requires-Dist by file name; one not scripted requires nothing
+  // and is on this machine.
+  std::map<std::string, std::vector<std::string>> dependencies;
+  std::vector<std::string> deps_read;
+  util::Result<std::optional<std::vector<std::string>>> requires_dist(
+      const resolve::Candidate& c, const std::optional<std::string>&, bool may_fetch,
+      const std::function<void()>& fetching) override {
+    deps_read.push_back(c.filename);
+    auto it = dependencies.find(c.filename);
+    if (it == dependencies.end()) return std::vector<std::string>{};
+    if (!may_fetch) return std::nullopt;
+    if (fetching) fetching();
+    return it->second;
+  }
 };
 
 struct LockRun {
@@ -396,6 +410,99 @@ TEST(LockFlow, ARecipePackageThatOnlyADependencyBringsInIsRefused) {
   EXPECT_EQ(out->document.installer.size(), 2u);
 }
 
+// A compiled package is installed --no-deps: what its wheel requires is
+// resolved with the installer's lines and locked, except torch (the key's),
+// a package the lock already picks, and one flashfit would pick but the
+// requirements do not name (said, on stderr and in the document).
+TEST(LockFlow, ThePicksOwnDependenciesAreResolvedWithTheLines) {
+  LockRun run("flash-attn[test]==2.8.3\nnumpy\ncausal-conv1d\n");
+  FakeLockSteps steps;
+  steps.picks["flash-attn"] = candidate("https://h/flash_attn-2.8.3-cp311.whl", kHash);
+  steps.picks["causal-conv1d"] = candidate("https://h/causal_conv1d-1.5.0-cp311.whl", kHash);
+  steps.dependencies["flash_attn-2.8.3-cp311.whl"] = {"torch",
+                                                      "einops>=0.6; python_version >= '3.8'",
+                                                      "typing-extensions; python_version < '3.8'",
+                                                      "pytest; extra == 'test'",
+                                                      "causal-conv1d>=1.2",
+                                                      "mamba-ssm"};
+  steps.pip = {{"numpy", "2.1.0", "https://p/numpy.whl", kHash, {}},
+               {"einops", "0.8.0", "https://p/einops.whl", kOther, {}},
+               {"pytest", "8.0.0", "https://p/pytest.whl", kOther, {}}};
+  auto out = lock_requirements(steps, run.input);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(steps.deps_read, (std::vector<std::string>{"flash_attn-2.8.3-cp311.whl",
+                                                       "causal_conv1d-1.5.0-cp311.whl"}));
+  EXPECT_EQ(steps.pip_lines, (std::vector<std::string>{"numpy", "einops", "pytest"}));
+  ASSERT_EQ(out->document.installer.size(), 3u);
+  EXPECT_EQ(out->document.installer[1].name, "einops");
+  const std::string why =
+      "flash-attn requires mamba-ssm, which flashfit picks for each environment: not locked; add "
+      "a line `mamba-ssm` to the requirements and lock again";
+  EXPECT_EQ(out->document.notes, (std::vector<std::string>{why}));
+  EXPECT_EQ(run.warnings, (std::vector<std::string>{why}));
+  EXPECT_EQ(run.notes, (std::vector<std::string>{
+                           "downloading flash_attn-2.8.3-cp311.whl to read its dependencies "
+                           "(--no-download: leave them out)",
+                           "resolving 3 lines with pip (--dry-run --report)"}));
+  // With only compiled packages, pip still runs for their dependencies.
+  LockRun alone("flash-attn==2.8.3\n");
+  steps.pip_lines.clear();
+  out = lock_requirements(steps, alone.input);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(steps.pip_lines, (std::vector<std::string>{"einops"}));
+  // causal-conv1d is now not in the requirements: not given to pip either.
+  ASSERT_EQ(out->document.notes.size(), 2u);
+  EXPECT_NE(out->document.notes[0].find("flash-attn requires causal-conv1d>=1.2, which flashfit"),
+            std::string::npos)
+      << out->document.notes[0];
+}
+
+TEST(LockFlow, DependenciesNotReadOrNotHashableAreSaidNotLocked) {
+  FakeLockSteps steps;
+  steps.picks["flash-attn"] = candidate("https://h/flash_attn-2.8.3-cp311.whl", kHash);
+  steps.dependencies["flash_attn-2.8.3-cp311.whl"] = {"einops"};
+  {
+    // --no-download: the wheel is not here, its METADATA unread.
+    LockRun run("flash-attn==2.8.3\n");
+    run.input.no_download = true;
+    auto out = lock_requirements(steps, run.input);
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_TRUE(steps.pip_lines.empty());
+    ASSERT_EQ(out->document.notes.size(), 1u);
+    EXPECT_EQ(out->document.notes[0],
+              "flash-attn's own dependencies are not locked: its wheel is not on this machine "
+              "(--no-download, or --offline with a remote file)");
+    EXPECT_EQ(run.warnings, out->document.notes);
+  }
+  {
+    // pip's hash-checking mode wants a hash for each: the lines resolve alone.
+    LockRun run("numpy==2.1.0 --hash=sha256:" + kHash + "\nflash-attn==2.8.3\n");
+    steps.pip = {{"numpy", "2.1.0", "https://p/numpy.whl", kHash, {}}};
+    auto out = lock_requirements(steps, run.input);
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_EQ(steps.pip_lines, (std::vector<std::string>{"numpy"}));
+    ASSERT_EQ(out->document.notes.size(), 1u);
+    EXPECT_EQ(out->document.notes[0],
+              "the compiled packages' own dependencies (einops) are not locked: the requirements "
+              "use pip's hash-checking mode, where each needs a line of its own with its --hash");
+  }
+  {
+    // What-if flags: pip is not asked, the wheel not read; the note says both.
+    LockRun run("flash-attn==2.8.3\n");
+    run.input.what_if = {"--gpu 8.0"};
+    steps.deps_read.clear();
+    steps.pip_lines.clear();
+    auto out = lock_requirements(steps, run.input);
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_TRUE(steps.deps_read.empty());
+    EXPECT_TRUE(steps.pip_lines.empty());
+    ASSERT_EQ(out->document.notes.size(), 2u);
+    EXPECT_EQ(out->document.notes[1],
+              "the compiled packages' own dependencies are not locked: the what-if flags describe "
+              "an environment with no interpreter to ask pip in");
+  }
+}
+
 TEST(LockFlow, PipsFailureAndAResolveErrorAreErrors) {
   {
     LockRun run("numpy\n");
@@ -404,6 +511,21 @@ TEST(LockFlow, PipsFailureAndAResolveErrorAreErrors) {
     auto out = lock_requirements(steps, run.input);
     ASSERT_FALSE(out);
     EXPECT_EQ(out.error().message, "pip could not resolve");
+  }
+  {
+    // pip names what it could not meet; the hint says which package asked.
+    LockRun run("flash-attn==2.8.3\n");
+    FakeLockSteps steps;
+    steps.picks["flash-attn"] = candidate("https://h/flash_attn-2.8.3-cp311.whl", kHash);
+    steps.dependencies["flash_attn-2.8.3-cp311.whl"] = {"einops>=9"};
+    steps.pip_error = util::Error{util::ErrorKind::failed, "no einops>=9", {}, {}};
+    auto out = lock_requirements(steps, run.input);
+    ASSERT_FALSE(out);
+    EXPECT_EQ(out.error().message, "no einops>=9");
+    EXPECT_NE(out.error().hint.find(
+                  "resolved with the lines: einops>=9 (flash-attn's Requires-Dist); one no source"),
+              std::string::npos)
+        << out.error().hint;
   }
   {
     LockRun run("flash-attn\n");

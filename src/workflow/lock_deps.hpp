@@ -1,0 +1,38 @@
+#pragma once
+// What a lock must hold besides a compiled package's own file: the
+// dependencies its wheel declares. Compiled packages are installed --no-deps,
+// so a Requires-Dist that no requirement line brings in is missing after
+// `install --lock` on a fresh machine unless the lock names it. Pure: the
+// caller reads the METADATA from the pick's bytes.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "pkg/marker.hpp"
+#include "pkg/requirements_file.hpp"
+#include "resolve/recipe.hpp"
+#include "workflow/install_requirements.hpp"
+
+namespace flashfit::workflow {
+
+struct PickDependencies {
+  // For the installer's resolution beside the requirements' own lines, each
+  // without its marker (evaluated here) and named "<package>'s Requires-Dist".
+  std::vector<pkg::RequirementLine> lines;
+  // Those that are not locked, each saying why and what to do.
+  std::vector<std::string> not_locked;
+};
+
+// `taken`'s Requires-Dist that apply here (markers evaluated with no extra
+// and with each extra its line asks for), less torch (the environment's own:
+// the lock's key names it and the pick was judged for it) and less the
+// packages `taken_names` already locks as flashfit's picks. A package flashfit
+// has a recipe for but the requirements do not name is not given to the
+// installer (it would lock its choice, unjudged): listed as not locked.
+PickDependencies pick_dependencies(const TakenPackage& taken,
+                                   const std::vector<std::string>& requires_dist,
+                                   const pkg::MarkerEnvironment& markers,
+                                   const resolve::RecipeBook& book,
+                                   const std::set<std::string>& taken_names);
+
+}  // namespace flashfit::workflow
