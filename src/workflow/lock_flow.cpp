@@ -11,6 +11,7 @@
 #include "binary/wheel.hpp"
 #include "install/installed.hpp"
 #include "net/download.hpp"
+#include "net/http.hpp"
 #include "pkg/name.hpp"
 #include "resolve/suggestions.hpp"
 #include "resolve/target.hpp"
@@ -75,8 +76,8 @@ util::Error with_dependencies_said(util::Error error,
   for (const auto& need : dependencies)
     said.push_back(fmt::format("{} ({})", need.text, need.file));
   const std::string also = fmt::format(
-      "the compiled packages' own dependencies were resolved with the lines: {}; one no source "
-      "has needs a source that does (--index-url, --find-links)",
+      "the compiled packages' own dependencies were resolved with the lines, and the error may "
+      "concern one of them: {}",
       util::join(said, ", "));
   error.hint = error.hint.empty() ? also : error.hint + "; " + also;
   return error;
@@ -264,7 +265,13 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
   // The other lines and the picks' dependencies: the installer's own
   // resolution (none under what-if flags).
   InstallRequirementsPlan resolved_lines = *plan;
-  if (!dependencies.empty() && hash_checking(*plan)) {
+  if (!dependencies.empty() && input.sources.offline) {
+    // pip would ask an index for them: --offline reads no network.
+    not_locked(fmt::format(
+        "the compiled packages' own dependencies ({}) are not locked: --offline, and the "
+        "installer would ask an index for them",
+        util::join(texts_of(dependencies), ", ")));
+  } else if (!dependencies.empty() && hash_checking(*plan)) {
     // A dependency has no hash to give pip, which then refuses the whole run.
     not_locked(fmt::format(
         "the compiled packages' own dependencies ({}) are not locked: the requirements use "
@@ -451,8 +458,12 @@ util::Result<std::optional<std::vector<std::string>>> RealLockSteps::requires_di
     if (!wheel) return tl::unexpected(std::move(wheel.error()).with_context(pick.filename));
     return wheel->metadata().requires_dist;
   };
-  if (!util::starts_with(pick.url, "http://") && !util::starts_with(pick.url, "https://"))
-    return read(pick.url);  // a local wheel (find-links directory, the cache, a named path)
+  if (net::is_local_source(pick.url)) {
+    // A local wheel (find-links directory, the cache, a named path, a file:// link).
+    auto path = net::local_source_path(pick.url);
+    if (!path) return tl::unexpected(std::move(path.error()).with_context(pick.filename));
+    return read(*path);
+  }
   const std::optional<fs::path> root = util::cache_root();
   if (root && sha256) {
     if (auto cache = store::WheelCache::open(*root)) {
