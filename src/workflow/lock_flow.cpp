@@ -265,18 +265,17 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
   // The other lines and the picks' dependencies: the installer's own
   // resolution (none under what-if flags).
   InstallRequirementsPlan resolved_lines = *plan;
-  if (!dependencies.empty() && input.sources.offline) {
-    // pip would ask an index for them: --offline reads no network.
-    not_locked(fmt::format(
-        "the compiled packages' own dependencies ({}) are not locked: --offline, and the "
-        "installer would ask an index for them",
-        util::join(texts_of(dependencies), ", ")));
-  } else if (!dependencies.empty() && hash_checking(*plan)) {
-    // A dependency has no hash to give pip, which then refuses the whole run.
-    not_locked(fmt::format(
-        "the compiled packages' own dependencies ({}) are not locked: the requirements use "
-        "pip's hash-checking mode, where each needs a line of its own with its --hash",
-        util::join(texts_of(dependencies), ", ")));
+  // Held back from the installer: under --offline it would ask an index for
+  // them; in hash-checking mode it refuses the whole run (a dependency has no hash).
+  const char* held_back =
+      dependencies.empty()    ? nullptr
+      : input.sources.offline ? "--offline, and the installer would ask an index for them"
+      : hash_checking(*plan)  ? "the requirements use pip's hash-checking mode, where each "
+                                "needs a line of its own with its --hash"
+                              : nullptr;
+  if (held_back) {
+    not_locked(fmt::format("the compiled packages' own dependencies ({}) are not locked: {}",
+                           util::join(texts_of(dependencies), ", "), held_back));
   } else {
     for (auto& need : dependencies) resolved_lines.installer.push_back(std::move(need));
   }
