@@ -364,6 +364,30 @@ TEST(WheelParsers, WheelFileNeedsVersionAndPurelib) {
   EXPECT_EQ(fields->tags.size(), 2u);
 }
 
+TEST(WheelParsers, SeveralTagLinesGiveEveryTagOnceInOrder) {
+  // Lines out of order and overlapping one another: each line's tags are a
+  // sorted run the parser merges with the others', so every count of lines
+  // (one run, an even and an odd number of runs) must give what sorting
+  // all the lines' tags and dropping duplicates gives.
+  const std::vector<std::string> lines = {"py3-none-Z.b.a",   "cp39.cp311-abi3-x",
+                                          "py2.py3-none-a.y", "cp311-abi3-x.any",
+                                          "aa-none-any",      "py3-none-b"};
+  std::string text = "Wheel-Version: 1.0\nRoot-Is-Purelib: false\n";
+  std::vector<pkg::Tag> want;
+  for (const auto& line : lines) {
+    text += "Tag: " + line + "\n";
+    auto tags = pkg::parse_tag_set(line);
+    ASSERT_TRUE(tags) << line;
+    want.insert(want.end(), tags->begin(), tags->end());
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    auto fields = binary::parse_wheel_file(text);
+    ASSERT_TRUE(fields) << fields.error().message;
+    EXPECT_EQ(fields->tags, want) << "after " << line;
+  }
+  EXPECT_EQ(want.size(), 10u);  // 13 expanded, 3 of them twice
+}
+
 TEST(WheelParsers, TheTagLinesTogetherAreBounded) {
   // One line may expand to 65,536 tags; 65,536 lines of one tag each may
   // not add a 65,537th (each line bounded, and so their sum).
