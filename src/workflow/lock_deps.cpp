@@ -4,6 +4,7 @@
 
 #include "pkg/name.hpp"
 #include "pkg/requirement.hpp"
+#include "util/strings.hpp"
 #include "workflow/requirements_check.hpp"
 
 namespace flashfit::workflow {
@@ -42,6 +43,51 @@ PickDependencies pick_dependencies(const TakenPackage& taken,
     out.lines.push_back(std::move(line));
   }
   return out;
+}
+
+util::Result<std::vector<std::string>> check_picks_agree(const std::vector<PickRequirements>& picks,
+                                                         const std::optional<std::string>& torch,
+                                                         const pkg::MarkerEnvironment& markers) {
+  InstalledVersions held;
+  for (const PickRequirements& pick : picks) held[pick.taken.recipe] = pick.version;
+  if (torch) held["torch"] = *torch;
+  std::vector<std::string> unchecked, disagree;
+  std::string where, hint;
+  for (const PickRequirements& pick : picks) {
+    for (const UnmetDependency& dep : unmet_dependencies(pick.taken.recipe, pick.requires_dist,
+                                                         markers, held, pick.taken.extras)) {
+      if (!dep.installed) {
+        // Neither torch nor a pick: pick_dependencies gave it to the installer or said why not.
+        if (dep.name == "torch") {
+          unchecked.push_back(
+              fmt::format("{} requires {}, and torch's version here is not known: not checked",
+                          pick.taken.recipe, dep.requirement));
+        }
+        continue;
+      }
+      const bool on_torch = dep.name == "torch";
+      disagree.push_back(fmt::format(
+          "{} {}'s wheel requires {}, and {} {} {}", pick.taken.recipe, pick.version, dep.wanted,
+          on_torch ? "this environment has" : "the lock picks", dep.name, *dep.installed));
+      if (!where.empty()) continue;
+      where = pick.taken.where;
+      hint = on_torch ? fmt::format(
+                            "pin {} to a version whose wheel accepts torch {} (a lock is for "
+                            "the torch installed here), or install a torch it accepts first",
+                            pick.taken.recipe, *dep.installed)
+                      : fmt::format(
+                            "pin {} to a version {} accepts (a line `{}`), or {} to a version "
+                            "whose wheel accepts {} {}",
+                            dep.name, pick.taken.recipe, dep.wanted, pick.taken.recipe, dep.name,
+                            *dep.installed);
+    }
+  }
+  if (disagree.empty()) return unchecked;
+  return util::input_error(
+      fmt::format("the picks' own requirements are not met: {}; `flashfit install --lock` would "
+                  "report {} unmet",
+                  util::join(disagree, "; "), disagree.size() == 1 ? "it" : "them"),
+      where, hint);
 }
 
 }  // namespace flashfit::workflow

@@ -4,6 +4,7 @@
 // so a Requires-Dist that no requirement line brings in is missing after
 // `install --lock` on a fresh machine unless the lock names it. Pure: the
 // caller reads the METADATA from the pick's bytes.
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "pkg/marker.hpp"
 #include "pkg/requirements_file.hpp"
 #include "resolve/recipe.hpp"
+#include "util/error.hpp"
 #include "workflow/install_requirements.hpp"
 
 namespace flashfit::workflow {
@@ -34,5 +36,23 @@ PickDependencies pick_dependencies(const TakenPackage& taken,
                                    const pkg::MarkerEnvironment& markers,
                                    const resolve::RecipeBook& book,
                                    const std::set<std::string>& taken_names);
+
+// A pick and what its wheel declares, kept until every pick is known.
+struct PickRequirements {
+  TakenPackage taken;
+  std::string version;  // the pick's, from its file name
+  std::vector<std::string> requires_dist;
+};
+
+// What pick_dependencies leaves to the lock itself: each pick's Requires-Dist
+// on torch (the version here; nullopt: not known) and on the other picks,
+// checked against what the lock holds as `install --lock`'s dependency check
+// will check them after installing. One that is not met fails the lock
+// (nothing is written): the error names each and the first one's line, and
+// the hint the pins that would agree. Returns what could not be checked (a
+// requirement on torch when its version here is not known), each a note.
+util::Result<std::vector<std::string>> check_picks_agree(const std::vector<PickRequirements>& picks,
+                                                         const std::optional<std::string>& torch,
+                                                         const pkg::MarkerEnvironment& markers);
 
 }  // namespace flashfit::workflow

@@ -182,8 +182,10 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
   // Recipe packages: flashfit's pick for this environment.
   std::set<std::string> taken_names;
   for (const TakenPackage& taken : plan->flashfit) taken_names.insert(taken.recipe);
-  // What the picks' wheels require, for the installer's resolution.
+  // What the picks' wheels require, for the installer's resolution; and each
+  // pick's whole list, checked against torch and the other picks at the end.
   std::vector<pkg::RequirementLine> dependencies;
+  std::vector<PickRequirements> picked;
   // A line naming a local wheel that fits here is locked as named, the file
   // `install -r` installs; any other is the pick for its pin.
   const auto named = judge_named_wheels(*plan, *input.book, target);
@@ -259,8 +261,14 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
                                      *input.book, taken_names);
       for (auto& why : needs.not_locked) not_locked(why);
       for (auto& need : needs.lines) dependencies.push_back(std::move(need));
+      if (pick.wheel) picked.push_back({taken, pick.wheel->version.str(), std::move(**required)});
     }
   }
+  auto unchecked =
+      check_picks_agree(picked, target.torch ? std::optional(target.torch->str()) : std::nullopt,
+                        environment.marker_environment());
+  if (!unchecked) return tl::unexpected(unchecked.error());
+  for (const std::string& why : *unchecked) not_locked(why);
 
   // The other lines and the picks' dependencies: the installer's own
   // resolution (none under what-if flags).

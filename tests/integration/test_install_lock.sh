@@ -265,6 +265,19 @@ expect_err_contains "ffdep>=2.0 (ffinst's Requires-Dist)"
 export FLASHFIT_CACHE_DIR=$KEPT_CACHE
 pass_note "lock: a compiled package's dependency that does not resolve is pip's error, no lock"
 
+# A requirement on torch that the torch here (Debian's, whose metadata says
+# 1.13.0a0) does not meet: the lock says so and writes nothing (`install
+# --lock` would report it unmet).
+needy_wheel "$W10" "$TMP/torchy" "torch>=99"
+export FLASHFIT_CACHE_DIR=$TMP/cache-torchy
+ff lock ffinst==1.0 --find-links "$TMP/torchy" --index-url "$INDEX" --python "$PYF" -o "$TMP/torchy.lock"
+expect_clean_error 2 "lock of an ffinst whose wheel requires a newer torch"
+expect_err_contains "wheel requires torch>=99, and this environment has torch 1.13"
+expect_err_contains "a lock is for the torch installed here"
+[[ ! -e $TMP/torchy.lock ]] || fail "a lock was written although torch does not meet its wheel"
+export FLASHFIT_CACHE_DIR=$KEPT_CACHE
+pass_note "lock: a pick's requirement on torch that the torch here does not meet fails it, no lock"
+
 # --- bad input ------------------------------------------------------------------------
 PYD=$(venv d)
 bad() { # bad WHAT EXPECTED... (after an ff call)

@@ -1,5 +1,6 @@
 // The dependencies of a compiled package that a lock must hold: its
-// Requires-Dist as it applies here, less torch and the packages flashfit picks.
+// Requires-Dist as it applies here, less torch and the packages flashfit picks;
+// and those two checked against what the lock holds.
 #include "workflow/lock_deps.hpp"
 
 #include <gtest/gtest.h>
@@ -53,6 +54,72 @@ TEST(PickDependencies, NothingRequiredIsNothingToLock) {
   const auto deps = pick_dependencies(taken, {}, linux_311(), book, {"flash-attn"});
   EXPECT_TRUE(deps.lines.empty());
   EXPECT_TRUE(deps.not_locked.empty());
+}
+
+PickRequirements pick(std::string recipe, std::string version,
+                      std::vector<std::string> requires_dist,
+                      std::vector<std::string> extras = {}) {
+  PickRequirements out;
+  out.taken.recipe = std::move(recipe);
+  out.taken.where = out.taken.recipe + "'s line";
+  out.taken.extras = std::move(extras);
+  out.version = std::move(version);
+  out.requires_dist = std::move(requires_dist);
+  return out;
+}
+
+TEST(CheckPicksAgree, MetRequirementsOnTorchAndOtherPicksPass) {
+  const std::vector<PickRequirements> picks = {
+      pick("mamba-ssm", "2.2.4",
+           {"torch>=2.4", "Causal_Conv1d>=1.4; extra == 'causal-conv1d'", "einops>=99",
+            "flash-attn<2; sys_platform == 'win32'", "causal-conv1d>=9; extra == 'dev'"},
+           {"causal-conv1d"}),
+      pick("causal-conv1d", "1.5.0.post8+cu12torch2.6cxx11abiTRUE", {"torch", "packaging"})};
+  // A local label is no part of a >= comparison; einops is no pick (the
+  // installer's); a marker or an extra not asked for leaves its line out.
+  auto unchecked = check_picks_agree(picks, std::string("2.6.0+cu124"), linux_311());
+  ASSERT_TRUE(unchecked) << unchecked.error().message;
+  EXPECT_TRUE(unchecked->empty());
+}
+
+TEST(CheckPicksAgree, AnUnmetOneFailsTheLockNamingEachAndTheFirstsLine) {
+  const std::vector<PickRequirements> picks = {
+      pick("mamba-ssm", "2.2.4", {"causal-conv1d>=1.6; extra == 'causal-conv1d'", "torch>=2.7"},
+           {"causal-conv1d"}),
+      pick("causal-conv1d", "1.5.0", {"torch>=2.4"})};
+  auto result = check_picks_agree(picks, std::string("2.6.0+cu124"), linux_311());
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().kind, util::ErrorKind::input);
+  EXPECT_EQ(result.error().message,
+            "the picks' own requirements are not met: mamba-ssm 2.2.4's wheel requires "
+            "causal-conv1d>=1.6, and the lock picks causal-conv1d 1.5.0; mamba-ssm 2.2.4's wheel "
+            "requires torch>=2.7, and this environment has torch 2.6.0+cu124; `flashfit install "
+            "--lock` would report them unmet");
+  EXPECT_EQ(result.error().context, "mamba-ssm's line");
+  EXPECT_EQ(result.error().hint,
+            "pin causal-conv1d to a version mamba-ssm accepts (a line `causal-conv1d>=1.6`), or "
+            "mamba-ssm to a version whose wheel accepts causal-conv1d 1.5.0");
+  // Torch alone: its own hint.
+  result = check_picks_agree({pick("flash-attn", "2.8.3", {"torch>=2.7"})}, std::string("2.6.0"),
+                             linux_311());
+  ASSERT_FALSE(result);
+  EXPECT_EQ(
+      result.error().message,
+      "the picks' own requirements are not met: flash-attn 2.8.3's wheel requires torch>=2.7, "
+      "and this environment has torch 2.6.0; `flashfit install --lock` would report it unmet");
+  EXPECT_EQ(result.error().hint,
+            "pin flash-attn to a version whose wheel accepts torch 2.6.0 (a lock is for the torch "
+            "installed here), or install a torch it accepts first");
+}
+
+TEST(CheckPicksAgree, TorchsUnknownVersionIsSaidNotChecked) {
+  auto unchecked = check_picks_agree({pick("flash-attn", "2.8.3", {"torch>=2.7", "einops"})},
+                                     std::nullopt, linux_311());
+  ASSERT_TRUE(unchecked);
+  EXPECT_EQ(*unchecked, (std::vector<std::string>{
+                            "flash-attn requires torch>=2.7, and torch's version here is not "
+                            "known: not checked"}));
+  EXPECT_TRUE(check_picks_agree({}, std::nullopt, linux_311())->empty());
 }
 
 }  // namespace
