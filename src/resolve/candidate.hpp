@@ -46,6 +46,8 @@ struct Candidate {
   // Set when its URL answered 404 to flashfit's check (resolve/url_check):
   // "HTTP 404 when flashfit asked on 2026-...". Rejected with `missing`.
   std::optional<std::string> missing;
+  // An index serves its METADATA at "<url>.metadata" (PEP 658): "" or its sha256 (IndexLink).
+  std::optional<std::string> core_metadata;
 };
 
 // Stable reason codes (docs/json.md); the message says the particulars.

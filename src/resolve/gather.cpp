@@ -88,6 +88,7 @@ void add_links(Gathered& out, const SourcePlan& p, const std::string& package,
     c.requires_python = link.requires_python;
     c.yanked = link.yanked;
     c.yanked_reason = link.yanked_reason;
+    c.core_metadata = link.core_metadata;
     out.candidates.push_back(std::move(c));
     ++wheels;
   }
@@ -307,8 +308,8 @@ Gathered gather(const std::string& package, const Recipe* recipe,
         std::vector<store::CacheEntry> entries = cache->list(&out.warnings);
         links.reserve(entries.size());
         for (const store::CacheEntry& e : entries) {
-          links.push_back(
-              IndexLink{e.filename, e.path.string(), e.sha256, std::nullopt, false, {}});
+          links.push_back(IndexLink{
+              e.filename, e.path.string(), e.sha256, std::nullopt, false, {}, std::nullopt});
         }
         std::size_t first = out.candidates.size();
         add_links(out, p, package, links, report.wheels);

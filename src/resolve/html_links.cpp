@@ -48,6 +48,8 @@ struct Tag {
   std::optional<std::string_view> href;
   std::optional<std::string_view> requires_python;
   std::optional<std::string_view> yanked;
+  std::optional<std::string_view> core_metadata;       // PEP 714's name
+  std::optional<std::string_view> dist_info_metadata;  // PEP 658's, read when the other is absent
 };
 
 // Elements whose content is text, not markup (HTML5 raw text and RCDATA).
@@ -106,6 +108,8 @@ class Scanner {
         if (tag.requires_python)
           anchor.requires_python = decode_html_entities(*tag.requires_python);
         if (tag.yanked) anchor.yanked = decode_html_entities(*tag.yanked);
+        if (auto metadata = tag.core_metadata ? tag.core_metadata : tag.dist_info_metadata)
+          anchor.core_metadata = decode_html_entities(*metadata);
         result.anchors.push_back(std::move(anchor));
       }
     } else if (tag.name.is("base")) {
@@ -217,6 +221,9 @@ class Scanner {
       if (name.is("href") && !tag.href) tag.href = value;
       if (name.is("data-requires-python") && !tag.requires_python) tag.requires_python = value;
       if (name.is("data-yanked") && !tag.yanked) tag.yanked = value;
+      if (name.is("data-core-metadata") && !tag.core_metadata) tag.core_metadata = value;
+      if (name.is("data-dist-info-metadata") && !tag.dist_info_metadata)
+        tag.dist_info_metadata = value;
     }
   }
 

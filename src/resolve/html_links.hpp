@@ -15,6 +15,8 @@ struct RawAnchor {
   std::string href;
   std::optional<std::string> requires_python;  // data-requires-python
   std::optional<std::string> yanked;           // data-yanked: present (value may be empty)
+  // data-core-metadata, else data-dist-info-metadata (PEP 714, 658): "true" or "sha256=<hex>".
+  std::optional<std::string> core_metadata;
 };
 
 struct HtmlAnchors {

@@ -15,6 +15,22 @@
 #include "util/strings.hpp"
 
 namespace flashfit::resolve {
+namespace {
+
+// A data-core-metadata value (PEP 658): "true", or "<hash name>=<hex digest>"
+// (any algorithm means offered; only sha256 is kept to check). Anything else,
+// a malformed sha256 included, reads as not offered: the wheel is read
+// instead, with its own sha256 checked.
+std::optional<std::string> offered_metadata(std::string_view value) {
+  value = util::trim(value);
+  if (util::ascii_lower(value) == "true") return std::string();
+  const auto equals = value.find('=');
+  if (equals == std::string_view::npos || equals == 0) return std::nullopt;
+  if (util::ascii_lower(value.substr(0, equals)) != "sha256") return std::string();
+  return detail::normalized_sha256(value.substr(equals + 1));
+}
+
+}  // namespace
 
 util::Result<std::vector<IndexLink>> parse_simple_html(std::string_view html,
                                                        std::string_view page_url) {
@@ -58,6 +74,7 @@ util::Result<std::vector<IndexLink>> parse_simple_html(std::string_view html,
       link.yanked = true;
       link.yanked_reason = std::move(*anchor.yanked);
     }
+    if (anchor.core_metadata) link.core_metadata = offered_metadata(*anchor.core_metadata);
     links.push_back(std::move(link));
   }
   return links;

@@ -18,6 +18,9 @@ struct IndexLink {
   std::optional<std::string> requires_python;  // data-requires-python, HTML-unescaped
   bool yanked = false;
   std::string yanked_reason;
+  // PEP 658 / 714: the index serves the wheel's METADATA at "<url>.metadata".
+  // nullopt: not offered; "": offered, with no sha256 given; else its sha256 (lower-case hex).
+  std::optional<std::string> core_metadata;
 };
 
 // PEP 503 / find-links HTML. Garbage HTML gives the links it has (browsers are

@@ -121,6 +121,28 @@ class JsonPage {
         return wrong_type(where + ".yanked", "a boolean or a string", *yanked);
       }
     }
+    // PEP 714's key, else PEP 658's: whether "<url>.metadata" is served, or its hashes.
+    const char* metadata_key = "core-metadata";
+    auto metadata = entry.find(metadata_key);
+    if (metadata == entry.end()) metadata = entry.find(metadata_key = "dist-info-metadata");
+    if (metadata != entry.end()) {
+      const std::string field = fmt::format("{}.{}", where, metadata_key);
+      if (metadata->is_boolean()) {
+        if (metadata->get<bool>()) link.core_metadata = std::string();
+      } else if (metadata->is_object()) {
+        link.core_metadata = std::string();  // offered; only a sha256 is kept to check
+        if (auto sha = metadata->find("sha256"); sha != metadata->end()) {
+          if (!sha->is_string()) return wrong_type(field + ".sha256", "a string", *sha);
+          link.core_metadata = detail::normalized_sha256(sha->get_ref<const std::string&>());
+          if (!link.core_metadata) {
+            return error(fmt::format("'{}.sha256' is not 64 hex digits", field),
+                         "the index serves a corrupt hash; do not trust this file");
+          }
+        }
+      } else if (!metadata->is_null()) {
+        return wrong_type(field, "a boolean or an object of hashes", *metadata);
+      }
+    }
     return link;
   }
 

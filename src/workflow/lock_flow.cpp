@@ -20,6 +20,7 @@
 #include "util/paths.hpp"
 #include "util/process.hpp"
 #include "util/strings.hpp"
+#include "workflow/core_metadata.hpp"
 #include "workflow/install_requirements_flow.hpp"
 #include "workflow/installer_inputs.hpp"
 #include "workflow/lock_deps.hpp"
@@ -453,7 +454,8 @@ util::Result<std::string> RealLockSteps::hash_by_download(const resolve::Candida
 }
 
 // The pick's bytes are read where they already are (the local file, the
-// cache's copy); otherwise downloaded into the cache's tmp/ for this read and
+// cache's copy); its METADATA alone where the index serves it (PEP 658);
+// otherwise downloaded into the cache's tmp/ for this read and
 // removed: the cache is left as it was, since a cached copy would become the
 // next resolve's pick (another origin, another URL for a find-links file).
 util::Result<std::optional<std::vector<std::string>>> RealLockSteps::requires_dist(
@@ -478,6 +480,10 @@ util::Result<std::optional<std::vector<std::string>>> RealLockSteps::requires_di
     }
   }
   if (!may_fetch) return std::nullopt;
+  // A few kilobytes, where the index serves the METADATA beside the wheel.
+  auto served = fetch_core_metadata(pick);
+  if (!served) return tl::unexpected(std::move(served.error()));
+  if (*served) return served;
   if (pick.filename.empty() || pick.filename.find('/') != std::string::npos)
     return util::input_error("not a file name to download to", pick.filename);
   auto cache_root = util::require_cache_root();  // its error says what to set

@@ -23,6 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(link.url.find('#') == std::string::npos, "fragment kept: " + link.url);
     FUZZ_CHECK(link.filename.find('/') == std::string::npos, "filename with '/': " + link.filename);
     if (link.sha256) FUZZ_CHECK(is_sha256_hex(*link.sha256), "bad sha256: " + *link.sha256);
+    // The METADATA file's hash: none ("") or a checkable one, never a malformed one.
+    if (link.core_metadata && !link.core_metadata->empty())
+      FUZZ_CHECK(is_sha256_hex(*link.core_metadata), "bad metadata sha256: " + *link.core_metadata);
   }
   return 0;
 }

@@ -20,6 +20,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                      link.sha256->find_first_not_of("0123456789abcdef") == std::string::npos,
                  "bad sha256: " + *link.sha256);
     }
+    if (link.core_metadata && !link.core_metadata->empty()) {
+      FUZZ_CHECK(link.core_metadata->size() == 64 &&
+                     link.core_metadata->find_first_not_of("0123456789abcdef") == std::string::npos,
+                 "bad metadata sha256: " + *link.core_metadata);
+    }
   }
   return 0;
 }

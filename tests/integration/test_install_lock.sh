@@ -278,6 +278,41 @@ expect_err_contains "a lock is for the torch installed here"
 export FLASHFIT_CACHE_DIR=$KEPT_CACHE
 pass_note "lock: a pick's requirement on torch that the torch here does not meet fails it, no lock"
 
+# An index that serves the METADATA beside each wheel (PEP 658, as publish
+# writes it): the pick's dependencies come from it, and the wheel itself is
+# never fetched (it is not even on the server).
+needy_wheel "$W10" "$TMP/needy658" "ffdep>=1.0"
+N658=$(basename "$TMP"/needy658/*.whl)
+mkdir -p "$TMP/www/simple658/ffinst" "$TMP/www/files658"
+cp -r "$TMP/www/simple/ffdep" "$TMP/www/simple658/"
+"$TEST_PYTHON" - "$TMP/needy658/$N658" "$TMP/www/files658/$N658.metadata" <<'PY' ||
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+open(sys.argv[2], "wb").write(z.read(meta))
+PY
+  fail "cannot write the .metadata file"
+page658() { # page658: the ffinst page, its metadata hash as the file is now
+  printf '<a href="../../files658/%s#sha256=%s" data-core-metadata="sha256=%s">%s</a>\n' \
+    "${N658//+/%2B}" "$(sha "$TMP/needy658/$N658")" "$(sha "$TMP/www/files658/$N658.metadata")" \
+    "$N658" >"$TMP/www/simple658/ffinst/index.html"
+}
+page658
+export FLASHFIT_CACHE_DIR=$TMP/cache-658
+ff lock ffinst==1.0 --index-url "$HTTP_URL/simple658" --python "$PYF" -o "$TMP/658.lock"
+expect_rc 0 "lock through an index serving the METADATA"
+expect_err_lacks "to read its dependencies"
+grep -q '^ffdep @ .*ffdep-1.2-py3-none-any.whl' "$TMP/658.lock" ||
+  fail "the dependency read from the served METADATA is not locked: $(cat "$TMP/658.lock")"
+# The served file changed after the page was written: refused, no lock.
+printf 'Requires-Dist: ffdep>=9\n' >>"$TMP/www/files658/$N658.metadata"
+ff lock ffinst==1.0 --index-url "$HTTP_URL/simple658" --python "$PYF" -o "$TMP/658b.lock"
+expect_clean_error 1 "lock through an index whose METADATA does not match its page"
+expect_err_contains "does not match the sha256 its page gives"
+[[ ! -e $TMP/658b.lock ]] || fail "a lock was written from METADATA that does not match its hash"
+export FLASHFIT_CACHE_DIR=$KEPT_CACHE
+pass_note "lock: a pick's dependencies from the index's METADATA file (PEP 658), the wheel not fetched"
+
 # --- bad input ------------------------------------------------------------------------
 PYD=$(venv d)
 bad() { # bad WHAT EXPECTED... (after an ff call)

@@ -187,6 +187,30 @@ TEST(SimpleJson, FileFields) {
                "'files[0].yanked' must be a boolean or a string");
 }
 
+TEST(SimpleJson, CoreMetadata) {
+  const auto metadata_of = [](const std::string& extra) {
+    auto links = parse_simple_json(page_with(file_with(extra)), kPage);
+    EXPECT_TRUE(links) << extra;
+    return links && links->size() == 1 ? links->front().core_metadata : std::nullopt;
+  };
+  EXPECT_EQ(metadata_of(""), std::nullopt);
+  EXPECT_EQ(metadata_of(R"(, "core-metadata": true)"), "");
+  EXPECT_EQ(metadata_of(R"(, "core-metadata": false)"), std::nullopt);
+  EXPECT_EQ(metadata_of(R"(, "core-metadata": null)"), std::nullopt);
+  EXPECT_EQ(metadata_of(R"(, "core-metadata": {"sha256": ")" + kHashUpper + "\"}"),
+            "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+  EXPECT_EQ(metadata_of(R"(, "core-metadata": {"md5": "abc"})"), "");
+  // PEP 658's key when PEP 714's is absent, never over it.
+  EXPECT_EQ(metadata_of(R"(, "dist-info-metadata": {"sha256": ")" + kHashA + "\"}"), kHashA);
+  EXPECT_EQ(metadata_of(R"(, "core-metadata": false, "dist-info-metadata": true)"), std::nullopt);
+  expect_error(page_with(file_with(R"(, "core-metadata": "yes")")),
+               "'files[0].core-metadata' must be a boolean or an object of hashes, not string");
+  expect_error(page_with(file_with(R"(, "dist-info-metadata": {"sha256": 5})")),
+               "'files[0].dist-info-metadata.sha256' must be a string, not number");
+  expect_error(page_with(file_with(R"(, "core-metadata": {"sha256": "xyz"})")),
+               "'files[0].core-metadata.sha256' is not 64 hex digits");
+}
+
 TEST(SimpleJson, HostileFileNames) {
   for (std::string bad : {"../x.whl", "a/b.whl", "/etc/passwd", "a\\\\b.whl", "..", ".", "",
                           "x\\u0000.whl", "x\\n.whl", "x\\u007f.whl"}) {

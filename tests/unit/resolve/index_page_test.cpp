@@ -300,6 +300,29 @@ TEST(SimpleHtml, RequiresPython) {
   EXPECT_EQ(links[3].requires_python, ">=3.9");
 }
 
+TEST(SimpleHtml, CoreMetadata) {
+  // PEP 714's attribute first, PEP 658's when it is absent; "true" or a hash.
+  std::vector<IndexLink> links = parse(R"(
+<a href="x-1.whl" data-core-metadata="sha256=)" +
+                                       kHashUpper + R"(">hash</a>
+<a href="x-2.whl" data-core-metadata="true" data-dist-info-metadata="sha256=)" +
+                                       kHashA + R"(">core wins</a>
+<a href="x-3.whl" data-dist-info-metadata=" sha256=)" +
+                                       kHashA + R"( ">PEP 658</a>
+<a href="x-4.whl" data-core-metadata="md5=abc">another algorithm: offered, unchecked</a>
+<a href="x-5.whl" data-core-metadata="sha256=xyz">a corrupt hash: not offered</a>
+<a href="x-6.whl" data-core-metadata="false">no</a>
+<a href="x-7.whl" data-core-metadata>no value</a>
+<a href="x-8.whl">none</a>)");
+  ASSERT_EQ(links.size(), 8u);
+  EXPECT_EQ(links[0].core_metadata, kHashLower);
+  EXPECT_EQ(links[1].core_metadata, "");
+  EXPECT_EQ(links[2].core_metadata, kHashA);
+  EXPECT_EQ(links[3].core_metadata, "");
+  for (std::size_t i = 4; i < links.size(); ++i)
+    EXPECT_EQ(links[i].core_metadata, std::nullopt) << links[i].filename;
+}
+
 TEST(SimpleHtml, HashFragments) {
   std::vector<IndexLink> links = parse(R"(
 <a href="x-1.whl#sha256=)" + kHashUpper +
