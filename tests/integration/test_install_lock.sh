@@ -313,6 +313,31 @@ expect_err_contains "does not match the sha256 its page gives"
 export FLASHFIT_CACHE_DIR=$KEPT_CACHE
 pass_note "lock: a pick's dependencies from the index's METADATA file (PEP 658), the wheel not fetched"
 
+# The same index without the METADATA offered: the wheel is downloaded into
+# the cache's tmp/ to read them and removed after (the cache gains no entry);
+# once the cache holds the wheel, it is read there and nothing is downloaded.
+printf '<a href="../../files658/%s#sha256=%s">%s</a>\n' "${N658//+/%2B}" \
+  "$(sha "$TMP/needy658/$N658")" "$N658" >"$TMP/www/simple658/ffinst/index.html"
+cp "$TMP/needy658/$N658" "$TMP/www/files658/"
+export FLASHFIT_CACHE_DIR=$TMP/cache-658c
+ff lock ffinst==1.0 --index-url "$HTTP_URL/simple658" --python "$PYF" -o "$TMP/658c.lock"
+expect_rc 0 "lock through an index without the METADATA offered"
+expect_err_contains "downloading $N658 to read its dependencies"
+grep -q '^ffdep @ ' "$TMP/658c.lock" || fail "the downloaded wheel's dependency is not locked"
+[[ -z $(ls -A "$FLASHFIT_CACHE_DIR/tmp" 2>/dev/null) ]] || fail "the download was left in tmp/"
+ff cache list --json
+grep -qF "$N658" "$TMP/out" && fail "the download for its dependencies became a cache entry"
+ff cache add "$TMP/needy658/$N658"
+expect_rc 0 "cache add of the needy wheel"
+ff cache list --json
+grep -qF "$N658" "$TMP/out" || fail "cache list does not name an entry it holds (the check above means nothing)"
+ff lock ffinst==1.0 --index-url "$HTTP_URL/simple658" --python "$PYF" -o "$TMP/658d.lock"
+expect_rc 0 "lock with the pick in the cache"
+expect_err_lacks "to read its dependencies"
+grep -q '^ffdep @ ' "$TMP/658d.lock" || fail "the cached wheel's dependency is not locked"
+export FLASHFIT_CACHE_DIR=$KEPT_CACHE
+pass_note "lock: without PEP 658 the wheel is downloaded to tmp/ and removed; a cached one is read in place"
+
 # --- bad input ------------------------------------------------------------------------
 PYD=$(venv d)
 bad() { # bad WHAT EXPECTED... (after an ff call)
