@@ -49,12 +49,16 @@ util::Result<std::vector<std::string>> check_picks_agree(const std::vector<PickR
                                                          const std::optional<std::string>& torch,
                                                          const pkg::MarkerEnvironment& markers) {
   InstalledVersions held;
-  for (const PickRequirements& pick : picks) held[pick.taken.recipe] = pick.version;
+  for (const PickRequirements& pick : picks) {
+    held[pick.name] = pick.version;
+    held[pick.taken.recipe] = pick.version;  // a dependency may name the recipe's spelling
+  }
   if (torch) held["torch"] = *torch;
   std::vector<std::string> unchecked, disagree;
   std::string where, hint;
   for (const PickRequirements& pick : picks) {
-    for (const UnmetDependency& dep : unmet_dependencies(pick.taken.recipe, pick.requires_dist,
+    if (!pick.requires_dist) continue;
+    for (const UnmetDependency& dep : unmet_dependencies(pick.taken.recipe, *pick.requires_dist,
                                                          markers, held, pick.taken.extras)) {
       if (!dep.installed) {
         // Neither torch nor a pick: pick_dependencies gave it to the installer or said why not.
@@ -84,10 +88,8 @@ util::Result<std::vector<std::string>> check_picks_agree(const std::vector<PickR
   }
   if (disagree.empty()) return unchecked;
   return util::input_error(
-      fmt::format("the picks' own requirements are not met: {}; `flashfit install --lock` would "
-                  "report {} unmet",
-                  util::join(disagree, "; "), disagree.size() == 1 ? "it" : "them"),
-      where, hint);
+      fmt::format("the picks' own requirements are not met: {}", util::join(disagree, "; ")), where,
+      hint);
 }
 
 }  // namespace flashfit::workflow

@@ -40,17 +40,20 @@ PickDependencies pick_dependencies(const TakenPackage& taken,
 // A pick and what its wheel declares, kept until every pick is known.
 struct PickRequirements {
   TakenPackage taken;
+  std::string name;     // the wheel's canonical name (the recipe's may differ)
   std::string version;  // the pick's, from its file name
-  std::vector<std::string> requires_dist;
+  // nullopt: not read (--no-download, ...): its version still counts.
+  std::optional<std::vector<std::string>> requires_dist;
 };
 
 // What pick_dependencies leaves to the lock itself: each pick's Requires-Dist
-// on torch (the version here; nullopt: not known) and on the other picks,
-// checked against what the lock holds as `install --lock`'s dependency check
-// will check them after installing. One that is not met fails the lock
-// (nothing is written): the error names each and the first one's line, and
-// the hint the pins that would agree. Returns what could not be checked (a
-// requirement on torch when its version here is not known), each a note.
+// on torch (the version installed here; nullopt: not known) and on the other
+// picks, checked against what the lock holds, with the extras its line asks
+// for (pip would not resolve such a set either). One that is not met fails
+// the lock (nothing is written): the error names each and the first one's
+// line, and the hint the pins that would agree. Returns what could not be
+// checked (a requirement on torch when its version here is not known), each
+// a note.
 util::Result<std::vector<std::string>> check_picks_agree(const std::vector<PickRequirements>& picks,
                                                          const std::optional<std::string>& torch,
                                                          const pkg::MarkerEnvironment& markers);

@@ -241,6 +241,13 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
                                       "(--no-download, or --offline with a remote file)",
                                       taken.recipe, pick.candidate->filename));
     }
+    // Every pick's version is held for the check at the end, whether or not
+    // its own dependencies can be read.
+    std::optional<std::size_t> mine;
+    if (pick.wheel) {
+      mine = picked.size();
+      picked.push_back({taken, pick.wheel->canonical_name, line.version, std::nullopt});
+    }
     document.flashfit.push_back(std::move(line));
     // It is installed --no-deps: what its wheel requires is locked with the
     // installer's lines, or said not to be (under what-if flags pip is not
@@ -262,12 +269,17 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
                                      *input.book, taken_names);
       for (auto& why : needs.not_locked) not_locked(why);
       for (auto& need : needs.lines) dependencies.push_back(std::move(need));
-      if (pick.wheel) picked.push_back({taken, pick.wheel->version.str(), std::move(**required)});
+      if (mine) picked[*mine].requires_dist = std::move(**required);
     }
   }
-  auto unchecked =
-      check_picks_agree(picked, target.torch ? std::optional(target.torch->str()) : std::nullopt,
-                        environment.marker_environment());
+  // torch as `install --lock`'s check will see it: its distribution's version
+  // ("1.13.0a0+gitunknown" where version.py says "1.13.0a0"), else the probe's.
+  const auto torch_dist = install::find_installed(interpreter.site_dirs, "torch");
+  const std::optional<std::string> installed_torch =
+      torch_dist ? std::optional(torch_dist->version) : std::nullopt;
+  std::optional<std::string> torch_version = installed_torch;
+  if (!torch_version && target.torch) torch_version = target.torch->str();
+  auto unchecked = check_picks_agree(picked, torch_version, environment.marker_environment());
   if (!unchecked) return tl::unexpected(unchecked.error());
   for (const std::string& why : *unchecked) not_locked(why);
 
@@ -313,8 +325,6 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
           {resolved_lines.installer.begin() + static_cast<std::ptrdiff_t>(plan->installer.size()),
            resolved_lines.installer.end()}));
     }
-    const auto torch = install::find_installed(interpreter.site_dirs, "torch");
-    const auto installed_torch = torch ? std::optional<std::string>(torch->version) : std::nullopt;
     for (const auto& p : *reported) {
       if (auto kept = check_keeps_torch(*plan, document.key, p, installed_torch); !kept)
         return tl::unexpected(kept.error());

@@ -266,8 +266,8 @@ export FLASHFIT_CACHE_DIR=$KEPT_CACHE
 pass_note "lock: a compiled package's dependency that does not resolve is pip's error, no lock"
 
 # A requirement on torch that the torch here (Debian's, whose metadata says
-# 1.13.0a0) does not meet: the lock says so and writes nothing (`install
-# --lock` would report it unmet).
+# 1.13.0a0+gitunknown) does not meet: the lock says so and writes nothing
+# (`install --lock` would report it unmet).
 needy_wheel "$W10" "$TMP/torchy" "torch>=99"
 export FLASHFIT_CACHE_DIR=$TMP/cache-torchy
 ff lock ffinst==1.0 --find-links "$TMP/torchy" --index-url "$INDEX" --python "$PYF" -o "$TMP/torchy.lock"

@@ -57,12 +57,13 @@ TEST(PickDependencies, NothingRequiredIsNothingToLock) {
 }
 
 PickRequirements pick(std::string recipe, std::string version,
-                      std::vector<std::string> requires_dist,
+                      std::optional<std::vector<std::string>> requires_dist,
                       std::vector<std::string> extras = {}) {
   PickRequirements out;
-  out.taken.recipe = std::move(recipe);
-  out.taken.where = out.taken.recipe + "'s line";
+  out.taken.recipe = recipe;
+  out.taken.where = recipe + "'s line";
   out.taken.extras = std::move(extras);
+  out.name = std::move(recipe);
   out.version = std::move(version);
   out.requires_dist = std::move(requires_dist);
   return out;
@@ -71,49 +72,65 @@ PickRequirements pick(std::string recipe, std::string version,
 TEST(CheckPicksAgree, MetRequirementsOnTorchAndOtherPicksPass) {
   const std::vector<PickRequirements> picks = {
       pick("mamba-ssm", "2.2.4",
-           {"torch>=2.4", "Causal_Conv1d>=1.4; extra == 'causal-conv1d'", "einops>=99",
-            "flash-attn<2; sys_platform == 'win32'", "causal-conv1d>=9; extra == 'dev'"},
+           {{"torch<=2.6.0", "Causal_Conv1d>=1.4; extra == 'causal-conv1d'", "einops>=99",
+             "flash-attn<2; sys_platform == 'win32'", "flash-attn<2; extra == 'dev'"}},
            {"causal-conv1d"}),
-      pick("causal-conv1d", "1.5.0.post8+cu12torch2.6cxx11abiTRUE", {"torch", "packaging"})};
-  // A local label is no part of a >= comparison; einops is no pick (the
-  // installer's); a marker or an extra not asked for leaves its line out.
+      pick("causal-conv1d", "1.5.0.post8+cu12torch2.6cxx11abiTRUE", {{"torch", "packaging"}}),
+      pick("flash-attn", "2.8.3", std::nullopt)};
+  // A local label is no part of <= 2.6.0 (PEP 440); einops is no pick (the
+  // installer's); a marker that does not hold here, or an extra the line
+  // does not ask for, leaves a line on a pick out.
   auto unchecked = check_picks_agree(picks, std::string("2.6.0+cu124"), linux_311());
   ASSERT_TRUE(unchecked) << unchecked.error().message;
   EXPECT_TRUE(unchecked->empty());
 }
 
 TEST(CheckPicksAgree, AnUnmetOneFailsTheLockNamingEachAndTheFirstsLine) {
+  // causal-conv1d's own dependencies were not read: its version counts all the same.
   const std::vector<PickRequirements> picks = {
-      pick("mamba-ssm", "2.2.4", {"causal-conv1d>=1.6; extra == 'causal-conv1d'", "torch>=2.7"},
+      pick("mamba-ssm", "2.2.4", {{"causal-conv1d>=1.6; extra == 'causal-conv1d'", "torch>=2.7"}},
            {"causal-conv1d"}),
-      pick("causal-conv1d", "1.5.0", {"torch>=2.4"})};
+      pick("causal-conv1d", "1.5.0", std::nullopt)};
   auto result = check_picks_agree(picks, std::string("2.6.0+cu124"), linux_311());
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, util::ErrorKind::input);
   EXPECT_EQ(result.error().message,
             "the picks' own requirements are not met: mamba-ssm 2.2.4's wheel requires "
             "causal-conv1d>=1.6, and the lock picks causal-conv1d 1.5.0; mamba-ssm 2.2.4's wheel "
-            "requires torch>=2.7, and this environment has torch 2.6.0+cu124; `flashfit install "
-            "--lock` would report them unmet");
+            "requires torch>=2.7, and this environment has torch 2.6.0+cu124");
   EXPECT_EQ(result.error().context, "mamba-ssm's line");
   EXPECT_EQ(result.error().hint,
             "pin causal-conv1d to a version mamba-ssm accepts (a line `causal-conv1d>=1.6`), or "
             "mamba-ssm to a version whose wheel accepts causal-conv1d 1.5.0");
-  // Torch alone: its own hint.
-  result = check_picks_agree({pick("flash-attn", "2.8.3", {"torch>=2.7"})}, std::string("2.6.0"),
+  // Torch alone: its own hint. A label is part of an == that names one.
+  result = check_picks_agree({pick("flash-attn", "2.8.3", {{"torch==2.6.0+cu126"}})},
+                             std::string("2.6.0+cu124"), linux_311());
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().message,
+            "the picks' own requirements are not met: flash-attn 2.8.3's wheel requires "
+            "torch==2.6.0+cu126, and this environment has torch 2.6.0+cu124");
+  EXPECT_EQ(result.error().hint,
+            "pin flash-attn to a version whose wheel accepts torch 2.6.0+cu124 (a lock is for the "
+            "torch installed here), or install a torch it accepts first");
+}
+
+TEST(CheckPicksAgree, ADependencyNamedByTheWheelsOrTheRecipesSpellingIsChecked) {
+  // A user recipe "fa3" whose wheels are named flash_attn_3.
+  PickRequirements fa3 = pick("fa3", "3.0.0", std::nullopt);
+  fa3.name = "flash-attn-3";
+  auto result = check_picks_agree({pick("mamba-ssm", "2.2.4", {{"flash_attn_3>=3.1"}}), fa3},
+                                  std::nullopt, linux_311());
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().message.find("the lock picks flash-attn-3 3.0.0"), std::string::npos)
+      << result.error().message;
+  result = check_picks_agree({pick("mamba-ssm", "2.2.4", {{"fa3>=3.1"}}), fa3}, std::nullopt,
                              linux_311());
   ASSERT_FALSE(result);
-  EXPECT_EQ(
-      result.error().message,
-      "the picks' own requirements are not met: flash-attn 2.8.3's wheel requires torch>=2.7, "
-      "and this environment has torch 2.6.0; `flashfit install --lock` would report it unmet");
-  EXPECT_EQ(result.error().hint,
-            "pin flash-attn to a version whose wheel accepts torch 2.6.0 (a lock is for the torch "
-            "installed here), or install a torch it accepts first");
+  EXPECT_NE(result.error().message.find("the lock picks fa3 3.0.0"), std::string::npos);
 }
 
 TEST(CheckPicksAgree, TorchsUnknownVersionIsSaidNotChecked) {
-  auto unchecked = check_picks_agree({pick("flash-attn", "2.8.3", {"torch>=2.7", "einops"})},
+  auto unchecked = check_picks_agree({pick("flash-attn", "2.8.3", {{"torch>=2.7", "einops"}})},
                                      std::nullopt, linux_311());
   ASSERT_TRUE(unchecked);
   EXPECT_EQ(*unchecked, (std::vector<std::string>{

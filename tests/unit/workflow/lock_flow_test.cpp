@@ -525,37 +525,42 @@ TEST(LockFlow, APicksRequirementOnTorchOrAnotherPickIsCheckedAtTheEnd) {
   FakeLockSteps steps;
   const std::string mamba = "mamba_ssm-2.2.4-cp311-cp311-linux_x86_64.whl";
   const std::string conv = "causal_conv1d-1.5.0-cp311-cp311-linux_x86_64.whl";
-  steps.picks["mamba-ssm"] = candidate("https://h/" + mamba, kHash);
+  steps.picks["mamba-ssm"] = candidate("/wheels/" + mamba, kHash);
   steps.picks["causal-conv1d"] = candidate("https://h/" + conv, kHash);
-  steps.dependencies[mamba] = {"torch>=2.4", "causal-conv1d>=1.6; extra == 'causal-conv1d'"};
+  steps.dependencies[mamba] = {"torch>=2.4", "einops",
+                               "causal-conv1d>=1.6; extra == 'causal-conv1d'"};
   steps.dependencies[conv] = {"torch"};
-  // Torch unknown here: said not checked; the later pick is checked all the same.
+  const std::string unmet =
+      "the picks' own requirements are not met: mamba-ssm 2.2.4's wheel requires "
+      "causal-conv1d>=1.6, and the lock picks causal-conv1d 1.5.0";
   auto out = lock_requirements(steps, run.input);
   ASSERT_FALSE(out);
-  EXPECT_EQ(out.error().message,
-            "the picks' own requirements are not met: mamba-ssm 2.2.4's wheel requires "
-            "causal-conv1d>=1.6, and the lock picks causal-conv1d 1.5.0; `flashfit install "
-            "--lock` would report it unmet");
+  EXPECT_EQ(out.error().message, unmet);
   EXPECT_EQ(out.error().context, "r.txt:1");
-  EXPECT_TRUE(steps.pip_lines.empty());  // stopped before the installer's resolution
-  // Met: the torch requirement of each is said not checked (its version is unknown here).
-  steps.dependencies[mamba] = {"torch>=2.4", "causal-conv1d>=1.4; extra == 'causal-conv1d'"};
+  EXPECT_TRUE(steps.pip_lines.empty());  // checked before pip is asked for einops
+  // causal-conv1d's own dependencies not read (--offline, a remote file): its version still counts.
+  run.input.sources.offline = true;
+  out = lock_requirements(steps, run.input);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().message, unmet);
+  run.input.sources.offline = false;
+  // Met: each torch requirement is said not checked (torch's version is unknown here).
+  steps.dependencies[mamba][2] = "causal-conv1d>=1.4; extra == 'causal-conv1d'";
   out = lock_requirements(steps, run.input);
   ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(steps.pip_lines, (std::vector<std::string>{"einops"}));
   EXPECT_EQ(out->document.notes,
             (std::vector<std::string>{
                 "mamba-ssm requires torch>=2.4, and torch's version here is not known: not checked",
                 "causal-conv1d requires torch, and torch's version here is not known: not "
                 "checked"}));
-  // With torch known, one below the wheel's floor fails the lock.
-  LockRun older("mamba-ssm[causal-conv1d]\ncausal-conv1d\n");
-  older.environment.torch.version = env::Fact<pkg::Version>::of(*pkg::Version::parse("2.3.1"), "t");
-  out = lock_requirements(steps, older.input);
+  // torch known, below the wheel's floor:
+  run.environment.torch.version = env::Fact<pkg::Version>::of(*pkg::Version::parse("2.3.1"), "t");
+  out = lock_requirements(steps, run.input);
   ASSERT_FALSE(out);
   EXPECT_EQ(out.error().message,
             "the picks' own requirements are not met: mamba-ssm 2.2.4's wheel requires torch>=2.4, "
-            "and this environment has torch 2.3.1; `flashfit install --lock` would report it "
-            "unmet");
+            "and this environment has torch 2.3.1");
 }
 
 TEST(LockFlow, PipsFailureAndAResolveErrorAreErrors) {
