@@ -48,7 +48,7 @@ util::ErrorKind errno_kind(int err) {
 
 // Too many hops while resolving a link: the kernel's own limit (ELOOP).
 constexpr int kMaxLinkHops = 40;
-constexpr std::size_t kCopyBlock = 256 * 1024;
+constexpr std::size_t kCopyBlock = std::size_t{256} * 1024;
 
 class Extractor {
  public:
@@ -122,7 +122,8 @@ util::Result<void> Extractor::run() {
   archive_read_support_filter_gzip(reader_.get());
   archive_read_support_filter_bzip2(reader_.get());
   archive_read_support_filter_xz(reader_.get());
-  if (archive_read_open_filename(reader_.get(), archive_.c_str(), 64 * 1024) != ARCHIVE_OK) {
+  if (archive_read_open_filename(reader_.get(), archive_.c_str(), std::size_t{64} * 1024) !=
+      ARCHIVE_OK) {
     return unreadable(archive_error());
   }
   for (;;) {
