@@ -251,7 +251,25 @@ util::Result<Wheel> Wheel::read_structure(Wheel wheel, const WheelLimits& limits
   return wheel;
 }
 
+namespace {
+// ZIP_CHECKCONS compares every local header with the central directory, so
+// a truncated or spliced archive fails at the open rather than half-way
+// through; a wheel of which only the tail is present opens without it.
+constexpr int kWholeArchive = ZIP_RDONLY | ZIP_CHECKCONS;
+constexpr int kTailOnly = ZIP_RDONLY;
+}  // namespace
+
 util::Result<Wheel> open_wheel(const std::filesystem::path& path, const WheelLimits& limits) {
+  return Wheel::open_file(path, limits, kWholeArchive);
+}
+
+util::Result<Wheel> open_wheel_dist_info(const std::filesystem::path& path,
+                                         const WheelLimits& limits) {
+  return Wheel::open_file(path, limits, kTailOnly);
+}
+
+util::Result<Wheel> Wheel::open_file(const std::filesystem::path& path, const WheelLimits& limits,
+                                     int zip_flags) {
   const std::string where = path.string();
   auto filename = pkg::parse_wheel_filename(path.filename().string());
   if (!filename) return tl::unexpected(std::move(filename.error()).with_context(where));
@@ -262,11 +280,9 @@ util::Result<Wheel> open_wheel(const std::filesystem::path& path, const WheelLim
   if (file_size == 0) return util::input_error("empty file, not a zip archive", where);
 
   int code = 0;
-  // ZIP_CHECKCONS compares every local header with the central directory, so
-  // a truncated or spliced archive fails here rather than half-way through.
   const auto zip_library = detail::load_zip_library();
   if (!zip_library) return tl::unexpected(zip_library.error());
-  zip_t* raw = (*zip_library)->open(where.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
+  zip_t* raw = (*zip_library)->open(where.c_str(), zip_flags, &code);
   if (raw == nullptr) return util::input_error(detail::zip_error_words(code), where);
   Wheel wheel;
   wheel.zip_.reset(raw);
@@ -295,7 +311,7 @@ util::Result<Wheel> open_wheel_bytes(const std::filesystem::path& path,
     zip.error_fini(&error);
     return util::input_error(std::move(words), where);
   }
-  zip_t* raw = zip.open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+  zip_t* raw = zip.open_from_source(source, kWholeArchive, &error);
   if (raw == nullptr) {
     zip.source_free(source);  // still ours when the open failed
     std::string words = detail::zip_error_words(&error);

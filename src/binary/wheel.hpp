@@ -147,9 +147,12 @@ class Wheel {
 
  private:
   friend util::Result<Wheel> open_wheel(const std::filesystem::path&, const WheelLimits&);
+  friend util::Result<Wheel> open_wheel_dist_info(const std::filesystem::path&, const WheelLimits&);
   friend util::Result<Wheel> open_wheel_bytes(const std::filesystem::path&,
                                               std::shared_ptr<const WheelBytes>,
                                               const WheelLimits&);
+  static util::Result<Wheel> open_file(const std::filesystem::path& path, const WheelLimits& limits,
+                                       int zip_flags);
   // The checks and dist-info reads once the archive is open (file or memory).
   static util::Result<Wheel> read_structure(Wheel wheel, const WheelLimits& limits);
   struct ZipCloser {
@@ -171,6 +174,13 @@ class Wheel {
 };
 
 util::Result<Wheel> open_wheel(const std::filesystem::path& path, const WheelLimits& limits = {});
+// The same, reading only the central directory and the dist-info files, for a
+// file of which only those bytes are present (the rest zeros: `lock`'s ranged
+// read of a remote wheel's tail). The members' local headers are not compared
+// with the central directory (open_wheel does: a spliced archive), so the
+// Wheel is for its dist-info alone: not to verify, extract or install.
+util::Result<Wheel> open_wheel_dist_info(const std::filesystem::path& path,
+                                         const WheelLimits& limits = {});
 // The same over a wheel's bytes already in memory: publish reads a wheel once
 // and hashes the file over the same bytes libzip then reads (no second read,
 // no seeks). `path` is the wheel's name in messages and its file name is

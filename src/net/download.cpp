@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "net/body_writer.hpp"
+#include "net/content_range.hpp"
 #include "net/curl_common.hpp"
 #include "net/download_internal.hpp"
 #include "net/http.hpp"
@@ -32,34 +33,6 @@ using detail::UniqueFd;
 using Clock = std::chrono::steady_clock;
 
 constexpr auto kMaxBackoff = std::chrono::milliseconds(8000);
-
-std::optional<std::uint64_t> parse_u64(std::string_view text) {
-  text = util::trim(text);
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return value;
-}
-
-// "bytes 100-199/200" -> {100, 200}; "bytes */200" -> {nullopt, 200}; total
-// nullopt when "*" or garbled.
-struct ContentRange {
-  std::optional<std::uint64_t> start;
-  std::optional<std::uint64_t> total;
-};
-ContentRange parse_content_range(std::string_view value) {
-  ContentRange out;
-  value = util::trim(value);
-  if (!util::starts_with(util::ascii_lower(value.substr(0, 6)), "bytes ")) return out;
-  value.remove_prefix(6);
-  const auto slash = value.find('/');
-  if (slash == std::string_view::npos) return out;
-  out.total = parse_u64(value.substr(slash + 1));
-  const std::string_view range = value.substr(0, slash);
-  const auto dash = range.find('-');
-  if (dash != std::string_view::npos) out.start = parse_u64(range.substr(0, dash));
-  return out;
-}
 
 // The state of the .part file across attempts: its bytes are exactly what
 // `hasher` has seen.

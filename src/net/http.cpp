@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <memory>
 
 #include "net/curl_common.hpp"
@@ -23,11 +24,18 @@ struct Transfer {
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
   bool too_large = false;
+  bool range_asked = false;
+  long status = 0;             // the status line of the response being read
+  bool range_refused = false;  // a range was asked and the answer is not 206
 };
 
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
   auto* transfer = static_cast<Transfer*>(user);
   const std::size_t n = size * count;
+  if (transfer->range_asked && transfer->status != 206) {
+    transfer->range_refused = true;
+    return 0;  // the whole file is coming: not what was asked for
+  }
   if (n > transfer->max_bytes - transfer->body.size()) {
     transfer->too_large = true;
     return 0;  // anything but n aborts the transfer
@@ -45,6 +53,12 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
   std::string_view line(data, n);
   if (util::starts_with(line, "HTTP/")) {
     transfer->headers.clear();
+    // "HTTP/1.1 206 Partial Content", "HTTP/2 206": the number after the first space.
+    transfer->status = 0;
+    if (const auto space = line.find(' '); space != std::string_view::npos) {
+      const std::string_view digits = line.substr(space + 1, 3);
+      std::from_chars(digits.data(), digits.data() + digits.size(), transfer->status);
+    }
     return n;
   }
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
@@ -120,12 +134,19 @@ static util::Result<HttpResponse> get_once(const HttpRequest& request) {
   }
   detail::api().easy_setopt(curl, CURLOPT_TIMEOUT,
                             static_cast<long>(request.total_timeout.count()));
-  detail::api().easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // whatever libcurl can decode
+  transfer.range_asked = !request.range.empty();
+  if (transfer.range_asked) {
+    detail::api().easy_setopt(curl, CURLOPT_RANGE, request.range.c_str());
+  } else {
+    detail::api().easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // whatever libcurl can decode
+  }
   // A declared Content-Length above the cap fails before any byte arrives;
-  // the write callback catches bodies without one.
+  // the write callback catches bodies without one. Not for a range: a server
+  // that ignores it declares the whole file's length, which is an answer
+  // (status, no body), not an error.
   if (request.head_only) {
     detail::api().easy_setopt(curl, CURLOPT_NOBODY, 1L);
-  } else {
+  } else if (!transfer.range_asked) {
     detail::api().easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
                               static_cast<curl_off_t>(request.max_bytes));
   }
@@ -140,13 +161,13 @@ static util::Result<HttpResponse> get_once(const HttpRequest& request) {
     return util::fail(util::ErrorKind::interrupted,
                       fmt::format("interrupted while fetching {}", where));
   }
-  if (transfer.too_large || code == CURLE_FILESIZE_EXCEEDED) {
+  if (!transfer.range_refused && (transfer.too_large || code == CURLE_FILESIZE_EXCEEDED)) {
     return util::fail(
         util::ErrorKind::failed,
         fmt::format("cannot fetch {}: response larger than {} bytes", where, request.max_bytes), {},
         "the server sent far more than such a response should hold: check the URL");
   }
-  if (code != CURLE_OK) {
+  if (code != CURLE_OK && !transfer.range_refused) {
     return util::fail(
         util::ErrorKind::failed,
         fmt::format("cannot fetch {}: {}", where, detail::curl_cause(code, error_text)), {},
@@ -161,7 +182,7 @@ static util::Result<HttpResponse> get_once(const HttpRequest& request) {
   char* effective = nullptr;
   detail::api().easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
   response.effective_url = effective != nullptr ? std::string(effective) : request.url;
-  response.body = std::move(transfer.body);
+  if (!transfer.range_refused) response.body = std::move(transfer.body);
   response.headers = std::move(transfer.headers);
   return response;
 }

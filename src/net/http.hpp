@@ -22,6 +22,11 @@ struct HttpRequest {
   int max_redirects = 10;
   bool head_only =
       false;  // HEAD: the status and headers, no body (and no size cap: it is not fetched)
+  // A byte range, as CURLOPT_RANGE takes it: "100-199", or "-65536" for the
+  // last 64 KiB. Asked without content coding (a range of gzip is not a range
+  // of the file). A response that is not 206 (a server that ignores ranges
+  // sends the whole file) ends at its headers: its status, no body.
+  std::string range;
 };
 
 struct HttpResponse {

@@ -26,21 +26,27 @@ util::Result<std::vector<std::string>> served_requires_dist(const resolve::Candi
   }
   auto fields = binary::parse_metadata_headers(metadata);
   if (!fields) return tl::unexpected(std::move(fields.error()).with_context(where));
+  return requires_dist_of_pick(pick, std::move(*fields), "the index's METADATA", where);
+}
+
+util::Result<std::vector<std::string>> requires_dist_of_pick(const resolve::Candidate& pick,
+                                                             binary::WheelMetadata fields,
+                                                             std::string_view what,
+                                                             const std::string& where) {
   auto wheel = pkg::parse_wheel_filename(pick.filename);
   if (!wheel) return tl::unexpected(std::move(wheel.error()).with_context(pick.filename));
-  const auto version = pkg::Version::parse(fields->version);
-  const bool same_name = pkg::canonicalize_name(fields->name) == wheel->canonical_name;
+  const auto version = pkg::Version::parse(fields.version);
+  const bool same_name = pkg::canonicalize_name(fields.name) == wheel->canonical_name;
   const bool same_version =
       version && (*version == wheel->version ||
                   (!version->has_local() && std::is_eq(version->compare_public(wheel->version))));
   if (!same_name || !same_version) {
-    return util::fail(
-        util::ErrorKind::failed,
-        fmt::format("the index's METADATA for {} is for {} {}, not this wheel", pick.filename,
-                    util::printable(fields->name), util::printable(fields->version)),
-        where, "the index is inconsistent: tell its keeper");
+    return util::fail(util::ErrorKind::failed,
+                      fmt::format("{} for {} is for {} {}, not this wheel", what, pick.filename,
+                                  util::printable(fields.name), util::printable(fields.version)),
+                      where, "the index is inconsistent: tell its keeper");
   }
-  return std::move(fields->requires_dist);
+  return std::move(fields.requires_dist);
 }
 
 util::Result<std::optional<std::vector<std::string>>> fetch_core_metadata(

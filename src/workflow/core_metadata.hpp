@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "binary/wheel.hpp"
 #include "resolve/candidate.hpp"
 #include "util/error.hpp"
 
@@ -19,6 +20,14 @@ namespace flashfit::workflow {
 // file name is upstream's habit and allowed). Pure.
 util::Result<std::vector<std::string>> served_requires_dist(const resolve::Candidate& pick,
                                                             std::string_view metadata);
+
+// The Requires-Dist of METADATA `fields` read for `pick` (`what`: "the
+// index's METADATA", "the METADATA in its last bytes"), after checking its
+// Name and Version are the file name's, as above. Pure.
+util::Result<std::vector<std::string>> requires_dist_of_pick(const resolve::Candidate& pick,
+                                                             binary::WheelMetadata fields,
+                                                             std::string_view what,
+                                                             const std::string& where);
 
 // GETs "<url>.metadata" for a pick whose index offers it and checks it
 // (above). nullopt: not offered, or not there after all (a status other than

@@ -24,6 +24,7 @@
 #include "workflow/install_requirements_flow.hpp"
 #include "workflow/installer_inputs.hpp"
 #include "workflow/lock_deps.hpp"
+#include "workflow/tail_metadata.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -253,10 +254,9 @@ util::Result<LockOutcome> lock_requirements(LockSteps& steps, const LockInput& i
     // installer's lines, or said not to be (under what-if flags pip is not
     // asked at all: the note below says so).
     if (described) continue;
-    auto required =
-        steps.requires_dist(*pick.candidate, document.flashfit.back().sha256, may_fetch, [&] {
-          tell(input.note, "downloading " + pick.candidate->filename +
-                               " to read its dependencies (--no-download: leave them out)");
+    auto required = steps.requires_dist(
+        *pick.candidate, document.flashfit.back().sha256, may_fetch, [&](const std::string& doing) {
+          tell(input.note, doing + "; --no-download leaves them out");
         });
     if (!required) return tl::unexpected(std::move(required.error()).with_context(taken.where));
     if (!*required) {
@@ -470,7 +470,7 @@ util::Result<std::string> RealLockSteps::hash_by_download(const resolve::Candida
 // next resolve's pick (another origin, another URL for a find-links file).
 util::Result<std::optional<std::vector<std::string>>> RealLockSteps::requires_dist(
     const resolve::Candidate& pick, const std::optional<std::string>& sha256, bool may_fetch,
-    const std::function<void()>& fetching) {
+    const std::function<void(const std::string&)>& fetching) {
   const auto read =
       [&](const fs::path& wheel_path) -> util::Result<std::optional<std::vector<std::string>>> {
     auto wheel = binary::open_wheel(wheel_path);
@@ -509,7 +509,19 @@ util::Result<std::optional<std::vector<std::string>>> RealLockSteps::requires_di
       fs::remove_all(dir, ignored);
     }
   } removed{dir};
-  if (fetching) fetching();
+  // Its last bytes first: a wheel ends with its dist-info.
+  if (fetching) {
+    fetching(fmt::format("reading {}'s dependencies from its last {} KiB (HTTP range requests)",
+                         pick.filename, kFirstTailBytes >> 10));
+  }
+  auto tail = tail_requires_dist(pick, dir);
+  if (!tail) return tl::unexpected(std::move(tail.error()).with_context(pick.url));
+  if (tail->requires_dist) return std::move(tail->requires_dist);
+  fs::remove(dir / pick.filename, ec);
+  if (fetching) {
+    fetching(fmt::format("downloading {} to read its dependencies, since {}", pick.filename,
+                         tail->why_not));
+  }
   net::DownloadRequest request;
   request.url = pick.url;
   request.destination = dir / pick.filename;

@@ -44,13 +44,15 @@ class LockSteps {
   // The sha256 of the candidate's bytes, fetched into the cache as install would.
   virtual util::Result<std::string> hash_by_download(const resolve::Candidate& candidate) = 0;
   // The Requires-Dist of the pick's METADATA, read from its bytes: the local
-  // file, the cache's copy (by `sha256`), or, when `may_fetch`, downloaded
-  // (checked against `sha256`) into the cache's tmp/ and removed after
-  // (`fetching` is called first). nullopt: the bytes are not on this machine
-  // and were not to be fetched.
+  // file, the cache's copy (by `sha256`), or, when `may_fetch`, the METADATA
+  // its index serves (PEP 658), its last bytes (HTTP range requests), else
+  // the whole wheel downloaded (checked against `sha256`) into the cache's
+  // tmp/ and removed after. `fetching` is told what is fetched, before each
+  // ("downloading X to read its dependencies"). nullopt: the bytes are not on
+  // this machine and were not to be fetched.
   virtual util::Result<std::optional<std::vector<std::string>>> requires_dist(
       const resolve::Candidate& pick, const std::optional<std::string>& sha256, bool may_fetch,
-      const std::function<void()>& fetching) = 0;
+      const std::function<void(const std::string&)>& fetching) = 0;
 };
 
 struct LockInput {
@@ -107,7 +109,7 @@ class RealLockSteps : public LockSteps {
   util::Result<std::string> hash_by_download(const resolve::Candidate& candidate) override;
   util::Result<std::optional<std::vector<std::string>>> requires_dist(
       const resolve::Candidate& pick, const std::optional<std::string>& sha256, bool may_fetch,
-      const std::function<void()>& fetching) override;
+      const std::function<void(const std::string&)>& fetching) override;
 
  private:
   Resolve resolve_;

@@ -313,30 +313,69 @@ expect_err_contains "does not match the sha256 its page gives"
 export FLASHFIT_CACHE_DIR=$KEPT_CACHE
 pass_note "lock: a pick's dependencies from the index's METADATA file (PEP 658), the wheel not fetched"
 
-# The same index without the METADATA offered: the wheel is downloaded into
-# the cache's tmp/ to read them and removed after (the cache gains no entry);
-# once the cache holds the wheel, it is read there and nothing is downloaded.
+# The same index without the METADATA offered: the wheel's last bytes are
+# read (an HTTP range request: this small wheel comes whole in it) into the
+# cache's tmp/, removed after (the cache gains no entry); once the cache holds
+# the wheel, it is read there and nothing is fetched.
 printf '<a href="../../files658/%s#sha256=%s">%s</a>\n' "${N658//+/%2B}" \
   "$(sha "$TMP/needy658/$N658")" "$N658" >"$TMP/www/simple658/ffinst/index.html"
 cp "$TMP/needy658/$N658" "$TMP/www/files658/"
 export FLASHFIT_CACHE_DIR=$TMP/cache-658c
+: >"$HTTP_LOG"
 ff lock ffinst==1.0 --index-url "$HTTP_URL/simple658" --python "$PYF" -o "$TMP/658c.lock"
 expect_rc 0 "lock through an index without the METADATA offered"
-expect_err_contains "downloading $N658 to read its dependencies"
-grep -q '^ffdep @ ' "$TMP/658c.lock" || fail "the downloaded wheel's dependency is not locked"
-[[ -z $(ls -A "$FLASHFIT_CACHE_DIR/tmp" 2>/dev/null) ]] || fail "the download was left in tmp/"
+expect_err_contains "reading $N658's dependencies from its last 64 KiB (HTTP range requests)"
+expect_err_lacks "downloading"
+grep -qxF "GET /files658/${N658//+/%2B} bytes=-65536" "$HTTP_LOG" ||
+  fail "the wheel's tail was not asked for: $(grep files658 "$HTTP_LOG")"
+grep -q "^GET /files658/.* -$" "$HTTP_LOG" && fail "the wheel was fetched without a range"
+grep -q '^ffdep @ ' "$TMP/658c.lock" || fail "the dependency read from the wheel's tail is not locked"
+[[ -z $(ls -A "$FLASHFIT_CACHE_DIR/tmp" 2>/dev/null) ]] || fail "the tail read was left in tmp/"
 ff cache list --json
-grep -qF "$N658" "$TMP/out" && fail "the download for its dependencies became a cache entry"
+grep -qF "$N658" "$TMP/out" && fail "the read for its dependencies became a cache entry"
 ff cache add "$TMP/needy658/$N658"
 expect_rc 0 "cache add of the needy wheel"
 ff cache list --json
 grep -qF "$N658" "$TMP/out" || fail "cache list does not name an entry it holds (the check above means nothing)"
+: >"$HTTP_LOG"
 ff lock ffinst==1.0 --index-url "$HTTP_URL/simple658" --python "$PYF" -o "$TMP/658d.lock"
 expect_rc 0 "lock with the pick in the cache"
 expect_err_lacks "to read its dependencies"
+grep -q "^GET /files658/" "$HTTP_LOG" && fail "the cached pick was fetched: $(cat "$HTTP_LOG")"
 grep -q '^ffdep @ ' "$TMP/658d.lock" || fail "the cached wheel's dependency is not locked"
+pass_note "lock: without PEP 658 the wheel's tail is read by range into tmp/ and removed; a cached one is read in place"
+
+# A wheel whose dist-info comes first, before 4.5 MiB of code (not in the
+# last 4 MiB that is read by range): downloaded whole into tmp/, read, removed.
+"$TEST_PYTHON" - "$TMP/needy658/$N658" "$TMP/www/files658/$N658" <<'PY' ||
+import base64, hashlib, os, sys, zipfile
+zin = zipfile.ZipFile(sys.argv[1])
+members = [(i.filename, zin.read(i.filename)) for i in zin.infolist()]
+pad = ("ffinst/_pad.bin", os.urandom(4608 * 1024))
+digest = base64.urlsafe_b64encode(hashlib.sha256(pad[1]).digest()).rstrip(b"=").decode()
+record = next(n for n, _ in members if n.endswith(".dist-info/RECORD"))
+members = [(n, d + f"{pad[0]},sha256={digest},{len(pad[1])}\n".encode() if n == record else d)
+           for n, d in members]
+first = [m for m in members if ".dist-info/" in m[0]]
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
+    for name, data in first + [m for m in members if m not in first]:
+        z.writestr(name, data)
+    z.writestr(zipfile.ZipInfo(pad[0]), pad[1], zipfile.ZIP_STORED)
+PY
+  fail "cannot write the wheel with its dist-info first"
+printf '<a href="../../files658/%s#sha256=%s">%s</a>\n' "${N658//+/%2B}" \
+  "$(sha "$TMP/www/files658/$N658")" "$N658" >"$TMP/www/simple658/ffinst/index.html"
+export FLASHFIT_CACHE_DIR=$TMP/cache-658e
+: >"$HTTP_LOG"
+ff lock ffinst==1.0 --index-url "$HTTP_URL/simple658" --python "$PYF" -o "$TMP/658e.lock"
+expect_rc 0 "lock of a wheel whose dist-info is not at its end"
+expect_err_contains "downloading $N658 to read its dependencies, since its dist-info is not readable from its last 4 MiB"
+[[ $(grep -c "^GET /files658/" "$HTTP_LOG") == 3 ]] ||
+  fail "expected two range requests and one download: $(cat "$HTTP_LOG")"
+grep -q '^ffdep @ ' "$TMP/658e.lock" || fail "the downloaded wheel's dependency is not locked"
+[[ -z $(ls -A "$FLASHFIT_CACHE_DIR/tmp" 2>/dev/null) ]] || fail "the download was left in tmp/"
 export FLASHFIT_CACHE_DIR=$KEPT_CACHE
-pass_note "lock: without PEP 658 the wheel is downloaded to tmp/ and removed; a cached one is read in place"
+pass_note "lock: a wheel whose dist-info is not in its tail is downloaded whole to tmp/ and removed"
 
 # --- bad input ------------------------------------------------------------------------
 PYD=$(venv d)

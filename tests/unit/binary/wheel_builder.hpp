@@ -5,6 +5,7 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -35,6 +36,7 @@ struct WheelSpec {
   std::vector<WheelEntry> files;
   std::map<std::string, std::string> record_hash_override;  // name -> hash field
   std::vector<std::string> extra_record_rows;
+  bool dist_info_first = false;  // written before `files` (bdist_wheel writes it last)
 };
 
 inline std::string read_file(const std::filesystem::path& path) {
@@ -90,6 +92,9 @@ inline std::filesystem::path build_wheel(const std::filesystem::path& dir, const
   for (const std::string& row : spec.extra_record_rows) record += row + "\n";
   record += spec.dist_info + "/RECORD,,\n";
   files.push_back({spec.dist_info + "/RECORD", record, false});
+  if (spec.dist_info_first) {
+    std::rotate(files.begin(), files.end() - 3, files.end());  // WHEEL, METADATA, RECORD
+  }
 
   const std::filesystem::path path = dir / spec.filename;
   std::filesystem::remove(path);

@@ -456,3 +456,26 @@ TEST_F(WheelTest, BadBytesInMemoryAreRefusedAsTheFileIs) {
   EXPECT_FALSE(binary::open_wheel_bytes(path, nullptr));
   EXPECT_FALSE(binary::open_wheel_bytes(dir_ / "not-a-wheel-name.zip", bytes_of(whole)));
 }
+
+// A wheel of which only the tail is present (its head zeros, as `lock`'s
+// ranged read leaves it): its dist-info reads; open_wheel, which compares
+// every member's local header with the central directory, refuses it; a
+// zeroed dist-info member is refused by both (its CRC).
+TEST_F(WheelTest, OnlyTheTailPresentOpensForItsDistInfoAlone) {
+  const fs::path path = build_wheel(dir_, valid_spec());
+  std::string bytes = wheel_fixture::read_file(path);
+  const std::size_t tail = 64 << 10;
+  ASSERT_GT(bytes.size(), 2 * tail);
+  std::fill(bytes.begin(), bytes.end() - static_cast<std::ptrdiff_t>(tail), '\0');
+  wheel_fixture::write_file(path, bytes);
+  auto partial = binary::open_wheel_dist_info(path);
+  ASSERT_TRUE(partial) << util::render(partial.error());
+  EXPECT_EQ(partial->metadata().requires_dist,
+            (std::vector<std::string>{"torch", "einops ; extra == \"x\""}));
+  EXPECT_EQ(partial->members().size(), 7u);
+  EXPECT_NE(open_error(path), "<opened>");
+  // The dist-info files zeroed too: nothing to read.
+  std::fill(bytes.begin(), bytes.end() - 1024, '\0');
+  wheel_fixture::write_file(path, bytes);
+  EXPECT_FALSE(binary::open_wheel_dist_info(path));
+}

@@ -56,7 +56,9 @@ class HttpTest : public ::testing::Test {
       "/drop": {"body_file": "big.bin", "drop_after": 100},
       "/slow": {"delay": 30, "body": "late"},
       "/echo": {"echo_headers": true},
-      "/bomb": {"body_file": "zeros.gz", "headers": {"Content-Encoding": "gzip"}}
+      "/bomb": {"body_file": "zeros.gz", "headers": {"Content-Encoding": "gzip"}},
+      "/no-range": {"body_file": "big.bin", "ignore_range": true},
+      "/hop-to-big": {"redirect": "/big.bin"}
     })");
   }
   void TearDown() override { util::set_interrupted(false); }
@@ -81,6 +83,45 @@ TEST_F(HttpTest, FetchesAFile) {
   EXPECT_EQ(response->header("content-length"), "13");
   EXPECT_EQ(response->header("no-such-header"), "");
   EXPECT_EQ(server_->requests("/hello.txt"), 1);
+}
+
+// A range asked: the bytes and their Content-Range, through a redirect too;
+// a server that ignores it answers its status with no body (the whole file
+// is not read into memory, nor is its size an error); bad ranges are answers.
+TEST_F(HttpTest, ARangeIsAnsweredWithItsBytesOrItsStatusAlone) {
+  HttpRequest request = get("/big.bin");
+  request.range = "-100";
+  request.max_bytes = 100;
+  auto response = http_get(request);
+  ASSERT_TRUE(response) << response.error().message;
+  EXPECT_EQ(response->status, 206);
+  EXPECT_EQ(response->body, std::string(100, 'b'));
+  EXPECT_EQ(response->header("content-range"), "bytes 4900-4999/5000");
+  request = get("/hop-to-big");
+  request.range = "10-19";
+  response = http_get(request);
+  ASSERT_TRUE(response) << response.error().message;
+  EXPECT_EQ(response->status, 206);
+  EXPECT_EQ(response->header("content-range"), "bytes 10-19/5000");
+  EXPECT_EQ(response->body.size(), 10u);
+
+  request = get("/no-range");
+  request.range = "-100";
+  request.max_bytes = 100;  // the whole 5000 bytes would be "too large"
+  response = http_get(request);
+  ASSERT_TRUE(response) << response.error().message;
+  EXPECT_EQ(response->status, 200);
+  EXPECT_EQ(response->body, "");
+  // Past the end: 416, an answer.
+  request = get("/big.bin");
+  request.range = "6000-6099";
+  response = http_get(request);
+  ASSERT_TRUE(response) << response.error().message;
+  EXPECT_EQ(response->status, 416);
+  // Without a range, the cap still holds.
+  request = get("/big.bin");
+  request.max_bytes = 100;
+  EXPECT_FALSE(http_get(request));
 }
 
 TEST_F(HttpTest, HttpErrorsAreResponses) {

@@ -120,12 +120,12 @@ class FakeLockSteps : public LockSteps {
   std::vector<std::string> deps_read;
   util::Result<std::optional<std::vector<std::string>>> requires_dist(
       const resolve::Candidate& c, const std::optional<std::string>&, bool may_fetch,
-      const std::function<void()>& fetching) override {
+      const std::function<void(const std::string&)>& fetching) override {
     deps_read.push_back(c.filename);
     auto it = dependencies.find(c.filename);
     if (it == dependencies.end()) return std::vector<std::string>{};
     if (!may_fetch) return std::nullopt;
-    if (fetching) fetching();
+    if (fetching) fetching("downloading " + c.filename + " to read its dependencies");
     return it->second;
   }
 };
@@ -442,8 +442,8 @@ TEST(LockFlow, ThePicksOwnDependenciesAreResolvedWithTheLines) {
   EXPECT_EQ(out->document.notes, (std::vector<std::string>{why}));
   EXPECT_EQ(run.warnings, (std::vector<std::string>{why}));
   EXPECT_EQ(run.notes, (std::vector<std::string>{
-                           "downloading flash_attn-2.8.3-cp311.whl to read its dependencies "
-                           "(--no-download: leave them out)",
+                           "downloading flash_attn-2.8.3-cp311.whl to read its dependencies; "
+                           "--no-download leaves them out",
                            "resolving 3 lines with pip (--dry-run --report)"}));
   // With only compiled packages, pip still runs for their dependencies.
   LockRun alone("flash-attn==2.8.3\n");
