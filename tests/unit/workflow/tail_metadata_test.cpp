@@ -12,6 +12,8 @@
 #include "../binary/wheel_builder.hpp"
 #include "../http_server.hpp"
 #include "../temp_dir.hpp"
+#include "binary/wheel.hpp"
+#include "net/http.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -182,6 +184,37 @@ TEST(TailRequiresDist, MetadataOfAnotherVersionIsAnError) {
   ASSERT_FALSE(read);
   EXPECT_NE(read.error().message.find("is for demo-pkg 2.0, not this wheel"), std::string::npos)
       << read.error().message;
+}
+
+// Real wheels as their projects built them (pip's and uv's from .pydeps, the
+// CPU torch this machine's pip installs from): the tail gives the
+// Requires-Dist the whole file gives. torch's 14,000-member central directory
+// needs the second read; pip and uv the first (about 90 KiB) or the second.
+TEST(TailRequiresDist, RealWheelsGiveWhatTheWholeFileGives) {
+  const std::vector<std::filesystem::path> wheels = {
+      std::filesystem::path(FLASHFIT_PYDEPS_DIR) / "tools/wheels/pip-26.2.1-py3-none-any.whl",
+      std::filesystem::path(FLASHFIT_PYDEPS_DIR) /
+          "tools/wheels/uv-0.13.9-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+      "/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"};
+  int read_here = 0;
+  for (const auto& wheel : wheels) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(wheel, ec)) continue;
+    auto whole = binary::open_wheel(wheel);
+    ASSERT_TRUE(whole) << whole.error().message;
+    test::HttpServer server(wheel.parent_path());
+    test::TempDir work("tail-real");
+    resolve::Candidate pick;
+    pick.filename = wheel.filename().string();
+    pick.url = server.url("/" + net::percent_encode(pick.filename));
+    auto read = tail_requires_dist(pick, work.path());
+    ASSERT_TRUE(read) << read.error().message;
+    ASSERT_TRUE(read->requires_dist) << pick.filename << ": " << read->why_not;
+    EXPECT_EQ(*read->requires_dist, whole->metadata().requires_dist) << pick.filename;
+    EXPECT_LE(read->fetched, kLastTailBytes) << pick.filename;
+    ++read_here;
+  }
+  if (read_here == 0) GTEST_SKIP() << "none of the real wheels is on this machine";
 }
 
 }  // namespace
