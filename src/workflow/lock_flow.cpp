@@ -530,7 +530,13 @@ util::Result<std::optional<std::vector<std::string>>> RealLockSteps::requires_di
   request.durable_name = false;  // read once, then removed
   auto fetched = net::download_file(request);
   if (!fetched) return tl::unexpected(std::move(fetched.error()).with_context(pick.url));
-  return read(request.destination);
+  // The server's file, held to the name and version its tail would be.
+  auto wheel = binary::open_wheel(request.destination);
+  if (!wheel) return tl::unexpected(std::move(wheel.error()).with_context(pick.filename));
+  auto required =
+      requires_dist_of_pick(pick, wheel->metadata(), "the METADATA in the wheel", pick.url);
+  if (!required) return tl::unexpected(std::move(required.error()));
+  return std::optional(std::move(*required));
 }
 
 }  // namespace flashfit::workflow

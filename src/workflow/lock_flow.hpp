@@ -47,8 +47,9 @@ class LockSteps {
   // file, the cache's copy (by `sha256`), or, when `may_fetch`, the METADATA
   // its index serves (PEP 658), its last bytes (HTTP range requests), else
   // the whole wheel downloaded (checked against `sha256`) into the cache's
-  // tmp/ and removed after. `fetching` is told what is fetched, before each
-  // ("downloading X to read its dependencies"). nullopt: the bytes are not on
+  // tmp/ and removed after. `fetching` is told what is fetched before the
+  // tail's first read and before the whole download ("downloading X to read
+  // its dependencies, since ..."). nullopt: the bytes are not on
   // this machine and were not to be fetched.
   virtual util::Result<std::optional<std::vector<std::string>>> requires_dist(
       const resolve::Candidate& pick, const std::optional<std::string>& sha256, bool may_fetch,

@@ -10,6 +10,8 @@
 #include "binary/wheel.hpp"
 #include "net/content_range.hpp"
 #include "net/http.hpp"
+#include "util/interrupt.hpp"
+#include "util/strings.hpp"
 #include "util/unique_fd.hpp"
 #include "workflow/core_metadata.hpp"
 
@@ -31,26 +33,41 @@ std::string size_words(std::uint64_t bytes) {
 struct Fetched {
   RangePiece piece;
   std::string bytes;
+  std::string validator;  // ETag or Last-Modified, for If-Range on the next request
 };
 
 // One range request. Interruption is an error; any other failure is a
 // refused piece (the whole download then says what is wrong, if anything).
-util::Result<Fetched> fetch_range(const std::string& url, const RangeAsked& asked) {
+// `if_range`: the first answer's validator, so that a file replaced between
+// two requests is answered whole (200, refused), never spliced.
+util::Result<Fetched> fetch_range(const std::string& url, const RangeAsked& asked,
+                                  const std::string& if_range = "") {
   net::HttpRequest request;
   request.url = url;
   request.range = asked.start ? fmt::format("{}-{}", *asked.start, *asked.start + asked.length - 1)
                               : fmt::format("-{}", asked.length);
   request.max_bytes = asked.length;
+  if (!if_range.empty()) request.headers.push_back("If-Range: " + if_range);
   auto response = net::http_get(request);
-  if (!response) {
-    if (response.error().kind == util::ErrorKind::interrupted)
-      return tl::unexpected(std::move(response.error()));
-    return Fetched{{0, 0, "its range request failed: " + response.error().message}, {}};
+  if (util::interrupted()) {
+    return util::fail(util::ErrorKind::interrupted, "interrupted while reading " + url);
   }
+  if (!response)
+    return Fetched{{0, 0, "its range request failed: " + response.error().message}, {}, {}};
   Fetched out;
   out.piece = judge_range_answer(asked, response->status, response->header("content-range"),
                                  response->body.size());
-  if (out.piece.refused.empty()) out.bytes = std::move(response->body);
+  // Asked without content coding; coded bytes are not the file's.
+  const std::string coding = util::ascii_lower(response->header("content-encoding"));
+  if (out.piece.refused.empty() && !coding.empty() && coding != "identity")
+    out.piece.refused =
+        "its server sent the range with Content-Encoding " + util::printable(coding);
+  if (!out.piece.refused.empty()) return out;
+  out.bytes = std::move(response->body);
+  // A strong ETag, else Last-Modified (RFC 9110 §13.1.5: a weak ETag is no validator here).
+  const std::string etag = response->header("etag");
+  out.validator =
+      !etag.empty() && !util::starts_with(etag, "W/") ? etag : response->header("last-modified");
   return out;
 }
 
@@ -148,13 +165,16 @@ util::Result<TailRead> tail_requires_dist(const resolve::Candidate& pick,
       out.requires_dist = std::move(*required);
       return out;
     }
+    if (util::interrupted()) {
+      return util::fail(util::ErrorKind::interrupted, "interrupted while reading " + path.string());
+    }
     last_error = wheel.error().message;
     const std::uint64_t want_from = total > kLastTailBytes ? total - kLastTailBytes : 0;
     if (have_from <= want_from) break;  // already as far back as it reads
-    auto more = fetch_range(pick.url, {want_from, have_from - want_from});
+    auto more = fetch_range(pick.url, {want_from, have_from - want_from}, first->validator);
     if (!more) return tl::unexpected(std::move(more.error()));
     if (!more->piece.refused.empty()) {
-      out.why_not = std::move(more->piece.refused);
+      out.why_not = "its second range request was refused: " + more->piece.refused;
       return out;
     }
     if (more->piece.total != total) {

@@ -2,8 +2,10 @@
 // Content-Range header, then what judge_range_answer makes of it. A parsed
 // range is ordered and inside its total and prints back to the same range; a
 // piece accepted is exactly the bytes asked for, inside a file flashfit would
-// read. Input: one byte of mode (bit 0: a suffix range; bits 1-7: the body's
-// size off the range's by that much), four of the asked length, the header.
+// read. Input: one byte of mode (bit 0: a suffix range; bit 1: the asked
+// start from the input, else the answer's; bits 2-7: the body's size off the
+// range's by that much), four bytes of the asked length, four of the asked
+// start, the header.
 #include <fmt/format.h>
 
 #include <cstring>
@@ -14,11 +16,13 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace flashfit;
-  if (size < 5) return 0;
+  if (size < 9) return 0;
   const std::uint8_t mode = data[0];
   std::uint32_t length = 0;
+  std::uint32_t start = 0;
   std::memcpy(&length, data + 1, sizeof length);
-  const auto header = fuzz::as_text(data + 5, size - 5);
+  std::memcpy(&start, data + 5, sizeof start);
+  const auto header = fuzz::as_text(data + 9, size - 9);
 
   const net::ContentRange range = net::parse_content_range(header);
   FUZZ_CHECK(range.start.has_value() == range.end.has_value(), "a range with one end");
@@ -36,10 +40,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // The body the server sent: the range's size, or off it.
   const std::uint64_t named = range.start ? *range.end - *range.start + 1 : 0;
-  const std::uint64_t body = named + (mode >> 1);
+  const std::uint64_t body = named + (mode >> 2);
   workflow::RangeAsked asked;
   asked.length = std::max<std::uint32_t>(length, 1);
-  if ((mode & 1) == 0) asked.start = range.start.value_or(0);
+  if ((mode & 1) == 0) asked.start = (mode & 2) != 0 ? start : range.start.value_or(0);
   const workflow::RangePiece piece = workflow::judge_range_answer(asked, 206, header, body);
   if (!piece.refused.empty()) return 0;
   FUZZ_CHECK(range.start && range.total, "accepted without a complete Content-Range");

@@ -460,7 +460,7 @@ TEST_F(WheelTest, BadBytesInMemoryAreRefusedAsTheFileIs) {
 // A wheel of which only the tail is present (its head zeros, as `lock`'s
 // ranged read leaves it): its dist-info reads; open_wheel, which compares
 // every member's local header with the central directory, refuses it; a
-// zeroed dist-info member is refused by both (its CRC).
+// changed or zeroed dist-info member is refused.
 TEST_F(WheelTest, OnlyTheTailPresentOpensForItsDistInfoAlone) {
   const fs::path path = build_wheel(dir_, valid_spec());
   std::string bytes = wheel_fixture::read_file(path);
@@ -474,6 +474,19 @@ TEST_F(WheelTest, OnlyTheTailPresentOpensForItsDistInfoAlone) {
             (std::vector<std::string>{"torch", "einops ; extra == \"x\""}));
   EXPECT_EQ(partial->members().size(), 7u);
   EXPECT_NE(open_error(path), "<opened>");
+  // One byte of METADATA's data changed (after its local header and name):
+  // refused, by its CRC or its deflate stream.
+  const std::string metadata = "demo_pkg-1.0.dist-info/METADATA";
+  const std::size_t header = bytes.find("PK\x03\x04", bytes.size() - tail);
+  const std::size_t name_at = bytes.find(metadata, header);
+  ASSERT_NE(name_at, std::string::npos);
+  // The local header's extra field length sits in the two bytes before the name.
+  const auto extra = static_cast<std::size_t>(static_cast<unsigned char>(bytes[name_at - 2])) |
+                     static_cast<std::size_t>(static_cast<unsigned char>(bytes[name_at - 1])) << 8;
+  std::string flipped = bytes;
+  flipped[name_at + metadata.size() + extra + 4] ^= 0x20;
+  wheel_fixture::write_file(path, flipped);
+  EXPECT_FALSE(binary::open_wheel_dist_info(path));
   // The dist-info files zeroed too: nothing to read.
   std::fill(bytes.begin(), bytes.end() - 1024, '\0');
   wheel_fixture::write_file(path, bytes);

@@ -58,6 +58,8 @@ class HttpTest : public ::testing::Test {
       "/echo": {"echo_headers": true},
       "/bomb": {"body_file": "zeros.gz", "headers": {"Content-Encoding": "gzip"}},
       "/no-range": {"body_file": "big.bin", "ignore_range": true},
+      "/long-206": {"status": 206, "body_file": "big.bin",
+                    "headers": {"Content-Range": "bytes 0-4999/5000"}},
       "/hop-to-big": {"redirect": "/big.bin"}
     })");
   }
@@ -118,6 +120,13 @@ TEST_F(HttpTest, ARangeIsAnsweredWithItsBytesOrItsStatusAlone) {
   response = http_get(request);
   ASSERT_TRUE(response) << response.error().message;
   EXPECT_EQ(response->status, 416);
+  // A 206 longer than the cap is an error, as any body past it is.
+  request = get("/long-206");
+  request.range = "-100";
+  request.max_bytes = 100;
+  response = http_get(request);
+  ASSERT_FALSE(response);
+  EXPECT_THAT(response.error().message, HasSubstr("larger than 100 bytes"));
   // Without a range, the cap still holds.
   request = get("/big.bin");
   request.max_bytes = 100;

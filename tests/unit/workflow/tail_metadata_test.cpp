@@ -178,6 +178,29 @@ TEST(TailRequiresDist, AServerWithoutRangesOrTheFileGivesWayToo) {
   EXPECT_NE(read->why_not.find("HTTP 404"), std::string::npos) << read->why_not;
 }
 
+// The second read names the first answer's validator (If-Range): while the
+// file is the same it is a range; replaced in between, it comes whole and is
+// refused, never spliced onto the first read's bytes.
+TEST(TailRequiresDist, AFileReplacedBetweenTheReadsIsNotSpliced) {
+  const std::string path = "/demo_pkg-1.0-cp312-cp312-linux_x86_64.whl";
+  Served same(std::size_t{512} << 10, true,
+              R"({")" + path + R"(": {"headers": {"ETag": "\"v1\""}}})");
+  auto read = tail_requires_dist(same.pick(), same.work.path());
+  ASSERT_TRUE(read) << read.error().message;
+  ASSERT_TRUE(read->requires_dist) << read->why_not;
+  EXPECT_EQ(same.ranges().size(), 2u);
+  // Only the first answer carries the ETag: the second's If-Range names a file no longer there.
+  Served replaced(std::size_t{512} << 10, true,
+                  R"({")" + path + R"(": {"headers": {"ETag": "\"v1\""}, "times": 1}})");
+  read = tail_requires_dist(replaced.pick(), replaced.work.path());
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_FALSE(read->requires_dist);
+  EXPECT_NE(read->why_not.find("its second range request was refused: its server does not answer "
+                               "range requests (HTTP 200)"),
+            std::string::npos)
+      << read->why_not;
+}
+
 TEST(TailRequiresDist, MetadataOfAnotherVersionIsAnError) {
   Served served(std::size_t{256} << 10, false, "", "2.0");
   auto read = tail_requires_dist(served.pick(), served.work.path());
