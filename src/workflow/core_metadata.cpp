@@ -44,7 +44,7 @@ util::Result<std::vector<std::string>> requires_dist_of_pick(const resolve::Cand
     return util::fail(util::ErrorKind::failed,
                       fmt::format("{} for {} is for {} {}, not this wheel", what, pick.filename,
                                   util::printable(fields.name), util::printable(fields.version)),
-                      where, "the index is inconsistent: tell its keeper");
+                      where, "the file served is not the wheel its name says: tell its keeper");
   }
   return std::move(fields.requires_dist);
 }

@@ -465,9 +465,10 @@ util::Result<std::string> RealLockSteps::hash_by_download(const resolve::Candida
 
 // The pick's bytes are read where they already are (the local file, the
 // cache's copy); its METADATA alone where the index serves it (PEP 658);
-// otherwise downloaded into the cache's tmp/ for this read and
-// removed: the cache is left as it was, since a cached copy would become the
-// next resolve's pick (another origin, another URL for a find-links file).
+// otherwise its last bytes (workflow/tail_metadata), else the whole file,
+// into the cache's tmp/ for this read and removed: the cache is left as it
+// was, since a cached copy would become the next resolve's pick (another
+// origin, another URL for a find-links file).
 util::Result<std::optional<std::vector<std::string>>> RealLockSteps::requires_dist(
     const resolve::Candidate& pick, const std::optional<std::string>& sha256, bool may_fetch,
     const std::function<void(const std::string&)>& fetching) {

@@ -102,7 +102,7 @@ RangePiece judge_range_answer(const RangeAsked& asked, long status, std::string_
   if (!range.start || !range.end || !range.total) {
     out.refused =
         fmt::format("its server's Content-Range is not a byte range of a known size: '{}'",
-                    content_range.substr(0, 80));
+                    util::printable(content_range, 80));
     return out;
   }
   if (*range.end - *range.start + 1 != body_size) {
