@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <memory>
 
 #include "net/curl_common.hpp"
@@ -24,17 +23,21 @@ struct Transfer {
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
   bool too_large = false;
+  CURL* curl = nullptr;  // for the status of the response being read
   bool range_asked = false;
-  long status = 0;             // the status line of the response being read
   bool range_refused = false;  // a range was asked and the answer is not 206
 };
 
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
   auto* transfer = static_cast<Transfer*>(user);
   const std::size_t n = size * count;
-  if (transfer->range_asked && transfer->status != 206) {
-    transfer->range_refused = true;
-    return 0;  // the whole file is coming: not what was asked for
+  if (transfer->range_asked) {
+    long status = 0;  // known once the headers are in (redirects' bodies never come here)
+    detail::api().easy_getinfo(transfer->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 206) {
+      transfer->range_refused = true;
+      return 0;  // the whole file is coming: not what was asked for
+    }
   }
   if (n > transfer->max_bytes - transfer->body.size()) {
     transfer->too_large = true;
@@ -53,12 +56,6 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
   std::string_view line(data, n);
   if (util::starts_with(line, "HTTP/")) {
     transfer->headers.clear();
-    // "HTTP/1.1 206 Partial Content", "HTTP/2 206": the number after the first space.
-    transfer->status = 0;
-    if (const auto space = line.find(' '); space != std::string_view::npos) {
-      const std::string_view digits = line.substr(space + 1, 3);
-      std::from_chars(digits.data(), digits.data() + digits.size(), transfer->status);
-    }
     return n;
   }
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
@@ -134,6 +131,7 @@ static util::Result<HttpResponse> get_once(const HttpRequest& request) {
   }
   detail::api().easy_setopt(curl, CURLOPT_TIMEOUT,
                             static_cast<long>(request.total_timeout.count()));
+  transfer.curl = curl;
   transfer.range_asked = !request.range.empty();
   if (transfer.range_asked) {
     detail::api().easy_setopt(curl, CURLOPT_RANGE, request.range.c_str());

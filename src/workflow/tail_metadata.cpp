@@ -18,11 +18,6 @@
 namespace flashfit::workflow {
 namespace {
 
-// Larger than any wheel flashfit would read (WheelLimits caps the unpacked
-// size at 8 GiB): a Content-Range total past it is refused, not made into a
-// sparse file.
-constexpr std::uint64_t kMaxWheelBytes = std::uint64_t{16} << 30;
-
 std::string size_words(std::uint64_t bytes) {
   if (bytes >= (std::uint64_t{1} << 20) && bytes % (std::uint64_t{1} << 20) == 0)
     return fmt::format("{} MiB", bytes >> 20);

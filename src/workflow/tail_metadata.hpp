@@ -27,6 +27,11 @@ inline constexpr std::uint64_t kFirstTailBytes = std::uint64_t{64} << 10;
 // torch's 2.2 MiB); past it the whole wheel is downloaded instead.
 inline constexpr std::uint64_t kLastTailBytes = std::uint64_t{4} << 20;
 
+// Larger than any wheel flashfit would read (WheelLimits caps the unpacked
+// size at 8 GiB): a Content-Range total past it is refused, not made into a
+// sparse file.
+inline constexpr std::uint64_t kMaxWheelBytes = std::uint64_t{16} << 30;
+
 // One range request's answer, judged. Pure.
 struct RangeAsked {
   std::optional<std::uint64_t> start;  // nullopt: the last `length` bytes ("-65536")

@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(range.start && range.total, "accepted without a complete Content-Range");
   FUZZ_CHECK(piece.start == *range.start && piece.total == *range.total, "another piece accepted");
   FUZZ_CHECK(body == named, "accepted with another size of body than the range names");
-  FUZZ_CHECK(piece.total <= (std::uint64_t{16} << 30), "a file past the limit accepted");
+  FUZZ_CHECK(piece.total <= workflow::kMaxWheelBytes, "a file past the limit accepted");
   if (asked.start) {
     FUZZ_CHECK(piece.start == *asked.start && body == asked.length, "not the bytes asked for");
   } else {
