@@ -107,10 +107,17 @@ def main():
             print(f"{k}: {v:.2f} s (median of {runs}, {n} wheels x {size / (1 << 20):g} MB; "
                   f"min {min(times[k]):.2f}, max {max(times[k]):.2f}; "
                   f"CPU user+sys {statistics.median(cpu[k]):.2f} s)")
+        # The machine's page-cache writes vary several-fold from minute to
+        # minute (cp -r of the same 200 MB: 0.1 to 1.2 s), so besides the
+        # ratio of the medians, each run's own ratio (its steps ran back to
+        # back) and their median.
         for k in [k for k in med if k.startswith("flashfit")]:
-            print(f"ratio {k} / cp + generator: {med[k] / med['cp + PEP 503 generator']:.2f}x")
-            print(f"ratio {k} / cp + generator + sync: "
-                  f"{med[k] / med['cp + PEP 503 generator + sync -f']:.2f}x")
+            for base, label in (("cp + PEP 503 generator", "cp + generator"),
+                                ("cp + PEP 503 generator + sync -f", "cp + generator + sync")):
+                per_run = [a / b for a, b in zip(times[k], times[base])]
+                print(f"ratio {k} / {label}: {med[k] / med[base]:.2f}x; per run: median "
+                      f"{statistics.median(per_run):.2f}x, min {min(per_run):.2f}x, "
+                      f"max {max(per_run):.2f}x")
 
 
 if __name__ == "__main__":

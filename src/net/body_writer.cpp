@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "net/download_internal.hpp"
+#include "util/write_all.hpp"
 
 namespace flashfit::net::detail {
 namespace {
@@ -92,7 +93,7 @@ bool BodyWriter::finish() {
 }
 
 bool BodyWriter::write(const Block& block) {
-  if (!write_all(fd_, block.data.get(), block.used)) return false;
+  if (!util::write_all(fd_, block.data.get(), block.used)) return false;
   hasher_.update(block.data.get(), block.used);
   written_ += block.used;
   if (written_ - flushed_from_ >= kWritebackStep) {

@@ -20,9 +20,6 @@ using util::UniqueFd;
 // `<destination>.part`.
 std::filesystem::path part_path(const std::filesystem::path& destination);
 
-// Writes all of `data`, retrying short writes and EINTR; false with errno set on failure.
-bool write_all(int fd, const char* data, std::size_t size);
-
 // The end of every download: fdatasync and close the part file, compare the
 // digest with the expected one (a mismatch deletes the part: ErrorKind::input),
 // rename it to `destination` and, when `sync_directory`, fsync the directory.

@@ -15,6 +15,7 @@
 #include "util/atomic_file.hpp"
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
+#include "util/write_all.hpp"
 
 namespace flashfit::net::detail {
 namespace {
@@ -29,20 +30,6 @@ std::filesystem::path part_path(const std::filesystem::path& destination) {
   std::filesystem::path part = destination;
   part += ".part";
   return part;
-}
-
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (n == 0) errno = EIO;
-      return false;
-    }
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
 }
 
 util::Result<std::string> commit_part(UniqueFd fd, const std::filesystem::path& part,
@@ -128,7 +115,7 @@ util::Result<DownloadResult> copy_local(const DownloadRequest& request) {
       return abandon(util::ErrorKind::input,
                      fmt::format("larger than {} bytes", request.max_bytes));
     }
-    if (!write_all(out.get(), buffer.data(), size)) {
+    if (!util::write_all(out.get(), buffer.data(), size)) {
       return abandon(util::ErrorKind::failed,
                      fmt::format("cannot write {}: {}", part.string(), errno_text()));
     }

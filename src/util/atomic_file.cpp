@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/write_all.hpp"
+
 namespace flashfit::util {
 
 Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content,
@@ -18,17 +20,11 @@ Result<void> write_file_atomic(const std::filesystem::path& path, std::string_vi
     return fail(ErrorKind::failed, std::string(what) + ": " + std::strerror(errno), path.string());
   };
   if (fd < 0) return error("cannot create a temporary file");
-  std::size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      auto e = error("cannot write");
-      ::close(fd);
-      ::unlink(temp_template.c_str());
-      return e;
-    }
-    written += static_cast<std::size_t>(n);
+  if (!write_all(fd, content)) {
+    auto e = error("cannot write");
+    ::close(fd);
+    ::unlink(temp_template.c_str());
+    return e;
   }
   ::fchmod(fd, 0644);
   if ((durability == Durability::durable && ::fsync(fd) != 0) || ::close(fd) != 0) {

@@ -143,22 +143,29 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
   if (dry_run) return report;
   // Files first: a wheel, then its metadata file, then its record (what makes
   // it part of the tree). Pages last, so a page never names a missing file.
+  std::vector<PutRequest> files;
+  std::vector<const Upload*> wheel_of;  // per put: the upload whose wheel it is
   for (const auto& up : report.plan.uploads) {
+    const std::string_view name = up.facts.filename;
     if (up.copy_wheel) {
-      say(progress, fmt::format("uploading {} ({} bytes)", up.facts.filename, up.facts.size));
       // Bytes held since inspection are the inspected bytes themselves: put
       // as they are. Otherwise the copy hashes what it reads and refuses a
       // file changed since.
-      auto put = up.bytes
-                     ? target.put_bytes(wheel_path(up.facts.filename), up.bytes->view())
-                     : target.put_file(wheel_path(up.facts.filename), up.source, up.facts.sha256);
-      if (!put) return tl::unexpected(std::move(put.error()).with_context(up.facts.filename));
+      if (up.bytes)
+        files.push_back({wheel_path(up.facts.filename), up.bytes->view(), {}, {}, name});
+      else
+        files.push_back({wheel_path(up.facts.filename), {}, up.source, up.facts.sha256, name});
+      wheel_of.push_back(&up);
     }
-    auto meta = target.put_bytes(metadata_path(up.facts.filename), up.metadata);
-    if (!meta) return tl::unexpected(std::move(meta.error()).with_context(up.facts.filename));
-    auto record = target.put_bytes(sidecar_path(up.facts.filename), up.sidecar);
-    if (!record) return tl::unexpected(std::move(record.error()).with_context(up.facts.filename));
+    files.push_back({metadata_path(up.facts.filename), up.metadata, {}, {}, name});
+    files.push_back({sidecar_path(up.facts.filename), up.sidecar, {}, {}, name});
+    wheel_of.resize(files.size());
   }
+  auto uploaded = target.put_all(files, [&](std::size_t i) {
+    if (const Upload* up = wheel_of[i])
+      say(progress, fmt::format("uploading {} ({} bytes)", up->facts.filename, up->facts.size));
+  });
+  if (!uploaded) return tl::unexpected(uploaded.error());
   // One fsync per directory the files went into, before any page names them.
   if (auto flushed = target.flush(); !flushed) return tl::unexpected(flushed.error());
   if (report.plan.uploads.empty()) {
@@ -173,18 +180,16 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
     // A page whose bytes are already there is left alone: adding one wheel to
     // an index of many projects rewrites the root, its project's pages and
     // the env pages, not every project's.
-    std::vector<const PageFile*> changed;
+    std::vector<PutRequest> changed;
     for (const auto& page : report.plan.pages) {
       auto have = target.read(page.path);
       if (!have) return tl::unexpected(have.error());
-      if (!*have || **have != page.content) changed.push_back(&page);
+      if (!*have || **have != page.content)
+        changed.push_back({page.path, page.content, {}, {}, {}});
     }
     say(progress, fmt::format("writing {} pages ({} unchanged)", changed.size(),
                               report.plan.pages.size() - changed.size()));
-    for (const auto* page : changed) {
-      auto put = target.put_bytes(page->path, page->content);
-      if (!put) return tl::unexpected(put.error());
-    }
+    if (auto pages = target.put_all(changed); !pages) return tl::unexpected(pages.error());
     if (auto flushed = target.flush(); !flushed) return tl::unexpected(flushed.error());
     return report;
   }

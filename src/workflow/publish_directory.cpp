@@ -5,18 +5,23 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <new>
 #include <set>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "store/file_lock.hpp"
 #include "util/atomic_file.hpp"
 #include "util/sha256.hpp"
 #include "util/unique_fd.hpp"
+#include "util/write_all.hpp"
 #include "workflow/publish_target.hpp"
 
 namespace flashfit::workflow {
@@ -102,29 +107,74 @@ class DirectoryTarget : public PublishTarget {
   // fed to SHA-256, so what is published is proven to be what was inspected.
   util::Result<void> put_file(std::string_view path, const fs::path& source,
                               std::string_view sha256) override {
-    auto temp = create_temp(path);
+    auto temp = copy_temp(path, source, sha256);
     if (!temp) return tl::unexpected(temp.error());
-    util::UniqueFd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!in) return tl::unexpected(discard(temp->path, std::strerror(errno)));
-    auto copied = copy_hashing(in.get(), temp->fd.get());
-    if (!copied) return tl::unexpected(discard(temp->path, copied.error()));
-    if (*copied != sha256) {
-      std::error_code ec;
-      fs::remove(temp->path, ec);
-      return tl::unexpected(changed_since_inspected(source, sha256, *copied));
-    }
-    start_writeback(temp->fd.get());
-    staged_.push_back({temp->path, root_ / path});
+    staged_.push_back({std::move(*temp), root_ / path});
     return {};
   }
 
   util::Result<void> put_bytes(std::string_view path, std::string_view content) override {
-    auto temp = create_temp(path);
+    auto temp = write_temp(path, content);
     if (!temp) return tl::unexpected(temp.error());
-    if (auto written = write_all(temp->fd.get(), content); !written)
-      return tl::unexpected(discard(temp->path, written.error()));
-    start_writeback(temp->fd.get());
-    staged_.push_back({temp->path, root_ / path});
+    staged_.push_back({std::move(*temp), root_ / path});
+    return {};
+  }
+
+  // Many puts (a publish of 200 wheels writes 1,000 files) go on a few
+  // threads: the copies into the page cache and the kernel's work to create
+  // each file run side by side. Each thread writes whole temp files; the
+  // renames stay in flush(), in put order.
+  util::Result<void> put_all(std::span<const PutRequest> puts,
+                             const std::function<void(std::size_t)>& started) override {
+    // The directories first, on this thread: creating them is serial in the
+    // kernel anyway (one parent's lock), and a failure is found before any write.
+    for (const auto& p : puts) {
+      if (auto made = make_parent(root_ / p.path); !made) return tl::unexpected(made.error());
+    }
+    std::vector<fs::path> temps(puts.size());
+    std::vector<std::optional<util::Error>> errors(puts.size());
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::mutex say;
+    auto work = [&] {
+      for (std::size_t i; !failed && (i = next.fetch_add(1)) < puts.size();) {
+        if (started) {
+          const std::lock_guard lock(say);
+          started(i);
+        }
+        try {
+          const PutRequest& p = puts[i];
+          auto temp = p.source.empty() ? write_temp(p.path, p.bytes)
+                                       : copy_temp(p.path, p.source, p.sha256);
+          if (temp) {
+            temps[i] = std::move(*temp);
+            continue;
+          }
+          errors[i] = p.context.empty()
+                          ? std::move(temp.error())
+                          : std::move(temp.error()).with_context(std::string(p.context));
+        } catch (const std::bad_alloc&) {
+          errors[i] = util::Error{util::ErrorKind::failed, "out of memory", {}, {}};
+        }
+        failed = true;
+      }
+    };
+    {
+      std::vector<std::jthread> helpers;
+      for (unsigned t = 1; t < worker_count(puts.size()); ++t) helpers.emplace_back(work);
+      work();
+    }  // joined
+    const auto first =
+        std::find_if(errors.begin(), errors.end(), [](const auto& e) { return e.has_value(); });
+    if (first != errors.end()) {
+      for (const auto& temp : temps) {
+        std::error_code ec;
+        if (!temp.empty()) fs::remove(temp, ec);
+      }
+      return tl::unexpected(std::move(**first));
+    }
+    for (std::size_t i = 0; i < puts.size(); ++i)
+      staged_.push_back({std::move(temps[i]), root_ / puts[i].path});
     return {};
   }
 
@@ -177,15 +227,21 @@ class DirectoryTarget : public PublishTarget {
     fs::path temp, dest;
   };
 
+  // Once per directory (create_directories stats every component).
+  util::Result<void> make_parent(const fs::path& dest) {
+    if (made_dirs_.contains(dest.parent_path())) return {};
+    std::error_code ec;
+    fs::create_directories(dest.parent_path(), ec);
+    if (ec) return tl::unexpected(write_error(dest.parent_path(), ec.message()));
+    made_dirs_.insert(dest.parent_path());
+    return {};
+  }
+
+  // A temp file beside `path`'s destination (its directory made already when
+  // called from put_all's threads, which leave made_dirs_ alone).
   util::Result<Temp> create_temp(std::string_view path) {
     const fs::path dest = root_ / path;
-    // Once per directory (create_directories stats every component).
-    if (!made_dirs_.contains(dest.parent_path())) {
-      std::error_code ec;
-      fs::create_directories(dest.parent_path(), ec);
-      if (ec) return tl::unexpected(write_error(dest.parent_path(), ec.message()));
-      made_dirs_.insert(dest.parent_path());
-    }
+    if (auto made = make_parent(dest); !made) return tl::unexpected(made.error());
     Temp t;
     t.path = dest.parent_path() / fmt::format(".{}.tmp.{}", dest.filename().string(), ::getpid());
     t.fd.reset(::open(t.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
@@ -193,30 +249,63 @@ class DirectoryTarget : public PublishTarget {
     return t;
   }
 
-  static tl::expected<void, std::string> write_all(int fd, std::string_view content) {
-    while (!content.empty()) {
-      const ssize_t n = ::write(fd, content.data(), content.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return tl::unexpected(std::string(n < 0 ? std::strerror(errno) : "short write"));
-      content.remove_prefix(static_cast<std::size_t>(n));
+  // `content` in a temp file for `path`, its writeback started: the temp's path.
+  util::Result<fs::path> write_temp(std::string_view path, std::string_view content) {
+    auto temp = create_temp(path);
+    if (!temp) return tl::unexpected(temp.error());
+    if (auto written = write_all(temp->fd.get(), content); !written)
+      return tl::unexpected(discard(temp->path, written.error()));
+    start_writeback(temp->fd.get());
+    return std::move(temp->path);
+  }
+
+  // A copy of `source` in a temp file for `path`, refused (nothing left) when
+  // the bytes copied are not `sha256`: the temp's path.
+  util::Result<fs::path> copy_temp(std::string_view path, const fs::path& source,
+                                   std::string_view sha256) {
+    auto temp = create_temp(path);
+    if (!temp) return tl::unexpected(temp.error());
+    util::UniqueFd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!in) return tl::unexpected(discard(temp->path, std::strerror(errno)));
+    auto copied = copy_hashing(in.get(), temp->fd.get());
+    if (!copied) return tl::unexpected(discard(temp->path, copied.error()));
+    if (*copied != sha256) {
+      std::error_code ec;
+      fs::remove(temp->path, ec);
+      return tl::unexpected(changed_since_inspected(source, sha256, *copied));
     }
-    return {};
+    start_writeback(temp->fd.get());
+    return std::move(temp->path);
+  }
+
+  // Threads for `n` puts: one for a few (the order of a small publish's
+  // writes stays fixed), else up to four.
+  static unsigned worker_count(std::size_t n) {
+    constexpr std::size_t kPutsPerThread = 16;
+    const std::size_t wanted = n / kPutsPerThread;
+    return static_cast<unsigned>(std::clamp<std::size_t>(
+        std::min<std::size_t>(wanted, std::thread::hardware_concurrency()), 1, 4));
+  }
+
+  static tl::expected<void, std::string> write_all(int fd, std::string_view content) {
+    if (util::write_all(fd, content)) return {};
+    return tl::unexpected(std::string(std::strerror(errno)));
   }
 
   // Copies `in` to `out` through one buffer, hashing what it copies; the
   // sha256 (hex) of the bytes written. (copy_file_range would keep the bytes
   // in the kernel, but then proving them the inspected ones is a second read.)
-  tl::expected<std::string, std::string> copy_hashing(int in, int out) {
+  static tl::expected<std::string, std::string> copy_hashing(int in, int out) {
     constexpr std::size_t kBuffer = std::size_t{1} << 20;
-    // Not zeroed, and one per target rather than per wheel.
-    if (!buffer_) buffer_ = std::make_unique_for_overwrite<char[]>(kBuffer);
+    // Not zeroed, and one per thread rather than per wheel.
+    thread_local const auto buffer = std::make_unique_for_overwrite<char[]>(kBuffer);
     util::Sha256 hash;
     while (true) {
-      const ssize_t n = ::read(in, buffer_.get(), kBuffer);
+      const ssize_t n = ::read(in, buffer.get(), kBuffer);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return tl::unexpected(std::string(std::strerror(errno)));
       if (n == 0) return util::to_hex(hash.finish());
-      const std::string_view chunk(buffer_.get(), static_cast<std::size_t>(n));
+      const std::string_view chunk(buffer.get(), static_cast<std::size_t>(n));
       hash.update(chunk);
       if (auto w = write_all(out, chunk); !w) return tl::unexpected(w.error());
     }
@@ -225,7 +314,7 @@ class DirectoryTarget : public PublishTarget {
   // Asks the kernel to start writing the file out now (not waiting for it).
   static void start_writeback(int fd) { ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE); }
 
-  util::Error discard(const fs::path& temp, const std::string& why) {
+  static util::Error discard(const fs::path& temp, const std::string& why) {
     std::error_code ec;
     fs::remove(temp, ec);
     return write_error(temp, why);
@@ -259,7 +348,6 @@ class DirectoryTarget : public PublishTarget {
   }
 
   fs::path root_;
-  std::unique_ptr<char[]> buffer_;  // copy_hashing's
   std::vector<Staged> staged_;
   std::set<fs::path> made_dirs_;
 };

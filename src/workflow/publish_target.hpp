@@ -4,8 +4,10 @@
 // Each put is atomic for readers (a reader sees the old bytes or the new).
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,17 @@ namespace flashfit::workflow {
 class TargetLock {
  public:
   virtual ~TargetLock() = default;
+};
+
+// One file of PublishTarget::put_all: a copy of `source` checked against
+// `sha256` (put_file) when `source` is set, else `bytes` (put_bytes). The
+// views must outlive the put_all call.
+struct PutRequest {
+  std::string path;  // under the target: "files/x.whl"
+  std::string_view bytes;
+  std::filesystem::path source;
+  std::string_view sha256;
+  std::string_view context;  // the wheel it is for (a failure's context), or empty
 };
 
 class PublishTarget {
@@ -40,6 +53,14 @@ class PublishTarget {
   virtual util::Result<void> put_file(std::string_view path, const std::filesystem::path& source,
                                       std::string_view sha256) = 0;
   virtual util::Result<void> put_bytes(std::string_view path, std::string_view content) = 0;
+  // Every put of `puts`; `started` (may be empty) hears each index as its put
+  // begins. The first failure in their order is returned and the caller
+  // stops: what the failing put and the ones after it wrote is never made
+  // visible. flush() makes the rest visible in this order, so a wheel's
+  // metadata file and record never appear before it. The default puts one
+  // at a time; a directory puts on a few threads.
+  virtual util::Result<void> put_all(std::span<const PutRequest> puts,
+                                     const std::function<void(std::size_t)>& started = {});
   // True where the lock does not exclude other publishers (S3): the pages are
   // then rebuilt from a fresh listing after the files are up, so publishers converge.
   virtual bool relist_pages() const { return false; }

@@ -1,10 +1,13 @@
 // The publish executor over the real directory target: files first, pages
 // last, atomic puts, re-publish no-op, a failed write leaving every page true.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -347,6 +350,80 @@ TEST(PublishDirectory, HeldBytesArePublishedAsInspectedWhateverTheFileBecame) {
   EXPECT_EQ(slurp(out / "files" / held.facts.filename), "inspected c");
   EXPECT_NE(slurp(out / "simple/c/index.html").find(util::sha256_hex("inspected c")),
             std::string::npos);
+}
+
+// Enough wheels for put_all's threads (three puts a wheel): every file and
+// page is there with its bytes, and started() heard every put once.
+TEST(PublishDirectory, ManyWheelsArePutOnThreadsAndAllNamed) {
+  test::TempDir tmp("publish");
+  const fs::path out = tmp.path() / "out";
+  std::vector<PublishCandidate> many;
+  for (int i = 0; i < 40; ++i) {
+    many.push_back(candidate(tmp.path(), fmt::format("p{}-0.1.0-py3-none-any.whl", i),
+                             fmt::format("wheel {}", i)));
+  }
+  auto target = directory_target(out);
+  auto report = publish_to(*target, many, {}, false, {});
+  ASSERT_TRUE(report) << report.error().message;
+  for (int i = 0; i < 40; ++i) {
+    const auto& c = many[static_cast<std::size_t>(i)];
+    EXPECT_EQ(slurp(out / "files" / c.facts.filename), fmt::format("wheel {}", i));
+    EXPECT_EQ(slurp(out / "files" / (c.facts.filename + ".metadata")), c.metadata);
+    EXPECT_TRUE(fs::exists(out / "files" / (c.facts.filename + ".variant.json")));
+    EXPECT_NE(slurp(out / fmt::format("simple/p{}/index.html", i)).find(c.facts.sha256),
+              std::string::npos);
+  }
+  EXPECT_TRUE(temp_files(out).empty());
+  auto tree = read_tree(*target);
+  ASSERT_TRUE(tree);
+  EXPECT_EQ(tree->wheels.size(), 40u);
+
+  std::vector<PutRequest> puts;
+  std::vector<std::string> names;
+  for (int i = 0; i < 50; ++i) names.push_back(fmt::format("extra/{}.txt", i));
+  for (const auto& name : names) puts.push_back({name, name, {}, {}, {}});
+  std::vector<int> heard(puts.size());
+  std::mutex mu;
+  auto direct = directory_target(out);
+  ASSERT_TRUE(direct->put_all(puts, [&](std::size_t i) {
+    const std::lock_guard lock(mu);
+    ++heard.at(i);
+  }));
+  EXPECT_EQ(std::count(heard.begin(), heard.end(), 1), 50);
+  EXPECT_FALSE(fs::exists(out / "extra/0.txt"));  // staged until flush
+  ASSERT_TRUE(direct->flush());
+  for (const auto& name : names) EXPECT_EQ(slurp(out / name), name);
+}
+
+// One wheel among many changed after inspection: the publish fails naming it,
+// and none of the batch is named (no wheel, record or page), with no temp
+// file left; the tree before it is as it was.
+TEST(PublishDirectory, AFailureAmongManyPutsNamesNoneOfThem) {
+  test::TempDir tmp("publish");
+  const fs::path out = tmp.path() / "out";
+  const auto first = candidate(tmp.path(), "a-0.1.0-py3-none-any.whl", "one");
+  ASSERT_TRUE(publish_to(*directory_target(out), {first}, {}, false, {}));
+  const auto root_before = slurp(out / "simple/index.html");
+  std::vector<PublishCandidate> many;
+  for (int i = 0; i < 40; ++i) {
+    many.push_back(candidate(tmp.path(), fmt::format("q{}-0.1.0-py3-none-any.whl", i),
+                             fmt::format("wheel {}", i)));
+  }
+  std::ofstream(many[25].path, std::ios::binary | std::ios::trunc) << "rewritten";
+  {
+    auto target = directory_target(out);
+    auto report = publish_to(*target, many, {}, false, {});
+    ASSERT_FALSE(report);
+    EXPECT_NE(report.error().message.find("changed after it was inspected"), std::string::npos)
+        << report.error().message;
+    EXPECT_NE(report.error().message.find(many[25].facts.filename), std::string::npos)
+        << report.error().message;
+    EXPECT_TRUE(temp_files(out).empty());
+  }
+  EXPECT_TRUE(temp_files(out).empty());
+  for (const auto& c : many) EXPECT_FALSE(fs::exists(out / "files" / c.facts.filename));
+  EXPECT_EQ(slurp(out / "simple/index.html"), root_before);
+  EXPECT_EQ(slurp(out / "files" / first.facts.filename), "one");
 }
 
 TEST(PublishDirectory, UnchangedPagesAreNotRewritten) {
