@@ -1,6 +1,7 @@
 #include "workflow/publish.hpp"
 
 #include <fmt/core.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <iterator>
@@ -67,6 +68,24 @@ util::Result<bool> holds_no_tree(PublishTarget& target) {
   auto root_page = target.read("simple/index.html");
   if (!root_page) return tl::unexpected(root_page.error());
   return !*root_page;
+}
+
+// Where inspection copies the named wheels: a directory of this publish's own
+// in the temp directory, when a copy there can be moved into the target (the
+// same file system); then each wheel is read once and written once, and its
+// put is a rename. None for a dry run (nothing is written) or another target.
+StagePlan stage_plan(PublishTarget& target, const PublishRequest& request) {
+  StagePlan stage;
+  if (request.dry_run || request.temp_dir.empty() || !target.can_move_from(request.temp_dir))
+    return stage;
+  std::string pattern = (request.temp_dir / "flashfit-publish-stage-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) return stage;  // inspected from memory instead
+  stage.dir = pattern;
+  // The target's files by name (one directory read): a wheel already there
+  // is not copied, so a re-publish writes nothing.
+  if (auto present = target.list("files")) stage.present = std::move(*present);
+  std::sort(stage.present.begin(), stage.present.end());
+  return stage;
 }
 
 }  // namespace
@@ -153,6 +172,9 @@ util::Result<PublishReport> publish_to(PublishTarget& target,
       // file changed since.
       if (up.bytes)
         files.push_back({wheel_path(up.facts.filename), up.bytes->view(), {}, {}, name});
+      else if (!up.staged.empty())  // inspection's own copy: moved, not copied
+        files.push_back(
+            {wheel_path(up.facts.filename), {}, up.staged, up.facts.sha256, name, true});
       else
         files.push_back({wheel_path(up.facts.filename), {}, up.source, up.facts.sha256, name});
       wheel_of.push_back(&up);
@@ -236,15 +258,18 @@ util::Result<PublishReport> publish(const PublishRequest& request) {
     if (!cached) return tl::unexpected(cached.error());
     candidates = std::move(*cached);
   }
-  auto inspected = inspect_all_for_publish(named, request.temp_dir, request.progress);
+  const StagePlan stage = stage_plan(**target, request);
+  auto inspected = inspect_all_for_publish(named, request.temp_dir, request.progress, {}, 0, stage);
   candidates.insert(candidates.end(), std::make_move_iterator(inspected.begin()),
                     std::make_move_iterator(inspected.end()));
   auto report =
       publish_to(**target, candidates, request.options, request.dry_run, request.progress);
+  std::error_code ec;
   for (const auto& c : candidates) {
-    std::error_code ec;
     if (!c.owned_dir.empty()) fs::remove_all(c.owned_dir, ec);
   }
+  // The copies no put moved (refused, unchanged, a failed publish).
+  if (!stage.dir.empty()) fs::remove_all(stage.dir, ec);
   return report;
 }
 

@@ -64,13 +64,18 @@ class DirectoryTarget : public PublishTarget {
   // directory this user may write into.
   util::Result<void> check_usable() override {
     std::error_code ec;
-    fs::path at = root_;
-    while (!fs::exists(at, ec) && at.has_relative_path() && at != at.parent_path())
-      at = at.parent_path();
+    const fs::path at = nearest_existing(root_);
     if (!fs::is_directory(at, ec)) return tl::unexpected(write_error(at, "not a directory"));
     if (::access(at.c_str(), W_OK | X_OK) != 0)
       return tl::unexpected(write_error(at, std::strerror(errno)));
     return {};
+  }
+
+  bool can_move_from(const fs::path& dir) const override {
+    struct stat here {
+    }, there{};
+    return ::stat(dir.c_str(), &here) == 0 &&
+           ::stat(nearest_existing(root_).c_str(), &there) == 0 && here.st_dev == there.st_dev;
   }
 
   util::Result<std::vector<std::string>> list(std::string_view dir) override {
@@ -145,6 +150,7 @@ class DirectoryTarget : public PublishTarget {
         try {
           const PutRequest& p = puts[i];
           auto temp = p.source.empty() ? write_temp(p.path, p.bytes)
+                      : p.movable      ? move_temp(p.path, p.source, p.sha256)
                                        : copy_temp(p.path, p.source, p.sha256);
           if (temp) {
             temps[i] = std::move(*temp);
@@ -237,13 +243,26 @@ class DirectoryTarget : public PublishTarget {
     return {};
   }
 
+  // `path` itself, or its nearest parent that exists.
+  static fs::path nearest_existing(fs::path at) {
+    std::error_code ec;
+    while (!fs::exists(at, ec) && at.has_relative_path() && at != at.parent_path())
+      at = at.parent_path();
+    return at;
+  }
+
+  // The temp name beside a destination: a put's bytes wait there for flush().
+  static fs::path temp_beside(const fs::path& dest) {
+    return dest.parent_path() / fmt::format(".{}.tmp.{}", dest.filename().string(), ::getpid());
+  }
+
   // A temp file beside `path`'s destination (its directory made already when
   // called from put_all's threads, which leave made_dirs_ alone).
   util::Result<Temp> create_temp(std::string_view path) {
     const fs::path dest = root_ / path;
     if (auto made = make_parent(dest); !made) return tl::unexpected(made.error());
     Temp t;
-    t.path = dest.parent_path() / fmt::format(".{}.tmp.{}", dest.filename().string(), ::getpid());
+    t.path = temp_beside(dest);
     t.fd.reset(::open(t.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (!t.fd) return tl::unexpected(write_error(t.path, std::strerror(errno)));
     return t;
@@ -276,6 +295,18 @@ class DirectoryTarget : public PublishTarget {
     }
     start_writeback(temp->fd.get());
     return std::move(temp->path);
+  }
+
+  // flashfit's own copy `source` (hashed when it was written) renamed to the
+  // temp name beside `path`'s destination: no byte is read or written again.
+  // Copied with the hashing copy when the rename fails (another file system).
+  util::Result<fs::path> move_temp(std::string_view path, const fs::path& source,
+                                   std::string_view sha256) {
+    const fs::path dest = root_ / path;
+    if (auto made = make_parent(dest); !made) return tl::unexpected(made.error());
+    fs::path temp = temp_beside(dest);
+    if (::rename(source.c_str(), temp.c_str()) == 0) return temp;
+    return copy_temp(path, source, sha256);
   }
 
   // Threads for `n` puts: one for a few (the order of a small publish's

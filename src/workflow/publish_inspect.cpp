@@ -22,6 +22,7 @@
 #include "pkg/wheel_name.hpp"
 #include "util/sha256.hpp"
 #include "util/unique_fd.hpp"
+#include "util/write_all.hpp"
 #include "workflow/publish_plan.hpp"
 
 namespace flashfit::workflow {
@@ -97,6 +98,53 @@ std::optional<WheelRead> read_wheel(const fs::path& path) {
   auto sha = stream_sha256(fd.get(), out.size);
   if (!sha) return std::nullopt;
   out.sha256 = std::move(*sha);
+  return out;
+}
+
+// A wheel's copy in the stage directory, under the wheel's own file name
+// (what inspection reads the name from): a file of its own (mode 0644 less
+// the umask, as a put's temp file), written from the bytes as they are read
+// and hashed. Unreadable: the wheel could not be read (a refusal);
+// unwritable: the copy could not be written, or a copy of that name is there
+// already (two inputs of one name): the caller reads the wheel into memory.
+struct StagedCopy {
+  fs::path path;
+  std::string sha256;
+  std::uint64_t size = 0;
+};
+enum class StageFailure { unreadable, unwritable };
+
+tl::expected<StagedCopy, StageFailure> stage_copy(const fs::path& wheel, const fs::path& dir) {
+  util::UniqueFd in(::open(wheel.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!in) return tl::unexpected(StageFailure::unreadable);
+  StagedCopy out;
+  out.path = dir / wheel.filename();
+  util::UniqueFd copy(::open(out.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (!copy) return tl::unexpected(StageFailure::unwritable);
+  auto fail = [&](StageFailure why) {
+    copy.reset();
+    ::unlink(out.path.c_str());
+    return tl::unexpected(why);
+  };
+  // Not zeroed, one per thread: a fresh buffer per wheel is a page fault and a
+  // cleared page per 4 KiB.
+  constexpr std::size_t kBuffer = std::size_t{1} << 20;
+  thread_local const auto buffer = std::make_unique_for_overwrite<char[]>(kBuffer);
+  util::Sha256 hash;
+  while (true) {
+    const ssize_t n = ::read(in.get(), buffer.get(), kBuffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail(StageFailure::unreadable);
+    if (n == 0) break;
+    hash.update(buffer.get(), static_cast<std::size_t>(n));
+    if (!util::write_all(copy.get(), buffer.get(), static_cast<std::size_t>(n)))
+      return fail(StageFailure::unwritable);
+    out.size += static_cast<std::uint64_t>(n);
+  }
+  // Its writeback starts now; the put's flush() makes it durable (syncfs).
+  ::sync_file_range(copy.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
+  if (::close(copy.release()) != 0) return fail(StageFailure::unwritable);
+  out.sha256 = util::to_hex(hash.finish());
   return out;
 }
 
@@ -203,7 +251,8 @@ std::string requires_python_of(std::string_view metadata) {
   return {};
 }
 
-PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp_dir) {
+PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp_dir,
+                                     const fs::path& stage_dir) {
   PublishCandidate c;
   c.path = wheel;
   auto& f = c.facts;
@@ -220,17 +269,34 @@ PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp
     f.python_tag = name->tags.front().interpreter;
     f.platform_tag = name->tags.front().platform;
   }
-  auto read = read_wheel(wheel);
-  if (!read) {
-    c.refusal = "cannot read the file";
-    return c;
+  if (!stage_dir.empty()) {
+    auto staged = stage_copy(wheel, stage_dir);
+    if (!staged && staged.error() == StageFailure::unreadable) {
+      c.refusal = "cannot read the file";
+      return c;
+    }
+    if (staged) {
+      f.sha256 = std::move(staged->sha256);
+      f.size = staged->size;
+      c.staged = std::move(staged->path);
+    }
   }
-  f.sha256 = std::move(read->sha256);
-  f.size = read->size;
-  c.bytes = std::move(read->bytes);
+  if (c.staged.empty()) {
+    auto read = read_wheel(wheel);
+    if (!read) {
+      c.refusal = "cannot read the file";
+      return c;
+    }
+    f.sha256 = std::move(read->sha256);
+    f.size = read->size;
+    c.bytes = std::move(read->bytes);
+  }
 
-  // Opened once: METADATA below, inspection after.
-  auto opened = c.bytes ? binary::open_wheel_bytes(wheel, c.bytes) : binary::open_wheel(wheel);
+  // Opened once: METADATA below, inspection after. A staged copy is what is
+  // published, so it is what is inspected.
+  auto opened = c.bytes            ? binary::open_wheel_bytes(wheel, c.bytes)
+                : c.staged.empty() ? binary::open_wheel(wheel)
+                                   : binary::open_wheel(c.staged);
   if (!opened) {
     c.refusal = opened.error().message;
     return c;
@@ -248,6 +314,11 @@ PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp
   // Upstream's trap: METADATA says the file name's version without its label.
   if (!same_version(f.version, f.metadata_version) && name->version.has_local() &&
       same_version(name->version.without_local().str(), f.metadata_version)) {
+    if (!c.staged.empty()) {  // the rewritten copy is published instead
+      std::error_code ec;
+      fs::remove(c.staged, ec);
+      c.staged.clear();
+    }
     return rewritten_for_pip(c, name->version.str(), temp_dir);
   }
 
@@ -287,8 +358,8 @@ PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp
 
 std::vector<PublishCandidate> inspect_all_for_publish(
     const std::vector<fs::path>& wheels, const fs::path& temp_dir,
-    const std::function<void(std::string_view)>& progress, std::string_view note,
-    unsigned threads) {
+    const std::function<void(std::string_view)>& progress, std::string_view note, unsigned threads,
+    const StagePlan& stage) {
   if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, wheels.size()));
   std::vector<PublishCandidate> out(wheels.size());
@@ -303,8 +374,15 @@ std::vector<PublishCandidate> inspect_all_for_publish(
           std::lock_guard lock(say);
           progress(fmt::format("inspecting {}{}", wheels[i].filename().string(), note));
         }
-        out[i] = inspect_for_publish(wheels[i], temp_dir);
-        // A refused wheel's bytes are never put; past the budget the put reads the file.
+        const bool present = std::binary_search(stage.present.begin(), stage.present.end(),
+                                                wheels[i].filename().string());
+        out[i] = inspect_for_publish(wheels[i], temp_dir, present ? fs::path{} : stage.dir);
+        // A refused wheel's copy and bytes are never put; past the budget the put reads the file.
+        if (PublishCandidate& c = out[i]; c.refusal && !c.staged.empty()) {
+          std::error_code ec;
+          fs::remove(c.staged, ec);
+          c.staged.clear();
+        }
         if (PublishCandidate& c = out[i]; c.bytes) {
           const std::uint64_t n = c.bytes->size;
           if (c.refusal || held.fetch_add(n) + n > kHeldBudget) {

@@ -14,9 +14,25 @@
 namespace flashfit::workflow {
 
 // Never fails: what cannot be read becomes the candidate's refusal.
-// `temp_dir` receives the extracted modules (removed after).
+// `temp_dir` receives the extracted modules (removed after). With a
+// `stage_dir` (a directory of flashfit's own on the target's file system),
+// the wheel is copied there as it is read and hashed, and the copy is what is
+// inspected and later moved into the target (PublishCandidate::staged):
+// one read and one write of its bytes in all, none of them held in memory.
+// Without one (or when the copy cannot be written there), a wheel of up to
+// 32 MiB is read into memory once and kept for the put.
 PublishCandidate inspect_for_publish(const std::filesystem::path& wheel,
-                                     const std::filesystem::path& temp_dir);
+                                     const std::filesystem::path& temp_dir,
+                                     const std::filesystem::path& stage_dir = {});
+
+// Where inspect_all_for_publish copies the wheels it reads (see
+// inspect_for_publish): `dir` empty for none; a wheel whose file name is in
+// `present` (sorted: the target's files) is not copied, since the target
+// already holds a file of that name (a re-publish writes nothing).
+struct StagePlan {
+  std::filesystem::path dir;
+  std::vector<std::string> present;
+};
 
 // Every wheel through inspect_for_publish, on up to `threads` threads (0: the
 // machine's CPUs, at most 8): inspection is most of a publish's CPU (a SHA-256
@@ -27,7 +43,7 @@ PublishCandidate inspect_for_publish(const std::filesystem::path& wheel,
 std::vector<PublishCandidate> inspect_all_for_publish(
     const std::vector<std::filesystem::path>& wheels, const std::filesystem::path& temp_dir,
     const std::function<void(std::string_view)>& progress, std::string_view note = {},
-    unsigned threads = 0);
+    unsigned threads = 0, const StagePlan& stage = {});
 
 // The candidate for a copy whose METADATA Version is `version` (the file
 // name's), when upstream's wheel lacks the local label there.

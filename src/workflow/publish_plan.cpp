@@ -178,8 +178,8 @@ PublishPlan plan_publish(const std::vector<PublishCandidate>& inputs,
     }
     const bool copy = old == tree.end() || old->second.facts.sha256 != facts.sha256;
     PublishedWheel published{facts, util::sha256_hex(input.metadata)};
-    plan.uploads.push_back(
-        {input.path, input.bytes, copy, facts, input.metadata, sidecar_json(published)});
+    plan.uploads.push_back({input.path, input.bytes, copy, facts, input.metadata,
+                            sidecar_json(published), input.staged});
     tree[name] = std::move(published);
   }
 

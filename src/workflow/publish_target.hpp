@@ -31,6 +31,9 @@ struct PutRequest {
   std::filesystem::path source;
   std::string_view sha256;
   std::string_view context;  // the wheel it is for (a failure's context), or empty
+  // `source` is flashfit's own copy, hashed when it was written and not
+  // needed after: a target may move it into place instead of copying it.
+  bool movable = false;
 };
 
 class PublishTarget {
@@ -61,6 +64,9 @@ class PublishTarget {
   // at a time; a directory puts on a few threads.
   virtual util::Result<void> put_all(std::span<const PutRequest> puts,
                                      const std::function<void(std::size_t)>& started = {});
+  // Whether a file in `dir` can be moved into the target (a rename: the same
+  // file system), so that inspection may stage its copies there.
+  virtual bool can_move_from(const std::filesystem::path& /*dir*/) const { return false; }
   // True where the lock does not exclude other publishers (S3): the pages are
   // then rebuilt from a fresh listing after the files are up, so publishers converge.
   virtual bool relist_pages() const { return false; }

@@ -67,6 +67,10 @@ struct PublishCandidate {
   // within a budget): the sha256 is of these bytes, and they are what is
   // put; the file is not read again. Null: put from `path`, hashed again.
   std::shared_ptr<const binary::WheelBytes> bytes;
+  // flashfit's own copy of the file, written and hashed as it was read
+  // (inspect_for_publish with a stage directory): the sha256 is of its bytes,
+  // inspection read it, and the put moves it into the target. Empty: none.
+  std::filesystem::path staged;
   WheelFacts facts;
   std::string metadata;                // METADATA's bytes (the PEP 658 file)
   std::optional<std::string> refusal;  // inspection failed: the reason
@@ -89,10 +93,11 @@ struct PublishOptions {
 struct Upload {
   std::filesystem::path source;                     // the wheel to copy
   std::shared_ptr<const binary::WheelBytes> bytes;  // its inspected bytes, when held
-  bool copy_wheel = true;  // false: the same bytes are there, the record changes
-  WheelFacts facts;        // what the sidecar records
-  std::string metadata;    // <file>.metadata
-  std::string sidecar;     // <file>.variant.json
+  bool copy_wheel = true;        // false: the same bytes are there, the record changes
+  WheelFacts facts;              // what the sidecar records
+  std::string metadata;          // <file>.metadata
+  std::string sidecar;           // <file>.variant.json
+  std::filesystem::path staged;  // the inspected copy to move into place, when there is one
 };
 
 struct Refusal {

@@ -2,6 +2,8 @@
 // last, atomic puts, re-publish no-op, a failed write leaving every page true.
 #include <fmt/core.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -424,6 +426,53 @@ TEST(PublishDirectory, AFailureAmongManyPutsNamesNoneOfThem) {
   for (const auto& c : many) EXPECT_FALSE(fs::exists(out / "files" / c.facts.filename));
   EXPECT_EQ(slurp(out / "simple/index.html"), root_before);
   EXPECT_EQ(slurp(out / "files" / first.facts.filename), "one");
+}
+
+// A staged copy (inspection's own file) is moved into place, not copied: the
+// file published is that inode, and the copy's name is gone. A target on
+// another file system copies it instead (with the hashing copy).
+TEST(PublishDirectory, AStagedCopyIsMovedIntoPlace) {
+  test::TempDir tmp("publish");
+  const fs::path out = tmp.path() / "out";
+  auto target = directory_target(out);
+  EXPECT_TRUE(target->can_move_from(tmp.path()));
+  auto c = candidate(tmp.path(), "m-0.1.0-py3-none-any.whl", "staged bytes");
+  fs::create_directories(tmp.path() / "stage");
+  c.staged = tmp.path() / "stage" / c.facts.filename;
+  fs::copy_file(c.path, c.staged);
+  struct stat before {};
+  ASSERT_EQ(::stat(c.staged.c_str(), &before), 0);
+  auto report = publish_to(*target, {c}, {}, false, {});
+  ASSERT_TRUE(report) << report.error().message;
+  const fs::path published = out / "files" / c.facts.filename;
+  EXPECT_EQ(slurp(published), "staged bytes");
+  struct stat after {};
+  ASSERT_EQ(::stat(published.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_FALSE(fs::exists(c.staged));
+  EXPECT_TRUE(temp_files(out).empty());
+
+  // /dev/shm is another file system here when it exists: copied, checked.
+  struct stat shm {
+  }, here{};
+  if (::stat("/dev/shm", &shm) != 0 || ::stat(tmp.path().c_str(), &here) != 0 ||
+      shm.st_dev == here.st_dev)
+    GTEST_SKIP() << "no second file system to move from";
+  EXPECT_FALSE(target->can_move_from("/dev/shm"));
+  std::string elsewhere = "/dev/shm/flashfit-publish-XXXXXX";
+  ASSERT_NE(::mkdtemp(elsewhere.data()), nullptr);
+  struct Removed {
+    fs::path dir;
+    ~Removed() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } removed{elsewhere};
+  auto far = candidate(elsewhere, "n-0.1.0-py3-none-any.whl", "far bytes");
+  far.staged = far.path;
+  ASSERT_TRUE(publish_to(*target, {far}, {}, false, {}));
+  EXPECT_EQ(slurp(out / "files" / far.facts.filename), "far bytes");
+  EXPECT_TRUE(temp_files(out).empty());
 }
 
 TEST(PublishDirectory, UnchangedPagesAreNotRewritten) {

@@ -13,6 +13,7 @@
 #include "binary/wheel_bytes.hpp"
 #include "util/atomic_file.hpp"
 #include "util/sha256.hpp"
+#include "workflow/publish.hpp"
 
 namespace flashfit::workflow {
 namespace {
@@ -110,6 +111,75 @@ TEST(PublishInspect, ASmallWheelIsReadOnceAndItsInspectedBytesKeptForThePut) {
   ASSERT_TRUE(out[1].refusal);
   EXPECT_NE(out[1].refusal->find("record"), std::string::npos) << *out[1].refusal;
   EXPECT_FALSE(out[1].bytes);
+}
+
+// With a stage directory, a wheel is copied there as it is read and hashed:
+// the copy (under the wheel's own name) is what is inspected and what the put
+// moves; no bytes are held. A refused wheel's copy is removed at once; a
+// wheel whose name the target holds already is not copied (read into memory).
+TEST(PublishInspect, WithAStageDirectoryAWheelIsCopiedAndItsCopyInspected) {
+  test::TempDir tmp("publish-inspect");
+  const auto good = python_wheel(tmp.path(), "goodpkg", false);
+  const auto bad = python_wheel(tmp.path(), "badpkg", true);
+  const auto there = python_wheel(tmp.path(), "therepkg", false);
+  const auto stage = tmp.path() / "stage";
+  std::filesystem::create_directories(stage);
+  StagePlan plan{stage, {there.filename().string()}};
+  auto out = inspect_all_for_publish({good, bad, there}, tmp.path(), {}, "", 2, plan);
+  ASSERT_EQ(out.size(), 3u);
+  ASSERT_FALSE(out[0].refusal) << *out[0].refusal;
+  const std::string file = util::read_small_file(good).value_or("");
+  EXPECT_EQ(out[0].staged, stage / good.filename());
+  EXPECT_EQ(util::read_small_file(out[0].staged).value_or(""), file);
+  EXPECT_FALSE(out[0].bytes);
+  EXPECT_EQ(out[0].path, good);
+  EXPECT_EQ(out[0].facts.sha256, util::sha256_hex(file));
+  EXPECT_EQ(out[0].facts.size, file.size());
+  EXPECT_EQ(out[0].metadata.substr(0, 21), "Metadata-Version: 2.1");
+  ASSERT_TRUE(out[1].refusal);
+  EXPECT_TRUE(out[1].staged.empty());
+  EXPECT_FALSE(std::filesystem::exists(stage / bad.filename()));
+  ASSERT_FALSE(out[2].refusal) << *out[2].refusal;
+  EXPECT_TRUE(out[2].staged.empty());
+  EXPECT_TRUE(out[2].bytes);
+  // A copy of that name already staged (two inputs of one name): the wheel is
+  // read into memory instead; a stage directory that cannot be written to
+  // likewise.
+  auto again = inspect_for_publish(good, tmp.path(), stage);
+  ASSERT_FALSE(again.refusal) << *again.refusal;
+  EXPECT_TRUE(again.staged.empty());
+  EXPECT_TRUE(again.bytes);
+  auto nowhere = inspect_for_publish(good, tmp.path(), tmp.path() / "no-such-dir");
+  ASSERT_FALSE(nowhere.refusal) << *nowhere.refusal;
+  EXPECT_TRUE(nowhere.bytes);
+  EXPECT_EQ(nowhere.facts.sha256, util::sha256_hex(file));
+  // An unreadable wheel is a refusal, with or without a stage directory.
+  auto missing = inspect_for_publish(tmp.path() / "gone-1.0-py3-none-any.whl", tmp.path(), stage);
+  ASSERT_TRUE(missing.refusal);
+  EXPECT_EQ(*missing.refusal, "cannot read the file");
+}
+
+// Through the whole flow into a directory on the temp directory's file
+// system: the wheel goes up as its staged copy and the stage directory is
+// gone afterwards; a dry run and a re-publish leave nothing in the temp
+// directory either.
+TEST(PublishInspect, APublishStagesItsCopiesAndLeavesNoneBehind) {
+  test::TempDir tmp("publish-inspect");
+  const auto good = python_wheel(tmp.path(), "stagedpkg", false);
+  const auto temp = tmp.path() / "tmp";
+  std::filesystem::create_directories(temp);
+  PublishRequest request;
+  request.target = (tmp.path() / "out").string();
+  request.inputs = {good};
+  request.temp_dir = temp;
+  for (bool dry_run : {true, false, false}) {
+    request.dry_run = dry_run;
+    auto report = publish(request);
+    ASSERT_TRUE(report) << report.error().message;
+    EXPECT_TRUE(std::filesystem::is_empty(temp)) << dry_run;
+  }
+  EXPECT_EQ(util::read_small_file(tmp.path() / "out/files" / good.filename()),
+            util::read_small_file(good));
 }
 
 }  // namespace
