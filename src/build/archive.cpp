@@ -28,6 +28,7 @@
 #include "util/interrupt.hpp"
 #include "util/strings.hpp"
 #include "util/unique_fd.hpp"
+#include "util/write_all.hpp"
 
 namespace flashfit::build {
 namespace {
@@ -301,15 +302,8 @@ util::Result<void> Extractor::write_file(struct archive_entry* e, const std::str
                       limits_.max_total_bytes, util::printable(name)),
           where_, "the archive is damaged or hostile; get the source from a trusted place");
     }
-    const char* data = buffer_.get();
-    std::size_t left = static_cast<std::size_t>(n);
-    while (left > 0) {
-      const ssize_t w = ::write(fd.get(), data, left);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return io_error(w == 0 ? EIO : errno, name, "write the file");
-      data += w;
-      left -= static_cast<std::size_t>(w);
-    }
+    if (!util::write_all(fd.get(), buffer_.get(), static_cast<std::size_t>(n)))
+      return io_error(errno, name, "write the file");
     if (util::interrupted())
       return util::fail(util::ErrorKind::interrupted, "interrupted while unpacking", where_);
   }

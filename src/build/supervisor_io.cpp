@@ -10,6 +10,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "util/write_all.hpp"
+
 namespace flashfit::build {
 
 util::Result<LogFile> LogFile::create(const std::filesystem::path& path) {
@@ -30,16 +32,7 @@ util::Result<LogFile> LogFile::create(const std::filesystem::path& path) {
 }
 
 bool LogFile::write(const char* data, std::size_t size) {
-  while (ok_ && size > 0) {
-    const ssize_t n = ::write(fd_.get(), data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ok_ = false;
-      break;
-    }
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
+  if (ok_ && !util::write_all(fd_.get(), data, size)) ok_ = false;
   return ok_;
 }
 

@@ -258,7 +258,7 @@ util::Result<PublishReport> publish(const PublishRequest& request) {
     if (!cached) return tl::unexpected(cached.error());
     candidates = std::move(*cached);
   }
-  const StagePlan stage = stage_plan(**target, request);
+  const StagePlan stage = named.empty() ? StagePlan{} : stage_plan(**target, request);
   auto inspected = inspect_all_for_publish(named, request.temp_dir, request.progress, {}, 0, stage);
   candidates.insert(candidates.end(), std::make_move_iterator(inspected.begin()),
                     std::make_move_iterator(inspected.end()));

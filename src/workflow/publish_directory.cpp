@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -19,7 +21,7 @@
 
 #include "store/file_lock.hpp"
 #include "util/atomic_file.hpp"
-#include "util/sha256.hpp"
+#include "util/hashing_copy.hpp"
 #include "util/unique_fd.hpp"
 #include "util/write_all.hpp"
 #include "workflow/publish_target.hpp"
@@ -34,6 +36,13 @@ util::Error write_error(const fs::path& where, const std::string& why) {
                      fmt::format("cannot write to {}: {}", where.string(), why),
                      {},
                      "check the target exists and is writable by this user"};
+}
+
+util::Error read_error(const fs::path& source, const std::string& why) {
+  return util::Error{util::ErrorKind::failed,
+                     fmt::format("cannot read {}: {}", source.string(), why),
+                     {},
+                     "check the wheel is still there and readable by this user"};
 }
 
 class HeldLock : public TargetLock {
@@ -71,11 +80,26 @@ class DirectoryTarget : public PublishTarget {
     return {};
   }
 
+  // A file created in `dir` and renamed into files/ must be the file a put
+  // would have created there: the same file system, and nothing that the
+  // target's directory gives the files created in it and a rename would not
+  // carry over (a setgid directory's group, a default ACL, another SELinux
+  // label): a web server could be refused the wheel its pages list.
   bool can_move_from(const fs::path& dir) const override {
-    struct stat here {
-    }, there{};
-    return ::stat(dir.c_str(), &here) == 0 &&
-           ::stat(nearest_existing(root_).c_str(), &there) == 0 && here.st_dev == there.st_dev;
+    const fs::path files = nearest_existing(root_ / "files");
+    struct stat here {};
+    struct stat there {};
+    if (::stat(dir.c_str(), &here) != 0 || ::stat(files.c_str(), &there) != 0) return false;
+    if (here.st_dev != there.st_dev || ((here.st_mode | there.st_mode) & S_ISGID) != 0)
+      return false;
+    constexpr const char* kDefaultAcl = "system.posix_acl_default";
+    constexpr const char* kLabel = "security.selinux";
+    const auto acl_here = attribute(dir, kDefaultAcl);
+    const auto acl_there = attribute(files, kDefaultAcl);
+    if (!acl_here || *acl_here || !acl_there || *acl_there) return false;
+    const auto label_here = attribute(dir, kLabel);
+    const auto label_there = attribute(files, kLabel);
+    return label_here && label_there && *label_here == *label_there;
   }
 
   util::Result<std::vector<std::string>> list(std::string_view dir) override {
@@ -143,11 +167,11 @@ class DirectoryTarget : public PublishTarget {
     std::mutex say;
     auto work = [&] {
       for (std::size_t i; !failed && (i = next.fetch_add(1)) < puts.size();) {
-        if (started) {
-          const std::lock_guard lock(say);
-          started(i);
-        }
         try {
+          if (started) {
+            const std::lock_guard lock(say);
+            started(i);
+          }
           const PutRequest& p = puts[i];
           auto temp = p.source.empty() ? write_temp(p.path, p.bytes)
                       : p.movable      ? move_temp(p.path, p.source, p.sha256)
@@ -167,7 +191,12 @@ class DirectoryTarget : public PublishTarget {
     };
     {
       std::vector<std::jthread> helpers;
-      for (unsigned t = 1; t < worker_count(puts.size()); ++t) helpers.emplace_back(work);
+      try {
+        for (unsigned t = 1; t < worker_count(puts.size()); ++t) helpers.emplace_back(work);
+      } catch (const std::system_error&) {
+        // No thread to be had (a pids limit): the ones started and this one
+        // do every put all the same.
+      }
       work();
     }  // joined
     const auto first =
@@ -243,6 +272,24 @@ class DirectoryTarget : public PublishTarget {
     return {};
   }
 
+  // An extended attribute's value: nullopt inside when it is not set (or the
+  // file system has none); nullopt outside when it could not be read.
+  static std::optional<std::optional<std::string>> attribute(const fs::path& path,
+                                                             const char* name) {
+    std::string value(256, '\0');
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      const ssize_t n = ::getxattr(path.c_str(), name, value.data(), value.size());
+      if (n >= 0) {
+        value.resize(static_cast<std::size_t>(n));
+        return std::optional<std::string>(std::move(value));
+      }
+      if (errno == ENODATA || errno == ENOTSUP) return std::optional<std::string>();
+      if (errno != ERANGE) return std::nullopt;
+      value.resize(value.size() * 16);
+    }
+    return std::nullopt;
+  }
+
   // `path` itself, or its nearest parent that exists.
   static fs::path nearest_existing(fs::path at) {
     std::error_code ec;
@@ -282,16 +329,25 @@ class DirectoryTarget : public PublishTarget {
   // the bytes copied are not `sha256`: the temp's path.
   util::Result<fs::path> copy_temp(std::string_view path, const fs::path& source,
                                    std::string_view sha256) {
+    util::UniqueFd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!in) return tl::unexpected(read_error(source, std::strerror(errno)));
     auto temp = create_temp(path);
     if (!temp) return tl::unexpected(temp.error());
-    util::UniqueFd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!in) return tl::unexpected(discard(temp->path, std::strerror(errno)));
-    auto copied = copy_hashing(in.get(), temp->fd.get());
-    if (!copied) return tl::unexpected(discard(temp->path, copied.error()));
-    if (*copied != sha256) {
+    // One pass: what is hashed is what is written (copy_file_range would keep
+    // the bytes in the kernel, but proving them the inspected ones would then
+    // be a second read).
+    auto copied = util::copy_hashing(in.get(), temp->fd.get());
+    if (!copied) {
+      const std::string why = std::strerror(copied.error().error);
       std::error_code ec;
       fs::remove(temp->path, ec);
-      return tl::unexpected(changed_since_inspected(source, sha256, *copied));
+      return tl::unexpected(copied.error().reading ? read_error(source, why)
+                                                   : write_error(temp->path, why));
+    }
+    if (copied->sha256 != sha256) {
+      std::error_code ec;
+      fs::remove(temp->path, ec);
+      return tl::unexpected(changed_since_inspected(source, sha256, copied->sha256));
     }
     start_writeback(temp->fd.get());
     return std::move(temp->path);
@@ -306,7 +362,14 @@ class DirectoryTarget : public PublishTarget {
     if (auto made = make_parent(dest); !made) return tl::unexpected(made.error());
     fs::path temp = temp_beside(dest);
     if (::rename(source.c_str(), temp.c_str()) == 0) return temp;
-    return copy_temp(path, source, sha256);
+    if (errno == EXDEV) return copy_temp(path, source, sha256);
+    return tl::unexpected(util::Error{
+        util::ErrorKind::failed,
+        fmt::format("cannot move {} to {}: {}", source.string(), temp.string(),
+                    std::strerror(errno)),
+        {},
+        "publish again (the copy inspection made is gone: was flashfit's temp directory "
+        "cleaned meanwhile?)"});
   }
 
   // Threads for `n` puts: one for a few (the order of a small publish's
@@ -321,25 +384,6 @@ class DirectoryTarget : public PublishTarget {
   static tl::expected<void, std::string> write_all(int fd, std::string_view content) {
     if (util::write_all(fd, content)) return {};
     return tl::unexpected(std::string(std::strerror(errno)));
-  }
-
-  // Copies `in` to `out` through one buffer, hashing what it copies; the
-  // sha256 (hex) of the bytes written. (copy_file_range would keep the bytes
-  // in the kernel, but then proving them the inspected ones is a second read.)
-  static tl::expected<std::string, std::string> copy_hashing(int in, int out) {
-    constexpr std::size_t kBuffer = std::size_t{1} << 20;
-    // Not zeroed, and one per thread rather than per wheel.
-    thread_local const auto buffer = std::make_unique_for_overwrite<char[]>(kBuffer);
-    util::Sha256 hash;
-    while (true) {
-      const ssize_t n = ::read(in, buffer.get(), kBuffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return tl::unexpected(std::string(std::strerror(errno)));
-      if (n == 0) return util::to_hex(hash.finish());
-      const std::string_view chunk(buffer.get(), static_cast<std::size_t>(n));
-      hash.update(chunk);
-      if (auto w = write_all(out, chunk); !w) return tl::unexpected(w.error());
-    }
   }
 
   // Asks the kernel to start writing the file out now (not waiting for it).

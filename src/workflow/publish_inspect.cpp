@@ -13,6 +13,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "binary/inspect.hpp"
@@ -20,9 +21,9 @@
 #include "binary/wheel_rewrite.hpp"
 #include "pkg/variant.hpp"
 #include "pkg/wheel_name.hpp"
+#include "util/hashing_copy.hpp"
 #include "util/sha256.hpp"
 #include "util/unique_fd.hpp"
-#include "util/write_all.hpp"
 #include "workflow/publish_plan.hpp"
 
 namespace flashfit::workflow {
@@ -126,25 +127,14 @@ tl::expected<StagedCopy, StageFailure> stage_copy(const fs::path& wheel, const f
     ::unlink(out.path.c_str());
     return tl::unexpected(why);
   };
-  // Not zeroed, one per thread: a fresh buffer per wheel is a page fault and a
-  // cleared page per 4 KiB.
-  constexpr std::size_t kBuffer = std::size_t{1} << 20;
-  thread_local const auto buffer = std::make_unique_for_overwrite<char[]>(kBuffer);
-  util::Sha256 hash;
-  while (true) {
-    const ssize_t n = ::read(in.get(), buffer.get(), kBuffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(StageFailure::unreadable);
-    if (n == 0) break;
-    hash.update(buffer.get(), static_cast<std::size_t>(n));
-    if (!util::write_all(copy.get(), buffer.get(), static_cast<std::size_t>(n)))
-      return fail(StageFailure::unwritable);
-    out.size += static_cast<std::uint64_t>(n);
-  }
+  auto copied = util::copy_hashing(in.get(), copy.get());
+  if (!copied)
+    return fail(copied.error().reading ? StageFailure::unreadable : StageFailure::unwritable);
   // Its writeback starts now; the put's flush() makes it durable (syncfs).
   ::sync_file_range(copy.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
   if (::close(copy.release()) != 0) return fail(StageFailure::unwritable);
-  out.sha256 = util::to_hex(hash.finish());
+  out.sha256 = std::move(copied->sha256);
+  out.size = copied->size;
   return out;
 }
 
@@ -193,6 +183,7 @@ void read_modules(const binary::InspectReport& report, WheelFacts& f,
 PublishCandidate rewritten_for_pip(const PublishCandidate& original, const std::string& version,
                                    const fs::path& temp_dir) {
   PublishCandidate c = original;
+  c.staged.clear();  // the caller's, removed by it
   std::string pattern = (temp_dir / "flashfit-publish-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     c.refusal = "cannot create a temporary directory to rewrite METADATA";
@@ -200,7 +191,10 @@ PublishCandidate rewritten_for_pip(const PublishCandidate& original, const std::
   }
   const fs::path dir = pattern;
   const fs::path copy = dir / original.facts.filename;
-  if (auto done = binary::rewrite_metadata_version(original.path, copy, version); !done) {
+  // From the copy inspection made when there is one: the bytes hashed as
+  // original_sha256, whatever the input file became since.
+  const fs::path& from = original.staged.empty() ? original.path : original.staged;
+  if (auto done = binary::rewrite_metadata_version(from, copy, version); !done) {
     std::error_code ec;
     fs::remove_all(dir, ec);
     c.refusal =
@@ -314,12 +308,12 @@ PublishCandidate inspect_for_publish(const fs::path& wheel, const fs::path& temp
   // Upstream's trap: METADATA says the file name's version without its label.
   if (!same_version(f.version, f.metadata_version) && name->version.has_local() &&
       same_version(name->version.without_local().str(), f.metadata_version)) {
+    PublishCandidate rewritten = rewritten_for_pip(c, name->version.str(), temp_dir);
     if (!c.staged.empty()) {  // the rewritten copy is published instead
       std::error_code ec;
       fs::remove(c.staged, ec);
-      c.staged.clear();
     }
-    return rewritten_for_pip(c, name->version.str(), temp_dir);
+    return rewritten;
   }
 
   binary::InspectOptions options;
@@ -399,7 +393,12 @@ std::vector<PublishCandidate> inspect_all_for_publish(
   };
   {
     std::vector<std::jthread> helpers;
-    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
+    try {
+      for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      // No thread to be had (a pids limit): the ones started and this one
+      // inspect every wheel all the same.
+    }
     work();
   }  // joined
   if (failure) std::rethrow_exception(failure);

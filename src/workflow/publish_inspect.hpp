@@ -17,8 +17,9 @@ namespace flashfit::workflow {
 // `temp_dir` receives the extracted modules (removed after). With a
 // `stage_dir` (a directory of flashfit's own on the target's file system),
 // the wheel is copied there as it is read and hashed, and the copy is what is
-// inspected and later moved into the target (PublishCandidate::staged):
-// one read and one write of its bytes in all, none of them held in memory.
+// inspected and later moved into the target (PublishCandidate::staged): the
+// wheel is read once and written once (libzip then reads the copy, from the
+// page cache), and none of it is held in memory.
 // Without one (or when the copy cannot be written there), a wheel of up to
 // 32 MiB is read into memory once and kept for the put.
 PublishCandidate inspect_for_publish(const std::filesystem::path& wheel,

@@ -282,7 +282,10 @@ TEST(PublishDirectory, AMissingSourceIsAClearErrorAndLeavesNothing) {
   ASSERT_TRUE(target->lock());
   auto put = target->put_file("files/a.whl", tmp.path() / "no-such.whl", util::sha256_hex(""));
   ASSERT_FALSE(put);
-  EXPECT_NE(put.error().message.find("cannot write"), std::string::npos);
+  // The wheel that cannot be read is named, not the target.
+  EXPECT_NE(put.error().message.find("cannot read " + (tmp.path() / "no-such.whl").string()),
+            std::string::npos)
+      << put.error().message;
   EXPECT_TRUE(temp_files(tmp.path() / "out").empty());
 }
 
@@ -418,8 +421,9 @@ TEST(PublishDirectory, AFailureAmongManyPutsNamesNoneOfThem) {
     ASSERT_FALSE(report);
     EXPECT_NE(report.error().message.find("changed after it was inspected"), std::string::npos)
         << report.error().message;
-    EXPECT_NE(report.error().message.find(many[25].facts.filename), std::string::npos)
-        << report.error().message;
+    // The failing put's wheel is the error's context.
+    EXPECT_NE(report.error().context.find(many[25].facts.filename), std::string::npos)
+        << report.error().context;
     EXPECT_TRUE(temp_files(out).empty());
   }
   EXPECT_TRUE(temp_files(out).empty());
@@ -472,6 +476,32 @@ TEST(PublishDirectory, AStagedCopyIsMovedIntoPlace) {
   far.staged = far.path;
   ASSERT_TRUE(publish_to(*target, {far}, {}, false, {}));
   EXPECT_EQ(slurp(out / "files" / far.facts.filename), "far bytes");
+  EXPECT_TRUE(temp_files(out).empty());
+}
+
+// A rename would not give a moved file what the target's directory gives the
+// files created in it (a setgid group here): no moves from there. A staged
+// copy gone before its put is an error naming it, not a copy of nothing.
+TEST(PublishDirectory, MovesOnlyWhereAMovedFileIsACreatedOne) {
+  test::TempDir tmp("publish");
+  const fs::path out = tmp.path() / "out";
+  fs::create_directories(out / "files");
+  auto target = directory_target(out);
+  EXPECT_TRUE(target->can_move_from(tmp.path()));
+  fs::permissions(out / "files", fs::perms::set_gid, fs::perm_options::add);
+  EXPECT_FALSE(target->can_move_from(tmp.path()));
+  fs::permissions(out / "files", fs::perms::set_gid, fs::perm_options::remove);
+  EXPECT_FALSE(target->can_move_from(tmp.path() / "no-such-dir"));
+
+  ASSERT_TRUE(target->lock());
+  const fs::path gone = tmp.path() / "gone.whl";
+  const std::vector<PutRequest> puts{
+      {"files/g.whl", {}, gone, util::sha256_hex(""), "g-0.1.0-py3-none-any.whl", true}};
+  auto put = target->put_all(puts);
+  ASSERT_FALSE(put);
+  EXPECT_NE(put.error().message.find("cannot move " + gone.string()), std::string::npos)
+      << put.error().message;
+  EXPECT_EQ(put.error().context, "g-0.1.0-py3-none-any.whl");
   EXPECT_TRUE(temp_files(out).empty());
 }
 

@@ -159,27 +159,81 @@ TEST(PublishInspect, WithAStageDirectoryAWheelIsCopiedAndItsCopyInspected) {
   EXPECT_EQ(*missing.refusal, "cannot read the file");
 }
 
+// The staged copies in the temp directory, by name.
+std::vector<std::string> staged_names(const std::filesystem::path& temp) {
+  std::vector<std::string> names;
+  for (const auto& dir : std::filesystem::directory_iterator(temp)) {
+    if (dir.path().filename().string().rfind("flashfit-publish-stage-", 0) != 0) continue;
+    for (const auto& f : std::filesystem::directory_iterator(dir.path()))
+      names.push_back(f.path().filename().string());
+  }
+  return names;
+}
+
 // Through the whole flow into a directory on the temp directory's file
-// system: the wheel goes up as its staged copy and the stage directory is
-// gone afterwards; a dry run and a re-publish leave nothing in the temp
-// directory either.
+// system: the wheel is staged while it is inspected and goes up as its staged
+// copy, with the mode a file created in the target gets; the stage directory
+// is gone afterwards. A dry run stages nothing (and creates no target); a
+// re-publish stages nothing (the name is there).
 TEST(PublishInspect, APublishStagesItsCopiesAndLeavesNoneBehind) {
   test::TempDir tmp("publish-inspect");
   const auto good = python_wheel(tmp.path(), "stagedpkg", false);
   const auto temp = tmp.path() / "tmp";
+  const auto out = tmp.path() / "out";
   std::filesystem::create_directories(temp);
   PublishRequest request;
-  request.target = (tmp.path() / "out").string();
+  request.target = out.string();
   request.inputs = {good};
   request.temp_dir = temp;
-  for (bool dry_run : {true, false, false}) {
-    request.dry_run = dry_run;
+  for (int run = 0; run < 3; ++run) {
+    request.dry_run = run == 0;
+    std::vector<std::string> staged_at_upload;
+    bool uploaded = false;
+    request.progress = [&](std::string_view line) {
+      if (line.rfind("uploading ", 0) != 0) return;
+      uploaded = true;
+      staged_at_upload = staged_names(temp);
+    };
     auto report = publish(request);
     ASSERT_TRUE(report) << report.error().message;
-    EXPECT_TRUE(std::filesystem::is_empty(temp)) << dry_run;
+    EXPECT_TRUE(std::filesystem::is_empty(temp)) << run;
+    if (run == 0) {
+      EXPECT_FALSE(std::filesystem::exists(out));
+    } else if (run == 1) {
+      EXPECT_TRUE(uploaded);
+      EXPECT_EQ(staged_at_upload, std::vector<std::string>{good.filename().string()});
+    } else {
+      EXPECT_FALSE(uploaded);
+    }
   }
-  EXPECT_EQ(util::read_small_file(tmp.path() / "out/files" / good.filename()),
-            util::read_small_file(good));
+  const auto published = out / "files" / good.filename();
+  EXPECT_EQ(util::read_small_file(published), util::read_small_file(good));
+  const auto metadata = out / "files" / (good.filename().string() + ".metadata");
+  EXPECT_EQ(std::filesystem::status(published).permissions(),
+            std::filesystem::status(metadata).permissions());
+}
+
+// Upstream's version trap with a stage directory: the rewritten copy is the
+// candidate (owned, not staged), rewritten from the staged copy, and the
+// staged copy is removed; the original sha256 is the input's.
+TEST(PublishInspect, TheVersionTrapRewritesTheStagedCopyAndDropsIt) {
+  test::TempDir tmp("publish-inspect");
+  const auto plain = python_wheel(tmp.path(), "trappkg", false);
+  const auto labelled = tmp.path() / "trappkg-1.0+cu12-py3-none-any.whl";
+  std::filesystem::rename(plain, labelled);
+  const auto stage = tmp.path() / "stage";
+  std::filesystem::create_directories(stage);
+  auto out = inspect_all_for_publish({labelled}, tmp.path(), {}, "", 1, StagePlan{stage, {}});
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_FALSE(out[0].refusal) << *out[0].refusal;
+  EXPECT_TRUE(out[0].staged.empty());
+  EXPECT_FALSE(out[0].owned_dir.empty());
+  EXPECT_TRUE(std::filesystem::is_empty(stage));
+  EXPECT_EQ(out[0].facts.original_sha256,
+            util::sha256_hex(util::read_small_file(labelled).value_or("")));
+  EXPECT_EQ(out[0].facts.metadata_version, "1.0+cu12");
+  std::error_code ec;
+  std::filesystem::remove_all(out[0].owned_dir, ec);
 }
 
 }  // namespace
