@@ -83,14 +83,22 @@ util::Result<WheelName> parse_with(std::string_view filename, NameOf name_of, Ve
   const auto bad = [&](const std::string& message) {
     return util::input_error(message, context(), hint);
   };
-  detail::ScanError error;
-  if (!detail::check_ascii(filename, "a wheel file name", error)) return bad(error.message);
-  for (std::size_t i = 0; i < filename.size(); ++i) {
-    const auto c = static_cast<unsigned char>(filename[i]);
-    if (c <= 0x20 || c == 0x7f) {
-      return bad(
-          (c == ' ' ? std::string("a space") : "control character " + quoted_char(filename[i])) +
-          at(i) + "; wheel file names contain no whitespace or control characters");
+  // One pass finds any byte outside printable ASCII (thousands of names per
+  // resolve); the error is then worded by the checks that name it.
+  const bool printable = std::all_of(filename.begin(), filename.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c > 0x20 && c < 0x7f;
+  });
+  if (!printable) {
+    detail::ScanError error;
+    if (!detail::check_ascii(filename, "a wheel file name", error)) return bad(error.message);
+    for (std::size_t i = 0; i < filename.size(); ++i) {
+      const auto c = static_cast<unsigned char>(filename[i]);
+      if (c <= 0x20 || c == 0x7f) {
+        return bad(
+            (c == ' ' ? std::string("a space") : "control character " + quoted_char(filename[i])) +
+            at(i) + "; wheel file names contain no whitespace or control characters");
+      }
     }
   }
   if (!util::ends_with(filename, ".whl")) return bad("the extension must be '.whl'");

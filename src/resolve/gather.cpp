@@ -60,13 +60,34 @@ util::Result<void> apply_priority(std::vector<SourcePlan>& plan,
   return {};
 }
 
-bool names_package(std::string_view filename, const std::string& package) {
-  if (!util::ends_with(filename, ".whl")) return false;
-  // Cheap name filter before the resolver parses the whole file name.
-  auto dash = filename.find('-');
-  return dash != std::string_view::npos &&
-         pkg::canonicalize_name(filename.substr(0, dash)) == package;
-}
+// Whether a file name is one of `package`'s wheels: its name part, made
+// canonical (PEP 503), is the package's. A cheap filter before the resolver
+// parses the whole name. The rows of one catalog or page spell the name the
+// same way (thousands of "flash_attn-..."), so the last spelling's answer is
+// kept rather than canonicalised again (a string built per row: 4.6% of a
+// resolve's instructions).
+class PackageFilter {
+ public:
+  explicit PackageFilter(const std::string& package) : package_(package) {}
+  bool operator()(std::string_view filename) {
+    if (!util::ends_with(filename, ".whl")) return false;
+    const auto dash = filename.find('-');
+    if (dash == std::string_view::npos) return false;
+    const std::string_view name = filename.substr(0, dash);
+    if (!known_ || name != last_name_) {
+      last_name_ = std::string(name);
+      last_answer_ = pkg::canonicalize_name(name) == package_;
+      known_ = true;
+    }
+    return last_answer_;
+  }
+
+ private:
+  const std::string& package_;
+  std::string last_name_;
+  bool last_answer_ = false;
+  bool known_ = false;
+};
 
 Candidate make_candidate(const SourcePlan& p, std::string filename, std::string url) {
   Candidate c;
@@ -81,8 +102,9 @@ Candidate make_candidate(const SourcePlan& p, std::string filename, std::string 
 
 void add_links(Gathered& out, const SourcePlan& p, const std::string& package,
                const std::vector<IndexLink>& links, std::size_t& wheels) {
+  PackageFilter names_package(package);
   for (const IndexLink& link : links) {
-    if (!names_package(link.filename, package)) continue;
+    if (!names_package(link.filename)) continue;
     Candidate c = make_candidate(p, link.filename, link.url);
     c.sha256 = link.sha256;
     c.requires_python = link.requires_python;
@@ -98,9 +120,10 @@ void add_catalog(Gathered& out, const SourcePlan& p, const std::string& package,
                  const OpenedCatalog& catalog, std::size_t& wheels) {
   // Thousands of rows: one allocation, not a doubling series of moves.
   out.candidates.reserve(out.candidates.size() + catalog.size());
+  PackageFilter names_package(package);
   for (std::size_t i = 0; i < catalog.size(); ++i) {
     const CatalogRow row = catalog.row(i);
-    if (!names_package(row.filename, package)) continue;
+    if (!names_package(row.filename)) continue;
     Candidate c = make_candidate(p, std::string(row.filename), std::string(row.url));
     if (row.sha256) c.sha256 = std::string(*row.sha256);
     c.release_tag = std::string(row.tag);
