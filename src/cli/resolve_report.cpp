@@ -137,9 +137,11 @@ std::string env_line(const env::Environment& env) {
   parts.push_back(env.python.version.known() ? "Python " + env.python.version->str()
                                              : "Python unknown");
   if (env.torch.version.known()) {
-    std::string cuda = env.torch.cuda.known()
-                           ? (env.torch.cuda->none() ? "CPU" : "CUDA " + *env.torch.cuda->version)
-                           : "CUDA unknown";
+    const bool rocm = env.torch.hip.known() && !env.torch.hip->none();
+    std::string cuda = !env.torch.cuda.known()   ? "CUDA unknown"
+                       : !env.torch.cuda->none() ? "CUDA " + *env.torch.cuda->version
+                       : rocm                    ? "ROCm " + *env.torch.hip->version
+                                                 : "CPU";
     std::string abi = env.torch.cxx11_abi.known()
                           ? (*env.torch.cxx11_abi ? ", C++11 ABI" : ", pre-C++11 ABI")
                           : "";

@@ -75,7 +75,9 @@ void apply_what_if(Environment& env, const WhatIf& w) {
     env.torch = torch_unknown(reason);
     env.torch.version = Fact<pkg::Version>::overridden_by(*w.torch, "--torch");
     env.torch.version_text = Fact<std::string>::overridden_by(w.torch->str(), "--torch");
-    env.torch.hip = Fact<ToolkitBuild>::overridden_by(ToolkitBuild::none_built(), "--torch");
+    const auto hip = hip_from_torch_label(*w.torch);
+    env.torch.hip = Fact<ToolkitBuild>::overridden_by(
+        hip ? ToolkitBuild::of(*hip) : ToolkitBuild::none_built(), "--torch");
     env.torch.cuda = Fact<ToolkitBuild>::unknown(reason + " (give --cuda, or a +cuXYZ label)");
     env.torch.cxx11_abi = Fact<bool>::unknown(reason + " (give --cxx11-abi)");
   }

@@ -1,5 +1,9 @@
 #include "env/what_if.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
 #include "env/gpu_names.hpp"
 #include "util/strings.hpp"
 
@@ -41,11 +45,26 @@ std::optional<MajorMinor> parse_major_minor(std::string_view text) {
   return MajorMinor{*major, *minor};
 }
 
+std::optional<std::string> hip_from_torch_label(const pkg::Version& torch) {
+  const std::string local = torch.local();
+  if (!util::starts_with(local, "rocm")) return std::nullopt;
+  const std::string_view version = std::string_view(local).substr(4);
+  // rocm6.2, rocm6.2.4: numbers and dots, a number first and last.
+  if (version.empty() || !std::isdigit(static_cast<unsigned char>(version.front())) ||
+      !std::isdigit(static_cast<unsigned char>(version.back())) ||
+      !std::all_of(
+          version.begin(), version.end(),
+          [](char c) { return c == '.' || std::isdigit(static_cast<unsigned char>(c)); }) ||
+      version.find("..") != std::string_view::npos)
+    return std::nullopt;
+  return std::string(version);
+}
+
 std::optional<std::optional<MajorMinor>> cuda_from_torch_label(const pkg::Version& torch) {
   const std::string local = torch.local();
   std::optional<std::optional<MajorMinor>> implied;
-  if (local == "cpu") {
-    implied.emplace();  // known: no CUDA
+  if (local == "cpu" || local == "xpu" || hip_from_torch_label(torch)) {
+    implied.emplace();  // known: no CUDA (download.pytorch.org's CPU, XPU and ROCm builds)
   } else if (local.size() == 5 && util::starts_with(local, "cu")) {
     // torch's own labels: cu118, cu121, cu128, cu130 (major 2 digits, minor 1).
     auto major = small_number(local.substr(2, 2));

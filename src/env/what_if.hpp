@@ -60,8 +60,13 @@ util::Result<WhatIf> parse_what_if(const WhatIfOptions& options);
 // "12.8" -> {12, 8}; exactly two dot-separated decimal numbers of sane size.
 std::optional<MajorMinor> parse_major_minor(std::string_view text);
 
-// torch's CUDA implied by a version's local label: 2.8.0+cu128 -> 12.8,
-// +cpu -> none; nullopt when the label says nothing (2.8.0, +rocm6.3).
+// torch's CUDA implied by a version's local label: 2.8.0+cu128 -> 12.8;
+// +cpu, +xpu and +rocm6.3 -> none (those builds have no CUDA); nullopt when
+// the label says nothing (2.8.0, +git1234).
 std::optional<std::optional<MajorMinor>> cuda_from_torch_label(const pkg::Version& torch);
+
+// The ROCm (HIP) version of download.pytorch.org's ROCm build label:
+// 2.5.1+rocm6.2 -> "6.2", +rocm6.2.4 -> "6.2.4"; nullopt for any other label.
+std::optional<std::string> hip_from_torch_label(const pkg::Version& torch);
 
 }  // namespace flashfit::env

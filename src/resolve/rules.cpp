@@ -184,7 +184,20 @@ void check_cuda(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
   if (!target.torch_cuda) return;  // no torch: the torch rule already said so
   const auto& torch_cuda = *target.torch_cuda;
   auto torch_text = [&] { return target.torch ? target.torch->str() : std::string("torch"); };
+  // A torch without CUDA is a ROCm build (torch.version.hip, a +rocm label) or a CPU one.
+  const std::string_view no_cuda = target.torch_rocm ? "a ROCm build" : "a CPU build";
   if (v.rocm) {
+    if (target.torch_rocm) {
+      // HIP's runtime comes with torch: a wheel is built against one ROCm major.minor.
+      const auto& hip = target.torch_hip;
+      if (hip && hip->major == v.rocm->major && hip->minor == v.rocm->minor) return;
+      reject(j, ReasonCode::cuda, [&] {
+        return std::string(fmt::format("a ROCm {} build; torch {} uses ROCm {}", v.rocm->str(),
+                                       torch_text(),
+                                       hip ? hip->str() : std::string("of a version not read")));
+      });
+      return;
+    }
     reject(j, ReasonCode::cuda, [&] {
       return std::string(
           fmt::format("a ROCm {} build; torch here {}", v.rocm->str(),
@@ -196,7 +209,7 @@ void check_cuda(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
     if (!torch_cuda) {
       reject(j, ReasonCode::cuda, [&] {
         return std::string(
-            fmt::format("built for CUDA {}; torch {} is a CPU build", v.cuda->str(), torch_text()));
+            fmt::format("built for CUDA {}; torch {} is {}", v.cuda->str(), torch_text(), no_cuda));
       });
     } else if (v.cuda->major != torch_cuda->major) {
       reject(j, ReasonCode::cuda, [&] {
@@ -210,8 +223,8 @@ void check_cuda(Judged& j, const ResolveTarget& target, const Recipe* recipe) {
   if (v.cpu_only) return;
   if (!torch_cuda && recipe && recipe->needs_cuda) {
     reject(j, ReasonCode::cuda, [&] {
-      return std::string(fmt::format("{} needs a CUDA build of torch; torch {} is a CPU build",
-                                     recipe->name, torch_text()));
+      return std::string(fmt::format("{} needs a CUDA build of torch; torch {} is {}", recipe->name,
+                                     torch_text(), no_cuda));
     });
   }
 }

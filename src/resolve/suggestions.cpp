@@ -399,7 +399,8 @@ std::vector<Suggestion> suggest(const Resolution& r, const Recipe* recipe,
       (never_runs || (recipe->needs_cuda && (cpu_torch || no_gpu)))) {
     std::string why =
         never_runs  ? *none_runs
-        : cpu_torch ? fmt::format("torch here is a CPU build, and {} needs CUDA", recipe->name)
+        : cpu_torch ? fmt::format("torch here is {}, and {} needs CUDA",
+                                  target.torch_rocm ? "a ROCm build" : "a CPU build", recipe->name)
                     : fmt::format("there is no GPU here, and {} needs one", recipe->name);
     const bool module = recipe->fallback.ends_with("_attention");
     // torch 1.x has no scaled_dot_product_attention: not advised as if it had.

@@ -47,6 +47,12 @@ ResolveTarget target_from_environment(const env::Environment& env) {
     }
   }
   t.torch_rocm = env.torch.hip.known() && !env.torch.hip->none();
+  if (t.torch_rocm) {
+    // torch.version.hip is "6.2.41133-dd7f95766" in a ROCm wheel, "6.2" from a label.
+    const std::string& hip = *env.torch.hip->version;
+    const auto second_dot = hip.find('.', hip.find('.') + 1);
+    t.torch_hip = env::parse_major_minor(std::string_view(hip).substr(0, second_dot));
+  }
   if (env.torch.cxx11_abi.known()) {
     t.cxx11_abi = *env.torch.cxx11_abi;
     if (util::starts_with(env.torch.cxx11_abi.source, "derived"))

@@ -25,6 +25,8 @@ struct ResolveTarget {
   // torch's CUDA: outer nullopt = unknown; inner nullopt = a CPU build.
   std::optional<std::optional<env::MajorMinor>> torch_cuda;
   bool torch_rocm = false;  // a ROCm build of torch
+  // Its ROCm (HIP) major.minor, when it is one and the version reads so.
+  std::optional<env::MajorMinor> torch_hip;
   std::optional<bool> cxx11_abi;
   std::string cxx11_abi_basis;  // "derived from torch 2.6.0+cu124: ..." when not probed or given
   // GPUs' compute capabilities: nullopt = unknown (a driver that could not

@@ -114,6 +114,15 @@ expect_out_contains "scaled_dot_product_attention"
 expect_out_contains "\$ flashfit fallback"
 pass_note "T4: fallback, no build"
 
+# A ROCm torch (what-if): no CUDA, said in its own words, never "a CPU build";
+# no CUDA wheel fits it.
+ff resolve flash-attn "${PY[@]}" --offline --python-version 3.11 --torch 2.5.1+rocm6.2
+expect_rc 1 "a ROCm torch"
+expect_out_contains "torch 2.5.1+rocm6.2 (ROCm 6.2)"
+expect_out_contains "is a ROCm build"
+! grep -qF "CPU build" "$TMP/out" || fail "a ROCm torch was called a CPU build: $(grep -F 'CPU build' "$TMP/out" | head -n 2)"
+pass_note "a ROCm torch: no CUDA wheel, ROCm in the words"
+
 # Debian's own torch, as probed: a CPU build.
 ff resolve flash-attn "${PY[@]}" --json --all
 expect_rc 1 "Debian's CPU torch"
