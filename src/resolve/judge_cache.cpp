@@ -79,6 +79,7 @@ std::optional<std::size_t> JudgeCache::best_rank(const pkg::SupportedTags& suppo
   if (ranked_for_ != &supported) {
     ranked_for_ = &supported;
     rank_by_tag_set_.clear();
+    tag_rejections_.clear();
   }
   if (tag_set_id >= rank_by_tag_set_.size()) rank_by_tag_set_.resize(tag_set_id + 1);
   auto& rank = rank_by_tag_set_[tag_set_id];

@@ -14,6 +14,7 @@
 #include "pkg/specifier.hpp"
 #include "pkg/tags.hpp"
 #include "pkg/wheel_name.hpp"
+#include "resolve/candidate.hpp"
 #include "resolve/recipe.hpp"
 
 namespace flashfit::resolve {
@@ -63,6 +64,18 @@ class JudgeCache {
   std::optional<std::size_t> best_rank(const pkg::SupportedTags& supported,
                                        std::uint32_t tag_set_id,
                                        const std::vector<pkg::Tag>& wheel_tags);
+  // The reason codes a tag set no supported tag matches was rejected for
+  // (rules' check_tags, codes-only pass), kept per tag set for the wheels
+  // that share it; reset with best_rank's answers when the tags asked change.
+  const std::vector<ReasonCode>* tag_rejections(std::uint32_t tag_set_id) const {
+    return tag_set_id < tag_rejections_.size() && tag_rejections_[tag_set_id]
+               ? &*tag_rejections_[tag_set_id]
+               : nullptr;
+  }
+  void keep_tag_rejections(std::uint32_t tag_set_id, std::vector<ReasonCode> codes) {
+    if (tag_set_id >= tag_rejections_.size()) tag_rejections_.resize(tag_set_id + 1);
+    tag_rejections_[tag_set_id] = std::move(codes);
+  }
   // The C++11 ABI of the official torch a label names for a tag set's
   // platform, worked out by `infer` once per (label, tag set); `label` must be
   // one variant() returned.
@@ -97,6 +110,7 @@ class JudgeCache {
   std::vector<const pkg::VariantLabel*> variant_by_version_;
   const pkg::SupportedTags* ranked_for_ = nullptr;
   std::vector<std::optional<std::optional<std::size_t>>> rank_by_tag_set_;
+  std::vector<std::optional<std::vector<ReasonCode>>> tag_rejections_;
   std::unordered_map<std::pair<const void*, std::uint32_t>, std::optional<bool>, PairHash>
       official_abi_;
   std::string key_;

@@ -39,22 +39,11 @@ std::string platform_arch(const std::string& platform) {
   return linux_platform ? linux_platform->arch : platform;
 }
 
-// Why pip would not install the wheel here: the Python side, the platform
-// side, or a manylinux tag newer than this glibc. Every part that fails.
-void check_tags(Judged& j, const ResolveTarget& target, JudgeCache& cache,
-                std::uint32_t tag_set_id) {
-  const auto& tags = j.wheel->tags;
-  if (!target.tags) {
-    assume(j, "python", "--python PATH or --python-version X.Y", [] {
-      return std::string(
-          "the wheel's Python and platform tags fit (no interpreter to compare them with)");
-    });
-    return;
-  }
-  if (auto rank = cache.best_rank(*target.tags, tag_set_id, tags)) {
-    j.tag_rank = *rank;
-    return;
-  }
+// Why pip would not install a wheel none of whose tags the interpreter
+// supports: the Python side, the platform side, or a manylinux tag newer than
+// this glibc. Every part that fails.
+void reject_unsupported_tags(Judged& j, const ResolveTarget& target,
+                             const std::vector<pkg::Tag>& tags) {
   const ResolveTarget::Derived& parts = target.derived();
   bool python_ok = false, platform_ok = false;
   for (const pkg::Tag& t : tags) {
@@ -94,6 +83,40 @@ void check_tags(Judged& j, const ResolveTarget& target, JudgeCache& cache,
                                    tags.front().platform,
                                    target.arch.empty() ? "of unknown architecture" : target.arch));
   });
+}
+
+// The interpreter's tags against the wheel's: its rank among them, or why pip
+// would not install it.
+void check_tags(Judged& j, const ResolveTarget& target, JudgeCache& cache,
+                std::uint32_t tag_set_id) {
+  const auto& tags = j.wheel->tags;
+  if (!target.tags) {
+    assume(j, "python", "--python PATH or --python-version X.Y", [] {
+      return std::string(
+          "the wheel's Python and platform tags fit (no interpreter to compare them with)");
+    });
+    return;
+  }
+  if (auto rank = cache.best_rank(*target.tags, tag_set_id, tags)) {
+    j.tag_rank = *rank;
+    return;
+  }
+  // Thousands of wheels share a few dozen tag sets and the answer is the
+  // target's alone: worked out once per tag set on the codes-only pass, then
+  // replayed; the explaining pass words it for the wheel.
+  if (!j.explained) {
+    if (const std::vector<ReasonCode>* codes = cache.tag_rejections(tag_set_id)) {
+      for (ReasonCode code : *codes) reject(j, code, [] { return std::string(); });
+      return;
+    }
+  }
+  const std::size_t before = j.reasons.size();
+  reject_unsupported_tags(j, target, tags);
+  if (!j.explained) {
+    std::vector<ReasonCode> codes;
+    for (std::size_t k = before; k < j.reasons.size(); ++k) codes.push_back(j.reasons[k].code);
+    cache.keep_tag_rejections(tag_set_id, std::move(codes));
+  }
 }
 
 bool is_pure(const pkg::WheelName& wheel) {
