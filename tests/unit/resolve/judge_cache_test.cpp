@@ -16,11 +16,7 @@ namespace {
 using testing::make_target;
 
 Candidate wheel(const std::string& filename) {
-  Candidate c;
-  c.filename = filename;
-  c.url = "https://example.invalid/" + filename;
-  c.source = "upstream";
-  return c;
+  return testing::wheel_from(filename);
 }
 
 std::string codes(const std::optional<Judged>& j) {

@@ -24,11 +24,7 @@ ResolveTarget rocm_torch(std::optional<env::MajorMinor> hip) {
 }
 
 Candidate wheel(const std::string& filename) {
-  Candidate c;
-  c.filename = filename;
-  c.url = "https://example.invalid/" + filename;
-  c.source = "upstream";
-  return c;
+  return testing::wheel_from(filename);
 }
 
 std::string cuda_reason(const Judged& j) {

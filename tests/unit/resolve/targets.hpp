@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pkg/tags.hpp"
+#include "resolve/candidate.hpp"
 #include "resolve/target.hpp"
 
 namespace flashfit::resolve::testing {
@@ -21,6 +22,17 @@ struct TargetSpec {
   std::string glibc = "2.35";
   std::string arch = "x86_64";
 };
+
+// A wheel of `filename` from a source called `source` (upstream's catalog by default).
+inline Candidate wheel_from(const std::string& filename, const std::string& source = "upstream",
+                            SourceRole role = SourceRole::upstream) {
+  Candidate c;
+  c.filename = filename;
+  c.url = "https://example.invalid/" + filename;
+  c.source = source;
+  c.role = role;
+  return c;
+}
 
 inline env::MajorMinor mm(const std::string& text) {
   return *env::parse_major_minor(text);

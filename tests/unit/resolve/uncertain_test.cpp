@@ -17,12 +17,7 @@ namespace {
 using testing::make_target;
 
 Candidate wheel(const std::string& filename) {
-  Candidate c;
-  c.filename = filename;
-  c.url = "https://example.invalid/" + filename;
-  c.source = "find-links";
-  c.role = SourceRole::find_links;
-  return c;
+  return testing::wheel_from(filename, "find-links", SourceRole::find_links);
 }
 
 bool assumes(const Judged& j, const std::string& fact) {
