@@ -319,8 +319,8 @@ class DirectoryTarget : public PublishTarget {
   util::Result<fs::path> write_temp(std::string_view path, std::string_view content) {
     auto temp = create_temp(path);
     if (!temp) return tl::unexpected(temp.error());
-    if (auto written = write_all(temp->fd.get(), content); !written)
-      return tl::unexpected(discard(temp->path, written.error()));
+    if (!util::write_all(temp->fd.get(), content))
+      return tl::unexpected(discard(temp->path, std::strerror(errno)));
     start_writeback(temp->fd.get());
     return std::move(temp->path);
   }
@@ -379,11 +379,6 @@ class DirectoryTarget : public PublishTarget {
     const std::size_t wanted = n / kPutsPerThread;
     return static_cast<unsigned>(std::clamp<std::size_t>(
         std::min<std::size_t>(wanted, std::thread::hardware_concurrency()), 1, 4));
-  }
-
-  static tl::expected<void, std::string> write_all(int fd, std::string_view content) {
-    if (util::write_all(fd, content)) return {};
-    return tl::unexpected(std::string(std::strerror(errno)));
   }
 
   // Asks the kernel to start writing the file out now (not waiting for it).
