@@ -8,6 +8,11 @@
 
 namespace flashfit::pkg {
 
+const std::vector<Tag>& SharedTags::empty_tags() {
+  static const std::vector<Tag> none;
+  return none;
+}
+
 util::Result<std::vector<Tag>> parse_tag_set(std::string_view text) {
   const auto fields = util::split(text, '-');
   if (fields.size() != 3) {

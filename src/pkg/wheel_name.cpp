@@ -69,7 +69,9 @@ detail::NamePart parse_name_part(std::string_view name) {
 // name's own, not the tag parser's).
 detail::WheelTags parse_wheel_tags(std::string_view tag_text) {
   if (auto problem = tag_set_problem(tag_text)) return {std::move(problem)};
-  return {std::nullopt, parse_tag_set(tag_text)};
+  auto tags = parse_tag_set(tag_text);
+  if (!tags) return {std::nullopt, tl::unexpected(std::move(tags.error()))};
+  return {std::nullopt, SharedTags(std::move(*tags))};
 }
 
 // One parse, with the name part, the version and the tag set from `name_of`,
@@ -83,13 +85,17 @@ util::Result<WheelName> parse_with(std::string_view filename, NameOf name_of, Ve
   const auto bad = [&](const std::string& message) {
     return util::input_error(message, context(), hint);
   };
-  // One pass finds any byte outside printable ASCII (thousands of names per
-  // resolve); the error is then worded by the checks that name it.
-  const bool printable = std::all_of(filename.begin(), filename.end(), [](char ch) {
+  // One pass over the bytes (thousands of names per resolve), without a
+  // branch per byte: any byte outside printable ASCII, and the '-' count; an
+  // error is then worded by the checks that name it.
+  bool outside = false;
+  std::size_t dash_count = 0;
+  for (const char ch : filename) {
     const auto c = static_cast<unsigned char>(ch);
-    return c > 0x20 && c < 0x7f;
-  });
-  if (!printable) {
+    outside |= c <= 0x20 || c >= 0x7f;
+    dash_count += ch == '-' ? 1 : 0;
+  }
+  if (outside) {
     detail::ScanError error;
     if (!detail::check_ascii(filename, "a wheel file name", error)) return bad(error.message);
     for (std::size_t i = 0; i < filename.size(); ++i) {
@@ -105,7 +111,8 @@ util::Result<WheelName> parse_with(std::string_view filename, NameOf name_of, Ve
   const std::string_view stem = filename.substr(0, filename.size() - 4);
 
   // The parts as views into the name, in place (thousands of names per resolve).
-  const auto dashes = static_cast<std::size_t>(std::count(stem.begin(), stem.end(), '-'));
+  // ".whl" holds no '-': the stem has every one the pass above counted.
+  const std::size_t dashes = dash_count;
   if (dashes != 4 && dashes != 5) {
     return bad(
         "expected 5 or 6 '-'-separated parts (name-version[-build]-python-abi-platform), found " +

@@ -26,7 +26,7 @@ struct WheelName {
   // The optional build tag as packaging reads it, (int, rest): the leading
   // digits without leading zeros ("0" when all zeros) and what follows.
   std::optional<std::pair<std::string, std::string>> build;
-  std::vector<Tag> tags;  // lower-cased, sorted, without duplicates
+  SharedTags tags;  // lower-cased, sorted, without duplicates
 };
 
 // A bare file name: "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl".
@@ -38,7 +38,7 @@ namespace detail {
 // items), or as the tag parser answers.
 struct WheelTags {
   std::optional<std::string> problem;
-  util::Result<std::vector<Tag>> tags = std::vector<Tag>{};
+  util::Result<SharedTags> tags = SharedTags{};
 };
 // A wheel file name's project name part: refused (why), or its PEP 503 name.
 struct NamePart {
