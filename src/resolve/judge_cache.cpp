@@ -1,5 +1,7 @@
 #include "resolve/judge_cache.hpp"
 
+#include <algorithm>
+
 namespace flashfit::resolve {
 namespace {
 
@@ -12,45 +14,65 @@ std::optional<env::ComputeCapability> parse_cc(const std::optional<std::string>&
 
 }  // namespace
 
+std::uint32_t JudgeCache::public_version_id(std::uint32_t version_id,
+                                            std::string_view public_text) {
+  if (version_id >= public_by_version_.size())
+    public_by_version_.resize(version_id + 1, kNoPublicId);
+  std::uint32_t& id = public_by_version_[version_id];
+  if (id == kNoPublicId) {
+    auto it = public_ids_.find(public_text);
+    if (it == public_ids_.end())
+      it = public_ids_.emplace(std::string(public_text), public_ids_.size()).first;
+    id = it->second;
+  }
+  return id;
+}
+
 const JudgedFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& version,
                                      std::string_view version_text, std::uint32_t version_id,
                                      const std::string& source,
                                      const std::optional<pkg::CudaVersion>& cuda) {
+  // First what the wheels of this full version (one label, so mostly one CUDA) found.
   if (version_id >= facts_by_version_.size()) facts_by_version_.resize(version_id + 1);
   std::vector<FactsSeen>& seen = facts_by_version_[version_id];
   for (const FactsSeen& s : seen) {
-    if (s.source == source && s.cuda == cuda) return *s.facts;
+    if (s.cuda == cuda && s.source == source) return *s.facts;
   }
-  key_.assign(version_text);
-  key_ += '\0';
-  key_ += source;
-  key_ += '\0';
-  if (cuda) {
-    key_ += std::to_string(cuda->major);
-    if (cuda->minor) key_ += '.' + std::to_string(*cuda->minor);
+  // A release's facts depend on its public version, not on the label: the
+  // wheels of one release (dozens of labels) share them.
+  const std::uint32_t id = public_version_id(version_id, version_text);
+  if (id >= facts_by_public_.size()) facts_by_public_.resize(id + 1);
+  std::vector<FactsKept>& kept = facts_by_public_[id];
+  auto found = std::find_if(kept.begin(), kept.end(), [&](const FactsKept& k) {
+    return k.cuda == cuda && k.source == source;
+  });
+  if (found == kept.end()) {
+    auto entry = std::make_unique<JudgedFacts>(
+        JudgedFacts{recipe.facts_for(version, source, cuda), {}, {}, {}});
+    if (entry->facts.min_glibc)
+      entry->min_glibc = env::parse_major_minor(*entry->facts.min_glibc);
+    entry->min_compute = parse_cc(entry->facts.min_compute_capability);
+    entry->max_compute = parse_cc(entry->facts.max_compute_capability);
+    kept.push_back(FactsKept{source, cuda, std::move(entry)});
+    found = kept.end() - 1;
   }
-  auto it = facts_.find(key_);
-  if (it == facts_.end()) {
-    JudgedFacts entry{recipe.facts_for(version, source, cuda), {}, {}, {}};
-    if (entry.facts.min_glibc) entry.min_glibc = env::parse_major_minor(*entry.facts.min_glibc);
-    entry.min_compute = parse_cc(entry.facts.min_compute_capability);
-    entry.max_compute = parse_cc(entry.facts.max_compute_capability);
-    it = facts_.emplace(key_, std::move(entry)).first;
-  }
-  seen.push_back(FactsSeen{source, cuda, &it->second});
-  return it->second;
+  seen.push_back(FactsSeen{source, cuda, found->facts.get()});
+  return *found->facts;
 }
 
 const KnownBroken* JudgeCache::broken(const Recipe& recipe, const pkg::Version& version,
-                                      std::uint32_t version_id, std::string_view source_name,
-                                      std::string_view filename,
+                                      std::uint32_t version_id, std::string_view version_text,
+                                      std::string_view source_name, std::string_view filename,
                                       const std::optional<pkg::TorchVersion>& wheel_torch) {
-  if (version_id >= broken_by_version_.size()) broken_by_version_.resize(version_id + 1);
-  auto& entries = broken_by_version_[version_id];
+  // Whether an entry concerns a version ignores its label (KnownBroken::concerns_version).
+  const std::uint32_t id = public_version_id(version_id, version_text);
+  if (id >= broken_by_version_.size()) broken_by_version_.resize(id + 1);
+  auto& entries = broken_by_version_[id];
   if (!entries) {
     entries.emplace();
+    const pkg::Version public_version = version.without_local();  // once, not per entry
     for (const KnownBroken& entry : recipe.known_broken) {
-      if (entry.concerns_version(version)) entries->push_back(&entry);
+      if (entry.concerns_version(public_version)) entries->push_back(&entry);
     }
   }
   for (const KnownBroken* entry : *entries) {

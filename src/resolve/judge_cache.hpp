@@ -2,6 +2,8 @@
 // The resolver's per-resolve memo (one target): what thousands of wheels share
 // worked out once, keyed by the wheel name parser's numbers where it can.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,16 +41,18 @@ class JudgeCache {
     return names_.parse(filename, ids);
   }
   // The recipe's facts for a release. `version_text` is the public version as
-  // the file name spells it (what `version` was parsed from): one spelling
-  // gives one version, so the key needs no formatting; `version_id` (the full
-  // version's id) finds it again without building the key.
+  // the file name spells it (what `version` was parsed from, without its
+  // label): one spelling gives one version, so the key needs no formatting;
+  // `version_id` (the full version's id) finds it again without a lookup.
   const JudgedFacts& facts(const Recipe& recipe, const pkg::Version& version,
                            std::string_view version_text, std::uint32_t version_id,
                            const std::string& source, const std::optional<pkg::CudaVersion>& cuda);
   // The first of the recipe's known-broken entries that concerns the wheel:
-  // which entries concern its version is worked out once per version id.
+  // which entries concern its version is worked out once per public version
+  // (`version_text`, as for facts()).
   const KnownBroken* broken(const Recipe& recipe, const pkg::Version& version,
-                            std::uint32_t version_id, std::string_view source_name,
+                            std::uint32_t version_id, std::string_view version_text,
+                            std::string_view source_name,
                             std::string_view filename,
                             const std::optional<pkg::TorchVersion>& wheel_torch);
   // Whether a specifier of a ReleaseFacts this cache returned contains one of
@@ -88,6 +92,10 @@ class JudgeCache {
   }
 
  private:
+  // The number of a full version's public part, spelled `public_text`: the
+  // wheels of one release share it, whatever their labels.
+  std::uint32_t public_version_id(std::uint32_t version_id, std::string_view public_text);
+
   pkg::WheelNameParser names_;
   struct PairHash {
     template <class A, class B>
@@ -96,15 +104,31 @@ class JudgeCache {
     }
   };
   std::unordered_map<std::pair<const void*, const void*>, bool, PairHash> contains_;
-  std::unordered_map<std::string, JudgedFacts> facts_;
-  // Per full version id: the facts entries its wheels found, by source and CUDA.
+  // Heterogeneous lookup: a file name's part is found without a string made of it.
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const {
+      return std::hash<std::string_view>{}(text);
+    }
+  };
+  static constexpr std::uint32_t kNoPublicId = UINT32_MAX;
+  std::vector<std::uint32_t> public_by_version_;  // per full version id; kNoPublicId: not yet
+  std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> public_ids_;
+  // Per public version id: its release's facts, by source and CUDA.
+  struct FactsKept {
+    std::string source;
+    std::optional<pkg::CudaVersion> cuda;
+    std::unique_ptr<JudgedFacts> facts;  // its address is handed out: it never moves
+  };
+  std::vector<std::vector<FactsKept>> facts_by_public_;
+  // Per full version id: the entries above its wheels found, by source and CUDA.
   struct FactsSeen {
     std::string source;
     std::optional<pkg::CudaVersion> cuda;
     const JudgedFacts* facts;
   };
   std::vector<std::vector<FactsSeen>> facts_by_version_;
-  // Per full version id: the known-broken entries its version is in, in the recipe's order.
+  // Per public version id: the known-broken entries its version is in, in the recipe's order.
   std::vector<std::optional<std::vector<const KnownBroken*>>> broken_by_version_;
   std::unordered_map<std::string, pkg::VariantLabel> variants_;
   std::vector<const pkg::VariantLabel*> variant_by_version_;

@@ -85,8 +85,10 @@ ReleaseFacts Recipe::facts_for(const pkg::Version& version, std::string_view sou
                                const std::optional<pkg::CudaVersion>& wheel_cuda) const {
   // The result describes one wheel, so its own conditions stay empty.
   ReleaseFacts merged;
+  // Without its label once, not once per block (each a copy of its parts).
+  const pkg::Version public_version = version.without_local();
   for (const ReleaseFacts& block : releases) {
-    if (!version_in(block.versions, version) || !names_source(block.sources, source_name) ||
+    if (!version_in(block.versions, public_version) || !names_source(block.sources, source_name) ||
         !cuda_matches(block.cuda, wheel_cuda)) {
       continue;
     }

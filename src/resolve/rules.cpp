@@ -511,14 +511,16 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
     });
   }
   static const JudgedFacts no_facts;
+  const std::string_view public_text = public_version_text(candidate.filename);
   const JudgedFacts& judged_facts =
-      recipe ? cache.facts(*recipe, version, public_version_text(candidate.filename), ids.version,
-                           candidate.source, j.variant.cuda)
+      recipe ? cache.facts(*recipe, version, public_text, ids.version, candidate.source,
+                           j.variant.cuda)
              : no_facts;
   const ReleaseFacts& facts = judged_facts.facts;
   if (recipe) {
-    if (const KnownBroken* broken = cache.broken(*recipe, version, ids.version, candidate.source,
-                                                 candidate.filename, j.variant.torch)) {
+    if (const KnownBroken* broken =
+            cache.broken(*recipe, version, ids.version, public_text, candidate.source,
+                         candidate.filename, j.variant.torch)) {
       reject(j, ReasonCode::known_broken, [&] {
         return std::string(broken->reason +
                            (broken->reference.empty() ? "" : " (" + broken->reference + ")"));
