@@ -89,15 +89,14 @@ class PackageFilter {
   bool known_ = false;
 };
 
-Candidate make_candidate(const SourcePlan& p, std::string filename, std::string url) {
-  Candidate c;
-  c.filename = std::move(filename);
-  c.url = std::move(url);
+void fill_candidate(Candidate& c, const SourcePlan& p, std::string_view filename,
+                    std::string_view url) {
+  c.filename.assign(filename);
+  c.url.assign(url);
   c.source = p.name;
   c.role = p.role;
   c.priority = p.priority;
   c.source_enabled = p.enabled;
-  return c;
 }
 
 void add_links(Gathered& out, const SourcePlan& p, const std::string& package,
@@ -105,13 +104,13 @@ void add_links(Gathered& out, const SourcePlan& p, const std::string& package,
   PackageFilter names_package(package);
   for (const IndexLink& link : links) {
     if (!names_package(link.filename)) continue;
-    Candidate c = make_candidate(p, link.filename, link.url);
+    Candidate& c = out.candidates.emplace_back();
+    fill_candidate(c, p, link.filename, link.url);
     c.sha256 = link.sha256;
     c.requires_python = link.requires_python;
     c.yanked = link.yanked;
     c.yanked_reason = link.yanked_reason;
     c.core_metadata = link.core_metadata;
-    out.candidates.push_back(std::move(c));
     ++wheels;
   }
 }
@@ -124,11 +123,12 @@ void add_catalog(Gathered& out, const SourcePlan& p, const std::string& package,
   for (std::size_t i = 0; i < catalog.size(); ++i) {
     const CatalogRow row = catalog.row(i);
     if (!names_package(row.filename)) continue;
-    Candidate c = make_candidate(p, std::string(row.filename), std::string(row.url));
-    if (row.sha256) c.sha256 = std::string(*row.sha256);
-    c.release_tag = std::string(row.tag);
-    c.evidence = std::string(row.evidence);
-    out.candidates.push_back(std::move(c));
+    // Built in place: a Candidate is hundreds of bytes, and thousands are gathered.
+    Candidate& c = out.candidates.emplace_back();
+    fill_candidate(c, p, row.filename, row.url);
+    if (row.sha256) c.sha256.emplace(*row.sha256);
+    c.release_tag.assign(row.tag);
+    c.evidence.assign(row.evidence);
     ++wheels;
   }
 }
