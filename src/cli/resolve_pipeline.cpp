@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "util/bump_heap.hpp"
 #include "util/heap_pages.hpp"
 
 namespace flashfit::cli {
@@ -18,6 +19,9 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   // call would grow the heap by another pad.
   static const util::HeapPreparation heap = util::prepare_heap(std::size_t{64} << 20);
   (void)heap;
+  // Its tens of thousands of small records are kept until the command ends:
+  // carved in sequence, not malloc'd one by one (util/bump_heap.hpp).
+  const util::BumpHeapScope small_records;
   workflow::ResolveFlowInput input;
   util::Result<resolve::Request> request =
       options.wheel_file ? workflow::request_for_file(*options.wheel_file, input.wheel_candidate)
