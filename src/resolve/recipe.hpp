@@ -182,9 +182,17 @@ util::Result<Recipe> parse_recipe(std::string_view toml_text, std::string_view o
 
 // All recipes: the built-in ones, then the user's (a user recipe with the same
 // name replaces the built-in one whole).
+//
+// The built-in recipes are parsed when first needed: `find` of a built-in
+// recipe's own name (its file is named for it) parses that file alone, which
+// is all a resolve needs (the TOML of all four was 8% of one over the full
+// catalog); anything else parses them all first. A book is used from one
+// thread at a time, like the other values of a resolve.
 class RecipeBook {
  public:
-  static RecipeBook built_in();  // parses the embedded recipes; they are tested, so it cannot fail
+  // The embedded recipes; they are tested (every one parses, no name or alias
+  // claimed twice), so a failure is a bug: std::logic_error when it shows.
+  static RecipeBook built_in();
   // Adds or replaces recipes from *.toml files in `dir` (missing dir: nothing).
   util::Result<void> add_directory(const std::filesystem::path& dir);
   util::Result<void> add(Recipe recipe);
@@ -193,10 +201,21 @@ class RecipeBook {
   const Recipe* find(std::string_view name) const;
   // Up to three known names close to `name`, for "did you mean".
   std::vector<std::string> similar(std::string_view name) const;
-  const std::vector<Recipe>& recipes() const { return recipes_; }
+  const std::vector<Recipe>& recipes() const;
 
  private:
-  std::vector<Recipe> recipes_;
+  // Parses the built-in recipe still pending at `index` into its place.
+  void parse_pending(std::size_t index) const;
+  // Parses every pending one and checks that no name is claimed twice.
+  void parse_all() const;
+
+  // Pointers into recipes_ are handed out: it is sized once by built_in() and
+  // its pending entries are filled in place, never moved.
+  mutable std::vector<Recipe> recipes_;
+  // Per entry: the embedded text it is still to be parsed from (empty: parsed).
+  mutable std::vector<std::string_view> pending_text_;
+  mutable std::vector<std::string_view> pending_file_;  // its file name, for errors
+  mutable std::size_t pending_count_ = 0;
 };
 
 }  // namespace flashfit::resolve

@@ -41,19 +41,54 @@ std::string describe_origin(const Recipe& recipe) {
 
 RecipeBook RecipeBook::built_in() {
   RecipeBook book;
-  for (const EmbeddedFile& file : embedded_recipes()) {
-    // The unit tests parse every built-in recipe, so a failure here is a bug.
-    auto recipe = parse_recipe(file.text, fmt::format("recipes/{}", file.name));
-    if (!recipe) throw std::logic_error("built-in recipe: " + util::render(recipe.error()));
-    recipe->origin = "built-in";
-    if (auto added = book.add(std::move(*recipe)); !added) {
-      throw std::logic_error("built-in recipe: " + util::render(added.error()));
-    }
+  const auto files = embedded_recipes();
+  book.recipes_.resize(files.size());
+  for (const EmbeddedFile& file : files) {
+    book.pending_text_.push_back(file.text);
+    book.pending_file_.push_back(file.name);
   }
+  book.pending_count_ = files.size();
   return book;
 }
 
+void RecipeBook::parse_pending(std::size_t index) const {
+  if (pending_text_[index].empty()) return;
+  auto recipe = parse_recipe(pending_text_[index], fmt::format("recipes/{}", pending_file_[index]));
+  if (!recipe) throw std::logic_error("built-in recipe: " + util::render(recipe.error()));
+  recipe->origin = "built-in";
+  recipe->name = pkg::canonicalize_name(recipe->name);
+  if (recipe->name.empty())
+    throw std::logic_error(fmt::format("built-in recipe {} has no name", pending_file_[index]));
+  recipes_[index] = std::move(*recipe);
+  pending_text_[index] = {};
+  --pending_count_;
+}
+
+void RecipeBook::parse_all() const {
+  if (pending_count_ == 0) return;
+  for (std::size_t i = 0; i < pending_text_.size(); ++i) parse_pending(i);
+  // What add() refuses of a user recipe, for the built-in ones together.
+  for (std::size_t i = 0; i < recipes_.size(); ++i) {
+    const std::vector<std::string> names = lookup_names(recipes_[i]);
+    for (std::size_t k = 0; k < i; ++k) {
+      const std::vector<std::string> taken = lookup_names(recipes_[k]);
+      for (const std::string& name : names) {
+        if (std::find(taken.begin(), taken.end(), name) != taken.end()) {
+          throw std::logic_error(fmt::format("built-in recipes \"{}\" and \"{}\" both claim \"{}\"",
+                                             recipes_[k].name, recipes_[i].name, name));
+        }
+      }
+    }
+  }
+}
+
+const std::vector<Recipe>& RecipeBook::recipes() const {
+  parse_all();
+  return recipes_;
+}
+
 util::Result<void> RecipeBook::add(Recipe recipe) {
+  parse_all();  // a user recipe is checked against every built-in one
   recipe.name = pkg::canonicalize_name(recipe.name);
   if (recipe.name.empty()) return util::input_error("recipe without a name", recipe.origin);
   const std::vector<std::string> names = lookup_names(recipe);
@@ -136,11 +171,27 @@ util::Result<void> RecipeBook::add_directory(const fs::path& dir) {
 const Recipe* RecipeBook::find(std::string_view name) const {
   const std::string wanted = pkg::canonicalize_name(name);
   if (wanted.empty()) return nullptr;
-  for (const Recipe& recipe : recipes_) {
-    const std::vector<std::string> names = lookup_names(recipe);
-    if (std::find(names.begin(), names.end(), wanted) != names.end()) return &recipe;
+  // A built-in recipe's file is named for it ("flash-attn.toml"): that file
+  // alone is parsed for its own name. No two recipes claim one name (built-in
+  // ones are checked together, a user's by add()), so the first that has it is the one.
+  for (std::size_t i = 0; i < pending_text_.size(); ++i) {
+    if (pending_text_[i].empty()) continue;
+    std::string_view stem = pending_file_[i];
+    if (util::ends_with(stem, ".toml")) stem.remove_suffix(5);
+    if (pkg::canonicalize_name(stem) == wanted) parse_pending(i);
   }
-  return nullptr;
+  auto find_parsed = [&]() -> const Recipe* {
+    for (std::size_t i = 0; i < recipes_.size(); ++i) {
+      if (i < pending_text_.size() && !pending_text_[i].empty()) continue;
+      const std::vector<std::string> names = lookup_names(recipes_[i]);
+      if (std::find(names.begin(), names.end(), wanted) != names.end()) return &recipes_[i];
+    }
+    return nullptr;
+  };
+  if (const Recipe* found = find_parsed()) return found;
+  if (pending_count_ == 0) return nullptr;
+  parse_all();  // an alias, or no recipe: every one is read to say which
+  return find_parsed();
 }
 
 std::vector<std::string> RecipeBook::similar(std::string_view name) const {
@@ -150,7 +201,7 @@ std::vector<std::string> RecipeBook::similar(std::string_view name) const {
   // Every name and alias, each for its recipe.
   std::vector<std::string> names;
   std::vector<const Recipe*> owners;
-  for (const Recipe& recipe : recipes_) {
+  for (const Recipe& recipe : recipes()) {
     for (std::string& alias : lookup_names(recipe)) {
       names.push_back(std::move(alias));
       owners.push_back(&recipe);
