@@ -76,7 +76,9 @@ BumpHeapScope::BumpHeapScope() {
   ++scope_depth;
 }
 
-BumpHeapScope::~BumpHeapScope() { --scope_depth; }
+BumpHeapScope::~BumpHeapScope() {
+  --scope_depth;
+}
 
 bool bump_heap_owns(const void* p) {
   const char* base = region.load(std::memory_order_relaxed);
@@ -110,5 +112,7 @@ void operator delete(void* p) noexcept {
   std::free(p);
 }
 
-void operator delete(void* p, std::size_t) noexcept { ::operator delete(p); }
+void operator delete(void* p, std::size_t) noexcept {
+  ::operator delete(p);
+}
 #endif

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "../temp_dir.hpp"
 #include "resolve/embedded.hpp"
@@ -42,6 +43,36 @@ TEST(RecipeBook, FindByNormalisedNameOrAlias) {
   EXPECT_EQ(book.find("xformers"), nullptr);
   EXPECT_EQ(book.find(""), nullptr);
   EXPECT_EQ(book.find(std::string("flash-attn\0x", 12)), nullptr);
+}
+
+// Built-in recipes are parsed when first needed; a fresh book answers every
+// name and alias as one whose recipes were all read first, and what find()
+// handed out stays valid when the rest are read.
+TEST(RecipeBook, AFreshBookFindsWhatAFullyReadOneFinds) {
+  const RecipeBook full = RecipeBook::built_in();
+  ASSERT_EQ(full.recipes().size(), embedded_recipes().size());
+  std::vector<std::string> names = {"xformers", "flash", "flash-attn-2"};
+  for (const Recipe& recipe : full.recipes()) {
+    names.push_back(recipe.name);
+    for (const std::string& alias : recipe.aliases) names.push_back(alias);
+  }
+  for (const std::string& name : names) {
+    const RecipeBook fresh = RecipeBook::built_in();
+    const Recipe* found = fresh.find(name);
+    const Recipe* expected = full.find(name);
+    ASSERT_EQ(found == nullptr, expected == nullptr) << name;
+    if (!found) continue;
+    EXPECT_EQ(found->name, expected->name) << name;
+    EXPECT_EQ(found->origin, "built-in");
+    EXPECT_EQ(found->sources.size(), expected->sources.size()) << name;
+    const std::string kept = found->name;
+    // Reading every recipe afterwards moves none: the pointer still holds it.
+    ASSERT_EQ(fresh.recipes().size(), full.recipes().size());
+    EXPECT_EQ(found->name, kept);
+    EXPECT_EQ(fresh.find(name), found) << name;
+    for (std::size_t i = 0; i < full.recipes().size(); ++i)
+      EXPECT_EQ(fresh.recipes()[i].name, full.recipes()[i].name) << "order, after " << name;
+  }
 }
 
 TEST(RecipeBook, SimilarNames) {
