@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <cstring>
 
 #include "pkg/name.hpp"
 #include "pkg/version_grammar.hpp"
@@ -74,6 +76,42 @@ detail::WheelTags parse_wheel_tags(std::string_view tag_text) {
   return {std::nullopt, SharedTags(std::move(*tags))};
 }
 
+// Whether any byte of a file name is outside printable ASCII (at most 0x20,
+// or 0x7f and above), and how many are '-'.
+struct ByteScan {
+  bool outside = false;
+  std::size_t dashes = 0;
+};
+
+// Eight bytes at a time (a byte loop was 8 instructions a byte, a quarter of
+// parsing a catalog's names); no byte's test borrows from its neighbour.
+ByteScan scan_bytes(std::string_view text) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighs = kOnes * 0x80;
+  constexpr std::uint64_t kLows = kOnes * 0x7f;
+  // The high bit of each byte of `w` that is zero, and of no other.
+  const auto zero_bytes = [](std::uint64_t w) { return ~(((w & kLows) + kLows) | w | kLows); };
+  ByteScan out;
+  std::uint64_t outside = 0;
+  std::size_t at = 0;
+  for (; at + 8 <= text.size(); at += 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, text.data() + at, 8);
+    outside |= w & kHighs;                              // 0x80 and above
+    outside |= ~((w & kLows) + kOnes * 0x5f) & kHighs;  // below 0x21 (and 0x80 up, again)
+    outside |= zero_bytes(w ^ (kOnes * 0x7f));          // 0x7f
+    for (std::uint64_t dash = zero_bytes(w ^ (kOnes * '-')); dash != 0; dash &= dash - 1)
+      ++out.dashes;
+  }
+  for (; at < text.size(); ++at) {
+    const auto c = static_cast<unsigned char>(text[at]);
+    if (c <= 0x20 || c >= 0x7f) outside = 1;
+    if (c == '-') ++out.dashes;
+  }
+  out.outside = outside != 0;
+  return out;
+}
+
 // One parse, with the name part, the version and the tag set from `name_of`,
 // `version_of` and `tags_of` (parsed, or memoised by WheelNameParser).
 template <class NameOf, class VersionOf, class TagsOf>
@@ -85,17 +123,10 @@ util::Result<WheelName> parse_with(std::string_view filename, NameOf name_of, Ve
   const auto bad = [&](const std::string& message) {
     return util::input_error(message, context(), hint);
   };
-  // One pass over the bytes (thousands of names per resolve), without a
-  // branch per byte: any byte outside printable ASCII, and the '-' count; an
-  // error is then worded by the checks that name it.
-  bool outside = false;
-  std::size_t dash_count = 0;
-  for (const char ch : filename) {
-    const auto c = static_cast<unsigned char>(ch);
-    outside |= c <= 0x20 || c >= 0x7f;
-    dash_count += ch == '-' ? 1 : 0;
-  }
-  if (outside) {
+  // One pass over the bytes (thousands of names per resolve); an error is
+  // then worded by the checks that name it.
+  const ByteScan scan = scan_bytes(filename);
+  if (scan.outside) {
     detail::ScanError error;
     if (!detail::check_ascii(filename, "a wheel file name", error)) return bad(error.message);
     for (std::size_t i = 0; i < filename.size(); ++i) {
@@ -112,7 +143,7 @@ util::Result<WheelName> parse_with(std::string_view filename, NameOf name_of, Ve
 
   // The parts as views into the name, in place (thousands of names per resolve).
   // ".whl" holds no '-': the stem has every one the pass above counted.
-  const std::size_t dashes = dash_count;
+  const std::size_t dashes = scan.dashes;
   if (dashes != 4 && dashes != 5) {
     return bad(
         "expected 5 or 6 '-'-separated parts (name-version[-build]-python-abi-platform), found " +

@@ -118,6 +118,51 @@ TEST(WheelName, RejectsWithPreciseMessages) {
   }
 }
 
+// The byte check and the '-' count read eight bytes at a time: every byte
+// value at every place (each place of a word, and the tail after the last
+// whole word) is refused exactly when it is not printable ASCII, and the
+// parts are counted exactly wherever the dashes fall.
+TEST(WheelName, EveryByteAtEveryPlaceIsCheckedAndEveryDashCounted) {
+  const std::string good = "foo_bar_baz-1.0-py3-none-any.whl";         // 32 bytes: four words
+  const std::string odd = good.substr(0, 14) + "0" + good.substr(14);  // 33: a tail byte
+  for (const std::string& base : {good, odd}) {
+    ASSERT_TRUE(parse_wheel_filename(base)) << base;
+    for (std::size_t at = 0; at < 11; ++at) {  // inside the project name part
+      for (int value = 0; value < 256; ++value) {
+        std::string name = base;
+        name[at] = static_cast<char>(value);
+        const bool printable = value > 0x20 && value < 0x7f;
+        const std::string error = error_of(name);
+        if (printable) {
+          // Printable: refused (if at all) by the name part's own rules, never as a byte.
+          EXPECT_EQ(error.find("control character"), std::string::npos) << value << "@" << at;
+          EXPECT_EQ(error.find("a space"), std::string::npos) << value << "@" << at;
+        } else {
+          EXPECT_FALSE(error.empty()) << value << "@" << at;
+        }
+      }
+    }
+    // The tail after the last whole word, and the last byte of the name.
+    for (const std::size_t at : {base.size() - 1, base.size() - 3}) {
+      std::string name = base;
+      name[at] = '\x7f';
+      EXPECT_NE(error_of(name).find("control character"), std::string::npos) << at;
+      name[at] = ' ';
+      EXPECT_NE(error_of(name).find("a space"), std::string::npos) << at;
+    }
+  }
+  // k more dashes, at every offset of a word: k + 5 parts (5 and 6 are a name's own).
+  for (std::size_t k = 2; k <= 9; ++k) {
+    for (std::size_t offset = 0; offset < 8; ++offset) {
+      std::string name = std::string(offset, 'a') + "b";
+      for (std::size_t i = 0; i < k; ++i) name += "-c";
+      name += "-1.0-py3-none-any.whl";
+      EXPECT_NE(error_of(name).find("found " + std::to_string(k + 5)), std::string::npos)
+          << name << " gave: " << error_of(name);
+    }
+  }
+}
+
 // packaging 23.0 is laxer than PEP 427 here; flashfit rejects each of these.
 TEST(WheelName, IntendedDifferencesFromPackaging) {
   // An empty name part (packaging's name regex is `[\w\d._]*`).
