@@ -1,15 +1,14 @@
 #include "util/bump_heap.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "../in_child.hpp"
 
 using flashfit::util::bump_heap_owns;
 using flashfit::util::bump_heap_stats;
@@ -18,23 +17,13 @@ using flashfit::util::kBumpMaxBytes;
 
 namespace {
 
+using flashfit::test::in_child;
+
 // A heap block the optimiser cannot elide: its address escapes.
 void* block(std::size_t bytes) {
   void* p = ::operator new(bytes);
   asm volatile("" : : "r"(p) : "memory");
   return p;
-}
-
-// Runs `body` in a child process (what it carves is the child's alone);
-// returns its exit code.
-template <class Body>
-int in_child(Body body) {
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) _exit(body());
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
 }
 
 }  // namespace
@@ -48,7 +37,8 @@ TEST(BumpHeap, OutsideAScopeEveryBlockIsMallocs) {
 }
 
 TEST(BumpHeap, InsideAScopeSmallBlocksAreCarvedInOrderAndAligned) {
-  if (!bump_heap_stats().enabled) GTEST_SKIP() << "AddressSanitizer build: the scope carves nothing";
+  if (!bump_heap_stats().enabled)
+    GTEST_SKIP() << "AddressSanitizer build: the scope carves nothing";
   std::vector<void*> carved;
   carved.reserve(8);  // nothing but the blocks is allocated inside the scope
   {
@@ -81,8 +71,8 @@ TEST(BumpHeap, WhatIsCarvedOutlivesTheScopeAndStaysWritable) {
   {
     const BumpHeapScope scope;
     kept = std::make_unique<std::vector<std::string>>();
-    for (int i = 0; i < 1000; ++i) kept->push_back("a string longer than the small buffer " +
-                                                   std::to_string(i));
+    for (int i = 0; i < 1000; ++i)
+      kept->push_back("a string longer than the small buffer " + std::to_string(i));
   }
   for (int i = 0; i < 1000; ++i)
     ASSERT_EQ((*kept)[static_cast<std::size_t>(i)],
@@ -93,7 +83,8 @@ TEST(BumpHeap, WhatIsCarvedOutlivesTheScopeAndStaysWritable) {
 }
 
 TEST(BumpHeap, ScopesNestAndOtherThreadsKeepMalloc) {
-  if (!bump_heap_stats().enabled) GTEST_SKIP() << "AddressSanitizer build: the scope carves nothing";
+  if (!bump_heap_stats().enabled)
+    GTEST_SKIP() << "AddressSanitizer build: the scope carves nothing";
   const BumpHeapScope outer;
   {
     const BumpHeapScope inner;
@@ -113,7 +104,8 @@ TEST(BumpHeap, ScopesNestAndOtherThreadsKeepMalloc) {
 }
 
 TEST(BumpHeap, ASpentRegionFallsBackToMalloc) {
-  if (!bump_heap_stats().enabled) GTEST_SKIP() << "AddressSanitizer build: the scope carves nothing";
+  if (!bump_heap_stats().enabled)
+    GTEST_SKIP() << "AddressSanitizer build: the scope carves nothing";
   // In a child: the parent's region keeps its room for the other tests.
   const int code = in_child([] {
     const BumpHeapScope scope;

@@ -14,9 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "../in_child.hpp"
+
 using flashfit::util::prepare_heap;
 
 namespace {
+
+using flashfit::test::in_child;
 
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kSanitizedHeap = true;
@@ -52,18 +56,6 @@ std::string vm_flags_at(const void* address) {
     if (inside && line.rfind("VmFlags:", 0) == 0) return line;
   }
   return "";
-}
-
-// Runs `body` in a child process (the heap's settings are the process's own,
-// so the test binary's other tests keep glibc's defaults); returns its exit code.
-template <class Body>
-int in_child(Body body) {
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) _exit(body());
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
 }
 
 }  // namespace
