@@ -42,7 +42,9 @@ class SharedTags {
   bool empty() const { return vector().empty(); }
   const Tag& front() const { return vector().front(); }
   const Tag& operator[](std::size_t i) const { return vector()[i]; }
-  friend bool operator==(const SharedTags& a, const SharedTags& b) { return a.vector() == b.vector(); }
+  friend bool operator==(const SharedTags& a, const SharedTags& b) {
+    return a.vector() == b.vector();
+  }
   friend bool operator==(const SharedTags& a, const std::vector<Tag>& b) { return a.vector() == b; }
 
  private:

@@ -49,8 +49,7 @@ const JudgedFacts& JudgeCache::facts(const Recipe& recipe, const pkg::Version& v
   if (found == kept.end()) {
     auto entry = std::make_unique<JudgedFacts>(
         JudgedFacts{recipe.facts_for(version, source, cuda), {}, {}, {}});
-    if (entry->facts.min_glibc)
-      entry->min_glibc = env::parse_major_minor(*entry->facts.min_glibc);
+    if (entry->facts.min_glibc) entry->min_glibc = env::parse_major_minor(*entry->facts.min_glibc);
     entry->min_compute = parse_cc(entry->facts.min_compute_capability);
     entry->max_compute = parse_cc(entry->facts.max_compute_capability);
     kept.push_back(FactsKept{source, cuda, std::move(entry)});

@@ -52,8 +52,7 @@ class JudgeCache {
   // (`version_text`, as for facts()).
   const KnownBroken* broken(const Recipe& recipe, const pkg::Version& version,
                             std::uint32_t version_id, std::string_view version_text,
-                            std::string_view source_name,
-                            std::string_view filename,
+                            std::string_view source_name, std::string_view filename,
                             const std::optional<pkg::TorchVersion>& wheel_torch);
   // Whether a specifier of a ReleaseFacts this cache returned contains one of
   // the target's versions (its Python, its torch): asked once per pair, the

@@ -512,10 +512,9 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
   }
   static const JudgedFacts no_facts;
   const std::string_view public_text = public_version_text(candidate.filename);
-  const JudgedFacts& judged_facts =
-      recipe ? cache.facts(*recipe, version, public_text, ids.version, candidate.source,
-                           j.variant.cuda)
-             : no_facts;
+  const JudgedFacts& judged_facts = recipe ? cache.facts(*recipe, version, public_text, ids.version,
+                                                         candidate.source, j.variant.cuda)
+                                           : no_facts;
   const ReleaseFacts& facts = judged_facts.facts;
   if (recipe) {
     if (const KnownBroken* broken =
