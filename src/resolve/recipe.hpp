@@ -212,9 +212,13 @@ class RecipeBook {
   // Pointers into recipes_ are handed out: it is sized once by built_in() and
   // its pending entries are filled in place, never moved.
   mutable std::vector<Recipe> recipes_;
-  // Per entry: the embedded text it is still to be parsed from (empty: parsed).
-  mutable std::vector<std::string_view> pending_text_;
-  mutable std::vector<std::string_view> pending_file_;  // its file name, for errors
+  // Per built-in entry of recipes_: the embedded file it is parsed from.
+  struct BuiltIn {
+    std::string_view file;  // "flash-attn.toml"
+    std::string_view text;
+    bool parsed = false;
+  };
+  mutable std::vector<BuiltIn> built_in_;
   mutable std::size_t pending_count_ = 0;
 };
 

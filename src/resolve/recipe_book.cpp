@@ -43,30 +43,28 @@ RecipeBook RecipeBook::built_in() {
   RecipeBook book;
   const auto files = embedded_recipes();
   book.recipes_.resize(files.size());
-  for (const EmbeddedFile& file : files) {
-    book.pending_text_.push_back(file.text);
-    book.pending_file_.push_back(file.name);
-  }
+  for (const EmbeddedFile& file : files) book.built_in_.push_back({file.name, file.text});
   book.pending_count_ = files.size();
   return book;
 }
 
 void RecipeBook::parse_pending(std::size_t index) const {
-  if (pending_text_[index].empty()) return;
-  auto recipe = parse_recipe(pending_text_[index], fmt::format("recipes/{}", pending_file_[index]));
+  BuiltIn& entry = built_in_[index];
+  if (entry.parsed) return;
+  auto recipe = parse_recipe(entry.text, fmt::format("recipes/{}", entry.file));
   if (!recipe) throw std::logic_error("built-in recipe: " + util::render(recipe.error()));
   recipe->origin = "built-in";
   recipe->name = pkg::canonicalize_name(recipe->name);
   if (recipe->name.empty())
-    throw std::logic_error(fmt::format("built-in recipe {} has no name", pending_file_[index]));
+    throw std::logic_error(fmt::format("built-in recipe {} has no name", entry.file));
   recipes_[index] = std::move(*recipe);
-  pending_text_[index] = {};
+  entry.parsed = true;
   --pending_count_;
 }
 
 void RecipeBook::parse_all() const {
   if (pending_count_ == 0) return;
-  for (std::size_t i = 0; i < pending_text_.size(); ++i) parse_pending(i);
+  for (std::size_t i = 0; i < built_in_.size(); ++i) parse_pending(i);
   // What add() refuses of a user recipe, for the built-in ones together.
   for (std::size_t i = 0; i < recipes_.size(); ++i) {
     const std::vector<std::string> names = lookup_names(recipes_[i]);
@@ -174,15 +172,15 @@ const Recipe* RecipeBook::find(std::string_view name) const {
   // A built-in recipe's file is named for it ("flash-attn.toml"): that file
   // alone is parsed for its own name. No two recipes claim one name (built-in
   // ones are checked together, a user's by add()), so the first that has it is the one.
-  for (std::size_t i = 0; i < pending_text_.size(); ++i) {
-    if (pending_text_[i].empty()) continue;
-    std::string_view stem = pending_file_[i];
+  for (std::size_t i = 0; i < built_in_.size(); ++i) {
+    if (built_in_[i].parsed) continue;
+    std::string_view stem = built_in_[i].file;
     if (util::ends_with(stem, ".toml")) stem.remove_suffix(5);
     if (pkg::canonicalize_name(stem) == wanted) parse_pending(i);
   }
   auto find_parsed = [&]() -> const Recipe* {
     for (std::size_t i = 0; i < recipes_.size(); ++i) {
-      if (i < pending_text_.size() && !pending_text_[i].empty()) continue;
+      if (i < built_in_.size() && !built_in_[i].parsed) continue;
       const std::vector<std::string> names = lookup_names(recipes_[i]);
       if (std::find(names.begin(), names.end(), wanted) != names.end()) return &recipes_[i];
     }
