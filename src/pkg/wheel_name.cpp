@@ -1,6 +1,5 @@
 #include "pkg/wheel_name.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>

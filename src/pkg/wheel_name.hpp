@@ -16,6 +16,7 @@
 #include "pkg/tag.hpp"
 #include "pkg/version.hpp"
 #include "util/error.hpp"
+#include "util/text_hash.hpp"
 
 namespace flashfit::pkg {
 
@@ -65,20 +66,13 @@ class WheelNameParser {
   util::Result<WheelName> parse(std::string_view filename, PartIds* ids = nullptr);
 
  private:
-  // Heterogeneous lookup: a file name's part is found without a string made of it.
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view text) const {
-      return std::hash<std::string_view>{}(text);
-    }
-  };
   template <class T>
   struct Numbered {
     T value;
     std::uint32_t id;
   };
   template <class T>
-  using Memo = std::unordered_map<std::string, Numbered<T>, Hash, std::equal_to<>>;
+  using Memo = std::unordered_map<std::string, Numbered<T>, util::TextHash, std::equal_to<>>;
   Memo<util::Result<Version>> versions_;
   Memo<detail::WheelTags> tag_sets_;
   // The last project name part and what it gave (a catalog's names share one).

@@ -18,6 +18,7 @@
 #include "pkg/wheel_name.hpp"
 #include "resolve/candidate.hpp"
 #include "resolve/recipe.hpp"
+#include "util/text_hash.hpp"
 
 namespace flashfit::resolve {
 
@@ -103,16 +104,9 @@ class JudgeCache {
     }
   };
   std::unordered_map<std::pair<const void*, const void*>, bool, PairHash> contains_;
-  // Heterogeneous lookup: a file name's part is found without a string made of it.
-  struct TextHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view text) const {
-      return std::hash<std::string_view>{}(text);
-    }
-  };
   static constexpr std::uint32_t kNoPublicId = UINT32_MAX;
   std::vector<std::uint32_t> public_by_version_;  // per full version id; kNoPublicId: not yet
-  std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> public_ids_;
+  std::unordered_map<std::string, std::uint32_t, util::TextHash, std::equal_to<>> public_ids_;
   // Per public version id: its release's facts, by source and CUDA.
   struct FactsKept {
     std::string source;

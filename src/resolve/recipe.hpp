@@ -208,6 +208,7 @@ class RecipeBook {
   void parse_pending(std::size_t index) const;
   // Parses every pending one and checks that no name is claimed twice.
   void parse_all() const;
+  bool all_parsed() const;
 
   // Pointers into recipes_ are handed out: it is sized once by built_in() and
   // its pending entries are filled in place, never moved.
@@ -219,7 +220,6 @@ class RecipeBook {
     bool parsed = false;
   };
   mutable std::vector<BuiltIn> built_in_;
-  mutable std::size_t pending_count_ = 0;
 };
 
 }  // namespace flashfit::resolve

@@ -2,6 +2,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <system_error>
 
@@ -37,6 +39,24 @@ std::string describe_origin(const Recipe& recipe) {
   return recipe.origin.empty() ? "a recipe" : recipe.origin;
 }
 
+// A name of `recipe` that one of `others` (not one of the same name, which it
+// would replace) already answers to: `find` would be ambiguous.
+struct Claim {
+  const Recipe* other = nullptr;
+  std::string name;
+};
+std::optional<Claim> claimed_elsewhere(const Recipe& recipe, std::span<const Recipe> others) {
+  const std::vector<std::string> names = lookup_names(recipe);
+  for (const Recipe& other : others) {
+    if (other.name == recipe.name) continue;
+    const std::vector<std::string> taken = lookup_names(other);
+    for (const std::string& name : names) {
+      if (std::find(taken.begin(), taken.end(), name) != taken.end()) return Claim{&other, name};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 RecipeBook RecipeBook::built_in() {
@@ -44,7 +64,6 @@ RecipeBook RecipeBook::built_in() {
   const auto files = embedded_recipes();
   book.recipes_.resize(files.size());
   for (const EmbeddedFile& file : files) book.built_in_.push_back({file.name, file.text});
-  book.pending_count_ = files.size();
   return book;
 }
 
@@ -59,23 +78,25 @@ void RecipeBook::parse_pending(std::size_t index) const {
     throw std::logic_error(fmt::format("built-in recipe {} has no name", entry.file));
   recipes_[index] = std::move(*recipe);
   entry.parsed = true;
-  --pending_count_;
+}
+
+bool RecipeBook::all_parsed() const {
+  return std::all_of(built_in_.begin(), built_in_.end(), [](const BuiltIn& b) { return b.parsed; });
 }
 
 void RecipeBook::parse_all() const {
-  if (pending_count_ == 0) return;
+  if (all_parsed()) return;
   for (std::size_t i = 0; i < built_in_.size(); ++i) parse_pending(i);
   // What add() refuses of a user recipe, for the built-in ones together.
-  for (std::size_t i = 0; i < recipes_.size(); ++i) {
-    const std::vector<std::string> names = lookup_names(recipes_[i]);
-    for (std::size_t k = 0; k < i; ++k) {
-      const std::vector<std::string> taken = lookup_names(recipes_[k]);
-      for (const std::string& name : names) {
-        if (std::find(taken.begin(), taken.end(), name) != taken.end()) {
-          throw std::logic_error(fmt::format("built-in recipes \"{}\" and \"{}\" both claim \"{}\"",
-                                             recipes_[k].name, recipes_[i].name, name));
-        }
-      }
+  const std::span<const Recipe> all(recipes_);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    // Two built-in recipes of one name are a claim too: no built-in one replaces another.
+    if (std::any_of(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(i),
+                    [&](const Recipe& r) { return r.name == all[i].name; }))
+      throw std::logic_error(fmt::format("built-in recipe \"{}\" is defined twice", all[i].name));
+    if (auto claim = claimed_elsewhere(all[i], all.first(i))) {
+      throw std::logic_error(fmt::format("built-in recipes \"{}\" and \"{}\" both claim \"{}\"",
+                                         claim->other->name, all[i].name, claim->name));
     }
   }
 }
@@ -89,23 +110,14 @@ util::Result<void> RecipeBook::add(Recipe recipe) {
   parse_all();  // a user recipe is checked against every built-in one
   recipe.name = pkg::canonicalize_name(recipe.name);
   if (recipe.name.empty()) return util::input_error("recipe without a name", recipe.origin);
-  const std::vector<std::string> names = lookup_names(recipe);
   auto replaced = std::find_if(recipes_.begin(), recipes_.end(),
                                [&](const Recipe& r) { return r.name == recipe.name; });
   // An alias that already finds another recipe would make `find` ambiguous.
-  for (const Recipe& other : recipes_) {
-    if (other.name == recipe.name) continue;
-    const std::vector<std::string> taken = lookup_names(other);
-    for (const std::string& name : names) {
-      if (std::find(taken.begin(), taken.end(), name) != taken.end()) {
-        return util::input_error(
-            fmt::format(
-                "recipe \"{}\" claims the name \"{}\", which already means recipe \"{}\" ({})",
-                recipe.name, name, other.name, describe_origin(other)),
-            describe_origin(recipe),
-            "remove the alias, or override that recipe under its own name");
-      }
-    }
+  if (auto claim = claimed_elsewhere(recipe, recipes_)) {
+    return util::input_error(
+        fmt::format("recipe \"{}\" claims the name \"{}\", which already means recipe \"{}\" ({})",
+                    recipe.name, claim->name, claim->other->name, describe_origin(*claim->other)),
+        describe_origin(recipe), "remove the alias, or override that recipe under its own name");
   }
   if (replaced != recipes_.end()) {
     *replaced = std::move(recipe);  // a user recipe replaces the built-in one whole
@@ -187,7 +199,7 @@ const Recipe* RecipeBook::find(std::string_view name) const {
     return nullptr;
   };
   if (const Recipe* found = find_parsed()) return found;
-  if (pending_count_ == 0) return nullptr;
+  if (all_parsed()) return nullptr;
   parse_all();  // an alias, or no recipe: every one is read to say which
   return find_parsed();
 }
