@@ -10,8 +10,11 @@ TEST_PYTHON=${3:?usage: $0 FLASHFIT SOURCE_DIR TEST_PYTHON}
 TEST_NAME=$(basename "$0" .sh)
 # Absolute, since some tests run it from another directory.
 FLASHFIT=$(realpath "$FLASHFIT")
-# Every flashfit call is bounded, so no test can hang the suite.
-FF_TIMEOUT=${FF_TIMEOUT:-60}
+# Every flashfit call is bounded, so no test can hang the suite. A bound on a
+# hang, not on speed: CI once saw two install tests, side by side, each wait
+# past 60 s on its pip run and on an import of torch in the same minute (a
+# stalled machine); 240 s still ends a hung call long before ctest's timeout.
+FF_TIMEOUT=${FF_TIMEOUT:-240}
 
 # The caller's shell may have a virtual environment active; the tests that
 # want one set it themselves.
