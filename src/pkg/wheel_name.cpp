@@ -1,5 +1,6 @@
 #include "pkg/wheel_name.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -195,35 +196,88 @@ util::Result<WheelName> parse_wheel_filename(std::string_view filename) {
   return parse_with(filename, &parse_name_part, &Version::parse, &parse_wheel_tags);
 }
 
+template <class T, class ParsePart>
+const WheelNameParser::Numbered<T>& WheelNameParser::memo(Memo<T>& table,
+                                                          std::vector<const Numbered<T>*>& by_id,
+                                                          std::string_view text,
+                                                          ParsePart parse_part) {
+  auto it = table.find(text);
+  if (it == table.end()) {
+    const auto next = static_cast<std::uint32_t>(table.size());
+    it = table.emplace(std::string(text), Numbered<T>{parse_part(text), next}).first;
+    by_id.push_back(&it->second);  // a node's address outlives rehashing
+  }
+  return it->second;
+}
+
+const detail::NamePart& WheelNameParser::name_of(std::string_view text) {
+  if (name_text_ != text) {
+    name_ = parse_name_part(text);
+    name_text_ = std::string(text);
+  }
+  return name_;
+}
+
 util::Result<WheelName> WheelNameParser::parse(std::string_view filename, PartIds* ids) {
   PartIds seen;
-  auto memo = [](auto& table, std::string_view text, auto parse_part, std::uint32_t& id) {
-    auto it = table.find(text);
-    if (it == table.end()) {
-      const auto next = static_cast<std::uint32_t>(table.size());
-      it = table
-               .emplace(std::string(text),
-                        Numbered<decltype(parse_part(text))>{parse_part(text), next})
-               .first;
-    }
-    id = it->second.id;
-    return it->second.value;  // a copy: the caller's WheelName owns its parts
-  };
-  auto name_of = [&](std::string_view text) -> const detail::NamePart& {
-    if (name_text_ != text) {
-      name_ = parse_name_part(text);
-      name_text_ = std::string(text);
-    }
-    return name_;
-  };
   auto parsed = parse_with(
-      filename, name_of,
-      [&](std::string_view text) { return memo(versions_, text, &Version::parse, seen.version); },
+      filename, [&](std::string_view text) -> const detail::NamePart& { return name_of(text); },
       [&](std::string_view text) {
-        return memo(tag_sets_, text, &parse_wheel_tags, seen.tag_set);
+        const auto& entry = memo(versions_, version_by_id_, text, &Version::parse);
+        seen.version = entry.id;
+        return entry.value;  // a copy: the caller's WheelName owns its parts
+      },
+      [&](std::string_view text) {
+        const auto& entry = memo(tag_sets_, tag_set_by_id_, text, &parse_wheel_tags);
+        seen.tag_set = entry.id;
+        return entry.value;
       });
   if (parsed && ids) *ids = seen;
   return parsed;
+}
+
+util::Result<WheelName> WheelNameParser::parse(std::string_view filename,
+                                               const WheelNameLayout& layout, PartIds* ids) {
+  const std::size_t version_at = std::size_t{layout.name_size} + 1;
+  const std::size_t tags_at = version_at + layout.version_size + 1;
+  if (layout.name_size == 0 || tags_at + 4 >= filename.size() ||
+      filename[layout.name_size] != '-' || filename[tags_at - 1] != '-' ||
+      !util::ends_with(filename, ".whl"))
+    return parse(filename, ids);
+  const std::string_view name_text = filename.substr(0, layout.name_size);
+  const std::string_view version_text = filename.substr(version_at, layout.version_size);
+  const std::string_view tag_text = filename.substr(tags_at, filename.size() - 4 - tags_at);
+
+  auto found = std::find_if(tables_.begin(), tables_.end(),
+                            [&](const TableIds& t) { return t.table == layout.table; });
+  if (found == tables_.end()) found = tables_.insert(tables_.end(), TableIds{layout.table, {}, {}});
+  // The id here of the table's number `local` for `text`.
+  const auto id_of = [](std::vector<std::uint32_t>& local_ids, std::uint16_t local,
+                        auto find_entry) -> std::uint32_t {
+    if (local >= local_ids.size()) local_ids.resize(std::size_t{local} + 1, kUnseen);
+    if (local_ids[local] == kUnseen) local_ids[local] = find_entry().id;
+    return local_ids[local];
+  };
+  const std::uint32_t version_id = id_of(
+      found->versions, layout.version, [&]() -> const auto& {
+        return memo(versions_, version_by_id_, version_text, &Version::parse);
+      });
+  const std::uint32_t tag_set_id = id_of(
+      found->tag_sets, layout.tag_set, [&]() -> const auto& {
+        return memo(tag_sets_, tag_set_by_id_, tag_text, &parse_wheel_tags);
+      });
+  const detail::NamePart& name = name_of(name_text);
+  const util::Result<Version>& version = version_by_id_[version_id]->value;
+  const detail::WheelTags& tags = tag_set_by_id_[tag_set_id]->value;
+  // A part that does not parse: the error as the full parse words it.
+  if (name.problem || !version || tags.problem || !tags.tags) return parse(filename, ids);
+  WheelName wheel;
+  wheel.name = std::string(name_text);
+  wheel.canonical_name = name.canonical;
+  wheel.version = *version;
+  wheel.tags = *tags.tags;
+  if (ids) *ids = PartIds{version_id, tag_set_id};
+  return wheel;
 }
 
 std::strong_ordering compare_build_tags(

@@ -48,6 +48,19 @@ struct NamePart {
 };
 }  // namespace detail
 
+// Where a valid file name's parts lie, worked out ahead of time (a compiled
+// catalog's rows, laid out when the binary was built: resolve/compiled_catalog.hpp):
+// the sizes of its name and version parts, and the numbers `table` gave its
+// version's and tag set's spellings (one number per distinct spelling in that
+// table). Only for a name that parses and has no build tag.
+struct WheelNameLayout {
+  const void* table = nullptr;  // whose numbers `version` and `tag_set` are
+  std::uint16_t name_size = 0;
+  std::uint16_t version_size = 0;
+  std::uint16_t version = 0;
+  std::uint16_t tag_set = 0;
+};
+
 // parse_wheel_filename for many file names that share versions and tag sets
 // (a catalog's thousands of wheels have a few hundred versions and a few dozen
 // tag sets): each distinct version, tag set and project name part is parsed
@@ -64,6 +77,12 @@ class WheelNameParser {
   };
   // `ids`, when given, is set for a name that parses.
   util::Result<WheelName> parse(std::string_view filename, PartIds* ids = nullptr);
+  // The same answer and ids for a name `layout` describes, without reading its
+  // bytes again or hashing its parts: the table's numbers find what was parsed
+  // for the same spellings. A layout that does not fit the name (its dashes are
+  // not where it says) is not trusted: the name is parsed as above.
+  util::Result<WheelName> parse(std::string_view filename, const WheelNameLayout& layout,
+                                PartIds* ids = nullptr);
 
  private:
   template <class T>
@@ -73,8 +92,23 @@ class WheelNameParser {
   };
   template <class T>
   using Memo = std::unordered_map<std::string, Numbered<T>, util::TextHash, std::equal_to<>>;
+  // A part's entry, parsed on its spelling's first sight; its address is kept by id.
+  template <class T, class ParsePart>
+  const Numbered<T>& memo(Memo<T>& table, std::vector<const Numbered<T>*>& by_id,
+                          std::string_view text, ParsePart parse_part);
+  const detail::NamePart& name_of(std::string_view text);
   Memo<util::Result<Version>> versions_;
   Memo<detail::WheelTags> tag_sets_;
+  std::vector<const Numbered<util::Result<Version>>*> version_by_id_;
+  std::vector<const Numbered<detail::WheelTags>*> tag_set_by_id_;
+  // Per layout table: its numbers' ids here (kUnseen until first met).
+  static constexpr std::uint32_t kUnseen = UINT32_MAX;
+  struct TableIds {
+    const void* table;
+    std::vector<std::uint32_t> versions;
+    std::vector<std::uint32_t> tag_sets;
+  };
+  std::vector<TableIds> tables_;
   // The last project name part and what it gave (a catalog's names share one).
   std::optional<std::string> name_text_;
   detail::NamePart name_;

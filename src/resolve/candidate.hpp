@@ -18,8 +18,11 @@ std::string_view to_string(
 
 struct Candidate {
   std::string filename;  // percent-decoded file name
-  std::string url;       // http(s) URL, or an absolute path for local wheels
-  std::string source;    // the source's name ("upstream", "team", "cache")
+  // Where the file name's parts lie, known ahead (a compiled catalog's row):
+  // the judge reads the name by it instead of parsing it (the same answer).
+  std::optional<pkg::WheelNameLayout> name_layout;
+  std::string url;     // http(s) URL, or an absolute path for local wheels
+  std::string source;  // the source's name ("upstream", "team", "cache")
   SourceRole role = SourceRole::upstream;
   int priority = 0;            // lower is preferred (from the source order)
   bool source_enabled = true;  // false: a disabled source's wheel, judged only for suggestions

@@ -134,8 +134,12 @@ std::size_t OpenedCatalog::size() const {
 CatalogRow OpenedCatalog::row(std::size_t i) const {
   if (compiled) return compiled->row(i);
   const CatalogEntry& e = catalog.entries[i];
-  return {e.url, e.filename, e.tag, e.evidence,
-          e.sha256 ? std::optional<std::string_view>(*e.sha256) : std::nullopt};
+  return {e.url,
+          e.filename,
+          e.tag,
+          e.evidence,
+          e.sha256 ? std::optional<std::string_view>(*e.sha256) : std::nullopt,
+          std::nullopt};
 }
 
 util::Result<OpenedCatalog> open_catalog(const Recipe& recipe, const RecipeSource& source,

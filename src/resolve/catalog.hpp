@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/wheel_name.hpp"
 #include "resolve/recipe.hpp"
 #include "util/error.hpp"
 
@@ -47,6 +48,9 @@ struct CatalogRow {
   std::string_view tag;
   std::string_view evidence;
   std::optional<std::string_view> sha256;
+  // Where its file name's parts lie, when the binary was built with it (a
+  // compiled catalog's row); the judge then reads the name without parsing it.
+  std::optional<pkg::WheelNameLayout> name_layout;
 };
 
 // A catalog ready to read: the table compiled into the binary at build time

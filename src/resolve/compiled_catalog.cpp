@@ -4,18 +4,26 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <unordered_map>
 #include <utility>
+
+#include "pkg/wheel_name.hpp"
 
 namespace flashfit::resolve {
 
 CatalogRow CompiledCatalog::row(std::size_t i) const {
   const CompiledCatalogRow& r = rows[i];
   auto at = [&](std::uint32_t offset, std::uint32_t size) { return text.substr(offset, size); };
-  return {at(r.url, r.url_size), at(r.filename, r.filename_size), at(r.tag, r.tag_size),
+  return {at(r.url, r.url_size),
+          at(r.filename, r.filename_size),
+          at(r.tag, r.tag_size),
           at(r.evidence, r.evidence_size),
           r.sha256_size == 0 ? std::nullopt
-                             : std::optional<std::string_view>(at(r.sha256, r.sha256_size))};
+                             : std::optional<std::string_view>(at(r.sha256, r.sha256_size)),
+          r.name_size == 0 ? std::nullopt
+                           : std::optional<pkg::WheelNameLayout>(pkg::WheelNameLayout{
+                                 this, r.name_size, r.version_size, r.version, r.tag_set})};
 }
 
 const CompiledCatalog* find_compiled_catalog(const RecipeSource& source) {
@@ -66,6 +74,38 @@ class TextBuilder {
   std::unordered_map<std::string, std::uint32_t> offsets_;
 };
 
+// Each distinct spelling of a catalog's versions (and, apart, of its tag
+// sets) numbered in the order first seen, as a pkg::WheelNameLayout wants.
+class SpellingNumbers {
+ public:
+  std::optional<std::uint16_t> number(std::string_view spelling) {
+    auto [it, added] = numbers_.try_emplace(std::string(spelling), numbers_.size());
+    if (it->second > UINT16_MAX) return std::nullopt;
+    return static_cast<std::uint16_t>(it->second);
+  }
+
+ private:
+  std::unordered_map<std::string, std::size_t> numbers_;
+};
+
+// A file name's layout fields (name_size, version_size, version, tag_set), all
+// 0 (none) unless it parses as the runtime parses it, without a build tag, and
+// every field fits.
+std::array<std::uint16_t, 4> layout_of(std::string_view filename, SpellingNumbers& versions,
+                                       SpellingNumbers& tag_sets) {
+  auto wheel = pkg::parse_wheel_filename(filename);
+  if (!wheel || wheel->build) return {};
+  const std::size_t name_size = filename.find('-');
+  const std::size_t version_size = filename.find('-', name_size + 1) - name_size - 1;
+  if (name_size > UINT16_MAX || version_size > UINT16_MAX) return {};
+  const std::size_t tags_at = name_size + 1 + version_size + 1;
+  const auto version = versions.number(filename.substr(name_size + 1, version_size));
+  const auto tag_set = tag_sets.number(filename.substr(tags_at, filename.size() - 4 - tags_at));
+  if (!version || !tag_set) return {};
+  return {static_cast<std::uint16_t>(name_size), static_cast<std::uint16_t>(version_size), *version,
+          *tag_set};
+}
+
 // Long text as adjacent literals of at most 4096 bytes each (well under any
 // compiler's limit on one literal).
 std::string literal_pieces(std::string_view text) {
@@ -92,6 +132,7 @@ std::string render_compiled_catalogs(const std::vector<CatalogToCompile>& catalo
     const CatalogToCompile& c = catalogs[i];
     const std::size_t rows = c.catalog->entries.size();
     TextBuilder text;
+    SpellingNumbers versions, tag_sets;
     std::string body;
     for (const CatalogEntry& e : c.catalog->entries) {
       const auto url = text.add(e.url);
@@ -99,9 +140,11 @@ std::string render_compiled_catalogs(const std::vector<CatalogToCompile>& catalo
       const auto tag = text.add(e.tag);
       const auto evidence = text.add(e.evidence);
       const auto sha256 = text.add(e.sha256.value_or(""));
-      body += fmt::format("    {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}}},\n", url.first,
-                          url.second, filename.first, filename.second, tag.first, tag.second,
-                          evidence.first, evidence.second, sha256.first, sha256.second);
+      const auto layout = layout_of(e.filename, versions, tag_sets);
+      body += fmt::format("    {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}},\n",
+                          url.first, url.second, filename.first, filename.second, tag.first,
+                          tag.second, evidence.first, evidence.second, sha256.first, sha256.second,
+                          layout[0], layout[1], layout[2], layout[3]);
     }
     // An empty array is ill-formed: a catalog without rows gets a placeholder, not counted.
     if (rows == 0) body += "    {},\n";

@@ -25,6 +25,10 @@ struct CompiledCatalogRow {
   std::uint32_t tag, tag_size;
   std::uint32_t evidence, evidence_size;
   std::uint32_t sha256, sha256_size;  // size 0: the listing gave none
+  // The file name's layout (pkg::WheelNameLayout, this catalog its table):
+  // name_size 0 when it has none (a name that does not parse, a build tag,
+  // more distinct spellings than the numbers hold), and the judge parses it.
+  std::uint16_t name_size, version_size, version, tag_set;
 };
 
 // One built-in catalog as parsed for a source with this URL template and

@@ -126,6 +126,7 @@ void add_catalog(Gathered& out, const SourcePlan& p, const std::string& package,
     // Built in place: a Candidate is hundreds of bytes, and thousands are gathered.
     Candidate& c = out.candidates.emplace_back();
     fill_candidate(c, p, row.filename, row.url);
+    c.name_layout = row.name_layout;
     if (row.sha256) c.sha256.emplace(*row.sha256);
     c.release_tag.assign(row.tag);
     c.evidence.assign(row.evidence);

@@ -41,6 +41,12 @@ class JudgeCache {
   util::Result<pkg::WheelName> wheel_name(std::string_view filename, PartIds* ids = nullptr) {
     return names_.parse(filename, ids);
   }
+  // The same, read by where its parts lie (Candidate::name_layout).
+  util::Result<pkg::WheelName> wheel_name(std::string_view filename,
+                                          const pkg::WheelNameLayout& layout,
+                                          PartIds* ids = nullptr) {
+    return names_.parse(filename, layout, ids);
+  }
   // The recipe's facts for a release. `version_text` is the public version as
   // the file name spells it (what `version` was parsed from, without its
   // label): one spelling gives one version, so the key needs no formatting;

@@ -467,7 +467,9 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
   if (!options.cache) local_cache.emplace();
   JudgeCache& cache = options.cache ? *options.cache : *local_cache;
   JudgeCache::PartIds ids;
-  auto wheel = cache.wheel_name(candidate.filename, &ids);
+  auto wheel = candidate.name_layout
+                   ? cache.wheel_name(candidate.filename, *candidate.name_layout, &ids)
+                   : cache.wheel_name(candidate.filename, &ids);
   if (!wheel || wheel->canonical_name != request.name) return false;
   j.candidate = &candidate;
   j.explained = options.explain;

@@ -287,5 +287,72 @@ TEST(WheelNameParser, NumbersVersionsAndTagSetsBySpelling) {
   EXPECT_EQ(again->name, "Foo.Bar");
 }
 
+// The layout of a name's parts, worked out ahead (a compiled catalog's row):
+// "foo-1.0+cu12-cp312-cp312-linux_x86_64.whl" is a 3-byte name and an 8-byte
+// version; the table numbers its spellings.
+WheelNameLayout layout_of(const void* table, std::string_view name, std::uint16_t version,
+                          std::uint16_t tag_set) {
+  const std::size_t name_size = name.find('-');
+  const std::size_t version_size = name.find('-', name_size + 1) - name_size - 1;
+  return {table, static_cast<std::uint16_t>(name_size), static_cast<std::uint16_t>(version_size),
+          version, tag_set};
+}
+
+// Read by its layout, a name gives what parsing it gives, and the same ids
+// for the same spellings, whichever way each was met first and whatever
+// numbers two tables gave them.
+TEST(WheelNameParser, ALaidOutNameGivesTheParseAndTheIdsOfItsSpellings) {
+  const int one = 0, two = 0;  // two tables, known by address
+  const std::string a = "foo-1.0+cu12-cp312-cp312-linux_x86_64.whl";
+  const std::string b = "foo-1.0-cp312-cp312-linux_x86_64.whl";
+  const std::string c = "foo-1.0+cu12-py3-none-any.whl";
+  WheelNameParser laid, plain;
+  WheelNameParser::PartIds ids, want;
+  ASSERT_TRUE(laid.parse(b, &ids));  // the text path first: "1.0" id 0
+  auto read = laid.parse(a, layout_of(&one, a, 0, 0), &ids);
+  ASSERT_TRUE(plain.parse(b, &want) && plain.parse(a, &want));
+  EXPECT_EQ(described(read), described(parse_wheel_filename(a)));
+  EXPECT_EQ(ids.version, want.version);
+  EXPECT_EQ(ids.tag_set, want.tag_set);
+  // Table two numbers "1.0+cu12" 5 and "py3-none-any" 0: one spelling, one id here.
+  read = laid.parse(c, layout_of(&two, c, 5, 0), &ids);
+  ASSERT_TRUE(plain.parse(c, &want));
+  EXPECT_EQ(described(read), described(parse_wheel_filename(c)));
+  EXPECT_EQ(ids.version, want.version);
+  EXPECT_EQ(ids.tag_set, want.tag_set);
+  // Table one's numbers again, for another row: found by number, not reparsed.
+  read = laid.parse(a, layout_of(&one, a, 0, 0), &ids);
+  ASSERT_TRUE(plain.parse(a, &want));
+  EXPECT_EQ(described(read), described(parse_wheel_filename(a)));
+  EXPECT_EQ(ids.version, want.version);
+  EXPECT_EQ(read->tags.vector(), parse_wheel_filename(a)->tags.vector());
+}
+
+// A layout whose dashes are not where it says, or a part the runtime refuses,
+// is not trusted: the name's own parse answers, its error word for word.
+TEST(WheelNameParser, ALayoutThatDoesNotFitTheNameIsNotTrusted) {
+  const int table = 0;
+  WheelNameParser parser;
+  const std::string name = "foo-1.0-py3-none-any.whl";
+  for (const WheelNameLayout& wrong :
+       {WheelNameLayout{&table, 0, 3, 0, 0}, WheelNameLayout{&table, 2, 3, 0, 0},
+        WheelNameLayout{&table, 3, 2, 0, 0}, WheelNameLayout{&table, 3, 200, 0, 0},
+        WheelNameLayout{&table, 60000, 60000, 0, 0}}) {
+    EXPECT_EQ(described(parser.parse(name, wrong)), described(parse_wheel_filename(name)));
+  }
+  EXPECT_EQ(described(parser.parse("foo-1.0-py3-none-any.zip", layout_of(&table, name, 0, 0))),
+            described(parse_wheel_filename("foo-1.0-py3-none-any.zip")));
+  for (const char* bad : {"foo-1.x-py3-none-any.whl", "foo__bar-1.0-py3-none-any.whl",
+                          "foo-1.0-py3..py2-none-any.whl", "foo-1.0-py3-none-any-x.whl"}) {
+    WheelNameParser::PartIds kept{7, 9};
+    EXPECT_EQ(described(parser.parse(bad, layout_of(&table, bad, 1, 1), &kept)),
+              described(parse_wheel_filename(bad)))
+        << bad;
+    if (!parse_wheel_filename(bad)) {
+      EXPECT_EQ(kept.version, 7u) << bad;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace flashfit::pkg

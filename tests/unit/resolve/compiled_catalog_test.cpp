@@ -32,6 +32,43 @@ void expect_rows_equal(const CompiledCatalog& compiled, const Catalog& parsed) {
   }
 }
 
+std::string described(const util::Result<pkg::WheelName>& wheel) {
+  if (!wheel) return "error: " + wheel.error().message;
+  std::string out = wheel->name + " " + wheel->canonical_name + " " + wheel->version.str() + " " +
+                    wheel->version.local();
+  if (wheel->build) out += " build " + wheel->build->first + wheel->build->second;
+  for (const pkg::Tag& tag : wheel->tags) out += " " + tag.str();
+  return out;
+}
+
+// Every row's file name read by its layout is the name's parse, with the ids a
+// parser reading the names as text gives (both in row order); the rows without
+// a layout are the names that do not parse or have a build tag.
+void expect_layouts_read_as_parsed(const CompiledCatalog& compiled) {
+  pkg::WheelNameParser laid, text;
+  std::size_t laid_out = 0;
+  for (std::size_t i = 0; i < compiled.rows.size(); ++i) {
+    const CatalogRow row = compiled.row(i);
+    SCOPED_TRACE(::testing::Message() << compiled.file << " row " << i << ": " << row.filename);
+    const auto parsed = pkg::parse_wheel_filename(row.filename);
+    pkg::WheelNameParser::PartIds text_ids, laid_ids;
+    const auto as_text = text.parse(row.filename, &text_ids);
+    if (!row.name_layout) {
+      EXPECT_TRUE(!parsed || parsed->build);
+      continue;
+    }
+    ++laid_out;
+    EXPECT_EQ(row.name_layout->table, &compiled);
+    const auto as_laid = laid.parse(row.filename, *row.name_layout, &laid_ids);
+    ASSERT_TRUE(parsed);
+    EXPECT_EQ(described(as_laid), described(parsed));
+    EXPECT_EQ(described(as_text), described(parsed));
+    EXPECT_EQ(laid_ids.version, text_ids.version);
+    EXPECT_EQ(laid_ids.tag_set, text_ids.tag_set);
+  }
+  EXPECT_GT(laid_out, compiled.rows.size() * 9 / 10) << compiled.file;
+}
+
 // The issue's requirement: the compiled catalogs are the runtime parse of data/'s
 // files (read here from the source tree, so a table older than its file fails),
 // for every source of every built-in recipe, row by row.
@@ -49,6 +86,7 @@ TEST(CompiledCatalog, EveryBuiltInSourceIsTheRuntimeParseRowByRow) {
       ASSERT_TRUE(parsed) << parsed.error().message;
       ASSERT_GT(parsed->entries.size(), 100U);
       expect_rows_equal(*compiled, *parsed);
+      expect_layouts_read_as_parsed(*compiled);
     }
   }
   // No table for a catalog no built-in source reads.
@@ -130,8 +168,9 @@ TEST(CompiledCatalog, RenderedTableHoldsEachDistinctStringOnceAndRowsAsOffsets) 
                               "a-1.0-py3-none-any.whlv1release-api-listing" +
                               std::string(64, 'a') +
                               "https://h/v1/a-1.0-py2-none-any.whla-1.0-py2-none-any.whl\";"));
-  EXPECT_THAT(text, HasSubstr("    {0, 35, 35, 22, 57, 2, 59, 19, 78, 64},\n"
-                              "    {142, 35, 177, 22, 57, 2, 59, 19, 199, 0},\n};"));
+  // Both names laid out: a 1-byte name, a 3-byte version ("1.0", number 0), tag sets 0 and 1.
+  EXPECT_THAT(text, HasSubstr("    {0, 35, 35, 22, 57, 2, 59, 19, 78, 64, 1, 3, 0, 0},\n"
+                              "    {142, 35, 177, 22, 57, 2, 59, 19, 199, 0, 1, 3, 0, 1},\n};"));
   EXPECT_THAT(text, HasSubstr("{\"x.tsv\", \"https://h/{tag}/{filename}\", \"o/r\", "
                               "{text_0, sizeof(text_0) - 1}, {rows_0, 2}},"));
   // An empty catalog gets a placeholder row (an empty array is ill-formed), counted as none.
@@ -140,10 +179,39 @@ TEST(CompiledCatalog, RenderedTableHoldsEachDistinctStringOnceAndRowsAsOffsets) 
   EXPECT_THAT(text, HasSubstr("return {table, 2};"));
 }
 
+// A name gets a layout when it parses as the runtime parses it and has no
+// build tag; versions and tag sets are numbered by spelling, in row order.
+TEST(CompiledCatalog, ANameIsLaidOutOnlyWhenItParsesWithoutABuildTag) {
+  RecipeSource source;
+  source.catalog = "x.tsv";
+  Catalog rows;
+  for (const char* name : {"ab-2.0-py3-none-any.whl", "ab-1.0-1-py3-none-any.whl", "ab-1.0.whl",
+                           "a__b-1.0-py3-none-any.whl", "ab-1.0-cp311-cp311-linux_x86_64.whl",
+                           "ab-2.0-cp311-cp311-linux_x86_64.whl", "ab-2.00-py3-none-any.whl"}) {
+    rows.entries.push_back({std::string("https://h/") + name, name, "v", "e", std::nullopt});
+  }
+  const std::string text = render_compiled_catalogs({{&source, &rows}});
+  std::vector<std::string> layouts;
+  const std::string end = "},\n";
+  for (std::size_t at = text.find("rows_0[] = {\n");
+       (at = text.find("    {", at)) != std::string::npos;) {
+    const std::size_t stop = text.find(end, at);
+    const std::string row = text.substr(at + 5, stop - at - 5);
+    std::size_t comma = row.size();
+    for (int i = 0; i < 4; ++i) comma = row.rfind(", ", comma - 1);
+    layouts.push_back(row.substr(comma + 2));
+    at = stop;
+    if (layouts.size() == rows.entries.size()) break;
+  }
+  EXPECT_THAT(layouts,
+              ::testing::ElementsAre("2, 3, 0, 0", "0, 0, 0, 0", "0, 0, 0, 0", "0, 0, 0, 0",
+                                     "2, 3, 1, 1", "2, 3, 0, 1", "2, 4, 2, 0"));
+}
+
 TEST(CompiledCatalog, ARowIsReadBackFromItsOffsets) {
   static constexpr char text[] = "https://h/v/a.whla.whlvlisting0123";
-  static constexpr CompiledCatalogRow rows[] = {{0, 17, 17, 5, 22, 1, 23, 7, 30, 4},
-                                                {0, 17, 17, 5, 22, 1, 23, 7, 0, 0}};
+  static constexpr CompiledCatalogRow rows[] = {{0, 17, 17, 5, 22, 1, 23, 7, 30, 4, 1, 2, 3, 4},
+                                                {0, 17, 17, 5, 22, 1, 23, 7, 0, 0, 0, 0, 0, 0}};
   const CompiledCatalog catalog{"x.tsv", "", "", {text, sizeof(text) - 1}, {rows, 2}};
   const CatalogRow row = catalog.row(0);
   EXPECT_EQ(row.url, "https://h/v/a.whl");
@@ -152,6 +220,14 @@ TEST(CompiledCatalog, ARowIsReadBackFromItsOffsets) {
   EXPECT_EQ(row.evidence, "listing");
   EXPECT_EQ(row.sha256, std::optional<std::string_view>("0123"));
   EXPECT_FALSE(catalog.row(1).sha256);
+  const auto layout = row.name_layout;
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->table, &catalog);
+  EXPECT_EQ(layout->name_size, 1);
+  EXPECT_EQ(layout->version_size, 2);
+  EXPECT_EQ(layout->version, 3);
+  EXPECT_EQ(layout->tag_set, 4);
+  EXPECT_FALSE(catalog.row(1).name_layout);  // name_size 0: none
 }
 
 }  // namespace
