@@ -59,7 +59,7 @@ struct GlobalFlags {
 CommandTree::CommandTree() : app(std::make_unique<CLI::App>()) {}
 CommandTree::~CommandTree() = default;
 
-std::unique_ptr<CommandTree> make_command_tree() {
+std::unique_ptr<CommandTree> make_command_tree(std::optional<std::string_view> only) {
   auto tree = std::make_unique<CommandTree>();
   CLI::App& app = *tree->app;
   app.name("flashfit");
@@ -90,40 +90,39 @@ std::unique_ptr<CommandTree> make_command_tree() {
     CLI::App* sub = app.add_subcommand(std::string(command.name), std::string(command.summary));
     sub->footer(kExitCodes);
     if (command.hidden) sub->group("");
-    tree->runners.emplace_back(sub, command.define(*sub));
+    tree->runners.emplace_back(sub,
+                               !only || *only == command.name ? command.define(*sub) : Runner{});
   }
   return tree;
 }
 
 namespace {
 
-int run_parsed(int argc, const char* const* argv) {
-  init_colour();
-  auto tree = make_command_tree();
-  CLI::App& app = *tree->app;
+// The commands that read the whole tree (help, man pages, completions).
+bool reads_other_commands(std::string_view name) {
+  return name == "help" || name == "completion";
+}
 
-  if (auto typed = typed_command(argc, argv); typed && !is_known_command(*typed)) {
-    util::Error error{util::ErrorKind::usage, "unknown command '" + util::printable(*typed) + "'",
-                      "", ""};
-    if (auto suggestion = suggest_command(*typed)) {
-      error.hint = "did you mean '" + *suggestion + "'?";
-    } else {
-      error.hint = "run 'flashfit --help' for the list of commands";
-    }
-    return report(error);
-  }
-
+// Parses argv with `tree` and runs the parsed command. With `lazy` (a tree of
+// only the typed command's options), nullopt unless the parse succeeded,
+// named that command alone and left nothing over: help, errors and anything
+// that reaches another command are then left to the full tree, which words
+// them as always.
+std::optional<int> parse_and_run(CommandTree& tree, int argc, const char* const* argv, bool lazy) {
+  CLI::App& app = *tree.app;
   const auto path = command_path(app, argc, argv);
   const CLI::App& command = path.empty() ? app : *path.back();
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
+    if (lazy) return std::nullopt;
     // --help and --version.
     std::ostringstream out, err;
     app.exit(e, out, err);
     std::fputs(out.str().c_str(), stdout);
     return 0;
   } catch (const CLI::ParseError& e) {
+    if (lazy) return std::nullopt;
     // "cache lst": the missing subcommand is the word nobody took.
     if (const auto extras = app.remaining(true); !extras.empty()) {
       return report(unexpected_arguments(command, extras));
@@ -131,10 +130,16 @@ int run_parsed(int argc, const char* const* argv) {
     return report(usage_error(e, command));
   }
   if (const auto extras = app.remaining(true); !extras.empty()) {
+    if (lazy) return std::nullopt;
     return report(unexpected_arguments(command, extras));
   }
+  if (lazy) {
+    for (auto& [sub, runner] : tree.runners) {
+      if (sub->parsed() && !runner) return std::nullopt;
+    }
+  }
 
-  for (auto& [sub, runner] : tree->runners) {
+  for (auto& [sub, runner] : tree.runners) {
     if (!sub->parsed()) continue;
     auto result = runner();
     if (util::interrupted()) {
@@ -147,9 +152,29 @@ int run_parsed(int argc, const char* const* argv) {
     if (!result) return report(std::move(result).error().with_context(sub->get_name()));
     return *result;
   }
+  if (lazy) return std::nullopt;
 
   std::fputs(app.help().c_str(), stderr);
   return util::exit_code(util::ErrorKind::usage);
+}
+
+int run_parsed(int argc, const char* const* argv) {
+  init_colour();
+  const auto typed = typed_command(argc, argv);
+  if (typed && !is_known_command(*typed)) {
+    util::Error error{util::ErrorKind::usage, "unknown command '" + util::printable(*typed) + "'",
+                      "", ""};
+    if (auto suggestion = suggest_command(*typed)) {
+      error.hint = "did you mean '" + *suggestion + "'?";
+    } else {
+      error.hint = "run 'flashfit --help' for the list of commands";
+    }
+    return report(error);
+  }
+  if (typed && !reads_other_commands(*typed)) {
+    if (auto code = parse_and_run(*make_command_tree(*typed), argc, argv, true)) return *code;
+  }
+  return *parse_and_run(*make_command_tree(), argc, argv, false);
 }
 
 }  // namespace

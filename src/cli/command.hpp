@@ -35,13 +35,18 @@ const std::vector<Command>& command_table();
 // The parser for every command: the root app (global flags) with one
 // subcommand per table row, and the runner each row's define returned. The
 // help, man pages and completions are read from this same tree.
+//
+// With `only`, the other rows' subcommands get their name and summary and no
+// options, subcommands or runner (an empty Runner): defining every command's
+// options is most of what a command pays to start, and a parse that touches
+// only the named command needs none of the others'.
 struct CommandTree {
   CommandTree();
   ~CommandTree();
   std::unique_ptr<CLI::App> app;
   std::vector<std::pair<CLI::App*, Runner>> runners;
 };
-std::unique_ptr<CommandTree> make_command_tree();
+std::unique_ptr<CommandTree> make_command_tree(std::optional<std::string_view> only = std::nullopt);
 
 // The closest command name to a mistyped one, if any is close enough.
 std::optional<std::string> suggest_command(std::string_view typed);

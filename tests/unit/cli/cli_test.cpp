@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
@@ -191,6 +192,67 @@ TEST(CliRun, InterruptedIsExit130) {
   EXPECT_EQ(r.code, 130);
   EXPECT_EQ(r.out, "");
   EXPECT_THAT(r.err, HasSubstr("interrupted"));
+}
+
+// ---------------------------------------------------------------------------
+// make_command_tree
+
+// A tree for one typed command defines that command alone: the others keep
+// their name and summary (the root's help lists them) and have no options,
+// subcommands or runner.
+TEST(CommandTree, ATreeForOneCommandDefinesOnlyThatOne) {
+  const auto full = make_command_tree();
+  const auto lazy = make_command_tree("cache");
+  ASSERT_EQ(full->runners.size(), command_table().size());
+  ASSERT_EQ(lazy->runners.size(), command_table().size());
+  std::size_t left_out = 0;  // the other commands' options, --help aside
+  for (std::size_t i = 0; i < command_table().size(); ++i) {
+    const std::string name(command_table()[i].name);
+    const auto& [sub, runner] = lazy->runners[i];
+    const CLI::App* whole = full->runners[i].first;
+    EXPECT_TRUE(full->runners[i].second) << name;
+    EXPECT_EQ(sub->get_name(), name);
+    EXPECT_EQ(sub->get_description(), whole->get_description()) << name;
+    EXPECT_EQ(sub->get_group(), whole->get_group()) << name;
+    if (name == "cache") {
+      EXPECT_TRUE(runner);
+      EXPECT_EQ(sub->get_options().size(), whole->get_options().size());
+      EXPECT_EQ(sub->get_subcommands({}).size(), whole->get_subcommands({}).size());
+      EXPECT_GT(sub->get_subcommands({}).size(), 2U);
+    } else {
+      EXPECT_FALSE(runner) << name;
+      EXPECT_TRUE(sub->get_subcommands({}).empty()) << name;
+      EXPECT_EQ(sub->get_options().size(), 1U) << name;  // its --help alone
+      left_out += whole->get_options().size() - 1;
+    }
+  }
+  EXPECT_GT(left_out, 50U);
+  EXPECT_EQ(lazy->app->help(), full->app->help());
+}
+
+// What reaches past the typed command is answered by the full tree: help,
+// errors and nested commands read as they always did (never an internal error
+// from a command that was not defined).
+TEST(CliRun, ACommandParsedAloneAnswersAsTheFullTree) {
+  const auto help = run_cli({"cache", "--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_THAT(help.out, HasSubstr("gc"));
+  const auto nested = run_cli({"cache", "lst"});
+  EXPECT_EQ(nested.code, 2);
+  EXPECT_THAT(nested.err, HasSubstr("cache"));
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"tags", "cache", "list"},
+                                               {"tags", "help"},
+                                               {"-q", "tags", "--bogus"},
+                                               {"help", "cache", "gc"},
+                                               {"completion", "bash"}}) {
+    const auto r = run_cli(args);
+    const std::string shown = util::join(args, " ");
+    EXPECT_THAT(r.err, Not(HasSubstr("internal error"))) << shown;
+    EXPECT_THAT(r.err, Not(HasSubstr("bad_function_call"))) << shown;
+  }
+  const auto completion = run_cli({"completion", "bash"});
+  EXPECT_EQ(completion.code, 0);
+  EXPECT_THAT(completion.out, HasSubstr("--sys-tags"));  // another command's option
 }
 
 }  // namespace
