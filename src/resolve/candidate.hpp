@@ -1,5 +1,6 @@
 #pragma once
 // A wheel some source offers, before and after the resolver judged it.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -97,6 +98,9 @@ struct Judged {
   std::vector<std::string> notes;  // doubts about the label, rules the wheel's name leaves open
   std::vector<Assumption> assumptions;  // unknown facts of this environment the fit rests on
   std::size_t tag_rank = 0;             // pip's preference among the interpreter's tags
+  // The number the judge's cache gave its version's spelling (pkg::WheelNameParser::PartIds):
+  // the wheels one resolve judged with one cache share a number per spelling.
+  std::optional<std::uint32_t> version_id;
   // No rule rejects it. It is `certain` only when no rule was skipped for an
   // unknown fact; otherwise it is uncertain, picked only when nothing certain fits.
   bool compatible() const { return reasons.empty(); }

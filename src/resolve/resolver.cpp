@@ -61,13 +61,22 @@ struct Versions {
 
 // Keyed by the public version as the file name spells it (one spelling is one
 // version; two spellings of one version share a rank), so the sort compares
-// integers and no version is formatted per wheel.
+// integers and no version is formatted per wheel. The wheels of one spelling
+// of the full version (Judged::version_id, from the resolve's one cache) are
+// looked up once.
 Versions distinct_versions(const std::vector<Judged>& judged) {
   Versions out;
   std::unordered_map<std::string_view, std::uint32_t> seen;
-  std::vector<std::size_t> holders;  // per distinct version: its first wheel
+  constexpr std::uint32_t kUnseen = UINT32_MAX;
+  std::vector<std::uint32_t> slot_by_id;  // per version_id: its distinct version
+  std::vector<std::size_t> holders;       // per distinct version: its first wheel
   out.slot.reserve(judged.size());
   for (std::size_t i = 0; i < judged.size(); ++i) {
+    const std::optional<std::uint32_t> id = judged[i].version_id;
+    if (id && *id < slot_by_id.size() && slot_by_id[*id] != kUnseen) {
+      out.slot.push_back(slot_by_id[*id]);
+      continue;
+    }
     std::string_view text = judged[i].candidate->filename;
     const auto first = text.find('-');
     text = text.substr(first + 1, text.find('-', first + 1) - first - 1);
@@ -75,6 +84,10 @@ Versions distinct_versions(const std::vector<Judged>& judged) {
     auto [it, added] = seen.try_emplace(text, static_cast<std::uint32_t>(holders.size()));
     if (added) holders.push_back(i);
     out.slot.push_back(it->second);
+    if (id) {
+      if (*id >= slot_by_id.size()) slot_by_id.resize(std::size_t{*id} + 1, kUnseen);
+      slot_by_id[*id] = it->second;
+    }
   }
   auto version_of = [&](std::uint32_t k) -> const pkg::Version& {
     return judged[holders[k]].wheel->version;

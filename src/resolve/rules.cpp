@@ -437,14 +437,12 @@ std::string_view version_text(std::string_view filename) {
 }
 
 // Its public part, up to the local label ("2.8.3").
-std::string_view public_version_text(std::string_view filename) {
-  const std::string_view version = version_text(filename);
+std::string_view public_version_text(std::string_view version) {
   return version.substr(0, version.find('+'));
 }
 
 // Its local label as written, with the '+' ("+cu12torch2.8cxx11abiTRUE"; empty: none).
-std::string_view local_label_text(std::string_view filename) {
-  const std::string_view version = version_text(filename);
+std::string_view local_label_text(std::string_view version) {
   const auto plus = version.find('+');
   return plus == std::string_view::npos ? std::string_view() : version.substr(plus);
 }
@@ -474,12 +472,13 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
   j.candidate = &candidate;
   j.explained = options.explain;
   j.wheel = std::move(*wheel);
+  j.version_id = ids.version;
   const pkg::Version& version = j.wheel->version;
+  const std::string_view spelled = version_text(candidate.filename);
   // The label as written in the file name keeps its case; Version::local() lower-cases it.
   const pkg::VariantLabel* label =
-      candidate.built_variant
-          ? nullptr
-          : &cache.variant(ids.version, local_label_text(candidate.filename), version);
+      candidate.built_variant ? nullptr
+                              : &cache.variant(ids.version, local_label_text(spelled), version);
   j.variant = label ? *label : *candidate.built_variant;
   if (j.variant.scheme == pkg::VariantScheme::unknown) {
     note(j, fmt::format("unrecognised variant label '{}'", j.variant.raw));
@@ -513,7 +512,7 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
     });
   }
   static const JudgedFacts no_facts;
-  const std::string_view public_text = public_version_text(candidate.filename);
+  const std::string_view public_text = public_version_text(spelled);
   const JudgedFacts& judged_facts = recipe ? cache.facts(*recipe, version, public_text, ids.version,
                                                          candidate.source, j.variant.cuda)
                                            : no_facts;
