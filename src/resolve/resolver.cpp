@@ -151,6 +151,50 @@ int cuda_closeness(const std::optional<pkg::CudaVersion>& wheel_cuda,
   return 100 + (wheel - torch);
 }
 
+namespace {
+
+// The order of the ranking, as integers compared field by field, a smaller
+// value first; what is left equal is ordered by URL.
+//   fit:      not compatible; for a fit, uncertain (a rule skipped for an
+//             unknown fact: only when nothing certain fits), then unconfirmed
+//             (a guessed row only when nothing confirmed fits); for a
+//             rejection, its number of reasons (nearest first); then the
+//             version, newest first
+//   source:   the source's priority, then how far the wheel's CUDA minor is
+//             from torch's (offset binary: every int keeps its order)
+//   tag_rank: pip's preference among the interpreter's tags
+//   other_release: 0 when the release it hangs under names its version
+struct RankKey {
+  std::uint64_t fit;
+  std::uint64_t source;
+  std::uint64_t tag_rank;
+  std::uint8_t other_release;
+  // clang-tidy 14 reads the defaulted <=>'s comparison with 0 as a null pointer.
+  // NOLINTNEXTLINE(modernize-use-nullptr)
+  friend auto operator<=>(const RankKey&, const RankKey&) = default;
+};
+
+RankKey rank_key(const Judged& j, bool unconfirmed, bool own_release, int closeness,
+                 std::uint32_t version_rank) {
+  const auto biased = [](int value) {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(value) ^ 0x80000000U);
+  };
+  // A wheel has a reason per rule that rejects it: a few dozen at most, far
+  // below the field's 2^29.
+  constexpr std::uint64_t kMaxReasons = (std::uint64_t{1} << 29) - 1;
+  std::uint64_t fit = 0;
+  if (!j.compatible()) {
+    fit = std::uint64_t{1} << 63 | std::min<std::uint64_t>(j.reasons.size(), kMaxReasons) << 32;
+  } else {
+    fit = std::uint64_t{j.certain() ? 0U : 1U} << 62 | std::uint64_t{unconfirmed ? 1U : 0U} << 61;
+  }
+  fit |= UINT32_MAX - version_rank;
+  return {fit, biased(j.candidate->priority) << 32 | biased(closeness), j.tag_rank,
+          static_cast<std::uint8_t>(own_release ? 0 : 1)};
+}
+
+}  // namespace
+
 Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTarget& target,
                    std::vector<Candidate> candidates, const ResolveOptions& options) {
   Resolution r;
@@ -165,52 +209,24 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
     if (!judge_into(r.candidates.back(), c, request, recipe, target, {false, &cache}))
       r.candidates.pop_back();
   }
-  // The ranking's facts, read once per candidate: the sort compares each
-  // thousands of times, and through the Judged (a large record) and its
-  // Candidate pointer each comparison missed the cache.
-  struct RankKey {
-    bool compatible;
-    bool certain;
-    bool unconfirmed;
-    char own_release;
-    int closeness;
-    int priority;
-    std::size_t reasons;
-    std::size_t tag_rank;
-    std::uint32_t version;
-  };
+  // The ranking's facts, read once per candidate and packed into integers
+  // (RankKey): the sort compares each thousands of times, and through the
+  // Judged (a large record) and its Candidate pointer each comparison missed
+  // the cache; packed, a comparison is a few integer compares.
   const Versions versions = distinct_versions(r.candidates);
   std::vector<RankKey> keys;
   keys.reserve(r.candidates.size());
   for (std::size_t i = 0; i < r.candidates.size(); ++i) {
     const Judged& j = r.candidates[i];
     const std::uint32_t v = versions.slot[i];
-    keys.push_back(
-        {j.compatible(), j.certain(), unconfirmed(*j.candidate),
-         static_cast<char>(
-             tag_matches_version(j.candidate->release_tag, versions.normalized[v]) ? 1 : 0),
-         cuda_closeness(j.variant.cuda, target.torch_cuda), j.candidate->priority, j.reasons.size(),
-         j.tag_rank, versions.rank[v]});
+    keys.push_back(rank_key(j, unconfirmed(*j.candidate),
+                            tag_matches_version(j.candidate->release_tag, versions.normalized[v]),
+                            cuda_closeness(j.variant.cuda, target.torch_cuda), versions.rank[v]));
   }
   std::vector<std::size_t> order(r.candidates.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const RankKey& x = keys[a];
-    const RankKey& y = keys[b];
-    if (x.compatible != y.compatible) return x.compatible;
-    // An uncertain fit (a rule skipped for an unknown fact) only when nothing certain fits.
-    if (x.compatible && x.certain != y.certain) return x.certain;
-    // A confirmed fit before an unconfirmed one of any version: a guessed row
-    // is picked only when nothing confirmed fits (or the pin leaves only it).
-    if (x.compatible && x.unconfirmed != y.unconfirmed) return !x.unconfirmed;
-    if (!x.compatible) {  // nearest first: fewest reasons, then newest
-      if (x.reasons != y.reasons) return x.reasons < y.reasons;
-    }
-    if (x.version != y.version) return x.version > y.version;
-    if (x.priority != y.priority) return x.priority < y.priority;
-    if (x.closeness != y.closeness) return x.closeness < y.closeness;
-    if (x.tag_rank != y.tag_rank) return x.tag_rank < y.tag_rank;
-    if (x.own_release != y.own_release) return x.own_release > y.own_release;
+    if (const auto c = keys[a] <=> keys[b]; std::is_neq(c)) return std::is_lt(c);
     return r.candidates[a].candidate->url < r.candidates[b].candidate->url;
   });
   apply_order(r.candidates, order);

@@ -21,8 +21,9 @@ void reject(Judged& j, ReasonCode code, Message message) {
   j.reasons.push_back(Reason{code, j.explained ? message() : std::string()});
 }
 
-void note(Judged& j, std::string text) {
-  if (j.explained) j.notes.push_back(std::move(text));
+// A note's text is copied only when explaining (most are literals).
+void note(Judged& j, std::string_view text) {
+  if (j.explained) j.notes.emplace_back(text);
 }
 
 // A rule skipped for an unknown fact: recorded on both passes (it ranks the
