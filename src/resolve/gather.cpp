@@ -69,11 +69,19 @@ util::Result<void> apply_priority(std::vector<SourcePlan>& plan,
 class PackageFilter {
  public:
   explicit PackageFilter(const std::string& package) : package_(package) {}
-  bool operator()(std::string_view filename) {
-    if (!util::ends_with(filename, ".whl")) return false;
-    const auto dash = filename.find('-');
-    if (dash == std::string_view::npos) return false;
-    const std::string_view name = filename.substr(0, dash);
+  // `layout`, when given, is where the name's parts lie (a compiled catalog's
+  // row: a wheel name, its name part up to the first '-').
+  bool operator()(std::string_view filename,
+                  const std::optional<pkg::WheelNameLayout>& layout = std::nullopt) {
+    std::string_view name;
+    if (layout) {
+      name = filename.substr(0, layout->name_size);
+    } else {
+      if (!util::ends_with(filename, ".whl")) return false;
+      const auto dash = filename.find('-');
+      if (dash == std::string_view::npos) return false;
+      name = filename.substr(0, dash);
+    }
     if (!known_ || name != last_name_) {
       last_name_ = std::string(name);
       last_answer_ = pkg::canonicalize_name(name) == package_;
@@ -89,10 +97,12 @@ class PackageFilter {
   bool known_ = false;
 };
 
+// Strings built by their constructors and moved in: assigning into an empty
+// string takes the general replace path (a quarter of gathering a catalog).
 void fill_candidate(Candidate& c, const SourcePlan& p, std::string_view filename,
                     std::string_view url) {
-  c.filename.assign(filename);
-  c.url.assign(url);
+  c.filename = std::string(filename);
+  c.url = std::string(url);
   c.source = p.name;
   c.role = p.role;
   c.priority = p.priority;
@@ -122,14 +132,14 @@ void add_catalog(Gathered& out, const SourcePlan& p, const std::string& package,
   PackageFilter names_package(package);
   for (std::size_t i = 0; i < catalog.size(); ++i) {
     const CatalogRow row = catalog.row(i);
-    if (!names_package(row.filename)) continue;
+    if (!names_package(row.filename, row.name_layout)) continue;
     // Built in place: a Candidate is hundreds of bytes, and thousands are gathered.
     Candidate& c = out.candidates.emplace_back();
     fill_candidate(c, p, row.filename, row.url);
     c.name_layout = row.name_layout;
     if (row.sha256) c.sha256.emplace(*row.sha256);
-    c.release_tag.assign(row.tag);
-    c.evidence.assign(row.evidence);
+    c.release_tag = std::string(row.tag);
+    c.evidence = std::string(row.evidence);
     ++wheels;
   }
 }
