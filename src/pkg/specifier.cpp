@@ -335,4 +335,11 @@ std::vector<Version> SpecifierSet::filter(const std::vector<Version>& candidates
   return kept;
 }
 
+bool operator==(const SpecifierSet& a, const SpecifierSet& b) {
+  return std::equal(a.specifiers_.begin(), a.specifiers_.end(), b.specifiers_.begin(),
+                    b.specifiers_.end(), [](const Specifier& x, const Specifier& y) {
+                      return x.op() == y.op() && x.version_text() == y.version_text();
+                    });
+}
+
 }  // namespace flashfit::pkg

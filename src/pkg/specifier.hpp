@@ -85,6 +85,9 @@ class SpecifierSet {
   // match and pre-releases were not decided, returns those.
   std::vector<Version> filter(const std::vector<Version>& candidates,
                               std::optional<bool> prereleases = std::nullopt) const;
+  // The same specifiers, as written, in the same order (what parsing the
+  // same text gives: its answers and its messages are then the same).
+  friend bool operator==(const SpecifierSet& a, const SpecifierSet& b);
 
  private:
   std::vector<Specifier> specifiers_;

@@ -44,6 +44,7 @@ struct RecipeSource {
   AbiRule abi = AbiRule::label;
   bool enabled_by_default = true;  // community builds: false (a trust decision)
   bool third_party = false;        // said in reports
+  friend bool operator==(const RecipeSource&, const RecipeSource&) = default;
 };
 
 // A GPU architecture inside a wheel, with the CUDA needed to compile it.
@@ -53,6 +54,7 @@ struct GpuArch {
   std::optional<pkg::CudaVersion>
       min_cuda;             // the arch exists only in builds with this CUDA or newer
   std::string str() const;  // "sm_80"
+  friend bool operator==(const GpuArch&, const GpuArch&) = default;
 };
 
 // Facts about a range of releases (and optionally only some sources, some
@@ -75,6 +77,7 @@ struct ReleaseFacts {
   std::optional<pkg::SpecifierSet> torch;   // supported torch (">=2.2")
   std::optional<pkg::SpecifierSet> python;  // python_requires (">=3.9")
   std::string note;                         // where these facts come from
+  friend bool operator==(const ReleaseFacts&, const ReleaseFacts&) = default;
 };
 
 // One artefact (or a family of them) known not to work, with the reason.
@@ -93,6 +96,7 @@ struct KnownBroken {
   // name and the label's torch.
   bool concerns_wheel(std::string_view source_name, std::string_view filename,
                       const std::optional<pkg::TorchVersion>& wheel_torch) const;
+  friend bool operator==(const KnownBroken&, const KnownBroken&) = default;
 };
 
 // What the build issue uses. Values, not code: the build planner reads them.
@@ -106,6 +110,7 @@ struct BuildKnobs {
     std::string min_cc;                   // "8.0": the lowest capability it runs on
     std::string max_cc;                   // "8.9": the highest (same major)
     std::optional<std::string> min_nvcc;  // "12.8"
+    friend bool operator==(const ArchToken&, const ArchToken&) = default;
   };
   std::vector<ArchToken> arch_tokens;
   std::vector<std::string> default_archs;  // what a build compiles when not told
@@ -132,6 +137,7 @@ struct BuildKnobs {
     double seconds = 0;              // wall time of one unit on the measuring machine
     double peak_gib = 0;             // peak RSS of its largest process (cicc or ptxas)
     std::string note;                // "not measured: forward's figures"
+    friend bool operator==(const UnitKind&, const UnitKind&) = default;
   };
   std::vector<UnitKind> unit_kinds;
   // Where the unit figures were measured, and what the calibration file took
@@ -141,6 +147,7 @@ struct BuildKnobs {
     std::string nvcc;                // "13.0"
     double calibration_seconds = 0;  // 0: no calibration figure
     std::string reference;           // "docs/background.md §11.1"
+    friend bool operator==(const Measurement&, const Measurement&) = default;
   };
   std::optional<Measurement> measured;
 
@@ -149,6 +156,7 @@ struct BuildKnobs {
   const UnitKind* kind_of(std::string_view path) const;
   // The largest peak_gib over the kinds, 0 without kinds.
   double heaviest_peak_gib() const;
+  friend bool operator==(const BuildKnobs&, const BuildKnobs&) = default;
 };
 
 struct Recipe {
@@ -174,11 +182,17 @@ struct Recipe {
   const KnownBroken* broken(const pkg::Version& version, std::string_view source_name,
                             std::string_view filename,
                             const std::optional<pkg::TorchVersion>& wheel_torch) const;
+  friend bool operator==(const Recipe&, const Recipe&) = default;
 };
 
 // Parses one recipe file. `origin` names it in errors ("recipes/flash-attn.toml").
 // Every malformed field is an input error that names the key and the file.
 util::Result<Recipe> parse_recipe(std::string_view toml_text, std::string_view origin);
+
+// A built-in recipe file (recipes/`file`) as the book holds it: parsed,
+// its name canonical, its origin "built-in". What the compiled recipes
+// (resolve/compiled_recipe.hpp) are made from, and what they are checked against.
+util::Result<Recipe> parse_built_in_recipe(std::string_view file, std::string_view text);
 
 // All recipes: the built-in ones, then the user's (a user recipe with the same
 // name replaces the built-in one whole).

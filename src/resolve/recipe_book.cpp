@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "pkg/name.hpp"
+#include "resolve/compiled_recipe.hpp"
 #include "resolve/embedded.hpp"
 #include "resolve/recipe.hpp"
 #include "resolve/required_modules.hpp"
@@ -67,16 +68,29 @@ RecipeBook RecipeBook::built_in() {
   return book;
 }
 
+util::Result<Recipe> parse_built_in_recipe(std::string_view file, std::string_view text) {
+  auto recipe = parse_recipe(text, fmt::format("recipes/{}", file));
+  if (!recipe) return recipe;
+  recipe->origin = "built-in";
+  recipe->name = pkg::canonicalize_name(recipe->name);
+  if (recipe->name.empty()) {
+    return util::fail(util::ErrorKind::internal,
+                      fmt::format("built-in recipe {} has no name", file));
+  }
+  return recipe;
+}
+
 void RecipeBook::parse_pending(std::size_t index) const {
   BuiltIn& entry = built_in_[index];
   if (entry.parsed) return;
-  auto recipe = parse_recipe(entry.text, fmt::format("recipes/{}", entry.file));
-  if (!recipe) throw std::logic_error("built-in recipe: " + util::render(recipe.error()));
-  recipe->origin = "built-in";
-  recipe->name = pkg::canonicalize_name(recipe->name);
-  if (recipe->name.empty())
-    throw std::logic_error(fmt::format("built-in recipe {} has no name", entry.file));
-  recipes_[index] = std::move(*recipe);
+  // Compiled when the binary was built from this same file: no TOML to read.
+  if (const CompiledRecipe* compiled = find_compiled_recipe(entry.file)) {
+    recipes_[index] = compiled->make();
+  } else {
+    auto recipe = parse_built_in_recipe(entry.file, entry.text);
+    if (!recipe) throw std::logic_error("built-in recipe: " + util::render(recipe.error()));
+    recipes_[index] = std::move(*recipe);
+  }
   entry.parsed = true;
 }
 

@@ -1,9 +1,11 @@
 // flashfit_catalog_compile OUTPUT.cpp: the build's host tool that compiles the
 // built-in catalogs (data/*.tsv, embedded in the core library) into the table
-// resolve/compiled_catalog.hpp declares. It parses each built-in recipe
-// source's catalog with the runtime parser (parse_catalog_tsv), so a file the
-// runtime would refuse fails the build here, and rewrites OUTPUT only when the
-// text changed (no rebuild of the table otherwise).
+// resolve/compiled_catalog.hpp declares, and the built-in recipes
+// (recipes/*.toml) into the functions resolve/compiled_recipe.hpp declares. It
+// parses each built-in recipe source's catalog with the runtime parser
+// (parse_catalog_tsv), and each recipe as the book does, so a file the runtime
+// would refuse fails the build here, and rewrites OUTPUT only when the text
+// changed (no rebuild of the table otherwise).
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -11,12 +13,16 @@
 #include <vector>
 
 #include "resolve/compiled_catalog.hpp"
+#include "resolve/compiled_recipe.hpp"
 #include "resolve/embedded.hpp"
 #include "util/atomic_file.hpp"
 
 namespace flashfit::resolve {
-// The generator runs before there is a table: every catalog it reads is parsed.
+// The generator runs before there is a table: every catalog and recipe it reads is parsed.
 std::span<const CompiledCatalog> compiled_catalogs() {
+  return {};
+}
+std::span<const CompiledRecipe> compiled_recipes() {
   return {};
 }
 }  // namespace flashfit::resolve
@@ -71,7 +77,23 @@ int main(int argc, char** argv) {
   }
   std::vector<resolve::CatalogToCompile> inputs;
   for (std::size_t i = 0; i < parsed.size(); ++i) inputs.push_back({sources[i], &parsed[i]});
-  const std::string text = resolve::render_compiled_catalogs(inputs);
+  // The book's recipes are its embedded files', in their order (built_in()).
+  const auto files = resolve::embedded_recipes();
+  const std::vector<resolve::Recipe>& recipes = book.recipes();
+  if (recipes.size() != files.size()) {
+    std::fprintf(stderr, "flashfit_catalog_compile: %zu recipe files, %zu recipes\n", files.size(),
+                 recipes.size());
+    return 1;
+  }
+  std::vector<resolve::RecipeToCompile> recipe_inputs;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    recipe_inputs.push_back({files[i].name, &recipes[i]});
+  auto recipe_text = resolve::render_compiled_recipes(recipe_inputs);
+  if (!recipe_text) {
+    std::fprintf(stderr, "flashfit_catalog_compile: %s\n", recipe_text.error().message.c_str());
+    return 1;
+  }
+  const std::string text = resolve::render_compiled_catalogs(inputs) + *recipe_text;
   if (read_existing(argv[1]) == text) return 0;
   if (auto written = util::write_file_atomic(argv[1], text); !written) {
     std::fprintf(stderr, "flashfit_catalog_compile: %s\n", written.error().message.c_str());
