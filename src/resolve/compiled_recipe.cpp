@@ -70,7 +70,6 @@ class Renderer {
     return fmt::format("std::map<{}, std::string>{{{}}}",
                        std::is_same_v<K, int> ? "int" : "std::string", util::join(items, ", "));
   }
-  std::string operator()(const std::string& text) const { return (*this)(std::string_view(text)); }
 
   std::string operator()(const RecipeSource& s) {
     return fmt::format(

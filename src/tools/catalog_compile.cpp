@@ -77,17 +77,20 @@ int main(int argc, char** argv) {
   }
   std::vector<resolve::CatalogToCompile> inputs;
   for (std::size_t i = 0; i < parsed.size(); ++i) inputs.push_back({sources[i], &parsed[i]});
-  // The book's recipes are its embedded files', in their order (built_in()).
-  const auto files = resolve::embedded_recipes();
-  const std::vector<resolve::Recipe>& recipes = book.recipes();
-  if (recipes.size() != files.size()) {
-    std::fprintf(stderr, "flashfit_catalog_compile: %zu recipe files, %zu recipes\n", files.size(),
-                 recipes.size());
-    return 1;
-  }
+  // Each recipe file as the book reads it (the book above has checked them together).
+  std::vector<resolve::Recipe> recipes;
   std::vector<resolve::RecipeToCompile> recipe_inputs;
-  for (std::size_t i = 0; i < files.size(); ++i)
-    recipe_inputs.push_back({files[i].name, &recipes[i]});
+  const auto files = resolve::embedded_recipes();
+  recipes.reserve(files.size());  // the inputs point into it
+  for (const resolve::EmbeddedFile& file : files) {
+    auto recipe = resolve::parse_built_in_recipe(file.name, file.text);
+    if (!recipe) {
+      std::fprintf(stderr, "flashfit_catalog_compile: %s\n", recipe.error().message.c_str());
+      return 1;
+    }
+    recipes.push_back(std::move(*recipe));
+    recipe_inputs.push_back({file.name, &recipes.back()});
+  }
   auto recipe_text = resolve::render_compiled_recipes(recipe_inputs);
   if (!recipe_text) {
     std::fprintf(stderr, "flashfit_catalog_compile: %s\n", recipe_text.error().message.c_str());
