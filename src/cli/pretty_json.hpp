@@ -32,14 +32,14 @@ class PrettyJson {
  private:
   void open(char bracket);
   void close(char bracket);
-  void before_value();  // the separator and indentation an array element needs
-  void indent();
+  void before_value();       // the separator and indentation an array element needs
+  void newline(bool comma);  // [","] "\n" and the indentation of this depth
   void escaped(std::string_view text);
 
   std::string& out_;
   int depth_;
   // Per open container: no member written yet (an empty one prints as {} or []).
-  std::vector<bool> empty_;
+  std::vector<char> empty_;  // not vector<bool>: read and written once per value
   bool after_key_ = false;
 };
 

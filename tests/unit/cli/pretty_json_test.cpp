@@ -82,6 +82,44 @@ TEST(PrettyJson, BytesThatAreNotUtf8BecomeReplacementCharacters) {
   }
 }
 
+// Every byte below 0x80, alone, between plain text and doubled, escaped as
+// dump escapes it: the writer appends plain runs whole and must break them at
+// exactly the bytes dump escapes.
+TEST(PrettyJson, EveryAsciiByteIsEscapedAsDumpEscapesIt) {
+  for (int c = 0; c < 0x80; ++c) {
+    const std::string byte(1, static_cast<char>(c));
+    for (const std::string& text : {byte, "ab" + byte + "cd", byte + byte + "x" + byte}) {
+      std::string out;
+      PrettyJson w(out);
+      w.value(text);
+      EXPECT_EQ(out, json(text).dump(2)) << "byte " << c;
+    }
+  }
+}
+
+// Escapes, well-formed UTF-8 and bytes that are not UTF-8 next to each other:
+// each run is cut and resumed at the right byte.
+TEST(PrettyJson, EscapesAndUtf8SideBySide) {
+  std::string out;
+  PrettyJson w(out);
+  w.value("\"\xc3\xa4\n\xff\"\xe2\x9c\x93\x01z\xc3");
+  EXPECT_EQ(json::parse(out).get<std::string>(), "\"\xc3\xa4\n\uFFFD\"\xe2\x9c\x93\x01z\uFFFD");
+  EXPECT_EQ(out, "\"\\\"\xc3\xa4\\n\xEF\xBF\xBD\\\"\xe2\x9c\x93\\u0001z\xEF\xBF\xBD\"");
+}
+
+// Deeper than the writer's precomputed indentation (32 levels), objects and
+// arrays in turn, each with a sibling after it.
+TEST(PrettyJson, DeepNestingIndentsAsDumpDoes) {
+  json v = "leaf";
+  for (int level = 0; level < 40; ++level) {
+    v = level % 2 == 0 ? json{{"k", v}, {"after", level}} : json::array({v, level});
+  }
+  std::string out;
+  PrettyJson w(out);
+  stream(w, v);
+  EXPECT_EQ(out, v.dump(2));
+}
+
 TEST(PrettyJson, TopLevelScalarsAndEmptyContainers) {
   for (const json& v : {json("a\"b"), json(true), json(nullptr), json::object(), json::array()}) {
     std::string out;
