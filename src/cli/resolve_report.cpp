@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
 
 #include "cli/colour.hpp"
@@ -182,22 +184,21 @@ void candidate_text(std::string& out, const resolve::Judged& j) {
 
 std::vector<std::pair<resolve::ReasonCode, std::size_t>> rejections_by_reason(
     const resolve::Resolution& resolution) {
-  std::vector<std::pair<resolve::ReasonCode, std::size_t>> counts;
+  // Counted per code (a code is an enum's small number: a bit of a word), then listed.
+  static_assert(static_cast<unsigned>(resolve::ReasonCode::missing) < 64);
+  std::array<std::size_t, 64> per_code{};
   for (const resolve::Judged& j : resolution.candidates) {
-    std::uint64_t seen =
-        0;  // a candidate counts once per code (two GPUs give two gpu-arch reasons)
-    for (const resolve::Reason& reason : j.reasons) {
-      std::uint64_t bit = std::uint64_t{1} << static_cast<unsigned>(reason.code);
-      if (seen & bit) continue;
-      seen |= bit;
-      auto it = std::find_if(counts.begin(), counts.end(),
-                             [&](const auto& c) { return c.first == reason.code; });
-      if (it == counts.end()) {
-        counts.emplace_back(reason.code, 1);
-      } else {
-        ++it->second;
-      }
-    }
+    // A candidate counts once per code (two GPUs give two gpu-arch reasons).
+    std::uint64_t seen = 0;
+    for (const resolve::Reason& reason : j.reasons)
+      seen |= std::uint64_t{1} << static_cast<unsigned>(reason.code);
+    for (; seen != 0; seen &= seen - 1)
+      ++per_code[static_cast<std::size_t>(std::countr_zero(seen))];
+  }
+  std::vector<std::pair<resolve::ReasonCode, std::size_t>> counts;
+  for (std::size_t code = 0; code < per_code.size(); ++code) {
+    if (per_code[code] != 0)
+      counts.emplace_back(static_cast<resolve::ReasonCode>(code), per_code[code]);
   }
   // Most frequent first; ties in the codes' declaration order, so the output is stable.
   std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) {

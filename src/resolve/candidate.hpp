@@ -17,12 +17,22 @@ enum class SourceRole { cache, index, find_links, upstream, community };
 std::string_view to_string(
     SourceRole role);  // "cache", "index", "find-links", "upstream", "community"
 
+// A compiled catalog row's place in its catalog's URLs sorted as strings
+// (std::string's order; the generator ranks them): two rows of one catalog
+// compare by rank as their URLs compare, without reading the URLs.
+struct CatalogUrlRank {
+  const void* catalog = nullptr;  // the compiled catalog whose rows are ranked
+  std::uint32_t rank = 0;
+};
+
 struct Candidate {
   std::string filename;  // percent-decoded file name
   // Where the file name's parts lie, known ahead (a compiled catalog's row):
   // the judge reads the name by it instead of parsing it (the same answer).
   std::optional<pkg::WheelNameLayout> name_layout;
-  std::string url;     // http(s) URL, or an absolute path for local wheels
+  std::string url;  // http(s) URL, or an absolute path for local wheels
+  // Known ahead for a compiled catalog's row whose URL is used as the table has it.
+  std::optional<CatalogUrlRank> url_rank;
   std::string source;  // the source's name ("upstream", "team", "cache")
   SourceRole role = SourceRole::upstream;
   int priority = 0;            // lower is preferred (from the source order)

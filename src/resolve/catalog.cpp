@@ -139,6 +139,7 @@ CatalogRow OpenedCatalog::row(std::size_t i) const {
           e.tag,
           e.evidence,
           e.sha256 ? std::optional<std::string_view>(*e.sha256) : std::nullopt,
+          std::nullopt,
           std::nullopt};
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pkg/wheel_name.hpp"
+#include "resolve/candidate.hpp"
 #include "resolve/recipe.hpp"
 #include "util/error.hpp"
 
@@ -51,6 +52,8 @@ struct CatalogRow {
   // Where its file name's parts lie, when the binary was built with it (a
   // compiled catalog's row); the judge then reads the name without parsing it.
   std::optional<pkg::WheelNameLayout> name_layout;
+  // Its URL's rank among the catalog's (a compiled catalog's row).
+  std::optional<CatalogUrlRank> url_rank;
 };
 
 // A catalog ready to read: the table compiled into the binary at build time

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <unordered_map>
 #include <utility>
@@ -23,7 +24,8 @@ CatalogRow CompiledCatalog::row(std::size_t i) const {
                              : std::optional<std::string_view>(at(r.sha256, r.sha256_size)),
           r.name_size == 0 ? std::nullopt
                            : std::optional<pkg::WheelNameLayout>(pkg::WheelNameLayout{
-                                 this, r.name_size, r.version_size, r.version, r.tag_set})};
+                                 this, r.name_size, r.version_size, r.version, r.tag_set}),
+          CatalogUrlRank{this, r.url_rank}};
 }
 
 const CompiledCatalog* find_compiled_catalog(const RecipeSource& source) {
@@ -106,6 +108,24 @@ std::array<std::uint16_t, 4> layout_of(std::string_view filename, SpellingNumber
           *tag_set};
 }
 
+// Each row's URL's rank among the catalog's, in std::string's order (equal
+// URLs, which a parsed catalog never has, would share one).
+std::vector<std::uint32_t> url_ranks_of(const Catalog& catalog) {
+  const std::vector<CatalogEntry>& entries = catalog.entries;
+  std::vector<std::uint32_t> by_url(entries.size());
+  for (std::size_t k = 0; k < by_url.size(); ++k) by_url[k] = static_cast<std::uint32_t>(k);
+  std::stable_sort(by_url.begin(), by_url.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return entries[a].url < entries[b].url;
+  });
+  std::vector<std::uint32_t> ranks(entries.size());
+  std::uint32_t rank = 0;
+  for (std::size_t k = 0; k < by_url.size(); ++k) {
+    if (k > 0 && entries[by_url[k - 1]].url != entries[by_url[k]].url) ++rank;
+    ranks[by_url[k]] = rank;
+  }
+  return ranks;
+}
+
 // Long text as adjacent literals of at most 4096 bytes each (well under any
 // compiler's limit on one literal).
 std::string literal_pieces(std::string_view text) {
@@ -134,17 +154,19 @@ std::string render_compiled_catalogs(const std::vector<CatalogToCompile>& catalo
     TextBuilder text;
     SpellingNumbers versions, tag_sets;
     std::string body;
-    for (const CatalogEntry& e : c.catalog->entries) {
+    const std::vector<std::uint32_t> url_ranks = url_ranks_of(*c.catalog);
+    for (std::size_t k = 0; k < rows; ++k) {
+      const CatalogEntry& e = c.catalog->entries[k];
       const auto url = text.add(e.url);
       const auto filename = text.add(e.filename);
       const auto tag = text.add(e.tag);
       const auto evidence = text.add(e.evidence);
       const auto sha256 = text.add(e.sha256.value_or(""));
       const auto layout = layout_of(e.filename, versions, tag_sets);
-      body += fmt::format("    {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}},\n",
+      body += fmt::format("    {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}},\n",
                           url.first, url.second, filename.first, filename.second, tag.first,
                           tag.second, evidence.first, evidence.second, sha256.first, sha256.second,
-                          layout[0], layout[1], layout[2], layout[3]);
+                          url_ranks[k], layout[0], layout[1], layout[2], layout[3]);
     }
     // An empty array is ill-formed: a catalog without rows gets a placeholder, not counted.
     if (rows == 0) body += "    {},\n";

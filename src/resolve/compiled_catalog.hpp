@@ -25,6 +25,9 @@ struct CompiledCatalogRow {
   std::uint32_t tag, tag_size;
   std::uint32_t evidence, evidence_size;
   std::uint32_t sha256, sha256_size;  // size 0: the listing gave none
+  // The URL's rank among the catalog's URLs sorted as std::string sorts them
+  // (unique: a catalog's URLs are), the resolver's last tie-break.
+  std::uint32_t url_rank;
   // The file name's layout (pkg::WheelNameLayout, this catalog its table):
   // name_size 0 when it has none (a name that does not parse, a build tag,
   // more distinct spellings than the numbers hold), and the judge parses it.

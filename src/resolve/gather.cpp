@@ -137,6 +137,7 @@ void add_catalog(Gathered& out, const SourcePlan& p, const std::string& package,
     Candidate& c = out.candidates.emplace_back();
     fill_candidate(c, p, row.filename, row.url);
     c.name_layout = row.name_layout;
+    c.url_rank = row.url_rank;
     if (row.sha256) c.sha256.emplace(*row.sha256);
     c.release_tag = std::string(row.tag);
     c.evidence = std::string(row.evidence);

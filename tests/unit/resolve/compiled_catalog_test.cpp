@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "../temp_dir.hpp"
 #include "resolve/embedded.hpp"
@@ -39,6 +41,25 @@ std::string described(const util::Result<pkg::WheelName>& wheel) {
   if (wheel->build) out += " build " + wheel->build->first + wheel->build->second;
   for (const pkg::Tag& tag : wheel->tags) out += " " + tag.str();
   return out;
+}
+
+// The rows' URL ranks order them as their URLs compare as strings (what the
+// resolver's tie-break would otherwise read), each rank once.
+void expect_url_ranks_order_urls(const CompiledCatalog& compiled) {
+  std::vector<std::pair<std::uint32_t, std::string_view>> ranked;
+  for (std::size_t i = 0; i < compiled.rows.size(); ++i) {
+    const CatalogRow row = compiled.row(i);
+    ASSERT_TRUE(row.url_rank);
+    EXPECT_EQ(row.url_rank->catalog, &compiled);
+    ranked.emplace_back(row.url_rank->rank, row.url);
+  }
+  std::sort(ranked.begin(), ranked.end());
+  for (std::size_t k = 0; k < ranked.size(); ++k) {
+    EXPECT_EQ(ranked[k].first, k) << compiled.file << ": " << ranked[k].second;
+    if (k > 0) {
+      EXPECT_LT(ranked[k - 1].second, ranked[k].second) << compiled.file;
+    }
+  }
 }
 
 // Every row's file name read by its layout is the name's parse, with the ids a
@@ -87,6 +108,7 @@ TEST(CompiledCatalog, EveryBuiltInSourceIsTheRuntimeParseRowByRow) {
       ASSERT_GT(parsed->entries.size(), 100U);
       expect_rows_equal(*compiled, *parsed);
       expect_layouts_read_as_parsed(*compiled);
+      expect_url_ranks_order_urls(*compiled);
     }
   }
   // No table for a catalog no built-in source reads.
@@ -169,8 +191,9 @@ TEST(CompiledCatalog, RenderedTableHoldsEachDistinctStringOnceAndRowsAsOffsets) 
                               std::string(64, 'a') +
                               "https://h/v1/a-1.0-py2-none-any.whla-1.0-py2-none-any.whl\";"));
   // Both names laid out: a 1-byte name, a 3-byte version ("1.0", number 0), tag sets 0 and 1.
-  EXPECT_THAT(text, HasSubstr("    {0, 35, 35, 22, 57, 2, 59, 19, 78, 64, 1, 3, 0, 0},\n"
-                              "    {142, 35, 177, 22, 57, 2, 59, 19, 199, 0, 1, 3, 0, 1},\n};"));
+  // The URLs ranked as strings: "...py2..." (rank 0) before "...py3..." (rank 1).
+  EXPECT_THAT(text, HasSubstr("    {0, 35, 35, 22, 57, 2, 59, 19, 78, 64, 1, 1, 3, 0, 0},\n"
+                              "    {142, 35, 177, 22, 57, 2, 59, 19, 199, 0, 0, 1, 3, 0, 1},\n};"));
   EXPECT_THAT(text, HasSubstr("{\"x.tsv\", \"https://h/{tag}/{filename}\", \"o/r\", "
                               "{text_0, sizeof(text_0) - 1}, {rows_0, 2}},"));
   // An empty catalog gets a placeholder row (an empty array is ill-formed), counted as none.
@@ -210,8 +233,8 @@ TEST(CompiledCatalog, ANameIsLaidOutOnlyWhenItParsesWithoutABuildTag) {
 
 TEST(CompiledCatalog, ARowIsReadBackFromItsOffsets) {
   static constexpr char text[] = "https://h/v/a.whla.whlvlisting0123";
-  static constexpr CompiledCatalogRow rows[] = {{0, 17, 17, 5, 22, 1, 23, 7, 30, 4, 1, 2, 3, 4},
-                                                {0, 17, 17, 5, 22, 1, 23, 7, 0, 0, 0, 0, 0, 0}};
+  static constexpr CompiledCatalogRow rows[] = {{0, 17, 17, 5, 22, 1, 23, 7, 30, 4, 9, 1, 2, 3, 4},
+                                                {0, 17, 17, 5, 22, 1, 23, 7, 0, 0, 0, 0, 0, 0, 0}};
   const CompiledCatalog catalog{"x.tsv", "", "", {text, sizeof(text) - 1}, {rows, 2}};
   const CatalogRow row = catalog.row(0);
   EXPECT_EQ(row.url, "https://h/v/a.whl");
@@ -228,6 +251,9 @@ TEST(CompiledCatalog, ARowIsReadBackFromItsOffsets) {
   EXPECT_EQ(layout->version, 3);
   EXPECT_EQ(layout->tag_set, 4);
   EXPECT_FALSE(catalog.row(1).name_layout);  // name_size 0: none
+  ASSERT_TRUE(row.url_rank);
+  EXPECT_EQ(row.url_rank->catalog, &catalog);
+  EXPECT_EQ(row.url_rank->rank, 9U);
 }
 
 }  // namespace
