@@ -226,11 +226,14 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
   r.inputs = std::make_shared<const std::vector<Candidate>>(std::move(candidates));
   JudgeCache cache;
   // First pass: codes only. Thousands of wheels are judged; few are shown.
+  // Unless every one is shown (--all, and the flows that read every
+  // candidate): then each is explained on this one pass, not judged twice.
+  const bool explain_all = options.explain_rejected >= r.inputs->size();
   r.candidates.reserve(r.inputs->size());
   for (const Candidate& c : *r.inputs) {
     // Judged in place: a record is hundreds of bytes, and thousands are judged.
     r.candidates.emplace_back();
-    if (!judge_into(r.candidates.back(), c, request, recipe, target, {false, &cache}))
+    if (!judge_into(r.candidates.back(), c, request, recipe, target, {explain_all, &cache}))
       r.candidates.pop_back();
   }
   // The ranking's facts, read once per candidate and packed into integers
@@ -262,6 +265,7 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
   apply_order(r.candidates, order);
   std::size_t rejected_explained = 0;
   for (Judged& j : r.candidates) {
+    if (explain_all) break;
     if (j.compatible() || rejected_explained++ < options.explain_rejected)
       j = std::move(*judge(*j.candidate, request, recipe, target, {true, &cache}));
   }

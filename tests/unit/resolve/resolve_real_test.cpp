@@ -422,6 +422,53 @@ void expect_passes_hard_rules(const Judged& j, const ResolveTarget& t) {
   }
 }
 
+// When every candidate is shown the resolver explains each on its one pass;
+// the result is what judging codes first and explaining after gives (here
+// all but the last rejection explained, so it takes that path), candidate by
+// candidate: order, reasons with their messages, notes, assumptions, ABI.
+TEST(ResolveReal, ExplainingEveryCandidateOnOnePassGivesWhatTwoPassesGive) {
+  for (const TargetSpec& spec :
+       {TargetSpec{}, TargetSpec{"3.10", "2.4.0+cu121", "12.1", false, {{"8.0", "9.0"}}},
+        TargetSpec{"3.12", std::nullopt, std::nullopt, std::nullopt, std::nullopt}}) {
+    const ResolveTarget target = make_target(spec);
+    ResolveOptions options;
+    options.suggest = false;
+    const Resolution one_pass = run("flash-attn", target, true, nullptr, options);
+    ASSERT_GT(one_pass.candidates.size(), 1000u);
+    const std::size_t rejected = one_pass.candidates.size() - one_pass.compatible_count();
+    ASSERT_GT(rejected, 0u);
+    options.explain_rejected = rejected - 1;
+    const Resolution two_passes = run("flash-attn", target, true, nullptr, options);
+    ASSERT_EQ(one_pass.candidates.size(), two_passes.candidates.size());
+    EXPECT_EQ(one_pass.selected, two_passes.selected);
+    std::size_t unexplained = 0;
+    for (std::size_t i = 0; i < one_pass.candidates.size(); ++i) {
+      const Judged& a = one_pass.candidates[i];
+      const Judged& b = two_passes.candidates[i];
+      SCOPED_TRACE(a.candidate->url);
+      ASSERT_EQ(a.candidate->url, b.candidate->url);
+      EXPECT_TRUE(a.explained);
+      if (!b.explained) {
+        ++unexplained;
+        continue;
+      }
+      ASSERT_EQ(a.reasons.size(), b.reasons.size());
+      for (std::size_t k = 0; k < a.reasons.size(); ++k) {
+        EXPECT_EQ(a.reasons[k].code, b.reasons[k].code);
+        EXPECT_EQ(a.reasons[k].message, b.reasons[k].message);
+      }
+      EXPECT_EQ(a.notes, b.notes);
+      ASSERT_EQ(a.assumptions.size(), b.assumptions.size());
+      for (std::size_t k = 0; k < a.assumptions.size(); ++k)
+        EXPECT_EQ(a.assumptions[k].message, b.assumptions[k].message);
+      EXPECT_EQ(a.cxx11_abi, b.cxx11_abi);
+      EXPECT_EQ(a.abi_basis, b.abi_basis);
+      EXPECT_EQ(a.tag_rank, b.tag_rank);
+    }
+    EXPECT_EQ(unexplained, 1u);
+  }
+}
+
 TEST(ResolveRealProperty, EverySelectedWheelPassesEveryHardRule) {
   std::size_t picks = 0;
   for (const ResolveTarget& t : environment_set()) {
