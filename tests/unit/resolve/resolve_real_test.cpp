@@ -469,6 +469,33 @@ TEST(ResolveReal, ExplainingEveryCandidateOnOnePassGivesWhatTwoPassesGive) {
   }
 }
 
+// The ranking's last tie-break is the URL: a compiled row's URL rank stands in
+// for it between two rows of one catalog, and the URLs are compared otherwise.
+// The order is the same with every rank, with none and with every other one.
+TEST(ResolveReal, TiesAreOrderedByUrlWithOrWithoutTheCompiledRanks) {
+  const World& w = world();
+  std::vector<Candidate> ranked = w.candidates;
+  for (Candidate& c : ranked) c.source_enabled = true;
+  ASSERT_TRUE(std::all_of(ranked.begin(), ranked.end(),
+                          [](const Candidate& c) { return c.url_rank.has_value(); }));
+  std::vector<Candidate> unranked = ranked, mixed = ranked;
+  for (Candidate& c : unranked) c.url_rank.reset();
+  for (std::size_t i = 0; i < mixed.size(); i += 2) mixed[i].url_rank.reset();
+  ResolveOptions options = verdicts_only();
+  const auto order = [&](const std::vector<Candidate>& candidates) {
+    Request request{"flash-attn", {}, "flash-attn"};
+    const Resolution r =
+        resolve(request, w.recipe, make_target({.python = "3.11"}), candidates, options);
+    std::vector<std::string> urls;
+    for (const Judged& j : r.candidates) urls.push_back(j.candidate->url);
+    return urls;
+  };
+  const std::vector<std::string> by_url = order(unranked);
+  ASSERT_GT(by_url.size(), 5000u);
+  EXPECT_EQ(order(ranked), by_url);
+  EXPECT_EQ(order(mixed), by_url);
+}
+
 TEST(ResolveRealProperty, EverySelectedWheelPassesEveryHardRule) {
   std::size_t picks = 0;
   for (const ResolveTarget& t : environment_set()) {
