@@ -17,11 +17,13 @@ enum class SourceRole { cache, index, find_links, upstream, community };
 std::string_view to_string(
     SourceRole role);  // "cache", "index", "find-links", "upstream", "community"
 
+struct CompiledCatalog;
+
 // A compiled catalog row's place in its catalog's URLs sorted as strings
 // (std::string's order; the generator ranks them): two rows of one catalog
 // compare by rank as their URLs compare, without reading the URLs.
 struct CatalogUrlRank {
-  const void* catalog = nullptr;  // the compiled catalog whose rows are ranked
+  const CompiledCatalog* catalog = nullptr;  // whose rows are ranked
   std::uint32_t rank = 0;
 };
 

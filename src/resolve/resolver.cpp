@@ -194,27 +194,12 @@ RankKey rank_key(const Judged& j, bool unconfirmed, bool own_release, int closen
 }
 
 // A wheel's place in the ranking: its key, its URL's rank in its compiled
-// catalog (the catalog's number + 1 in the high half, the rank in the low;
-// 0: none) and its index among the judged.
+// catalog (url_catalog nullptr: a row not compiled) and its index among the judged.
 struct SortItem {
   RankKey key;
-  std::uint64_t url_rank;
+  const CompiledCatalog* url_catalog;
+  std::uint32_t url_rank;
   std::uint32_t index;
-};
-
-// The compiled catalogs a resolve's candidates come from, numbered as first seen.
-class UrlRanks {
- public:
-  std::uint64_t of(const Candidate& c) {
-    if (!c.url_rank) return 0;
-    auto it = std::find(catalogs_.begin(), catalogs_.end(), c.url_rank->catalog);
-    if (it == catalogs_.end()) it = catalogs_.insert(catalogs_.end(), c.url_rank->catalog);
-    const auto number = static_cast<std::uint64_t>(it - catalogs_.begin());
-    return (number + 1) << 32 | c.url_rank->rank;
-  }
-
- private:
-  std::vector<const void*> catalogs_;
 };
 
 }  // namespace
@@ -243,21 +228,22 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
   const Versions versions = distinct_versions(r.candidates);
   std::vector<SortItem> items;
   items.reserve(r.candidates.size());
-  UrlRanks url_ranks;
   for (std::size_t i = 0; i < r.candidates.size(); ++i) {
     const Judged& j = r.candidates[i];
     const std::uint32_t v = versions.slot[i];
+    const std::optional<CatalogUrlRank>& url_rank = j.candidate->url_rank;
     items.push_back({rank_key(j, unconfirmed(*j.candidate),
                               tag_matches_version(j.candidate->release_tag, versions.normalized[v]),
                               cuda_closeness(j.variant.cuda, target.torch_cuda), versions.rank[v]),
-                     url_ranks.of(*j.candidate), static_cast<std::uint32_t>(i)});
+                     url_rank ? url_rank->catalog : nullptr, url_rank ? url_rank->rank : 0,
+                     static_cast<std::uint32_t>(i)});
   }
   // Sorted as packed records, the URLs read only where two wheels tie on
   // everything else and are not rows of one compiled catalog (whose ranks
   // order them as their URLs: the URL compare missed the cache on every tie).
   std::stable_sort(items.begin(), items.end(), [&](const SortItem& a, const SortItem& b) {
     if (const auto c = a.key <=> b.key; std::is_neq(c)) return std::is_lt(c);
-    if (a.url_rank != 0 && (a.url_rank >> 32) == (b.url_rank >> 32)) return a.url_rank < b.url_rank;
+    if (a.url_catalog != nullptr && a.url_catalog == b.url_catalog) return a.url_rank < b.url_rank;
     return r.candidates[a.index].candidate->url < r.candidates[b.index].candidate->url;
   });
   std::vector<std::size_t> order(items.size());
@@ -265,8 +251,7 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
   apply_order(r.candidates, order);
   std::size_t rejected_explained = 0;
   for (Judged& j : r.candidates) {
-    if (explain_all) break;
-    if (j.compatible() || rejected_explained++ < options.explain_rejected)
+    if (!explain_all && (j.compatible() || rejected_explained++ < options.explain_rejected))
       j = std::move(*judge(*j.candidate, request, recipe, target, {true, &cache}));
   }
   if (!r.candidates.empty() && r.candidates.front().compatible()) r.selected = 0;
