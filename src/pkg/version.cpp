@@ -57,7 +57,10 @@ util::Result<Version> Version::parse(std::string_view text) {
                              "PEP 440 versions look like 1.2.3, 2.0rc1, 1.0.post1, 1!2.0 or "
                              "2.8.3+cu12torch2.8");
   }
-  Parts v;
+  // Built where it will live: a catalog's distinct versions are parsed by the
+  // thousand, and a Parts moved in is a second copy of each of its strings' headers.
+  auto parts = std::make_shared<Parts>();
+  Parts& v = *parts;
   if (!scanned.epoch.empty()) v.epoch = normalize_number(scanned.epoch);
   v.release.reserve(scanned.release_count);
   for (std::size_t start = 0; start <= scanned.release.size();) {
@@ -88,7 +91,7 @@ util::Result<Version> Version::parse(std::string_view text) {
     }
   }
   Version version;
-  version.parts_ = std::make_shared<const Parts>(std::move(v));
+  version.parts_ = std::move(parts);
   return version;
 }
 

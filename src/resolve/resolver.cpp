@@ -241,10 +241,19 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
   // Sorted as packed records, the URLs read only where two wheels tie on
   // everything else and are not rows of one compiled catalog (whose ranks
   // order them as their URLs: the URL compare missed the cache on every tie).
-  std::stable_sort(items.begin(), items.end(), [&](const SortItem& a, const SortItem& b) {
+  // The index is the last tie-break: what ties on everything else keeps the
+  // inputs' order, as a stable sort would keep it, without a stable sort's
+  // merge buffer.
+  std::sort(items.begin(), items.end(), [&](const SortItem& a, const SortItem& b) {
     if (const auto c = a.key <=> b.key; std::is_neq(c)) return std::is_lt(c);
-    if (a.url_catalog != nullptr && a.url_catalog == b.url_catalog) return a.url_rank < b.url_rank;
-    return r.candidates[a.index].candidate->url < r.candidates[b.index].candidate->url;
+    if (a.url_catalog != nullptr && a.url_catalog == b.url_catalog) {
+      if (a.url_rank != b.url_rank) return a.url_rank < b.url_rank;
+    } else if (const int c = r.candidates[a.index].candidate->url.compare(
+                   r.candidates[b.index].candidate->url);
+               c != 0) {
+      return c < 0;
+    }
+    return a.index < b.index;
   });
   std::vector<std::size_t> order(items.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = items[k].index;

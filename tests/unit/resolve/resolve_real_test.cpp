@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 
@@ -494,6 +495,41 @@ TEST(ResolveReal, TiesAreOrderedByUrlWithOrWithoutTheCompiledRanks) {
   ASSERT_GT(by_url.size(), 5000u);
   EXPECT_EQ(order(ranked), by_url);
   EXPECT_EQ(order(mixed), by_url);
+}
+
+// What ties on everything, the URL included (one wheel offered twice), keeps
+// the inputs' order, as a stable sort keeps it: each copy is told apart by a
+// field neither the rules nor the ranking read, in either input order, with
+// and without the compiled URL ranks.
+TEST(ResolveReal, FullTiesKeepTheInputsOrder) {
+  const World& w = world();
+  for (bool with_ranks : {true, false}) {
+    for (bool first_is_a : {true, false}) {
+      std::vector<Candidate> twice;
+      for (const Candidate& c : w.candidates) {
+        Candidate copy = c;
+        copy.source_enabled = true;
+        if (!with_ranks) copy.url_rank.reset();
+        for (const char* mark : first_is_a ? std::array{"a", "b"} : std::array{"b", "a"}) {
+          twice.push_back(copy);
+          twice.back().core_metadata = mark;
+        }
+      }
+      Request request{"flash-attn", {}, "flash-attn"};
+      const Resolution r = resolve(request, w.recipe, make_target({.python = "3.11"}),
+                                   std::move(twice), verdicts_only());
+      ASSERT_GT(r.candidates.size(), 10000u);
+      ASSERT_EQ(r.candidates.size() % 2, 0u);
+      const std::string first = first_is_a ? "a" : "b", second = first_is_a ? "b" : "a";
+      for (std::size_t i = 0; i < r.candidates.size(); i += 2) {
+        const Candidate& x = *r.candidates[i].candidate;
+        const Candidate& y = *r.candidates[i + 1].candidate;
+        ASSERT_EQ(x.url, y.url) << "the two copies of a wheel rank side by side";
+        ASSERT_EQ(x.core_metadata, first) << x.url;
+        ASSERT_EQ(y.core_metadata, second) << y.url;
+      }
+    }
+  }
 }
 
 TEST(ResolveRealProperty, EverySelectedWheelPassesEveryHardRule) {
