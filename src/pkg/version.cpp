@@ -47,7 +47,74 @@ const Version::Parts& Version::parts() const {
   return parts_ ? *parts_ : zero;
 }
 
+namespace {
+
+// A run of digits at `at` that is its own normal form ("0", or no leading
+// zero): its length, 0 when there is none or it would need normalising.
+std::size_t plain_number(std::string_view text, std::size_t at) {
+  std::size_t end = at;
+  while (end < text.size() && detail::is_digit(text[end])) ++end;
+  if (end == at || (text[at] == '0' && end - at > 1)) return 0;
+  return end - at;
+}
+
+}  // namespace
+
+bool Version::parse_plain(std::string_view text, Parts& out) {
+  // Room for the usual shape at once (2.5.1, +cu118torch1.12 / 5cxx11abitrue),
+  // not a growth series per version.
+  out.release.reserve(4);
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t n = plain_number(text, at);
+    if (n == 0) return false;
+    out.release.emplace_back(text.substr(at, n));
+    at += n;
+    if (at == text.size() || text[at] != '.' || at + 1 == text.size() ||
+        !detail::is_digit(text[at + 1]))
+      break;
+    ++at;
+  }
+  constexpr std::string_view kPost = ".post";
+  if (text.substr(at, kPost.size()) == kPost) {
+    at += kPost.size();
+    const std::size_t n = plain_number(text, at);
+    if (n == 0) return false;
+    out.post.emplace(text.substr(at, n));
+    at += n;
+  }
+  if (at == text.size()) return true;
+  if (text[at] != '+') return false;
+  ++at;
+  out.local.reserve(2);
+  for (;;) {
+    std::size_t end = at;
+    bool numeric = true;
+    while (end < text.size() && detail::is_alnum(text[end])) {
+      numeric = numeric && detail::is_digit(text[end]);
+      ++end;
+    }
+    if (end == at || (numeric && text[at] == '0' && end - at > 1)) return false;
+    LocalPart& part =
+        out.local.emplace_back(LocalPart{numeric, std::string(text.substr(at, end - at))});
+    if (!numeric) {
+      for (char& c : part.text) c = detail::to_lower(c);
+    }
+    if (end == text.size()) return true;
+    if (text[end] != '.') return false;
+    at = end + 1;
+  }
+}
+
 util::Result<Version> Version::parse(std::string_view text) {
+  {
+    auto plain = std::make_shared<Parts>();
+    if (parse_plain(text, *plain)) {
+      Version version;
+      version.parts_ = std::move(plain);
+      return version;
+    }
+  }
   detail::ScanError error;
   detail::Scanned scanned;
   const auto context = [&] { return "version '" + util::printable(text) + "'"; };

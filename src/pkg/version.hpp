@@ -87,6 +87,11 @@ class Version {
   // Null only in a default-constructed or moved-from version (parts() gives 0).
   std::shared_ptr<const Parts> parts_;
   const Parts& parts() const;
+  // The spelling almost every wheel's version has (1.2.3, 2.5.1.post1,
+  // 2.8.3+cu12torch2.8cxx11abiTRUE: no whitespace, no leading zeros, only '.'
+  // between parts) read in one pass into `out`; false for anything else,
+  // which the full grammar then reads (the same answer either way).
+  static bool parse_plain(std::string_view text, Parts& out);
 
   std::string format(bool with_local, bool strip_trailing_zero) const;
   friend class Specifier;  // wildcard matching formats the public part without copying

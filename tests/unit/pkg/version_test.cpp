@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "../temp_dir.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::pkg {
@@ -253,6 +255,61 @@ TEST(Version, OverLongInputIsLinearAndSafe) {
   // Longer than any machine integer, and than CPython's 4300-digit guard.
   EXPECT_LT(v("1." + std::string(5000, '9')), v("1.1" + std::string(5000, '0')));
   EXPECT_EQ(v("00000000000000000000000000001"), v("1"));
+}
+
+// Version::parse reads the plain spelling most wheels have (2.5.1.post1+cu118torch1.12...)
+// in one pass and every other with the full grammar; the two must agree. A
+// leading space, which the full grammar strips and the one-pass reader does
+// not take, sends the same text through the full grammar.
+void expect_as_full_grammar(const std::string& text) {
+  const auto direct = Version::parse(text);
+  const auto full = Version::parse(" " + text);
+  ASSERT_EQ(direct.has_value(), full.has_value()) << text;
+  if (!direct) return;
+  EXPECT_EQ(direct->str(), full->str()) << text;
+  EXPECT_EQ(direct->epoch(), full->epoch()) << text;
+  EXPECT_EQ(direct->release(), full->release()) << text;
+  EXPECT_EQ(direct->pre(), full->pre()) << text;
+  EXPECT_EQ(direct->post(), full->post()) << text;
+  EXPECT_EQ(direct->dev(), full->dev()) << text;
+  EXPECT_EQ(direct->local(), full->local()) << text;
+  // Equal only when each local part is numeric in both or in neither.
+  EXPECT_TRUE(*direct == *full) << text;
+}
+
+TEST(Version, PlainSpellingsReadInOnePassAsTheFullGrammarReadsThem) {
+  const std::vector<std::string> cases = {
+      "0", "1", "10", "1.0", "2.8.3", "1.0.post0", "1.0.post12", "1.0.post1+cu121",
+      "2.8.3+cu12torch2.8cxx11abiTRUE", "1.0+a", "1.0+A.B", "1.0+0", "1.0+10", "1.0+abc.5.7",
+      "1.0+ABC5def", "1.0+1a", "99999999999999999999.1",
+      // Each needs the full grammar: normalised, another spelling, or invalid.
+      "01", "1.01", "1.0.post00", "1.0.post", "1.0.post1.post2", "1.0post1", "1.0-1", "1.0+",
+      "1.0+007", "1.0+a..b", "1.0+a.", "1.0+a-b", "1.0+a_b", "1..0", "1.", "1.0.", "v1.0", "1.0a1",
+      "1.0.dev1", "1!1.0", "1.0.POST1", "1.0 ", "1.0+\xc3\xa9", "", ".", "+", "1.0++a",
+      "1.0.post1a", "1.0+a.b.", "1.0.post1.dev0", "1.0.0.0.0.0.0.0.0.0.0.1"};
+  for (const std::string& text : cases) expect_as_full_grammar(text);
+  // Every version the built-in catalogs spell, as their file names spell it.
+  std::size_t spellings = 0;
+  for (const char* file : {"flash-attn-official-wheels.tsv", "flash-attn-community-wheels.tsv",
+                           "causal-conv1d-official-wheels.tsv", "mamba-ssm-official-wheels.tsv"}) {
+    const std::string text = test::read(std::filesystem::path(FLASHFIT_DATA_DIR) / file);
+    ASSERT_FALSE(text.empty()) << file;
+    for (std::string_view line : util::split(text, '\n')) {
+      const std::size_t whl = line.find(".whl");
+      if (whl == std::string_view::npos) continue;
+      std::string_view name = line.substr(0, whl);
+      name = name.substr(name.find_last_of("\t/") + 1);
+      const std::size_t first = name.find('-');
+      const std::size_t second = name.find('-', first + 1);
+      ASSERT_NE(second, std::string_view::npos) << line;
+      std::string version(name.substr(first + 1, second - first - 1));
+      for (std::size_t at; (at = version.find("%2B")) != std::string::npos;)
+        version.replace(at, 3, "+");
+      expect_as_full_grammar(version);
+      ++spellings;
+    }
+  }
+  EXPECT_GT(spellings, 6000u);
 }
 
 }  // namespace
