@@ -107,14 +107,17 @@ bool Version::parse_plain(std::string_view text, Parts& out) {
 }
 
 util::Result<Version> Version::parse(std::string_view text) {
-  {
-    auto plain = std::make_shared<Parts>();
-    if (parse_plain(text, *plain)) {
-      Version version;
-      version.parts_ = std::move(plain);
-      return version;
-    }
-  }
+  // Built where it will live: a catalog's distinct versions are parsed by the
+  // thousand, and a Parts moved in is a second copy of each of its strings' headers.
+  auto parts = std::make_shared<Parts>();
+  Parts& v = *parts;
+  const auto parsed = [&] {
+    Version version;
+    version.parts_ = std::move(parts);
+    return version;
+  };
+  if (parse_plain(text, v)) return parsed();
+  v = Parts{};  // what the one-pass reader took before it gave up
   detail::ScanError error;
   detail::Scanned scanned;
   const auto context = [&] { return "version '" + util::printable(text) + "'"; };
@@ -124,10 +127,6 @@ util::Result<Version> Version::parse(std::string_view text) {
                              "PEP 440 versions look like 1.2.3, 2.0rc1, 1.0.post1, 1!2.0 or "
                              "2.8.3+cu12torch2.8");
   }
-  // Built where it will live: a catalog's distinct versions are parsed by the
-  // thousand, and a Parts moved in is a second copy of each of its strings' headers.
-  auto parts = std::make_shared<Parts>();
-  Parts& v = *parts;
   if (!scanned.epoch.empty()) v.epoch = normalize_number(scanned.epoch);
   v.release.reserve(scanned.release_count);
   for (std::size_t start = 0; start <= scanned.release.size();) {
@@ -157,9 +156,7 @@ util::Result<Version> Version::parse(std::string_view text) {
       start = end + 1;
     }
   }
-  Version version;
-  version.parts_ = std::move(parts);
-  return version;
+  return parsed();
 }
 
 std::string Version::format(bool with_local, bool strip_trailing_zero) const {

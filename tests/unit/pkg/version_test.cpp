@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../temp_dir.hpp"
+#include "net/http.hpp"
 #include "util/strings.hpp"
 
 namespace flashfit::pkg {
@@ -302,10 +303,7 @@ TEST(Version, PlainSpellingsReadInOnePassAsTheFullGrammarReadsThem) {
       const std::size_t first = name.find('-');
       const std::size_t second = name.find('-', first + 1);
       ASSERT_NE(second, std::string_view::npos) << line;
-      std::string version(name.substr(first + 1, second - first - 1));
-      for (std::size_t at; (at = version.find("%2B")) != std::string::npos;)
-        version.replace(at, 3, "+");
-      expect_as_full_grammar(version);
+      expect_as_full_grammar(net::percent_decode(name.substr(first + 1, second - first - 1)));
       ++spellings;
     }
   }
