@@ -115,4 +115,33 @@ bool JudgeCache::contains(const pkg::SpecifierSet& spec, const pkg::Version& ver
   return it->second;
 }
 
+std::uint32_t JudgeCache::class_id(TagClass tag_class) {
+  auto found = std::find(tag_classes_.begin(), tag_classes_.end(), tag_class);
+  if (found == tag_classes_.end()) found = tag_classes_.insert(found, std::move(tag_class));
+  return static_cast<std::uint32_t>(found - tag_classes_.begin());
+}
+
+std::uint32_t JudgeCache::source_id(std::string_view source) {
+  auto found = std::find(sources_.begin(), sources_.end(), source);
+  if (found == sources_.end()) found = sources_.insert(found, std::string(source));
+  return static_cast<std::uint32_t>(found - sources_.begin());
+}
+
+const SharedVerdict* JudgeCache::take_verdict(const VerdictKey& key) {
+  if (key.version_id >= verdicts_by_version_.size()) return nullptr;
+  for (const auto& [kept_key, kept] : verdicts_by_version_[key.version_id]) {
+    if (kept_key == key) {
+      ++verdicts_taken_;
+      return &kept;
+    }
+  }
+  return nullptr;
+}
+
+void JudgeCache::keep_verdict(const VerdictKey& key, SharedVerdict verdict) {
+  if (key.version_id >= verdicts_by_version_.size())
+    verdicts_by_version_.resize(std::size_t{key.version_id} + 1);
+  verdicts_by_version_[key.version_id].emplace_back(key, std::move(verdict));
+}
+
 }  // namespace flashfit::resolve

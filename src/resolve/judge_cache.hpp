@@ -30,9 +30,49 @@ struct JudgedFacts {
   std::optional<env::ComputeCapability> max_compute;  // facts.max_compute_capability
 };
 
-// Memoised lookups for one resolve, against one target: thousands of wheels
-// share a few hundred versions, a few dozen labels and tag sets, and a few
-// hundred (version, source, CUDA) keys, each worked out once.
+// What the rules read of a wheel's tag set, against one target: pip's rank
+// among the interpreter's tags (or the codes it is rejected for), whether a
+// tag is a plain linux_* one (the glibc rule), whether every tag is pure, and
+// the first tag's architecture (the official torch ABI rule). Tag sets alike
+// in all of it are one class: a catalog's few dozen tag sets are a handful.
+struct TagClass {
+  std::optional<std::size_t> rank;
+  std::vector<ReasonCode> rejections;  // check_tags' codes when `rank` is nullopt
+  bool linux_plain = false;
+  bool pure = false;
+  std::string arch;
+  bool operator==(const TagClass&) const = default;
+};
+
+// A codes-only judgement (JudgeOptions::explain false) with what is the
+// wheel's own left out: wheels alike in everything the rules read share it.
+struct SharedVerdict {
+  std::optional<bool> cxx11_abi;
+  std::string abi_basis;
+  std::vector<Reason> reasons;  // codes; no messages on that pass
+  std::vector<Assumption> assumptions;
+  std::size_t tag_rank = 0;
+};
+
+// What a codes-only judgement of a wheel with nothing of its own for the rules
+// to read (no build record, no requires-python, no record doubt) depends on,
+// besides the request, recipe and target a cache serves: its version's
+// spelling (its label, its release's facts), its tag set's class, its source,
+// the known-broken entry that concerns it, and three flags.
+struct VerdictKey {
+  std::uint32_t version_id = 0;
+  std::uint32_t tag_class = 0;
+  std::uint32_t source = 0;  // JudgeCache::source_id
+  const KnownBroken* broken = nullptr;
+  bool yanked = false;
+  bool missing = false;
+  bool source_enabled = true;
+  bool operator==(const VerdictKey&) const = default;
+};
+
+// Memoised lookups for one resolve (one request, one recipe, one target):
+// thousands of wheels share a few hundred versions, a few dozen labels and tag
+// sets, and a few hundred (version, source, CUDA) keys, each worked out once.
 class JudgeCache {
  public:
   using PartIds = pkg::WheelNameParser::PartIds;
@@ -86,6 +126,23 @@ class JudgeCache {
     if (tag_set_id >= tag_rejections_.size()) tag_rejections_.resize(tag_set_id + 1);
     tag_rejections_[tag_set_id] = std::move(codes);
   }
+  // The class of a tag set (numbered as PartIds::tag_set), worked out by
+  // `classify` on its first sight; classes alike are one number.
+  template <class Classify>
+  std::uint32_t tag_class(std::uint32_t tag_set_id, Classify classify) {
+    if (tag_set_id >= class_by_tag_set_.size())
+      class_by_tag_set_.resize(std::size_t{tag_set_id} + 1, kNoClass);
+    std::uint32_t& id = class_by_tag_set_[tag_set_id];
+    if (id == kNoClass) id = class_id(classify());
+    return id;
+  }
+  // A small number per source name (a resolve has a few sources).
+  std::uint32_t source_id(std::string_view source);
+  // The verdict kept for `key` (nullptr: none yet), counted as taken when
+  // found. Valid until the next keep_verdict.
+  const SharedVerdict* take_verdict(const VerdictKey& key);
+  void keep_verdict(const VerdictKey& key, SharedVerdict verdict);
+  std::size_t verdicts_taken() const { return verdicts_taken_; }
   // The C++11 ABI of the official torch a label names for a tag set's
   // platform, worked out by `infer` once per (label, tag set); `label` must be
   // one variant() returned.
@@ -137,6 +194,14 @@ class JudgeCache {
   std::unordered_map<std::pair<const void*, std::uint32_t>, std::optional<bool>, PairHash>
       official_abi_;
   std::string key_;
+  std::uint32_t class_id(TagClass tag_class);
+  static constexpr std::uint32_t kNoClass = UINT32_MAX;
+  std::vector<std::uint32_t> class_by_tag_set_;  // per tag set id; kNoClass: not yet
+  std::vector<TagClass> tag_classes_;
+  std::vector<std::string> sources_;
+  // Per version id: the verdicts its wheels found, by the rest of the key.
+  std::vector<std::vector<std::pair<VerdictKey, SharedVerdict>>> verdicts_by_version_;
+  std::size_t verdicts_taken_ = 0;
 };
 
 }  // namespace flashfit::resolve

@@ -448,6 +448,31 @@ std::string_view local_label_text(std::string_view version) {
   return plus == std::string_view::npos ? std::string_view() : version.substr(plus);
 }
 
+// A wheel the rules judge by its name, source and recipe alone: no build
+// record or variant record of its own, no requires-python of its own.
+bool has_nothing_of_its_own(const Candidate& c) {
+  return !c.built_variant && !c.built_archs && c.built_ptx.empty() && !c.record_doubt &&
+         !c.requires_python;
+}
+
+// What the rules read of `wheel`'s tags (check_tags, the glibc, ABI and pure
+// wheel rules), against `target`.
+TagClass classify(const pkg::WheelName& wheel, const ResolveTarget& target) {
+  TagClass out;
+  if (target.tags) {
+    out.rank = target.tags->best_rank(wheel.tags);
+    if (!out.rank) {
+      Judged scratch;
+      reject_unsupported_tags(scratch, target, wheel.tags);
+      for (const Reason& reason : scratch.reasons) out.rejections.push_back(reason.code);
+    }
+  }
+  out.linux_plain = linux_plain_platform(wheel);
+  out.pure = is_pure(wheel);
+  out.arch = platform_arch(wheel.tags.front().platform);
+  return out;
+}
+
 }  // namespace
 
 std::optional<Judged> judge(const Candidate& candidate, const Request& request,
@@ -484,6 +509,31 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
   if (j.variant.scheme == pkg::VariantScheme::unknown) {
     note(j, fmt::format("unrecognised variant label '{}'", j.variant.raw));
   }
+  const std::string_view public_text = public_version_text(spelled);
+  const KnownBroken* broken =
+      recipe ? cache.broken(*recipe, version, ids.version, public_text, candidate.source,
+                            candidate.filename, j.variant.torch)
+             : nullptr;
+  // Codes only, with a shared cache: a wheel alike in all the rules read to
+  // one judged before takes that one's verdict instead of being judged again.
+  std::optional<VerdictKey> shared;
+  if (!j.explained && options.cache && has_nothing_of_its_own(candidate)) {
+    shared = VerdictKey{ids.version,
+                        cache.tag_class(ids.tag_set, [&] { return classify(*j.wheel, target); }),
+                        cache.source_id(candidate.source),
+                        broken,
+                        candidate.yanked,
+                        candidate.missing.has_value(),
+                        candidate.source_enabled};
+    if (const SharedVerdict* verdict = cache.take_verdict(*shared)) {
+      j.cxx11_abi = verdict->cxx11_abi;
+      j.abi_basis = verdict->abi_basis;
+      j.reasons = verdict->reasons;
+      j.assumptions = verdict->assumptions;
+      j.tag_rank = verdict->tag_rank;
+      return true;
+    }
+  }
 
   if (!request.specifier.empty() && !request.specifier.contains(version)) {
     reject(j, ReasonCode::version, [&] {
@@ -513,20 +563,15 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
     });
   }
   static const JudgedFacts no_facts;
-  const std::string_view public_text = public_version_text(spelled);
   const JudgedFacts& judged_facts = recipe ? cache.facts(*recipe, version, public_text, ids.version,
                                                          candidate.source, j.variant.cuda)
                                            : no_facts;
   const ReleaseFacts& facts = judged_facts.facts;
-  if (recipe) {
-    if (const KnownBroken* broken =
-            cache.broken(*recipe, version, ids.version, public_text, candidate.source,
-                         candidate.filename, j.variant.torch)) {
-      reject(j, ReasonCode::known_broken, [&] {
-        return std::string(broken->reason +
-                           (broken->reference.empty() ? "" : " (" + broken->reference + ")"));
-      });
-    }
+  if (broken) {
+    reject(j, ReasonCode::known_broken, [&] {
+      return std::string(broken->reason +
+                         (broken->reference.empty() ? "" : " (" + broken->reference + ")"));
+    });
   }
   check_tags(j, target, cache, ids.tag_set);
   check_python_requirements(j, target, facts, cache);
@@ -571,6 +616,9 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
     });
   }
   note_evidence(j);
+  if (shared)
+    cache.keep_verdict(
+        *shared, SharedVerdict{j.cxx11_abi, j.abi_basis, j.reasons, j.assumptions, j.tag_rank});
   return true;
 }
 

@@ -599,12 +599,17 @@ TEST(ResolveRealProperty, UpstreamsOwnGuessIsThePickWhereverItExists) {
 namespace flashfit::resolve {
 namespace {
 
+// Everything a codes-only judgement holds: its rank, codes, assumptions, ABI
+// and how it is known, label, version and notes (none on that pass).
 std::string codes_of(const std::optional<Judged>& j) {
   if (!j) return "not judged";
   std::string out = "rank " + std::to_string(j->tag_rank) + ":";
-  for (const Reason& r : j->reasons) out += " " + std::string(to_string(r.code));
+  for (const Reason& r : j->reasons) out += " " + std::string(to_string(r.code)) + r.message;
   out += " |";
-  for (const Assumption& a : j->assumptions) out += " " + a.fact;
+  for (const Assumption& a : j->assumptions) out += " " + a.fact + " " + a.flag + a.message;
+  out += " | abi " + (j->cxx11_abi ? std::to_string(*j->cxx11_abi) : "?") + " " + j->abi_basis;
+  out += " | " + j->variant.raw + " " + j->wheel->version.str() + " " + j->candidate->filename;
+  for (const std::string& n : j->notes) out += " note " + n;
   return out;
 }
 
@@ -625,6 +630,51 @@ TEST(ResolveRealProperty, ASharedJudgeCacheJudgesAsAFreshOne) {
     }
   }
   EXPECT_GT(judged, 20000u);
+}
+
+// Codes only, with a shared cache, a wheel alike in everything the rules read
+// to one judged before takes that one's verdict (JudgeCache::verdict): in
+// environments with facts unknown, for pinned and ranged requests, with rows
+// yanked, missing or of a disabled source among the rest, every wheel's
+// verdict is the one it gets judged alone. And the sharing happens: over a
+// third of the verdicts are taken, not worked out again.
+TEST(ResolveRealProperty, SharedVerdictsAreTheVerdictsEachWheelGetsAlone) {
+  const World& w = world();
+  std::vector<Candidate> mixed = w.candidates;
+  for (std::size_t i = 0; i < mixed.size(); ++i) {
+    mixed[i].source_enabled = i % 5 != 0 || mixed[i].role != SourceRole::community;
+    mixed[i].yanked = i % 7 == 3;
+    if (i % 11 == 4) mixed[i].missing = "HTTP 404";
+  }
+  std::vector<ResolveTarget> targets = environment_set();
+  targets.push_back(make_target({.torch = std::nullopt}));
+  targets.push_back(make_target({.cuda = std::nullopt, .abi = std::nullopt, .gpus = std::nullopt}));
+  ResolveTarget no_tags = make_target({.glibc = "2.17"});
+  no_tags.tags.reset();
+  targets.push_back(no_tags);
+  std::size_t judged = 0, unlike_neighbours = 0, taken = 0;
+  for (const std::string spec : {"flash-attn", "flash-attn==2.7.4.post1", "flash-attn>=2.6,<2.8"}) {
+    Request request{"flash-attn", {}, spec};
+    if (const auto op = spec.find_first_of("=<>"); op != std::string::npos)
+      request.specifier = *pkg::SpecifierSet::parse(spec.substr(op));
+    for (const ResolveTarget& t : targets) {
+      JudgeCache cache;
+      std::string previous;
+      for (const Candidate& c : mixed) {
+        const std::string shared = codes_of(judge(c, request, w.recipe, t, {false, &cache}));
+        const std::string alone = codes_of(judge(c, request, w.recipe, t, {false, nullptr}));
+        ASSERT_EQ(shared, alone) << spec;
+        unlike_neighbours += alone.substr(0, alone.find(" | ")) != previous;
+        previous = alone.substr(0, alone.find(" | "));
+        ++judged;
+      }
+      taken += cache.verdicts_taken();
+    }
+  }
+  EXPECT_GT(judged, 100000u);
+  EXPECT_GT(taken, judged / 3);
+  // Not vacuous: verdicts differ from one wheel to the next all along.
+  EXPECT_GT(unlike_neighbours, judged / 10);
 }
 
 }  // namespace
