@@ -236,14 +236,14 @@ util::Result<WheelName> WheelNameParser::parse(std::string_view filename, PartId
   return parsed;
 }
 
-util::Result<WheelName> WheelNameParser::parse(std::string_view filename,
-                                               const WheelNameLayout& layout, PartIds* ids) {
+bool WheelNameParser::fill_by_layout(std::optional<WheelName>& out, std::string_view filename,
+                                     const WheelNameLayout& layout, PartIds* ids) {
   const std::size_t version_at = std::size_t{layout.name_size} + 1;
   const std::size_t tags_at = version_at + layout.version_size + 1;
   if (layout.name_size == 0 || tags_at + 4 >= filename.size() ||
       filename[layout.name_size] != '-' || filename[tags_at - 1] != '-' ||
       !util::ends_with(filename, ".whl"))
-    return parse(filename, ids);
+    return false;
   const std::string_view name_text = filename.substr(0, layout.name_size);
   const std::string_view version_text = filename.substr(version_at, layout.version_size);
   const std::string_view tag_text = filename.substr(tags_at, filename.size() - 4 - tags_at);
@@ -269,15 +269,33 @@ util::Result<WheelName> WheelNameParser::parse(std::string_view filename,
   const detail::NamePart& name = name_of(name_text);
   const util::Result<Version>& version = version_by_id_[version_id]->value;
   const detail::WheelTags& tags = tag_set_by_id_[tag_set_id]->value;
-  // A part that does not parse: the error as the full parse words it.
-  if (name.problem || !version || tags.problem || !tags.tags) return parse(filename, ids);
-  WheelName wheel;
-  wheel.name = std::string(name_text);
+  // A part that does not parse: the full parse words the error.
+  if (name.problem || !version || tags.problem || !tags.tags) return false;
+  // Built where it is kept: a WheelName is two strings and two shared parts,
+  // and thousands are read.
+  WheelName& wheel = out.emplace();
+  wheel.name.assign(name_text);
   wheel.canonical_name = name.canonical;
   wheel.version = *version;
   wheel.tags = *tags.tags;
   if (ids) *ids = PartIds{version_id, tag_set_id};
-  return wheel;
+  return true;
+}
+
+util::Result<WheelName> WheelNameParser::parse(std::string_view filename,
+                                               const WheelNameLayout& layout, PartIds* ids) {
+  std::optional<WheelName> out;
+  if (fill_by_layout(out, filename, layout, ids)) return std::move(*out);
+  return parse(filename, ids);
+}
+
+bool WheelNameParser::parse_into(std::optional<WheelName>& out, std::string_view filename,
+                                 const WheelNameLayout& layout, PartIds* ids) {
+  if (fill_by_layout(out, filename, layout, ids)) return true;
+  auto parsed = parse(filename, ids);
+  if (!parsed) return false;
+  out = std::move(*parsed);
+  return true;
 }
 
 std::strong_ordering compare_build_tags(

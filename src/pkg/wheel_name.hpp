@@ -83,6 +83,10 @@ class WheelNameParser {
   // not where it says) is not trusted: the name is parsed as above.
   util::Result<WheelName> parse(std::string_view filename, const WheelNameLayout& layout,
                                 PartIds* ids = nullptr);
+  // The same name into `out`, built there: false when it does not parse (the
+  // error is not kept; `out` is then unspecified).
+  bool parse_into(std::optional<WheelName>& out, std::string_view filename,
+                  const WheelNameLayout& layout, PartIds* ids = nullptr);
 
  private:
   template <class T>
@@ -97,6 +101,10 @@ class WheelNameParser {
   const Numbered<T>& memo(Memo<T>& table, std::vector<const Numbered<T>*>& by_id,
                           std::string_view text, ParsePart parse_part);
   const detail::NamePart& name_of(std::string_view text);
+  // parse(filename, layout)'s answer into `out` when the layout fits the name
+  // and its parts parse; false otherwise (then only the full parse answers).
+  bool fill_by_layout(std::optional<WheelName>& out, std::string_view filename,
+                      const WheelNameLayout& layout, PartIds* ids);
   Memo<util::Result<Version>> versions_;
   Memo<detail::WheelTags> tag_sets_;
   std::vector<const Numbered<util::Result<Version>>*> version_by_id_;

@@ -87,6 +87,11 @@ class JudgeCache {
                                           PartIds* ids = nullptr) {
     return names_.parse(filename, layout, ids);
   }
+  // The same into `out`, built there (false: not a valid wheel name).
+  bool wheel_name_into(std::optional<pkg::WheelName>& out, std::string_view filename,
+                       const pkg::WheelNameLayout& layout, PartIds* ids) {
+    return names_.parse_into(out, filename, layout, ids);
+  }
   // The recipe's facts for a release. `version_text` is the public version as
   // the file name spells it (what `version` was parsed from, without its
   // label): one spelling gives one version, so the key needs no formatting;

@@ -88,8 +88,10 @@ ReleaseFacts Recipe::facts_for(const pkg::Version& version, std::string_view sou
   // Without its label once, not once per block (each a copy of its parts).
   const pkg::Version public_version = version.without_local();
   for (const ReleaseFacts& block : releases) {
-    if (!version_in(block.versions, public_version) || !names_source(block.sources, source_name) ||
-        !cuda_matches(block.cuda, wheel_cuda)) {
+    // The source first: half the blocks are another source's, and its test is a
+    // string compare where the version's is a range check.
+    if (!names_source(block.sources, source_name) ||
+        !block.versions.contains(public_version, true) || !cuda_matches(block.cuda, wheel_cuda)) {
       continue;
     }
     for (const auto& [major, token] : block.cuda_tokens) merged.cuda_tokens[major] = token;

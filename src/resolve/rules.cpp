@@ -491,13 +491,17 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
   if (!options.cache) local_cache.emplace();
   JudgeCache& cache = options.cache ? *options.cache : *local_cache;
   JudgeCache::PartIds ids;
-  auto wheel = candidate.name_layout
-                   ? cache.wheel_name(candidate.filename, *candidate.name_layout, &ids)
-                   : cache.wheel_name(candidate.filename, &ids);
-  if (!wheel || wheel->canonical_name != request.name) return false;
+  if (candidate.name_layout) {
+    if (!cache.wheel_name_into(j.wheel, candidate.filename, *candidate.name_layout, &ids))
+      return false;
+  } else {
+    auto wheel = cache.wheel_name(candidate.filename, &ids);
+    if (!wheel) return false;
+    j.wheel = std::move(*wheel);
+  }
+  if (j.wheel->canonical_name != request.name) return false;
   j.candidate = &candidate;
   j.explained = options.explain;
-  j.wheel = std::move(*wheel);
   j.version_id = ids.version;
   const pkg::Version& version = j.wheel->version;
   const std::string_view spelled = version_text(candidate.filename);

@@ -16,8 +16,14 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 std::string ascii_lower(std::string_view text);
 std::string_view trim(std::string_view text);  // ASCII whitespace, both ends
 bool is_ascii(std::string_view text);
-bool starts_with(std::string_view text, std::string_view prefix);
-bool ends_with(std::string_view text, std::string_view suffix);
+// Inline: the resolver asks them of every wheel's name and tags, and a
+// literal's size known where it is called makes the compare a few instructions.
+inline bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.starts_with(prefix);
+}
+inline bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.ends_with(suffix);
+}
 
 // Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing
 // above U+10FFFF, no sequence cut short. TOML and JSON text must be.

@@ -354,5 +354,31 @@ TEST(WheelNameParser, ALayoutThatDoesNotFitTheNameIsNotTrusted) {
   }
 }
 
+// Into a kept record (the resolver's Judged), a laid-out name is what parse
+// gives for it, whether the layout fits or not; a name that does not parse
+// answers false, the record left aside.
+TEST(WheelNameParser, ParseIntoKeepsWhatParseGives) {
+  const int table = 0;
+  const std::string fits = "foo-1.0+cu12-cp312-cp312-linux_x86_64.whl";
+  const std::string name = "foo-1.0-py3-none-any.whl";
+  const std::vector<std::pair<std::string, WheelNameLayout>> cases = {
+      {fits, layout_of(&table, fits, 0, 0)},
+      {name, WheelNameLayout{&table, 2, 3, 1, 1}},  // does not fit: read in full
+      {"foo-1.x-py3-none-any.whl", layout_of(&table, "foo-1.x-py3-none-any.whl", 2, 2)},
+      {"foo-1.0-py3-none-any.zip", layout_of(&table, name, 3, 3)},
+      {"foo-1.0-1-py3-none-any.whl", WheelNameLayout{&table, 3, 3, 4, 4}},  // a build tag
+  };
+  for (const auto& [filename, layout] : cases) {
+    WheelNameParser into, plain;
+    std::optional<WheelName> kept;
+    const bool read = into.parse_into(kept, filename, layout);
+    const auto parsed = plain.parse(filename);  // the full parse, no layout
+    ASSERT_EQ(read, parsed.has_value()) << filename;
+    if (!read) continue;
+    ASSERT_TRUE(kept) << filename;
+    EXPECT_EQ(described(util::Result<WheelName>(*kept)), described(parsed)) << filename;
+  }
+}
+
 }  // namespace
 }  // namespace flashfit::pkg
