@@ -38,8 +38,9 @@ util::Result<int> run_resolve(const ResolveCliOptions& options) {
   pipeline.environment = &options.environment;
   pipeline.sources = &options.sources;
   pipeline.without_interpreter = WithoutInterpreter::what_if_python_version;
-  // Text and JSON show a few rejections with their messages; --all every one.
-  if (!options.all) pipeline.explain_rejected = kResolveNearestShown;
+  // Text and JSON show a few rejections, nearest first, with their messages
+  // (and count the rest by reason); --all every one in rank order.
+  if (!options.all) pipeline.explain_rejected = pipeline.rank_rejected = kResolveNearestShown;
   auto resolved = run_pipeline(pipeline);
   if (!resolved) return tl::unexpected(resolved.error());
   const Resolved& r = **resolved;

@@ -39,6 +39,7 @@ util::Result<std::unique_ptr<Resolved>> run_pipeline(const PipelineOptions& opti
   // check.
   input.probe = probe_options_from(*options.environment);
   input.explain_rejected = options.explain_rejected;
+  input.rank_rejected = options.rank_rejected;
   input.probed = options.probed;
   input.python_flag = options.environment->python;
   input.require_interpreter = [&options](const env::Environment& environment) {

@@ -22,6 +22,7 @@ struct PipelineOptions {
   const EnvironmentFlags* environment = nullptr;
   const resolve::SourceFlags* sources = nullptr;
   std::size_t explain_rejected = SIZE_MAX;
+  std::size_t rank_rejected = SIZE_MAX;  // resolve::ResolveOptions::rank_rejected
   // A local .whl given instead of a requirement: the only candidate.
   std::optional<std::filesystem::path> wheel_file;
   // resolve may answer for a what-if --python-version alone; install acts on an interpreter.

@@ -63,6 +63,7 @@ Answer answer_under(const std::vector<SourcePlan>& plan, const Request& request,
   }
   ResolveOptions options;
   options.explain_rejected = 0;
+  options.rank_rejected = 0;  // the pick and which wheels fit are compared
   options.suggest = false;
   Resolution r = resolve(request, recipe, target, std::move(candidates), options);
   Answer a;

@@ -244,7 +244,7 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
   // The index is the last tie-break: what ties on everything else keeps the
   // inputs' order, as a stable sort would keep it, without a stable sort's
   // merge buffer.
-  std::sort(items.begin(), items.end(), [&](const SortItem& a, const SortItem& b) {
+  const auto ranks_before = [&](const SortItem& a, const SortItem& b) {
     if (const auto c = a.key <=> b.key; std::is_neq(c)) return std::is_lt(c);
     if (a.url_catalog != nullptr && a.url_catalog == b.url_catalog) {
       if (a.url_rank != b.url_rank) return a.url_rank < b.url_rank;
@@ -254,9 +254,45 @@ Resolution resolve(const Request& request, const Recipe* recipe, const ResolveTa
       return c < 0;
     }
     return a.index < b.index;
-  });
-  std::vector<std::size_t> order(items.size());
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = items[k].index;
+  };
+  const auto fits = [](const SortItem& s) { return (s.key.fit >> 63) == 0; };
+  const auto fitting = static_cast<std::size_t>(std::count_if(items.begin(), items.end(), fits));
+  std::vector<std::size_t> order;
+  order.reserve(items.size());
+  if (fitting == 0 || options.rank_rejected >= items.size() - fitting) {
+    std::sort(items.begin(), items.end(), ranks_before);
+    for (const SortItem& item : items) order.push_back(item.index);
+  } else {
+    // A fit and a few rejections shown: the fits ranked, then the nearest
+    // `rank_rejected` rejections (kept on a heap over one pass), then the
+    // other rejections as gathered. Thousands of rejections are not sorted.
+    std::vector<SortItem> ranked;
+    std::vector<SortItem> nearest;  // a max-heap by rank: its front is the farthest kept
+    for (const SortItem& item : items) {
+      if (fits(item)) {
+        ranked.push_back(item);
+      } else if (nearest.size() < options.rank_rejected) {
+        nearest.push_back(item);
+        std::push_heap(nearest.begin(), nearest.end(), ranks_before);
+      } else if (!nearest.empty() && ranks_before(item, nearest.front())) {
+        std::pop_heap(nearest.begin(), nearest.end(), ranks_before);
+        nearest.back() = item;
+        std::push_heap(nearest.begin(), nearest.end(), ranks_before);
+      }
+    }
+    std::sort(ranked.begin(), ranked.end(), ranks_before);
+    std::sort_heap(nearest.begin(), nearest.end(), ranks_before);
+    std::vector<bool> placed(items.size());
+    for (const std::vector<SortItem>* part : {&ranked, &nearest}) {
+      for (const SortItem& item : *part) {
+        order.push_back(item.index);
+        placed[item.index] = true;
+      }
+    }
+    for (const SortItem& item : items) {
+      if (!placed[item.index]) order.push_back(item.index);
+    }
+  }
   apply_order(r.candidates, order);
   std::size_t rejected_explained = 0;
   for (Judged& j : r.candidates) {

@@ -35,7 +35,9 @@ struct Resolution {
   // Certain fits first, best first; then uncertain ones (a rule skipped for an
   // unknown fact); then rejected ones, nearest to fitting first (fewest
   // reasons, newest). `selected` is the first fit, uncertain only when no
-  // certain one exists.
+  // certain one exists. When a candidate fits and the caller asked for fewer
+  // ranked rejections (ResolveOptions::rank_rejected), only that many nearest
+  // ones are in rank order and the rest follow in the order they were gathered.
   std::vector<Judged> candidates;
   std::optional<std::size_t> selected;  // index into candidates (0 when set)
   std::vector<Suggestion> suggestions;
@@ -64,6 +66,11 @@ struct ResolveOptions {
   // Rejected candidates whose reasons get messages (compatible ones always
   // do); SIZE_MAX: all of them (--json, --all). The rest carry codes only.
   std::size_t explain_rejected = SIZE_MAX;
+  // Rejected candidates put in rank order (nearest first) when a candidate
+  // fits; the rest follow in the order gathered. SIZE_MAX: all of them. With
+  // no fit every rejection is ranked, whatever this says: the suggestions
+  // read them in order.
+  std::size_t rank_rejected = SIZE_MAX;
   // false: the caller calls suggest() itself (after probing what a build needs).
   bool suggest = true;
   BuildOutlook build;

@@ -120,6 +120,7 @@ util::Result<std::unique_ptr<Resolved>> resolve_flow(ResolveFlowInput input) {
 
   resolve::ResolveOptions resolve_options;
   resolve_options.explain_rejected = options.explain_rejected;
+  resolve_options.rank_rejected = options.rank_rejected;
   resolve_options.suggest = false;  // below, once the toolkit is known
   if (plan) {
     util::TraceSpan span("judge: what each config setting changes");

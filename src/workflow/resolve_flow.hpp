@@ -47,6 +47,7 @@ struct ResolveFlowInput {
   // after the unknown-package check, where the CLI has always reported it.
   util::Result<env::ProbeOptions> probe = env::ProbeOptions{};
   std::size_t explain_rejected = SIZE_MAX;
+  std::size_t rank_rejected = SIZE_MAX;  // resolve::ResolveOptions::rank_rejected
   // An environment already probed (doctor asks about several packages): used
   // instead of probing again, toolkit included when it was probed.
   const env::Environment* probed = nullptr;

@@ -497,6 +497,46 @@ TEST(ResolveReal, TiesAreOrderedByUrlWithOrWithoutTheCompiledRanks) {
   EXPECT_EQ(order(mixed), by_url);
 }
 
+// Asked for the nearest k rejections only (rank_rejected), a resolve with a
+// fit ranks its fits and those k exactly as a full ranking does, and puts the
+// other rejections after them in the order gathered; with no fit every
+// rejection is ranked (the suggestions read them in order).
+TEST(ResolveReal, RankingOnlyTheNearestRejectionsKeepsTheHeadOfTheFullRanking) {
+  // A candidate by its place among the inputs (in the order gathered).
+  const auto input_of = [](const Resolution& r, std::size_t i) {
+    return static_cast<std::size_t>(r.candidates[i].candidate - r.inputs->data());
+  };
+  std::size_t with_fit = 0, without_fit = 0;
+  for (const ResolveTarget& t : environment_set()) {
+    for (std::size_t k : {std::size_t{0}, std::size_t{1}, std::size_t{8}, std::size_t{500}}) {
+      ResolveOptions full = verdicts_only();
+      ResolveOptions head = verdicts_only();
+      head.rank_rejected = k;
+      const Resolution a = run("flash-attn", t, true, nullptr, full);
+      const Resolution b = run("flash-attn", t, true, nullptr, head);
+      ASSERT_EQ(a.candidates.size(), b.candidates.size());
+      ASSERT_EQ(a.selected, b.selected);
+      const std::size_t fitting = a.compatible_count();
+      const std::size_t ranked =
+          fitting == 0 ? a.candidates.size() : std::min(a.candidates.size(), fitting + k);
+      (fitting == 0 ? without_fit : with_fit) += 1;
+      for (std::size_t i = 0; i < ranked; ++i) ASSERT_EQ(input_of(a, i), input_of(b, i)) << i;
+      // The rest: the same rejections, in the order gathered.
+      std::set<std::size_t> rest_a;
+      for (std::size_t i = ranked; i < a.candidates.size(); ++i) rest_a.insert(input_of(a, i));
+      for (std::size_t i = ranked; i < b.candidates.size(); ++i) {
+        ASSERT_FALSE(b.candidates[i].compatible());
+        ASSERT_EQ(rest_a.count(input_of(b, i)), 1u);
+        if (i > ranked) {
+          ASSERT_LT(input_of(b, i - 1), input_of(b, i));
+        }
+      }
+    }
+  }
+  EXPECT_GT(with_fit, 10u);
+  EXPECT_GT(without_fit, 0u);
+}
+
 // What ties on everything, the URL included (one wheel offered twice), keeps
 // the inputs' order, as a stable sort keeps it: each copy is told apart by a
 // field neither the rules nor the ranking read, in either input order, with
