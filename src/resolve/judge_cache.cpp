@@ -122,9 +122,12 @@ std::uint32_t JudgeCache::class_id(TagClass tag_class) {
 }
 
 std::uint32_t JudgeCache::source_id(std::string_view source) {
+  // A source's rows come together: the last one asked first.
+  if (last_source_ < sources_.size() && sources_[last_source_] == source) return last_source_;
   auto found = std::find(sources_.begin(), sources_.end(), source);
   if (found == sources_.end()) found = sources_.insert(found, std::string(source));
-  return static_cast<std::uint32_t>(found - sources_.begin());
+  last_source_ = static_cast<std::uint32_t>(found - sources_.begin());
+  return last_source_;
 }
 
 const SharedVerdict* JudgeCache::take_verdict(const VerdictKey& key) {

@@ -204,6 +204,7 @@ class JudgeCache {
   std::vector<std::uint32_t> class_by_tag_set_;  // per tag set id; kNoClass: not yet
   std::vector<TagClass> tag_classes_;
   std::vector<std::string> sources_;
+  std::uint32_t last_source_ = 0;  // source_id's last answer
   // Per version id: the verdicts its wheels found, by the rest of the key.
   std::vector<std::vector<std::pair<VerdictKey, SharedVerdict>>> verdicts_by_version_;
   std::size_t verdicts_taken_ = 0;

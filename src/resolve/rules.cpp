@@ -456,15 +456,18 @@ bool has_nothing_of_its_own(const Candidate& c) {
 }
 
 // What the rules read of `wheel`'s tags (check_tags, the glibc, ABI and pure
-// wheel rules), against `target`.
-TagClass classify(const pkg::WheelName& wheel, const ResolveTarget& target) {
+// wheel rules), against `target`. The rank and the rejection codes are kept
+// in `cache` for check_tags, which asks for them next.
+TagClass classify(const pkg::WheelName& wheel, std::uint32_t tag_set_id,
+                  const ResolveTarget& target, JudgeCache& cache) {
   TagClass out;
   if (target.tags) {
-    out.rank = target.tags->best_rank(wheel.tags);
+    out.rank = cache.best_rank(*target.tags, tag_set_id, wheel.tags);
     if (!out.rank) {
       Judged scratch;
       reject_unsupported_tags(scratch, target, wheel.tags);
       for (const Reason& reason : scratch.reasons) out.rejections.push_back(reason.code);
+      cache.keep_tag_rejections(tag_set_id, out.rejections);
     }
   }
   out.linux_plain = linux_plain_platform(wheel);
@@ -522,13 +525,15 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
   // one judged before takes that one's verdict instead of being judged again.
   std::optional<VerdictKey> shared;
   if (!j.explained && options.cache && has_nothing_of_its_own(candidate)) {
-    shared = VerdictKey{ids.version,
-                        cache.tag_class(ids.tag_set, [&] { return classify(*j.wheel, target); }),
-                        cache.source_id(candidate.source),
-                        broken,
-                        candidate.yanked,
-                        candidate.missing.has_value(),
-                        candidate.source_enabled};
+    shared =
+        VerdictKey{ids.version,
+                   cache.tag_class(ids.tag_set,
+                                   [&] { return classify(*j.wheel, ids.tag_set, target, cache); }),
+                   cache.source_id(candidate.source),
+                   broken,
+                   candidate.yanked,
+                   candidate.missing.has_value(),
+                   candidate.source_enabled};
     if (const SharedVerdict* verdict = cache.take_verdict(*shared)) {
       j.cxx11_abi = verdict->cxx11_abi;
       j.abi_basis = verdict->abi_basis;
