@@ -225,6 +225,7 @@ util::Result<WheelName> WheelNameParser::parse(std::string_view filename, PartId
       [&](std::string_view text) {
         const auto& entry = memo(versions_, version_by_id_, text, &Version::parse);
         seen.version = entry.id;
+        seen.version_text = text;
         return entry.value;  // a copy: the caller's WheelName owns its parts
       },
       [&](std::string_view text) {
@@ -278,7 +279,7 @@ bool WheelNameParser::fill_by_layout(std::optional<WheelName>& out, std::string_
   wheel.canonical_name = name.canonical;
   wheel.version = *version;
   wheel.tags = *tags.tags;
-  if (ids) *ids = PartIds{version_id, tag_set_id};
+  if (ids) *ids = PartIds{version_id, tag_set_id, version_text};
   return true;
 }
 

@@ -74,6 +74,8 @@ class WheelNameParser {
   struct PartIds {
     std::uint32_t version = 0;
     std::uint32_t tag_set = 0;
+    // The version as the name spells it (a view into the file name parsed).
+    std::string_view version_text;
   };
   // `ids`, when given, is set for a name that parses.
   util::Result<WheelName> parse(std::string_view filename, PartIds* ids = nullptr);

@@ -53,6 +53,17 @@ bool glob_matches(const std::string& glob, std::string_view filename) {
   if (glob.empty()) return true;
   // fnmatch reads C strings; a name with a NUL in it is no real file name.
   if (filename.find('\0') != std::string_view::npos) return false;
+  // The two shapes recipes write, answered as fnmatch answers them (flags 0)
+  // without copying the name: no wildcard (the name itself) and "*text*"
+  // (the name holds the text). The resolver asks it of thousands of wheels.
+  constexpr std::string_view kSpecial = "*?[\\";
+  const std::string_view pattern(glob);
+  if (pattern.find_first_of(kSpecial) == std::string_view::npos) return filename == pattern;
+  if (pattern.size() >= 2 && pattern.front() == '*' && pattern.back() == '*') {
+    const std::string_view inner = pattern.substr(1, pattern.size() - 2);
+    if (inner.find_first_of(kSpecial) == std::string_view::npos)
+      return filename.find(inner) != std::string_view::npos;
+  }
   return ::fnmatch(glob.c_str(), std::string(filename).c_str(), 0) == 0;
 }
 

@@ -429,25 +429,6 @@ void note_evidence(Judged& j) {
 
 namespace {
 
-// The version as a wheel's file name spells it: the second '-' field
-// ("2.8.3+cu12torch2.8cxx11abiTRUE" of "flash_attn-2.8.3+cu12...-cp312-...").
-std::string_view version_text(std::string_view filename) {
-  const auto first = filename.find('-');
-  const auto second = filename.find('-', first + 1);
-  return filename.substr(first + 1, second - first - 1);
-}
-
-// Its public part, up to the local label ("2.8.3").
-std::string_view public_version_text(std::string_view version) {
-  return version.substr(0, version.find('+'));
-}
-
-// Its local label as written, with the '+' ("+cu12torch2.8cxx11abiTRUE"; empty: none).
-std::string_view local_label_text(std::string_view version) {
-  const auto plus = version.find('+');
-  return plus == std::string_view::npos ? std::string_view() : version.substr(plus);
-}
-
 // A wheel the rules judge by its name, source and recipe alone: no build
 // record or variant record of its own, no requires-python of its own.
 bool has_nothing_of_its_own(const Candidate& c) {
@@ -507,16 +488,18 @@ bool judge_into(Judged& j, const Candidate& candidate, const Request& request, c
   j.explained = options.explain;
   j.version_id = ids.version;
   const pkg::Version& version = j.wheel->version;
-  const std::string_view spelled = version_text(candidate.filename);
-  // The label as written in the file name keeps its case; Version::local() lower-cases it.
-  const pkg::VariantLabel* label =
-      candidate.built_variant ? nullptr
-                              : &cache.variant(ids.version, local_label_text(spelled), version);
+  // The version as the file name spells it, its public part and its label
+  // with the '+' (the label as written keeps its case; Version::local() lower-cases it).
+  const std::string_view spelled = ids.version_text;
+  const std::size_t plus = std::min(spelled.find('+'), spelled.size());
+  const std::string_view public_text = spelled.substr(0, plus);
+  const pkg::VariantLabel* label = candidate.built_variant
+                                       ? nullptr
+                                       : &cache.variant(ids.version, spelled.substr(plus), version);
   j.variant = label ? *label : *candidate.built_variant;
   if (j.variant.scheme == pkg::VariantScheme::unknown) {
     note(j, fmt::format("unrecognised variant label '{}'", j.variant.raw));
   }
-  const std::string_view public_text = public_version_text(spelled);
   const KnownBroken* broken =
       recipe ? cache.broken(*recipe, version, ids.version, public_text, candidate.source,
                             candidate.filename, j.variant.torch)

@@ -274,7 +274,7 @@ TEST(WheelNameParser, NumbersVersionsAndTagSetsBySpelling) {
   EXPECT_EQ(b.tag_set, d.tag_set);  // "py3-none-any"
   EXPECT_NE(a.tag_set, b.tag_set);
   // A refused name leaves the ids as they were.
-  WheelNameParser::PartIds kept{7, 9};
+  WheelNameParser::PartIds kept{7, 9, {}};
   EXPECT_FALSE(parser.parse("foo__bar-1.0-py3-none-any.whl", &kept));
   EXPECT_EQ(kept.version, 7u);
   EXPECT_EQ(kept.tag_set, 9u);
@@ -309,11 +309,16 @@ TEST(WheelNameParser, ALaidOutNameGivesTheParseAndTheIdsOfItsSpellings) {
   WheelNameParser laid, plain;
   WheelNameParser::PartIds ids, want;
   ASSERT_TRUE(laid.parse(b, &ids));  // the text path first: "1.0" id 0
+  EXPECT_EQ(ids.version_text, "1.0");
   auto read = laid.parse(a, layout_of(&one, a, 0, 0), &ids);
   ASSERT_TRUE(plain.parse(b, &want) && plain.parse(a, &want));
   EXPECT_EQ(described(read), described(parse_wheel_filename(a)));
   EXPECT_EQ(ids.version, want.version);
   EXPECT_EQ(ids.tag_set, want.tag_set);
+  // The version as spelled, a view into the name, on either path.
+  EXPECT_EQ(ids.version_text, "1.0+cu12");
+  EXPECT_EQ(want.version_text, "1.0+cu12");
+  EXPECT_EQ(ids.version_text.data(), a.data() + 4);
   // Table two numbers "1.0+cu12" 5 and "py3-none-any" 0: one spelling, one id here.
   read = laid.parse(c, layout_of(&two, c, 5, 0), &ids);
   ASSERT_TRUE(plain.parse(c, &want));
@@ -344,7 +349,7 @@ TEST(WheelNameParser, ALayoutThatDoesNotFitTheNameIsNotTrusted) {
             described(parse_wheel_filename("foo-1.0-py3-none-any.zip")));
   for (const char* bad : {"foo-1.x-py3-none-any.whl", "foo__bar-1.0-py3-none-any.whl",
                           "foo-1.0-py3..py2-none-any.whl", "foo-1.0-py3-none-any-x.whl"}) {
-    WheelNameParser::PartIds kept{7, 9};
+    WheelNameParser::PartIds kept{7, 9, {}};
     EXPECT_EQ(described(parser.parse(bad, layout_of(&table, bad, 1, 1), &kept)),
               described(parse_wheel_filename(bad)))
         << bad;

@@ -1,5 +1,6 @@
 #include "resolve/recipe.hpp"
 
+#include <fnmatch.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -248,6 +249,45 @@ TEST(RecipeBroken, FalseLabelOfV28WithNewTorch) {
                           "flash_attn-2.8.0+cu12torch2.6cxx11abiFALSE-cp310-cp310-linux_x86_64.whl",
                           pkg::TorchVersion{2, 6}),
             nullptr);
+}
+
+// A known-broken entry's file pattern answers as fnmatch(3) with no flags
+// answers, for the shapes the matcher reads itself (no wildcard, "*text*")
+// and for every other.
+TEST(RecipeBroken, FilePatternsMatchAsFnmatchDoes) {
+  const std::vector<std::string> patterns = {"*cxx11abiFALSE*",
+                                             "flash_attn-2.8.3-cp312-cp312-linux_x86_64.whl",
+                                             "*",
+                                             "**",
+                                             "*a*b*",
+                                             "*cp31?-*",
+                                             "*[0-9]abi*",
+                                             "\\*x*",
+                                             "*x\\**",
+                                             "*.whl",
+                                             "flash_attn-*",
+                                             "*-cp312-*",
+                                             "*cxx11abiTRUE*x",
+                                             "x*cxx11abiFALSE*",
+                                             "*abi*",
+                                             "*-*"};
+  const std::vector<std::string> names = {
+      "flash_attn-2.8.3+cu12torch2.8cxx11abiFALSE-cp312-cp312-linux_x86_64.whl",
+      "flash_attn-2.8.3+cu12torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl",
+      "flash_attn-2.8.3-cp312-cp312-linux_x86_64.whl",
+      "*x*",
+      "",
+      ".hidden-cxx11abiFALSE.whl",
+      "a/b-cxx11abiFALSE/c.whl"};
+  for (const std::string& pattern : patterns) {
+    KnownBroken entry;
+    entry.filename_glob = pattern;
+    for (const std::string& name : names) {
+      EXPECT_EQ(entry.concerns_wheel("upstream", name, std::nullopt),
+                ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0)
+          << pattern << " against " << name;
+    }
+  }
 }
 
 TEST(RecipeBroken, WhatIsNotBroken) {
