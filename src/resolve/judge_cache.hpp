@@ -81,13 +81,8 @@ class JudgeCache {
   util::Result<pkg::WheelName> wheel_name(std::string_view filename, PartIds* ids = nullptr) {
     return names_.parse(filename, ids);
   }
-  // The same, read by where its parts lie (Candidate::name_layout).
-  util::Result<pkg::WheelName> wheel_name(std::string_view filename,
-                                          const pkg::WheelNameLayout& layout,
-                                          PartIds* ids = nullptr) {
-    return names_.parse(filename, layout, ids);
-  }
-  // The same into `out`, built there (false: not a valid wheel name).
+  // The same, read by where its parts lie (Candidate::name_layout), into
+  // `out`, built there (false: not a valid wheel name).
   bool wheel_name_into(std::optional<pkg::WheelName>& out, std::string_view filename,
                        const pkg::WheelNameLayout& layout, PartIds* ids) {
     return names_.parse_into(out, filename, layout, ids);
