@@ -223,7 +223,11 @@ Environment probe_environment(const ProbeOptions& options) {
   } else {
     env.torch = torch_unknown("no interpreter to look in");
   }
-  {
+  if (options.what_if.gpus && options.what_if.driver) {
+    // apply_what_if below replaces every GPU fact: the driver libraries are
+    // not searched for (about 50 failed opens on a machine without them).
+    env.gpu.notes.emplace_back("driver and GPUs not probed: --gpu and --driver give every fact");
+  } else {
     util::TraceSpan span("probe: NVIDIA driver and GPUs");
     env.gpu = probe_gpus(options.gpu);
   }

@@ -262,3 +262,26 @@ gpu_doctor "$NVML:$CUDA" FLASHFIT_STUB_GPUS="$A100" FLASHFIT_STUB_FAIL_ON=nvmlIn
   FLASHFIT_STUB_CRASH_ON=nvmlShutdown
 expect_ok "no shutdown after a failed init"
 pass_note "forbidden calls (libcuda after NVML answered, shutdown after failed init, per-device calls without devices): never made"
+
+# --- Both GPU what-ifs given: the driver libraries are not touched ----------------
+# --gpu and --driver replace every GPU fact, so neither library is loaded (the
+# log stays empty); with --gpu alone the driver's CUDA is still this machine's
+# and NVML is asked for it.
+gpu_doctor "$NVML:$CUDA" FLASHFIT_STUB_GPUS="$A100" FLASHFIT_STUB_CRASH_ON=nvmlInit_v2,cuInit \
+  --gpu 8.9 --driver 570.124.06
+expect_ok "--gpu and --driver"
+jcheck "--gpu and --driver" "
+g = d['gpu']
+assert g['gpus']['source'] == '--gpu' and g['gpus']['overridden'] is True, g['gpus']
+assert g['driver_version']['value'] == '570.124.06' and g['driver_version']['source'] == '--driver', g['driver_version']
+assert g['presence'] == 'gpus-found', g['presence']
+assert calls == [], f'driver libraries called with every GPU fact given: {calls}'
+"
+gpu_doctor "$NVML:$CUDA" FLASHFIT_STUB_GPUS="$A100" FLASHFIT_STUB_CRASH_ON=cuInit --gpu 8.9
+expect_ok "--gpu alone"
+jcheck "--gpu alone" "
+g = d['gpu']
+assert g['gpus']['source'] == '--gpu', g['gpus']
+assert g['driver_version']['source'] == 'NVML', g['driver_version']
+$NVML_BALANCED"
+pass_note "--gpu with --driver loads no driver library; --gpu alone still reads the driver through NVML"
